@@ -1,0 +1,245 @@
+/**
+ * The boundary between TypeScript and the native engine. The plan stage hands the engine fully
+ * normalised numbers (bytes, nanoseconds, flags); the engine answers with raw counters,
+ * histograms and samples, from which the report stage builds fio's JSON.
+ *
+ * Direction indexes follow fio: 0 read, 1 write, 2 trim.
+ */
+
+export type NativeEngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
+
+export const DIR_READ = 0;
+export const DIR_WRITE = 1;
+export const DIR_TRIM = 2;
+
+/** Number of latency histogram buckets: 29 groups of 64, fio's layout. */
+export const HIST_BUCKETS = 1856;
+
+export interface NativeBsSplit {
+  bs: number;
+  pct: number;
+}
+
+/** Everything one job instance (one thread) needs, in numbers. */
+export interface NativeJobPlan {
+  /** Used in error messages only. */
+  jobName: string;
+  /** 0-based instance number within numjobs. */
+  instance: number;
+  /** Engines to try in order; the first that sets up runs (["io_uring", "libaio", "psync"] when unset). */
+  engines: NativeEngineName[];
+  path: string;
+  isBlockDevice: boolean;
+  /** Open flags. */
+  direct: boolean;
+  osync: 'none' | 'sync' | 'dsync';
+  /** The job writes or trims (open read-write). */
+  needsWrite: boolean;
+  /** Open a block device with O_EXCL, so the kernel refuses it when mounted or held. */
+  exclusive: boolean;
+  /** Lay out a regular file up to this many bytes before I/O (0 = leave as is). */
+  layoutBytes: number;
+  /** Fill the laid-out part with data (needed when the job reads). */
+  layoutFill: boolean;
+  fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
+  /** Drop the file's pages from the page cache before the job (invalidate=1). */
+  invalidate: boolean;
+  unlinkAfter: boolean;
+  /** Region of the target this instance works on. */
+  regionOffset: number;
+  regionBytes: number;
+  /** Bytes to transfer per loop (io_size); the job ends after `loops` of these unless time_based. */
+  ioBytesPerLoop: number;
+  loops: number;
+  timeBased: boolean;
+  /** 0 = no limit. */
+  runtimeNs: number;
+  rampNs: number;
+  startDelayNs: number;
+  /** 0 sequential, 1 random, per direction. */
+  random: [number, number, number];
+  /** Share of reads in percent for mixed workloads; 100 for read-only, 0 for write-only. */
+  readPct: number;
+  /** Share of trims (rw=trim/randtrim: 100, else 0). */
+  trimPct: number;
+  /** Block size table per direction: one entry for a fixed bs, several for bssplit. */
+  bs: [NativeBsSplit[], NativeBsSplit[], NativeBsSplit[]];
+  blockAlign: [number, number, number];
+  ioDepth: number;
+  /** 0 = submit everything ready in one call. */
+  batchSubmit: number;
+  batchCompleteMin: number;
+  randSeed: bigint;
+  /** Use a full-period permutation so every block is touched once per pass (fio's random map). */
+  randomMap: boolean;
+  /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
+  distribution: number;
+  distributionParam: number;
+  rateBytes: [number, number, number];
+  rateIops: [number, number, number];
+  thinktimeNs: number;
+  thinktimeBlocks: number;
+  /** 0 random (incompressible), 1 zeros, 2 compressible to `compressPct`. */
+  bufferFill: number;
+  compressPct: number;
+  compressChunk: number;
+  refillBuffers: boolean;
+  scrambleBuffers: boolean;
+  /** 0 none, 1 crc32c. */
+  verify: number;
+  doVerify: boolean;
+  verifyOnly: boolean;
+  fsyncEvery: number;
+  fdatasyncEvery: number;
+  endFsync: boolean;
+  disableSlat: boolean;
+  disableClat: boolean;
+  disableLat: boolean;
+  /** Window of bw/iops samples, in ms. */
+  sampleWindowMs: number;
+  /** Per-second time series (always on; costs nothing per I/O). */
+  seriesIntervalMs: number;
+  /** Log files; empty string = not written. Paths are complete. */
+  bwLogPath: string;
+  iopsLogPath: string;
+  latLogPath: string;
+  clatLogPath: string;
+  slatLogPath: string;
+  logAvgMs: number;
+  fixedBufs: boolean;
+  registerFiles: boolean;
+  sqThreadPoll: boolean;
+  hipri: boolean;
+}
+
+/** Count, extremes and Welford accumulators of a latency, in ns. */
+export interface NativeLatStats {
+  n: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** Sum of squared deviations (Welford's M2); stddev = sqrt(m2 / (n - 1)). */
+  m2: number;
+}
+
+/** Statistics over the bw (KiB/s) or iops windows. */
+export interface NativeSampleStats {
+  n: number;
+  min: number;
+  max: number;
+  mean: number;
+  m2: number;
+}
+
+export interface NativeDirResult {
+  ioBytes: number;
+  totalIos: number;
+  shortIos: number;
+  dropIos: number;
+  /** Time this direction was active, ns (the job's runtime when it did any I/O, else 0). */
+  runtimeNs: number;
+  slat: NativeLatStats;
+  clat: NativeLatStats;
+  lat: NativeLatStats;
+  /** HIST_BUCKETS counts each; all zeros when that latency is disabled. */
+  slatHist: Float64Array;
+  clatHist: Float64Array;
+  latHist: Float64Array;
+  bw: NativeSampleStats;
+  iops: NativeSampleStats;
+}
+
+export interface NativeSeriesDir {
+  ios: number;
+  bytes: number;
+  clatMeanNs: number;
+  clatP99Ns: number;
+}
+
+export interface NativeSeriesPoint {
+  /** End of the interval, ms since the measured period began. */
+  tMs: number;
+  /** Interval length in ms (the last one may be short). */
+  durMs: number;
+  dirs: [NativeSeriesDir, NativeSeriesDir, NativeSeriesDir];
+}
+
+export interface NativeJobResult {
+  jobName: string;
+  instance: number;
+  /** The engine that ran, after any fallback. */
+  engine: NativeEngineName;
+  /** 0, or the errno that ended the job (fio's `error`). */
+  error: number;
+  errorSyscall: string;
+  errorMessage: string;
+  cancelled: boolean;
+  /** Wall clock (ms since epoch) when the measured period began. */
+  startedAtMs: number;
+  /** Measured period (after ramp), ns. */
+  runtimeNs: number;
+  /** From thread start to end, including layout, start delay and ramp, ns. */
+  elapsedNs: number;
+  dirs: [NativeDirResult, NativeDirResult, NativeDirResult];
+  sync: { totalIos: number; lat: NativeLatStats; latHist: Float64Array };
+  usrNs: number;
+  sysNs: number;
+  ctx: number;
+  majf: number;
+  minf: number;
+  /** fio's io_u_map: I/Os submitted at each depth level 1,2,4,8,16,32,>=64. */
+  iodepthLevel: number[];
+  /** Submit calls by I/Os per call: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64. */
+  iodepthSubmit: number[];
+  /** Reap calls by I/Os reaped per call, same buckets. */
+  iodepthComplete: number[];
+  series: NativeSeriesPoint[];
+}
+
+/** Progress of one instance, pushed about once a second while a run goes. */
+export interface NativeProgress {
+  jobName: string;
+  instance: number;
+  /** running | ramp | layout | done */
+  phase: string;
+  elapsedMs: number;
+  /** Cumulative counters since the measured period began. */
+  ios: [number, number, number];
+  bytes: [number, number, number];
+  /** The last completed one-second interval, when there is one. */
+  last?: NativeSeriesPoint;
+}
+
+export interface NativeTargetInfo {
+  path: string;
+  isBlockDevice: boolean;
+  isRegularFile: boolean;
+  exists: boolean;
+  /** Device size (block device) or file size, bytes. */
+  sizeBytes: number;
+  /** Logical and physical block size of the device behind the target. */
+  logicalBlockSize: number;
+  physicalBlockSize: number;
+  /** major:minor of the block device itself, or of the device holding the file. */
+  devMajor: number;
+  devMinor: number;
+  /** Filesystem type name from statfs (files), e.g. "ext4", "tmpfs". */
+  fsType: string;
+  /** Free bytes on the filesystem holding the file. */
+  fsFreeBytes: number;
+  /** Whether O_DIRECT open succeeds on the target (or its directory, for a new file). */
+  directOk: boolean;
+}
+
+export interface NativeAddon {
+  /** Starts the jobs of one stonewall group together; resolves when all have ended. */
+  runJobs(
+    plans: NativeJobPlan[],
+    onProgress: (p: NativeProgress[]) => void,
+  ): { id: number; promise: Promise<NativeJobResult[]> };
+  /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
+  cancel(id: number): void;
+  probeTarget(path: string): NativeTargetInfo;
+  /** Engines this kernel can set up, probed once. */
+  engines(): NativeEngineName[];
+}

@@ -1,0 +1,66 @@
+/**
+ * The one error class the library throws. `code` is a stable string a caller can switch on;
+ * native failures also carry the errno and the syscall that failed.
+ */
+export type VolbenchErrorCode =
+  /** An option name volbench and fio do not know. */
+  | 'EUNKNOWN_OPTION'
+  /** An option fio has that volbench does not support yet. */
+  | 'EUNSUPPORTED_OPTION'
+  /** A value that does not parse or is out of range. */
+  | 'EINVALID_VALUE'
+  /** A spec whose shape is wrong (no jobs, a job without a name, ...). */
+  | 'EINVALID_SPEC'
+  /** Options that contradict each other or the target. */
+  | 'EINVALID_PLAN'
+  /** The target cannot be used: missing, too small, unreadable, misaligned. */
+  | 'ETARGET'
+  /** Writing to a block device without allow_block_write, or to a mounted one. */
+  | 'EUNSAFE_TARGET'
+  /** A command-line flag or argument that is not understood. */
+  | 'EINVALID_ARGS'
+  /** A job file that cannot be read or parsed. */
+  | 'EJOBFILE'
+  /** The native engine reported a failure outside a job's I/O. */
+  | 'ENATIVE'
+  /** The run was cancelled before it started. */
+  | 'ECANCELLED';
+
+export interface VolbenchErrorDetails {
+  /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */
+  field?: string;
+  /** What the field accepts, in words. */
+  accepted?: string;
+  errno?: number;
+  syscall?: string;
+  path?: string;
+  cause?: unknown;
+}
+
+export class VolbenchError extends Error {
+  readonly code: VolbenchErrorCode;
+  readonly field?: string;
+  readonly accepted?: string;
+  readonly errno?: number;
+  readonly syscall?: string;
+  readonly path?: string;
+
+  constructor(code: VolbenchErrorCode, message: string, details: VolbenchErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'VolbenchError';
+    this.code = code;
+    if (details.field !== undefined) this.field = details.field;
+    if (details.accepted !== undefined) this.accepted = details.accepted;
+    if (details.errno !== undefined) this.errno = details.errno;
+    if (details.syscall !== undefined) this.syscall = details.syscall;
+    if (details.path !== undefined) this.path = details.path;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { code: this.code, message: this.message };
+    for (const key of ['field', 'accepted', 'errno', 'syscall', 'path'] as const) {
+      if (this[key] !== undefined) out[key] = this[key];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The report stage's input: what ran (per job, its options and the raw results of its
+ * instances) plus facts gathered around the run (disk statistics, target identity).
+ */
+import type { NativeEngineName, NativeJobResult } from '../engine/native-types.js';
+import type { JobOptions } from '../spec/types.js';
+
+/** One job section as planned: numjobs instances share its options and group. */
+export interface ReportJob {
+  jobname: string;
+  groupid: number;
+  options: JobOptions;
+  /** The job's own options as written, for fio's "job options" echo. */
+  ownOptions: Array<[name: string, value: string]>;
+  /** One result per instance (numjobs), in instance order. */
+  instances: NativeJobResult[];
+  /** Index of the target (in `RunReportInput.targets`) this job ran on. */
+  targetIndex: number;
+}
+
+/** fio's disk_util entry, from /sys/block/<dev>/stat deltas over the run. */
+export interface DiskUtil {
+  name: string;
+  read_ios: number;
+  write_ios: number;
+  read_merges: number;
+  write_merges: number;
+  read_ticks: number;
+  write_ticks: number;
+  in_queue: number;
+  util: number;
+}
+
+/** What volbench knows about a target beyond fio: reported under "volbench". */
+export interface TargetIdentity {
+  path: string;
+  /** Kernel name of the block device ("nvme1n1", "loop0"), or null when none (tmpfs). */
+  device: string | null;
+  /** The whole disk when `device` is a partition. */
+  disk: string | null;
+  model: string | null;
+  serial: string | null;
+  /** AWS EBS volume id ("vol-0123…") read from an NVMe serial, when the device is EBS. */
+  ebsVolumeId: string | null;
+  vendor: string | null;
+  sizeBytes: number;
+  logicalBlockSize: number;
+  physicalBlockSize: number;
+  rotational: boolean | null;
+  scheduler: string | null;
+  filesystem: string | null;
+  mountPoint: string | null;
+  isBlockDevice: boolean;
+  kernel: string;
+}
+
+export interface RunReportInput {
+  /** Wall clock at the start of the run, ms since epoch. */
+  startedAtMs: number;
+  /** "[global]" options as written, when the spec had a global section. */
+  globalOptions?: Array<[name: string, value: string]>;
+  jobs: ReportJob[];
+  diskUtil: DiskUtil[];
+  targets: TargetIdentity[];
+  volbenchVersion: string;
+}
+
+export type OutputFormat = 'json' | 'json+' | 'normal';
+
+export type { NativeEngineName };

@@ -1,0 +1,142 @@
+/**
+ * The spec stage's output: what a user asked for, in fio's option names, with every value parsed
+ * into numbers (bytes, nanoseconds, percentages) but no defaults applied that depend on the
+ * target. The plan stage turns it into engine plans.
+ */
+
+/** A value as written in the JSON form of a spec. Job files and CLI flags give strings. */
+export type RawOptionValue = string | number | boolean;
+
+/** The JSON form of a spec: `{ "global": {...}, "jobs": [{...}] }` with fio's option names. */
+export interface JobSpec {
+  global?: Record<string, RawOptionValue>;
+  jobs: Array<Record<string, RawOptionValue>>;
+}
+
+/** read, write, trim: fio's data directions in fio's order. */
+export type PerDirection<T> = [read: T, write: T, trim: T];
+
+export type RwMode = 'read' | 'write' | 'trim' | 'randread' | 'randwrite' | 'randtrim' | 'rw' | 'randrw';
+
+export type EngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
+
+/** A size that fio also accepts as a percentage of the target (`size=50%`). */
+export type SizeOrPercent = { bytes: number } | { percent: number };
+
+export interface BsSplitEntry {
+  bs: number;
+  /** Share of I/Os in percent; entries of one direction add up to 100 after parsing. */
+  pct: number;
+}
+
+export type RandomDistribution =
+  | { kind: 'random' }
+  | { kind: 'zipf'; theta: number }
+  | { kind: 'pareto'; h: number }
+  /** `normal:σ` where σ is a percentage of the region; fio calls this `normal` (gauss). */
+  | { kind: 'normal'; sigmaPct: number };
+
+/**
+ * One job's options after merging `[global]` and its own section, parsed. Field names are
+ * fio's option names. Optional fields are those the user may leave unset and whose default
+ * depends on something else (the target, another option).
+ */
+export interface JobOptions {
+  name: string;
+  description?: string;
+  filename?: string;
+  directory?: string;
+  size?: SizeOrPercent;
+  filesize?: number;
+  offset: SizeOrPercent;
+  offset_increment: SizeOrPercent;
+  io_size?: SizeOrPercent;
+  rw: RwMode;
+  /** Percentage of reads in a mixed workload (rwmixwrite=x sets this to 100-x). */
+  rwmixread: number;
+  bs: PerDirection<number>;
+  /** Set when `bssplit` was given; replaces `bs` for the directions it names. */
+  bssplit?: PerDirection<BsSplitEntry[]>;
+  /** 0 means "the block size", as fio. */
+  blockalign: PerDirection<number>;
+  iodepth: number;
+  /** 0 means "everything ready", which is volbench's default; fio's is 1. */
+  iodepth_batch_submit: number;
+  iodepth_batch_complete_min: number;
+  numjobs: number;
+  group_reporting: boolean;
+  stonewall: boolean;
+  new_group: boolean;
+  /** 0 = no limit. */
+  runtime_ns: number;
+  time_based: boolean;
+  ramp_time_ns: number;
+  startdelay_ns: number;
+  loops: number;
+  direct: boolean;
+  /** `sync=1` (O_SYNC), `sync=dsync` (O_DSYNC), `sync=0`/`none`. */
+  sync: 'none' | 'sync' | 'dsync';
+  fsync: number;
+  fdatasync: number;
+  end_fsync: boolean;
+  invalidate: boolean;
+  randrepeat: boolean;
+  /** fio's default seed is 0x89; a string keeps all 64 bits. */
+  randseed: bigint;
+  norandommap: boolean;
+  random_distribution: RandomDistribution;
+  /** Bytes per second per direction, 0 = unlimited. */
+  rate: PerDirection<number>;
+  rate_iops: PerDirection<number>;
+  thinktime_ns: number;
+  thinktime_blocks: number;
+  refill_buffers: boolean;
+  scramble_buffers: boolean;
+  zero_buffers: boolean;
+  /** 0 = incompressible (the default, as fio). */
+  buffer_compress_percentage: number;
+  buffer_compress_chunk: number;
+  verify: 'none' | 'crc32c';
+  do_verify: boolean;
+  verify_only: boolean;
+  /** Sorted, at most 20 entries. */
+  percentile_list: number[];
+  clat_percentiles: boolean;
+  lat_percentiles: boolean;
+  slat_percentiles: boolean;
+  unified_rw_reporting: 'none' | 'mixed' | 'both';
+  write_bw_log?: string;
+  write_iops_log?: string;
+  write_lat_log?: string;
+  /** 0 = one log line per I/O, as fio. */
+  log_avg_msec: number;
+  /** Window of the bw/iops samples behind bw_min..iops_stddev (fio's bwavgtime), in ms. */
+  bwavgtime: number;
+  iopsavgtime: number;
+  disable_lat: boolean;
+  disable_clat: boolean;
+  disable_slat: boolean;
+  kb_base: 1000 | 1024;
+  unlink: boolean;
+  /** Unset: io_uring, falling back to libaio, then psync. */
+  ioengine?: EngineName;
+  fixedbufs: boolean;
+  registerfiles: boolean;
+  sqthread_poll: boolean;
+  hipri: boolean;
+  fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
+  allow_block_write: boolean;
+}
+
+/** One job section as the user wrote it, plus its parsed options. */
+export interface ParsedJob {
+  /** Options of this job's own section in the order written, values as written (fio's echo). */
+  ownOptions: Array<[name: string, value: string]>;
+  options: JobOptions;
+}
+
+export interface ParsedSpec {
+  /** `[global]` options as written; fio echoes them as "global options" when a section exists. */
+  globalOptions?: Array<[name: string, value: string]>;
+  jobs: ParsedJob[];
+}
