@@ -95,6 +95,10 @@ export interface NativeJobPlan {
   disableSlat: boolean;
   disableClat: boolean;
   disableLat: boolean;
+  /** Keep a histogram for these latencies (their percentiles are reported). clat's also feeds the series. */
+  histSlat: boolean;
+  histClat: boolean;
+  histLat: boolean;
   /** Window of bw/iops samples, in ms. */
   sampleWindowMs: number;
   /** Per-second time series (always on; costs nothing per I/O). */

@@ -1,0 +1,30 @@
+{
+  "targets": [
+    {
+      "target_name": "volbench",
+      "sources": [
+        "native/addon.cc",
+        "native/buffers.cc",
+        "native/convert.cc",
+        "native/crc32c.cc",
+        "native/job.cc",
+        "native/offsets.cc",
+        "native/probe.cc",
+        "native/runner.cc",
+        "native/target.cc",
+        "native/engines/common.cc",
+        "native/engines/io_uring.cc",
+        "native/engines/libaio.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
+      "cflags": ["-O2"],
+      "conditions": [
+        ["OS!='linux'", { "sources": [] }]
+      ]
+    }
+  ]
+}

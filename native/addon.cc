@@ -1,0 +1,100 @@
+// volbench's native surface: four functions, nothing else.
+#include <napi.h>
+
+#include "convert.h"
+#include "probe.h"
+#include "runner.h"
+#include "target.h"
+
+namespace vb {
+namespace {
+
+Registry* GetRegistry(Napi::Env env) { return env.GetInstanceData<Registry>(); }
+
+// runJobs(plans: object[], onProgress: fn) -> { id, promise }
+Napi::Value RunJobs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsFunction())
+    throw Napi::TypeError::New(env, "runJobs(plans: object[], onProgress: function)");
+  Napi::Array arr = info[0].As<Napi::Array>();
+  if (arr.Length() == 0) throw Napi::TypeError::New(env, "runJobs needs at least one plan");
+  std::vector<JobPlan> plans;
+  plans.reserve(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    Napi::Value v = arr.Get(i);
+    if (!v.IsObject()) throw Napi::TypeError::New(env, "each plan must be an object");
+    plans.push_back(PlanFromJs(v.As<Napi::Object>()));
+  }
+  Registry* reg = GetRegistry(env);
+  Run* run;
+  {
+    std::lock_guard<std::mutex> lock(reg->mutex);
+    const uint32_t id = reg->next_id++;
+    run = new Run(reg, id, std::move(plans));
+    reg->runs[id] = run;
+  }
+  const uint32_t id = run->id();
+  Napi::Promise promise = run->Start(env, info[1].As<Napi::Function>());
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("id", id);
+  out.Set("promise", promise);
+  return out;
+}
+
+// cancel(id): stops a run's I/O. Unknown or finished ids are ignored (idempotent).
+Napi::Value Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "cancel(id: number)");
+  const uint32_t id = info[0].As<Napi::Number>().Uint32Value();
+  Registry* reg = GetRegistry(env);
+  std::lock_guard<std::mutex> lock(reg->mutex);
+  auto it = reg->runs.find(id);
+  if (it != reg->runs.end()) it->second->Cancel();
+  return env.Undefined();
+}
+
+Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "probeTarget(path: string)");
+  return TargetInfoToJs(env, ProbeTarget(info[0].As<Napi::String>().Utf8Value()));
+}
+
+Napi::Value Engines(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<std::string>& names = AvailableEngines();
+  Napi::Array a = Napi::Array::New(env, names.size());
+  for (size_t i = 0; i < names.size(); i++) a.Set(static_cast<uint32_t>(i), names[i]);
+  return a;
+}
+
+// When Node exits with runs still going: stop their I/O and join their threads, so no thread
+// outlives the environment it reports to.
+void Cleanup(void* data) {
+  Registry* reg = static_cast<Registry*>(data);
+  std::vector<Run*> runs;
+  {
+    std::lock_guard<std::mutex> lock(reg->mutex);
+    for (auto& kv : reg->runs) runs.push_back(kv.second);
+  }
+  for (Run* r : runs) r->Cancel();
+  for (Run* r : runs) r->Join();
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* reg = new Registry();
+  env.SetInstanceData<Registry>(reg);
+  env.AddCleanupHook(Cleanup, static_cast<void*>(reg));
+  exports.Set("runJobs", Napi::Function::New(env, RunJobs, "runJobs"));
+  exports.Set("cancel", Napi::Function::New(env, Cancel, "cancel"));
+  exports.Set("probeTarget", Napi::Function::New(env, ProbeTargetJs, "probeTarget"));
+  exports.Set("engines", Napi::Function::New(env, Engines, "engines"));
+  return exports;
+}
+
+}  // namespace vb
+
+static Napi::Object InitVolbench(Napi::Env env, Napi::Object exports) { return vb::Init(env, exports); }
+
+NODE_API_MODULE(volbench, InitVolbench)

@@ -1,0 +1,86 @@
+#include "buffers.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "crc32c.h"
+
+namespace vb {
+
+void FillRandom(char* p, size_t n, Rng& rng) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t v = rng.Next();
+    std::memcpy(p + i, &v, 8);
+  }
+  if (i < n) {
+    const uint64_t v = rng.Next();
+    std::memcpy(p + i, &v, n - i);
+  }
+}
+
+void FillCompressible(char* p, size_t n, uint32_t pct, uint32_t chunk, Rng& rng) {
+  if (chunk == 0) chunk = 512;
+  for (size_t at = 0; at < n; at += chunk) {
+    const size_t len = at + chunk <= n ? chunk : n - at;
+    const size_t zeros = len * pct / 100;
+    FillRandom(p + at, len - zeros, rng);
+    std::memset(p + at + (len - zeros), 0, zeros);
+  }
+}
+
+void FillBuffer(char* p, size_t n, const JobPlan& plan, Rng& rng) {
+  switch (plan.buffer_fill) {
+    case BufferFill::kZero:
+      std::memset(p, 0, n);
+      break;
+    case BufferFill::kCompressible:
+      FillCompressible(p, n, plan.compress_pct, plan.compress_chunk, rng);
+      break;
+    default:
+      FillRandom(p, n, rng);
+  }
+}
+
+namespace {
+
+uint32_t BlockCrc(const char* p, uint32_t len) {
+  VerifyHeader h;
+  std::memcpy(&h, p, sizeof(h));
+  h.crc = 0;
+  uint32_t crc = Crc32c(0, &h, sizeof(h));
+  return Crc32c(crc, p + sizeof(h), len - sizeof(h));
+}
+
+}  // namespace
+
+void StampVerifyHeader(char* p, uint32_t len, uint64_t offset, uint64_t salt) {
+  VerifyHeader h{kVerifyMagic, 0, offset, len, 0, salt};
+  std::memcpy(p, &h, sizeof(h));
+  h.crc = BlockCrc(p, len);
+  std::memcpy(p, &h, sizeof(h));
+}
+
+bool CheckVerifyHeader(const char* p, uint32_t len, uint64_t offset, char* why, size_t why_len) {
+  VerifyHeader h;
+  std::memcpy(&h, p, sizeof(h));
+  if (h.magic != kVerifyMagic) {
+    std::snprintf(why, why_len, "verify: bad magic header 0x%08x at offset %" PRIu64 " (len %u)", h.magic, offset, len);
+    return false;
+  }
+  if (h.offset != offset || h.len != len) {
+    std::snprintf(why, why_len,
+                  "verify: block at offset %" PRIu64 " (len %u) holds the header of offset %" PRIu64 " (len %u)",
+                  offset, len, h.offset, h.len);
+    return false;
+  }
+  const uint32_t crc = BlockCrc(p, len);
+  if (crc != h.crc) {
+    std::snprintf(why, why_len, "verify: crc32c mismatch at offset %" PRIu64 " (len %u): wanted 0x%08x, got 0x%08x",
+                  offset, len, h.crc, crc);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vb

@@ -1,0 +1,328 @@
+#include "convert.h"
+
+#include <cmath>
+
+namespace vb {
+namespace {
+
+Napi::Value Field(const Napi::Object& o, const char* name) {
+  Napi::Value v = o.Get(name);
+  if (v.IsUndefined()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' is missing");
+  return v;
+}
+
+double Num(const Napi::Object& o, const char* name) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a number");
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || d < 0)
+    throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a finite number >= 0");
+  return d;
+}
+
+uint64_t U64(const Napi::Object& o, const char* name) { return static_cast<uint64_t>(Num(o, name)); }
+uint32_t U32(const Napi::Object& o, const char* name) { return static_cast<uint32_t>(Num(o, name)); }
+
+bool Bool(const Napi::Object& o, const char* name) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsBoolean()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+std::string Str(const Napi::Object& o, const char* name) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsString()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
+Napi::Array Arr(const Napi::Object& o, const char* name, uint32_t want_len) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsArray()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be an array");
+  Napi::Array a = v.As<Napi::Array>();
+  if (want_len && a.Length() != want_len)
+    throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must have " + std::to_string(want_len) + " entries");
+  return a;
+}
+
+void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
+  Napi::Array a = Arr(o, name, kDirs);
+  for (uint32_t i = 0; i < kDirs; i++) {
+    Napi::Value v = a.Get(i);
+    if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must hold numbers");
+    out[i] = static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
+  }
+}
+
+EngineKind EngineFromName(Napi::Env env, const std::string& s) {
+  if (s == "io_uring") return EngineKind::kIoUring;
+  if (s == "libaio") return EngineKind::kLibaio;
+  if (s == "psync") return EngineKind::kPsync;
+  if (s == "sync") return EngineKind::kSync;
+  if (s == "null") return EngineKind::kNull;
+  throw Napi::TypeError::New(env, "unknown engine '" + s + "'");
+}
+
+Fallocate FallocateFromName(const std::string& s) {
+  if (s == "none") return Fallocate::kNone;
+  if (s == "posix") return Fallocate::kPosix;
+  if (s == "keep") return Fallocate::kKeep;
+  if (s == "truncate") return Fallocate::kTruncate;
+  return Fallocate::kNative;
+}
+
+Napi::Object LatToJs(Napi::Env env, const LatStats& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("n", static_cast<double>(s.n));
+  o.Set("min", static_cast<double>(s.n ? s.min : 0));
+  o.Set("max", static_cast<double>(s.max));
+  o.Set("mean", s.Mean());
+  o.Set("m2", s.M2());
+  return o;
+}
+
+Napi::Object SampleToJs(Napi::Env env, const SampleStats& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("n", static_cast<double>(s.n));
+  o.Set("min", s.min);
+  o.Set("max", s.max);
+  o.Set("mean", s.mean);
+  o.Set("m2", s.m2);
+  return o;
+}
+
+Napi::Float64Array HistToJs(Napi::Env env, const Histogram* h) {
+  Napi::Float64Array a = Napi::Float64Array::New(env, kHistBuckets);
+  if (h != nullptr)
+    for (int i = 0; i < kHistBuckets; i++) a[i] = static_cast<double>(h->counts[i]);
+  return a;
+}
+
+Napi::Array CountsToJs(Napi::Env env, const uint64_t* c, int n) {
+  Napi::Array a = Napi::Array::New(env, n);
+  for (int i = 0; i < n; i++) a.Set(static_cast<uint32_t>(i), static_cast<double>(c[i]));
+  return a;
+}
+
+Napi::Object SeriesPointToJs(Napi::Env env, const SeriesPoint& p) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("tMs", static_cast<double>(p.t_ms));
+  o.Set("durMs", static_cast<double>(p.dur_ms));
+  Napi::Array dirs = Napi::Array::New(env, kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Object s = Napi::Object::New(env);
+    s.Set("ios", static_cast<double>(p.dirs[d].ios));
+    s.Set("bytes", static_cast<double>(p.dirs[d].bytes));
+    s.Set("clatMeanNs", p.dirs[d].clat_mean_ns);
+    s.Set("clatP99Ns", static_cast<double>(p.dirs[d].clat_p99_ns));
+    dirs.Set(d, s);
+  }
+  o.Set("dirs", dirs);
+  return o;
+}
+
+}  // namespace
+
+JobPlan PlanFromJs(const Napi::Object& o) {
+  Napi::Env env = o.Env();
+  JobPlan p;
+  p.job_name = Str(o, "jobName");
+  p.instance = U32(o, "instance");
+  Napi::Array engines = Arr(o, "engines", 0);
+  for (uint32_t i = 0; i < engines.Length(); i++) {
+    Napi::Value v = engines.Get(i);
+    if (!v.IsString()) throw Napi::TypeError::New(env, "plan field 'engines' must hold strings");
+    p.engines.push_back(EngineFromName(env, v.As<Napi::String>().Utf8Value()));
+  }
+  if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
+  p.path = Str(o, "path");
+  p.is_block_device = Bool(o, "isBlockDevice");
+  p.direct = Bool(o, "direct");
+  const std::string osync = Str(o, "osync");
+  p.osync = osync == "sync" ? OSync::kSync : osync == "dsync" ? OSync::kDsync : OSync::kNone;
+  p.needs_write = Bool(o, "needsWrite");
+  p.exclusive = Bool(o, "exclusive");
+  p.layout_bytes = U64(o, "layoutBytes");
+  p.layout_fill = Bool(o, "layoutFill");
+  p.fallocate = FallocateFromName(Str(o, "fallocate"));
+  p.invalidate = Bool(o, "invalidate");
+  p.unlink_after = Bool(o, "unlinkAfter");
+  p.region_offset = U64(o, "regionOffset");
+  p.region_bytes = U64(o, "regionBytes");
+  p.io_bytes_per_loop = U64(o, "ioBytesPerLoop");
+  p.loops = U64(o, "loops");
+  p.time_based = Bool(o, "timeBased");
+  p.runtime_ns = U64(o, "runtimeNs");
+  p.ramp_ns = U64(o, "rampNs");
+  p.start_delay_ns = U64(o, "startDelayNs");
+  uint64_t random[kDirs];
+  Triple(o, "random", random);
+  for (int d = 0; d < kDirs; d++) p.random[d] = random[d] != 0;
+  p.read_pct = U32(o, "readPct");
+  p.trim_pct = U32(o, "trimPct");
+  Napi::Array bs = Arr(o, "bs", kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value dv = bs.Get(d);
+    if (!dv.IsArray()) throw Napi::TypeError::New(env, "plan field 'bs' must hold arrays");
+    Napi::Array entries = dv.As<Napi::Array>();
+    for (uint32_t i = 0; i < entries.Length(); i++) {
+      Napi::Object e = entries.Get(i).As<Napi::Object>();
+      p.bs[d].push_back(BsEntry{U32(e, "bs"), U32(e, "pct")});
+    }
+  }
+  Triple(o, "blockAlign", p.block_align);
+  p.io_depth = U32(o, "ioDepth");
+  if (p.io_depth == 0 || p.io_depth > 65536) throw Napi::RangeError::New(env, "plan field 'ioDepth' out of range");
+  p.batch_submit = U32(o, "batchSubmit");
+  p.batch_complete_min = U32(o, "batchCompleteMin");
+  Napi::Value seed = Field(o, "randSeed");
+  if (!seed.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'randSeed' must be a bigint");
+  bool lossless = true;
+  p.rand_seed = seed.As<Napi::BigInt>().Uint64Value(&lossless);
+  p.random_map = Bool(o, "randomMap");
+  p.distribution = static_cast<Distribution>(U32(o, "distribution"));
+  p.distribution_param = Num(o, "distributionParam");
+  Triple(o, "rateBytes", p.rate_bytes);
+  Triple(o, "rateIops", p.rate_iops);
+  p.thinktime_ns = U64(o, "thinktimeNs");
+  p.thinktime_blocks = U64(o, "thinktimeBlocks");
+  if (p.thinktime_blocks == 0) p.thinktime_blocks = 1;
+  p.buffer_fill = static_cast<BufferFill>(U32(o, "bufferFill"));
+  p.compress_pct = U32(o, "compressPct");
+  p.compress_chunk = U32(o, "compressChunk");
+  p.refill_buffers = Bool(o, "refillBuffers");
+  p.scramble_buffers = Bool(o, "scrambleBuffers");
+  p.verify_crc32c = U32(o, "verify") == 1;
+  p.do_verify = Bool(o, "doVerify");
+  p.verify_only = Bool(o, "verifyOnly");
+  p.fsync_every = U64(o, "fsyncEvery");
+  p.fdatasync_every = U64(o, "fdatasyncEvery");
+  p.end_fsync = Bool(o, "endFsync");
+  p.disable_slat = Bool(o, "disableSlat");
+  p.disable_clat = Bool(o, "disableClat");
+  p.disable_lat = Bool(o, "disableLat");
+  p.hist_slat = Bool(o, "histSlat");
+  p.hist_clat = Bool(o, "histClat");
+  p.hist_lat = Bool(o, "histLat");
+  p.sample_window_ms = U64(o, "sampleWindowMs");
+  if (p.sample_window_ms == 0) p.sample_window_ms = 500;
+  p.series_interval_ms = U64(o, "seriesIntervalMs");
+  if (p.series_interval_ms == 0) p.series_interval_ms = 1000;
+  p.bw_log_path = Str(o, "bwLogPath");
+  p.iops_log_path = Str(o, "iopsLogPath");
+  p.lat_log_path = Str(o, "latLogPath");
+  p.clat_log_path = Str(o, "clatLogPath");
+  p.slat_log_path = Str(o, "slatLogPath");
+  p.log_avg_ms = U64(o, "logAvgMs");
+  p.fixed_bufs = Bool(o, "fixedBufs");
+  p.register_files = Bool(o, "registerFiles");
+  p.sq_thread_poll = Bool(o, "sqThreadPoll");
+  p.hipri = Bool(o, "hipri");
+  if (p.MaxBs() == 0) throw Napi::RangeError::New(env, "plan has no block size");
+  return p;
+}
+
+Napi::Object JobResultToJs(Napi::Env env, Job& job) {
+  const JobResult& r = job.result();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("jobName", job.plan().job_name);
+  o.Set("instance", job.plan().instance);
+  o.Set("engine", r.engine_set ? EngineName(r.engine) : EngineName(job.plan().engines.front()));
+  o.Set("error", r.error);
+  o.Set("errorSyscall", r.error_syscall);
+  o.Set("errorMessage", r.error_message);
+  o.Set("cancelled", r.cancelled);
+  o.Set("startedAtMs", static_cast<double>(r.started_at_ms));
+  o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
+  o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));
+  Napi::Array dirs = Napi::Array::New(env, kDirs);
+  for (int d = 0; d < kDirs; d++) {
+    const DirResult& a = r.dirs[d];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("ioBytes", static_cast<double>(a.bytes));
+    x.Set("totalIos", static_cast<double>(a.ios));
+    x.Set("shortIos", static_cast<double>(a.short_ios));
+    x.Set("dropIos", static_cast<double>(a.drop_ios));
+    x.Set("runtimeNs", static_cast<double>(a.runtime_ns));
+    x.Set("slat", LatToJs(env, a.slat));
+    x.Set("clat", LatToJs(env, a.clat));
+    x.Set("lat", LatToJs(env, a.lat));
+    x.Set("slatHist", HistToJs(env, job.hist(0, d)));
+    x.Set("clatHist", HistToJs(env, job.hist(1, d)));
+    x.Set("latHist", HistToJs(env, job.hist(2, d)));
+    x.Set("bw", SampleToJs(env, a.bw));
+    x.Set("iops", SampleToJs(env, a.iops));
+    dirs.Set(static_cast<uint32_t>(d), x);
+  }
+  o.Set("dirs", dirs);
+  Napi::Object sync = Napi::Object::New(env);
+  sync.Set("totalIos", static_cast<double>(r.sync_ios));
+  sync.Set("lat", LatToJs(env, r.sync_lat));
+  sync.Set("latHist", HistToJs(env, job.sync_hist()));
+  o.Set("sync", sync);
+  o.Set("usrNs", static_cast<double>(r.usr_ns));
+  o.Set("sysNs", static_cast<double>(r.sys_ns));
+  o.Set("ctx", static_cast<double>(r.ctx));
+  o.Set("majf", static_cast<double>(r.majf));
+  o.Set("minf", static_cast<double>(r.minf));
+  o.Set("iodepthLevel", CountsToJs(env, r.depth_level, kDepthBuckets));
+  o.Set("iodepthSubmit", CountsToJs(env, r.depth_submit, kDepthBuckets));
+  o.Set("iodepthComplete", CountsToJs(env, r.depth_complete, kDepthBuckets));
+  Napi::Array series = Napi::Array::New(env, r.series.size());
+  for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
+  o.Set("series", series);
+  return o;
+}
+
+Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("path", info.path);
+  o.Set("exists", info.exists);
+  o.Set("isBlockDevice", info.is_block_device);
+  o.Set("isRegularFile", info.is_regular_file);
+  o.Set("sizeBytes", static_cast<double>(info.size_bytes));
+  o.Set("logicalBlockSize", info.logical_block_size);
+  o.Set("physicalBlockSize", info.physical_block_size);
+  o.Set("devMajor", info.dev_major);
+  o.Set("devMinor", info.dev_minor);
+  o.Set("fsType", info.fs_type);
+  o.Set("fsFreeBytes", static_cast<double>(info.fs_free_bytes));
+  o.Set("directOk", info.direct_ok);
+  o.Set("error", info.error);
+  return o;
+}
+
+ProgressSnapshot SnapshotProgress(Job& job) {
+  ProgressSnapshot s;
+  JobProgress& p = job.progress();
+  s.job_name = job.plan().job_name;
+  s.instance = job.plan().instance;
+  s.phase = static_cast<Phase>(p.phase.load(std::memory_order_acquire));
+  s.elapsed_ms = p.elapsed_ms.load(std::memory_order_relaxed);
+  for (int d = 0; d < kDirs; d++) {
+    s.ios[d] = p.ios[d].load(std::memory_order_relaxed);
+    s.bytes[d] = p.bytes[d].load(std::memory_order_relaxed);
+  }
+  std::lock_guard<std::mutex> lock(p.last_mutex);
+  s.has_last = p.has_last;
+  s.last = p.last;
+  return s;
+}
+
+Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& snaps) {
+  Napi::Array a = Napi::Array::New(env, snaps.size());
+  for (size_t i = 0; i < snaps.size(); i++) {
+    const ProgressSnapshot& s = snaps[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("jobName", s.job_name);
+    o.Set("instance", s.instance);
+    o.Set("phase", PhaseName(s.phase));
+    o.Set("elapsedMs", static_cast<double>(s.elapsed_ms));
+    o.Set("ios", CountsToJs(env, s.ios, kDirs));
+    o.Set("bytes", CountsToJs(env, s.bytes, kDirs));
+    if (s.has_last) o.Set("last", SeriesPointToJs(env, s.last));
+    a.Set(static_cast<uint32_t>(i), o);
+  }
+  return a;
+}
+
+}  // namespace vb

@@ -1,0 +1,36 @@
+// The only code that turns native structs into JS values and back. Runs on the JS thread.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "job.h"
+#include "plan.h"
+#include "target.h"
+
+namespace vb {
+
+// Reads a plan the TypeScript planner produced. The planner validated it; a missing or
+// mistyped field here is a programming error, reported as a TypeError naming the field.
+JobPlan PlanFromJs(const Napi::Object& obj);
+
+Napi::Object JobResultToJs(Napi::Env env, Job& job);
+Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info);
+
+struct ProgressSnapshot {
+  std::string job_name;
+  uint32_t instance = 0;
+  Phase phase = Phase::kPending;
+  uint64_t elapsed_ms = 0;
+  uint64_t ios[kDirs] = {}, bytes[kDirs] = {};
+  bool has_last = false;
+  SeriesPoint last;
+};
+
+// Called on the coordinator thread: reads only atomics and the mutex-guarded last point.
+ProgressSnapshot SnapshotProgress(Job& job);
+Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& snaps);
+
+}  // namespace vb

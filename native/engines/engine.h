@@ -1,0 +1,70 @@
+// The engine interface. Engines are classes with these members, used through a template so
+// the hot loop has no virtual calls; the job picks one engine once, before its first I/O.
+//
+//   static constexpr EngineKind kKind;
+//   static constexpr bool kInline;    // Queue() performs the I/O before returning
+//   int Setup(const EngineSetup&);    // 0, or -errno: -ENOSYS/-EPERM/-EINVAL/-EOPNOTSUPP mean
+//                                     // "this kernel refuses", so the job tries the next engine
+//   void Queue(IoUnit*);              // stage one I/O (hot)
+//   int Commit(unsigned min_complete, uint64_t timeout_ns);
+//                                     // submit what is staged, stamping issue_ns, and wait until
+//                                     // min_complete I/Os are done (or timeout_ns, if non-zero);
+//                                     // returns the number submitted, or -errno
+//   template <class F> unsigned Reap(F&& on_complete);
+//                                     // on_complete(IoUnit*) for each finished I/O, res set (hot)
+//   void Teardown();                  // idempotent
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <vector>
+
+#include "../io_unit.h"
+#include "../plan.h"
+
+namespace vb {
+
+struct EngineSetup {
+  int fd = -1;
+  bool is_block_device = false;
+  unsigned depth = 1;
+  IoUnit* units = nullptr;
+  unsigned unit_count = 0;
+  // One contiguous, page-aligned allocation holding every unit's buffer.
+  char* buffers = nullptr;
+  uint64_t buffer_bytes = 0;
+  bool fixed_bufs = false;
+  bool register_files = false;
+  bool sq_thread_poll = false;
+  bool hipri = false;
+};
+
+// Errors that mean the kernel does not offer an engine, rather than that the I/O failed.
+inline bool IsUnsupportedEngineError(int err) {
+  return err == ENOSYS || err == EPERM || err == EINVAL || err == EOPNOTSUPP || err == EACCES;
+}
+
+// Trim (discard) of a block device range. Done inline by every engine, as fio does.
+int DiscardRange(int fd, uint64_t offset, uint64_t len);
+
+// Completions that happened inside Queue() (every I/O of a sync engine, trims of the others),
+// waiting for the next Reap(). Sized once to the depth.
+class InlineQueue {
+ public:
+  void Init(unsigned depth) { items_.assign(depth, nullptr); count_ = 0; }
+  void Push(IoUnit* u) { items_[count_++] = u; }
+  bool Empty() const { return count_ == 0; }
+  template <class F>
+  unsigned Drain(F&& on_complete) {
+    const unsigned n = count_;
+    for (unsigned i = 0; i < n; i++) on_complete(items_[i]);
+    count_ = 0;
+    return n;
+  }
+
+ private:
+  std::vector<IoUnit*> items_;
+  unsigned count_ = 0;
+};
+
+}  // namespace vb

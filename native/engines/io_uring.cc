@@ -1,0 +1,214 @@
+#include "io_uring.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY (1U << 16)
+#endif
+
+namespace vb {
+namespace {
+
+int SysSetup(unsigned entries, io_uring_params* p) {
+  return static_cast<int>(syscall(__NR_io_uring_setup, entries, p));
+}
+
+int SysRegister(int fd, unsigned op, const void* arg, unsigned nr) {
+  return static_cast<int>(syscall(__NR_io_uring_register, fd, op, arg, nr));
+}
+
+unsigned RoundUpPow2(unsigned v) {
+  unsigned p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// Sets the ring up with `flags`, dropping the optional ones (in the order given) that this
+// kernel refuses with EINVAL, as fio's engine does.
+int SetupWithFallback(unsigned entries, unsigned flags, io_uring_params* out) {
+  static const unsigned kOptional[] = {
+      IORING_SETUP_NO_SQARRAY,    IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_SINGLE_ISSUER,
+      IORING_SETUP_TASKRUN_FLAG,  IORING_SETUP_COOP_TASKRUN,  IORING_SETUP_SUBMIT_ALL,
+  };
+  for (size_t drop = 0;; drop++) {
+    std::memset(out, 0, sizeof(*out));
+    out->flags = flags;
+    const int fd = SysSetup(entries, out);
+    if (fd >= 0) return fd;
+    const int err = errno;
+    if (err != EINVAL) return -err;
+    // DEFER_TASKRUN needs SINGLE_ISSUER, so they go in that order.
+    while (drop < sizeof(kOptional) / sizeof(kOptional[0]) && !(flags & kOptional[drop])) drop++;
+    if (drop >= sizeof(kOptional) / sizeof(kOptional[0])) return -EINVAL;
+    flags &= ~kOptional[drop];
+  }
+}
+
+}  // namespace
+
+int IoUringEngine::Setup(const EngineSetup& s) {
+  fd_ = s.fd;
+  const unsigned entries = RoundUpPow2(s.depth);
+  unsigned flags = IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
+                   IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_NO_SQARRAY;
+  if (s.sq_thread_poll) {
+    flags |= IORING_SETUP_SQPOLL;
+    flags &= ~(IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+  } else {
+    flags |= IORING_SETUP_DEFER_TASKRUN;
+  }
+  if (s.hipri) flags |= IORING_SETUP_IOPOLL;
+
+  io_uring_params p;
+  const int ring = SetupWithFallback(entries, flags, &p);
+  if (ring < 0) return ring;
+  ring_fd_ = ring;
+  enter_fd_ = ring;
+  setup_flags_ = p.flags;
+
+  sq_ring_bytes_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+  if (p.flags & IORING_SETUP_NO_SQARRAY) sq_ring_bytes_ = p.sq_off.array;
+  cq_ring_bytes_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
+  const bool single_mmap = p.features & IORING_FEAT_SINGLE_MMAP;
+  if (single_mmap) sq_ring_bytes_ = cq_ring_bytes_ = std::max(sq_ring_bytes_, cq_ring_bytes_);
+
+  sq_ring_ = mmap(nullptr, sq_ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+                  IORING_OFF_SQ_RING);
+  if (sq_ring_ == MAP_FAILED) {
+    sq_ring_ = nullptr;
+    const int err = errno;
+    Teardown();
+    return -err;
+  }
+  if (single_mmap) {
+    cq_ring_ = sq_ring_;
+  } else {
+    cq_ring_ = mmap(nullptr, cq_ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+                    IORING_OFF_CQ_RING);
+    if (cq_ring_ == MAP_FAILED) {
+      cq_ring_ = nullptr;
+      const int err = errno;
+      Teardown();
+      return -err;
+    }
+  }
+  sqes_bytes_ = p.sq_entries * sizeof(io_uring_sqe);
+  sqes_ = static_cast<io_uring_sqe*>(
+      mmap(nullptr, sqes_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES));
+  if (sqes_ == MAP_FAILED) {
+    sqes_ = nullptr;
+    const int err = errno;
+    Teardown();
+    return -err;
+  }
+
+  char* sq = static_cast<char*>(sq_ring_);
+  sq_ktail_ = reinterpret_cast<unsigned*>(sq + p.sq_off.tail);
+  sq_kflags_ = reinterpret_cast<unsigned*>(sq + p.sq_off.flags);
+  sq_mask_ = *reinterpret_cast<unsigned*>(sq + p.sq_off.ring_mask);
+  sq_tail_ = *sq_ktail_;
+  sq_array_ = (p.flags & IORING_SETUP_NO_SQARRAY) ? nullptr : reinterpret_cast<unsigned*>(sq + p.sq_off.array);
+
+  char* cq = static_cast<char*>(cq_ring_);
+  cq_khead_ = reinterpret_cast<unsigned*>(cq + p.cq_off.head);
+  cq_ktail_ = reinterpret_cast<unsigned*>(cq + p.cq_off.tail);
+  cq_mask_ = *reinterpret_cast<unsigned*>(cq + p.cq_off.ring_mask);
+  cqes_ = reinterpret_cast<io_uring_cqe*>(cq + p.cq_off.cqes);
+  cq_head_ = *cq_khead_;
+
+  // Registered buffers and file save the kernel a page-pinning and an fd lookup per I/O. Both are
+  // optimisations: when the kernel refuses (memlock limit), the I/O path works without them.
+  if (s.fixed_bufs && s.buffers != nullptr) {
+    iovec iov{s.buffers, static_cast<size_t>(s.buffer_bytes)};
+    fixed_bufs_ = SysRegister(ring, IORING_REGISTER_BUFFERS, &iov, 1) == 0;
+  }
+  if (s.register_files) {
+    fixed_file_ = SysRegister(ring, IORING_REGISTER_FILES, &fd_, 1) == 0;
+  }
+  io_uring_rsrc_update reg{};
+  reg.offset = static_cast<unsigned>(-1);
+  reg.data = static_cast<uint64_t>(ring);
+  if (SysRegister(ring, IORING_REGISTER_RING_FDS, &reg, 1) == 1) {
+    enter_fd_ = static_cast<int>(reg.offset);
+    enter_flags_ = IORING_ENTER_REGISTERED_RING;
+  }
+
+  staged_.assign(s.unit_count, nullptr);
+  nstaged_ = 0;
+  unsubmitted_ = 0;
+  done_.Init(s.unit_count);
+  return 0;
+}
+
+void IoUringEngine::Teardown() {
+  if (sqes_) munmap(sqes_, sqes_bytes_);
+  if (cq_ring_ && cq_ring_ != sq_ring_) munmap(cq_ring_, cq_ring_bytes_);
+  if (sq_ring_) munmap(sq_ring_, sq_ring_bytes_);
+  sqes_ = nullptr;
+  cq_ring_ = sq_ring_ = nullptr;
+  if (ring_fd_ >= 0) close(ring_fd_);
+  ring_fd_ = enter_fd_ = -1;
+}
+
+int IoUringEngine::Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns) {
+  flags |= enter_flags_;
+  if (timeout_ns == 0 || min_complete == 0) {
+    return static_cast<int>(
+        syscall(__NR_io_uring_enter, enter_fd_, to_submit, min_complete, flags, nullptr, 0));
+  }
+  __kernel_timespec ts;
+  ts.tv_sec = static_cast<long long>(timeout_ns / 1000000000ull);
+  ts.tv_nsec = static_cast<long long>(timeout_ns % 1000000000ull);
+  io_uring_getevents_arg arg{};
+  arg.sigmask_sz = _NSIG / 8;
+  arg.ts = reinterpret_cast<uint64_t>(&ts);
+  return static_cast<int>(syscall(__NR_io_uring_enter, enter_fd_, to_submit, min_complete,
+                                  flags | IORING_ENTER_EXT_ARG, &arg, sizeof(arg)));
+}
+
+int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
+  const unsigned staged = nstaged_;
+  if (staged) {
+    // Issue time is taken as the batch enters the kernel: submission and the wait for
+    // completions happen in one system call, so no later point precedes every completion.
+    const uint64_t t = NowNs();
+    for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
+    reinterpret_cast<std::atomic<unsigned>*>(sq_ktail_)->store(sq_tail_, std::memory_order_release);
+    unsubmitted_ += staged;
+    nstaged_ = 0;
+  }
+  if (min_complete && CqReady() >= min_complete) min_complete = 0;
+  unsigned flags = min_complete ? IORING_ENTER_GETEVENTS : 0;
+  unsigned to_submit = unsubmitted_;
+  if (setup_flags_ & IORING_SETUP_SQPOLL) {
+    // The kernel's poll thread picks SQEs up; enter only to wake it or to wait.
+    if (to_submit && (reinterpret_cast<std::atomic<unsigned>*>(sq_kflags_)->load(std::memory_order_acquire) &
+                      IORING_SQ_NEED_WAKEUP))
+      flags |= IORING_ENTER_SQ_WAKEUP;
+    unsubmitted_ = 0;
+    if (!(flags & (IORING_ENTER_SQ_WAKEUP | IORING_ENTER_GETEVENTS))) return static_cast<int>(staged);
+  } else if (to_submit == 0 && min_complete == 0) {
+    // With DEFER_TASKRUN completions are only posted from io_uring_enter; ask for what is ready.
+    if (!(setup_flags_ & IORING_SETUP_DEFER_TASKRUN) || CqReady() > 0) return 0;
+    flags = IORING_ENTER_GETEVENTS;
+  }
+  for (;;) {
+    const int r = Enter(to_submit, min_complete, flags, timeout_ns);
+    if (r >= 0) {
+      if (!(setup_flags_ & IORING_SETUP_SQPOLL)) unsubmitted_ -= static_cast<unsigned>(r) < to_submit ? r : to_submit;
+      return r;
+    }
+    const int err = errno;
+    if (err == EINTR) continue;
+    // Timeout, or the CQ is full: the caller reaps and comes back.
+    if (err == ETIME || err == EAGAIN || err == EBUSY) return 0;
+    return -err;
+  }
+}
+
+}  // namespace vb

@@ -1,0 +1,134 @@
+// io_uring through its system calls: SQEs written straight into the shared ring, one
+// io_uring_enter() that submits the whole batch and waits for completions, completions read
+// straight from the CQ ring. Buffers, the file and the ring fd itself are registered once.
+#pragma once
+
+#include <linux/io_uring.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "../clock.h"
+#include "engine.h"
+
+namespace vb {
+
+class IoUringEngine {
+ public:
+  static constexpr EngineKind kKind = EngineKind::kIoUring;
+  static constexpr bool kInline = false;
+
+  IoUringEngine() = default;
+  IoUringEngine(const IoUringEngine&) = delete;
+  IoUringEngine& operator=(const IoUringEngine&) = delete;
+  ~IoUringEngine() { Teardown(); }
+
+  int Setup(const EngineSetup& s);
+  void Teardown();
+
+  // Setup flags the ring got after dropping the ones this kernel refused.
+  unsigned setup_flags() const { return setup_flags_; }
+  bool fixed_bufs() const { return fixed_bufs_; }
+  bool fixed_file() const { return fixed_file_; }
+
+  void Queue(IoUnit* u) {
+    if (u->ddir == kTrim) {
+      u->issue_ns = u->start_ns;
+      u->inline_done = true;
+      u->res = DiscardRange(fd_, u->offset + u->done, u->len - u->done);
+      done_.Push(u);
+      return;
+    }
+    const unsigned idx = sq_tail_ & sq_mask_;
+    io_uring_sqe* sqe = &sqes_[idx];
+    std::memset(sqe, 0, sizeof(*sqe));
+    if (u->ddir <= kWrite) {
+      const bool write = u->ddir == kWrite;
+      if (fixed_bufs_) {
+        sqe->opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+        sqe->buf_index = 0;
+      } else {
+        sqe->opcode = write ? IORING_OP_WRITE : IORING_OP_READ;
+      }
+      sqe->addr = reinterpret_cast<uint64_t>(u->buf + u->done);
+      sqe->len = u->len - u->done;
+      sqe->off = u->offset + u->done;
+    } else {
+      sqe->opcode = IORING_OP_FSYNC;
+      sqe->fsync_flags = u->ddir == kDataSync ? IORING_FSYNC_DATASYNC : 0;
+    }
+    if (fixed_file_) {
+      sqe->fd = 0;
+      sqe->flags = IOSQE_FIXED_FILE;
+    } else {
+      sqe->fd = fd_;
+    }
+    sqe->user_data = reinterpret_cast<uint64_t>(u);
+    if (sq_array_) sq_array_[idx] = idx;
+    sq_tail_++;
+    staged_[nstaged_++] = u;
+  }
+
+  int Commit(unsigned min_complete, uint64_t timeout_ns);
+
+  template <class F>
+  unsigned Reap(F&& on_complete) {
+    unsigned n = done_.Empty() ? 0 : done_.Drain(on_complete);
+    unsigned head = cq_head_;
+    const unsigned tail = reinterpret_cast<std::atomic<unsigned>*>(cq_ktail_)->load(std::memory_order_acquire);
+    if (head == tail) return n;
+    do {
+      const io_uring_cqe* cqe = &cqes_[head & cq_mask_];
+      IoUnit* u = reinterpret_cast<IoUnit*>(cqe->user_data);
+      u->res = cqe->res;
+      on_complete(u);
+      head++;
+    } while (head != tail);
+    n += tail - cq_head_;
+    cq_head_ = head;
+    reinterpret_cast<std::atomic<unsigned>*>(cq_khead_)->store(head, std::memory_order_release);
+    return n;
+  }
+
+ private:
+  unsigned CqReady() const {
+    return reinterpret_cast<std::atomic<unsigned>*>(cq_ktail_)->load(std::memory_order_acquire) - cq_head_;
+  }
+  int Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns);
+
+  int fd_ = -1;
+  int ring_fd_ = -1;
+  // The fd to pass to io_uring_enter: the registered index when the ring fd is registered.
+  int enter_fd_ = -1;
+  unsigned enter_flags_ = 0;
+  unsigned setup_flags_ = 0;
+  bool fixed_bufs_ = false;
+  bool fixed_file_ = false;
+
+  void* sq_ring_ = nullptr;
+  size_t sq_ring_bytes_ = 0;
+  void* cq_ring_ = nullptr;
+  size_t cq_ring_bytes_ = 0;
+  io_uring_sqe* sqes_ = nullptr;
+  size_t sqes_bytes_ = 0;
+
+  unsigned* sq_ktail_ = nullptr;
+  unsigned* sq_kflags_ = nullptr;
+  unsigned* sq_array_ = nullptr;
+  unsigned sq_mask_ = 0;
+  unsigned sq_tail_ = 0;
+  // SQEs written but not yet accepted by the kernel.
+  unsigned unsubmitted_ = 0;
+
+  unsigned* cq_khead_ = nullptr;
+  unsigned* cq_ktail_ = nullptr;
+  io_uring_cqe* cqes_ = nullptr;
+  unsigned cq_mask_ = 0;
+  unsigned cq_head_ = 0;
+
+  std::vector<IoUnit*> staged_;
+  unsigned nstaged_ = 0;
+  InlineQueue done_;
+};
+
+}  // namespace vb

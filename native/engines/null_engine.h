@@ -1,0 +1,60 @@
+// The null engine: every I/O completes at once without touching a device. It exists to measure
+// the engine itself (fio keeps engines/null.c for the same reason), so it goes through the same
+// staging, commit and reap steps as an asynchronous engine.
+#pragma once
+
+#include "../clock.h"
+#include "engine.h"
+
+namespace vb {
+
+class NullEngine {
+ public:
+  static constexpr EngineKind kKind = EngineKind::kNull;
+  static constexpr bool kInline = false;
+
+  int Setup(const EngineSetup& s) {
+    staged_.assign(s.unit_count, nullptr);
+    done_.Init(s.unit_count);
+    return 0;
+  }
+
+  void Queue(IoUnit* u) {
+    if (u->ddir == kTrim) {
+      u->issue_ns = u->start_ns;
+      u->inline_done = true;
+      u->res = static_cast<int32_t>(u->len - u->done);
+      done_.Push(u);
+      return;
+    }
+    staged_[nstaged_++] = u;
+  }
+
+  int Commit(unsigned, uint64_t) {
+    if (nstaged_ == 0) return 0;
+    const uint64_t t = NowNs();
+    const unsigned n = nstaged_;
+    for (unsigned i = 0; i < n; i++) {
+      IoUnit* u = staged_[i];
+      u->issue_ns = t;
+      u->res = u->ddir <= kTrim ? static_cast<int32_t>(u->len - u->done) : 0;
+      done_.Push(u);
+    }
+    nstaged_ = 0;
+    return static_cast<int>(n);
+  }
+
+  template <class F>
+  unsigned Reap(F&& on_complete) {
+    return done_.Drain(on_complete);
+  }
+
+  void Teardown() {}
+
+ private:
+  std::vector<IoUnit*> staged_;
+  unsigned nstaged_ = 0;
+  InlineQueue done_;
+};
+
+}  // namespace vb

@@ -1,0 +1,68 @@
+// psync (pread/pwrite) and sync (lseek + read/write): one I/O at a time, done inside Queue().
+#pragma once
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+namespace vb {
+
+int SyncFileOp(int fd, uint8_t ddir);
+
+template <bool kPositional>
+class BlockingEngine {
+ public:
+  static constexpr EngineKind kKind = kPositional ? EngineKind::kPsync : EngineKind::kSync;
+  static constexpr bool kInline = true;
+
+  int Setup(const EngineSetup& s) {
+    fd_ = s.fd;
+    done_.Init(s.unit_count);
+    return 0;
+  }
+
+  void Queue(IoUnit* u) {
+    u->issue_ns = u->start_ns;
+    u->inline_done = true;
+    u->res = Perform(u);
+    done_.Push(u);
+  }
+
+  int Commit(unsigned, uint64_t) { return 0; }
+
+  template <class F>
+  unsigned Reap(F&& on_complete) {
+    return done_.Drain(on_complete);
+  }
+
+  void Teardown() {}
+
+ private:
+  int32_t Perform(IoUnit* u) {
+    char* const p = u->buf + u->done;
+    const uint64_t off = u->offset + u->done;
+    const size_t n = u->len - u->done;
+    if (u->ddir == kTrim) return DiscardRange(fd_, off, n);
+    if (u->ddir != kRead && u->ddir != kWrite) return SyncFileOp(fd_, u->ddir);
+    ssize_t r;
+    if (kPositional) {
+      r = u->ddir == kRead ? pread(fd_, p, n, static_cast<off_t>(off)) : pwrite(fd_, p, n, static_cast<off_t>(off));
+    } else {
+      // The sync engine seeks only when the offset is not where the last I/O left the file.
+      if (off != pos_ && lseek(fd_, static_cast<off_t>(off), SEEK_SET) < 0) return -errno;
+      r = u->ddir == kRead ? read(fd_, p, n) : write(fd_, p, n);
+      pos_ = r > 0 ? off + static_cast<uint64_t>(r) : UINT64_MAX;
+    }
+    return r < 0 ? -errno : static_cast<int32_t>(r);
+  }
+
+  int fd_ = -1;
+  uint64_t pos_ = UINT64_MAX;
+  InlineQueue done_;
+};
+
+using PsyncEngine = BlockingEngine<true>;
+using SyncEngine = BlockingEngine<false>;
+
+}  // namespace vb

@@ -1,0 +1,202 @@
+// One job instance: its own thread, target fd, buffers, engine and statistics. Everything it
+// needs is allocated before the first I/O; the hot loop (job_loop.h) only updates counters.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "histogram.h"
+#include "io_unit.h"
+#include "log_writer.h"
+#include "offsets.h"
+#include "plan.h"
+#include "rng.h"
+#include "stats.h"
+
+namespace vb {
+
+constexpr int kDepthBuckets = 7;
+
+struct DirResult {
+  uint64_t bytes = 0, ios = 0, short_ios = 0, drop_ios = 0, runtime_ns = 0;
+  LatStats slat, clat, lat;
+  SampleStats bw, iops;
+};
+
+struct SeriesDir {
+  uint64_t ios = 0, bytes = 0;
+  double clat_mean_ns = 0;
+  uint64_t clat_p99_ns = 0;
+};
+
+struct SeriesPoint {
+  uint64_t t_ms = 0, dur_ms = 0;
+  SeriesDir dirs[kDirs];
+};
+
+enum class Phase : int { kPending, kLayout, kStartDelay, kRamp, kRunning, kVerify, kDone };
+const char* PhaseName(Phase p);
+
+struct JobResult {
+  EngineKind engine = EngineKind::kNull;
+  bool engine_set = false;
+  int error = 0;
+  std::string error_syscall, error_message;
+  bool cancelled = false;
+  uint64_t started_at_ms = 0;
+  uint64_t runtime_ns = 0, elapsed_ns = 0;
+  DirResult dirs[kDirs];
+  uint64_t sync_ios = 0;
+  LatStats sync_lat;
+  uint64_t usr_ns = 0, sys_ns = 0, ctx = 0, majf = 0, minf = 0;
+  uint64_t depth_level[kDepthBuckets] = {}, depth_submit[kDepthBuckets] = {}, depth_complete[kDepthBuckets] = {};
+  std::vector<SeriesPoint> series;
+};
+
+// What the progress reporter reads while the job runs (at most every sample window).
+struct JobProgress {
+  std::atomic<int> phase{static_cast<int>(Phase::kPending)};
+  std::atomic<uint64_t> ios[kDirs] = {};
+  std::atomic<uint64_t> bytes[kDirs] = {};
+  std::atomic<uint64_t> elapsed_ms{0};
+  std::mutex last_mutex;
+  bool has_last = false;
+  SeriesPoint last;
+};
+
+class Job {
+ public:
+  Job(JobPlan plan, const std::atomic<bool>* cancel);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Thread body: open, set up, run, tear down. Never throws.
+  void Run();
+
+  const JobPlan& plan() const { return plan_; }
+  JobResult& result() { return result_; }
+  JobProgress& progress() { return progress_; }
+  const Histogram* hist(int kind, int dir) const;  // kind: 0 slat, 1 clat, 2 lat
+  const Histogram* sync_hist() const { return sync_hist_.get(); }
+  // Fails the job before it starts (its target could not be laid out).
+  void FailEarly(int err, const char* syscall, const std::string& message);
+
+ private:
+  template <class E>
+  friend class JobLoop;
+  friend class Runner;
+
+  bool Open();
+  bool AllocateUnits();
+  template <class E>
+  bool TryEngine(int* setup_err);
+  void SleepCancellable(uint64_t ns);
+  void BeginMeasuring(uint64_t now);
+  void HandleEvents(uint64_t now);
+  void TakeSamples(uint64_t now);
+  void TakeSeriesPoint(uint64_t now);
+  void ScheduleNextEvent();
+  void Finish(uint64_t now);
+  void SetError(int err, const char* syscall, const std::string& message);
+  void WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);
+
+  // Hot path, defined inline in job_loop.h.
+  inline bool Prep(IoUnit* u);
+  inline void Complete(IoUnit* u, uint64_t now);
+  inline uint64_t RateDue(const IoUnit* u) const;
+  inline bool CanStartNew(uint64_t now);
+
+  // The next moment the loop must wake for (a held rate-limited I/O, the end of think time),
+  // or 0.
+  uint64_t WakeTime() const {
+    if (held_) return held_due_;
+    return think_until_;
+  }
+  // Called when nothing is in flight and nothing can start: begins the verify pass when one is
+  // due and returns true, else returns false (the job is over).
+  bool StartVerifyIfDue();
+  void FailIo(const IoUnit* u, int err);
+  void VerifyRead(const IoUnit* u);
+
+  JobPlan plan_;
+  const std::atomic<bool>* cancel_;
+  JobResult result_;
+  JobProgress progress_;
+
+  int fd_ = -1;
+  char* buffers_ = nullptr;
+  uint64_t buffer_bytes_ = 0;
+  uint32_t unit_bytes_ = 0;
+  std::vector<IoUnit> units_;
+  std::vector<IoUnit*> free_;
+  unsigned nfree_ = 0;
+  std::vector<IoUnit*> retry_;
+  unsigned nretry_ = 0;
+  IoUnit* held_ = nullptr;
+  uint64_t held_due_ = 0;
+  unsigned inflight_ = 0;
+
+  Rng rng_;
+  OffsetGen offsets_;
+  // Cumulative bs tables per direction: pick by a draw in [0, 100).
+  std::vector<uint32_t> bs_pick_[kDirs];
+  uint32_t fixed_bs_[kDirs] = {0, 0, 0};
+
+  // Where the job is.
+  bool ramping_ = false;
+  bool main_done_ = false;
+  bool verifying_ = false;
+  bool stop_ = false;
+  uint64_t thread_start_ns_ = 0;
+  uint64_t measure_start_ns_ = 0;
+  uint64_t ramp_end_ns_ = 0;
+  uint64_t end_ns_ = UINT64_MAX;
+  uint64_t loop_bytes_issued_ = 0;
+  uint64_t loops_done_ = 0;
+  uint64_t issued_ios_[kDirs] = {0, 0, 0};
+  uint64_t issued_bytes_[kDirs] = {0, 0, 0};
+  uint64_t writes_since_sync_ = 0;
+  bool sync_due_ = false;
+  uint64_t think_count_ = 0;
+  bool think_pending_ = false;
+  uint64_t think_until_ = 0;
+  bool rate_limited_ = false;
+  uint64_t rate_start_ns_ = 0;
+  uint64_t write_salt_ = 0;
+
+  // Verify: which blocks were written, and where the verify pass is.
+  std::vector<uint64_t> written_;
+  uint32_t verify_bs_ = 0;
+  uint64_t verify_block_ = 0;
+  uint64_t verify_blocks_ = 0;
+
+  // Time-driven work: samples, series, runtime end; one comparison per loop iteration.
+  uint64_t next_event_ns_ = UINT64_MAX;
+  uint64_t next_sample_ns_ = UINT64_MAX;
+  uint64_t next_series_ns_ = UINT64_MAX;
+  uint64_t last_sample_ns_ = 0;
+  uint64_t last_series_ns_ = 0;
+  uint64_t sample_prev_bytes_[kDirs] = {}, sample_prev_ios_[kDirs] = {};
+  LatStats sample_prev_lat_[3][kDirs];
+  uint64_t series_prev_bytes_[kDirs] = {}, series_prev_ios_[kDirs] = {}, series_prev_clat_sum_[kDirs] = {},
+           series_prev_clat_n_[kDirs] = {};
+  std::unique_ptr<Histogram> series_prev_hist_[kDirs];
+
+  // Histograms that are kept (null when not): [slat, clat, lat][direction].
+  std::vector<std::unique_ptr<Histogram>> hist_store_;
+  Histogram* hist_[3][kDirs] = {};
+  std::unique_ptr<Histogram> sync_hist_;
+  bool dir_used_[kDirs] = {false, false, false};
+
+  LogWriter bw_log_, iops_log_, lat_log_, clat_log_, slat_log_;
+  bool per_io_logs_ = false;
+
+  uint64_t usr_start_ns_ = 0, sys_start_ns_ = 0, ctx_start_ = 0, majf_start_ = 0, minf_start_ = 0;
+};
+
+}  // namespace vb

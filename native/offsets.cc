@@ -1,0 +1,130 @@
+#include "offsets.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vb {
+
+void Permutation::Init(uint64_t n, uint64_t key) {
+  n_ = n ? n : 1;
+  unsigned bits = 0;
+  while (bits < 64 && (uint64_t{1} << bits) < n_) bits++;
+  mask_ = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  shift_ = std::max(1u, bits / 2);
+  Rekey(key);
+}
+
+void Permutation::Rekey(uint64_t key) {
+  key_ = key;
+  counter_ = 0;
+  add_ = Mix64(key) & mask_;
+  // Odd multipliers are invertible modulo 2^bits.
+  mul1_ = (Mix64(key ^ 0x5851f42d4c957f2dull) | 1) & mask_;
+  mul2_ = (Mix64(key ^ 0x14057b7ef767814full) | 1) & mask_;
+  if (mul1_ == 0) mul1_ = 1;
+  if (mul2_ == 0) mul2_ = 1;
+}
+
+void ZipfGen::Init(uint64_t n, double theta) {
+  n_ = n ? n : 1;
+  theta_ = theta;
+  alpha_ = 1.0 / (1.0 - theta);
+  // zeta(n, theta) summed exactly up to a million ranks, then by the integral of x^-theta, whose
+  // error over the tail is far below the distribution's own granularity.
+  const uint64_t exact = std::min<uint64_t>(n_, 1000000);
+  double z = 0;
+  for (uint64_t i = 1; i <= exact; i++) z += std::pow(static_cast<double>(i), -theta);
+  if (n_ > exact) {
+    const double a = static_cast<double>(exact) + 0.5, b = static_cast<double>(n_) + 0.5;
+    z += (std::pow(b, 1.0 - theta) - std::pow(a, 1.0 - theta)) / (1.0 - theta);
+  }
+  zetan_ = z;
+  const double zeta2 = 1.0 + std::pow(0.5, theta);
+  half_pow_theta_ = std::pow(0.5, theta);
+  eta_ = (1.0 - std::pow(2.0 / static_cast<double>(n_), 1.0 - theta)) / (1.0 - zeta2 / zetan_);
+}
+
+uint64_t ZipfGen::Draw(Rng& rng) const {
+  const double u = rng.Unit();
+  const double uz = u * zetan_;
+  if (uz < 1.0) return 0;
+  if (uz < 1.0 + half_pow_theta_) return n_ > 1 ? 1 : 0;
+  const double r = static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1.0, alpha_);
+  const uint64_t rank = static_cast<uint64_t>(r);
+  return rank < n_ ? rank : n_ - 1;
+}
+
+const char* OffsetGen::Init(const JobPlan& plan, uint64_t seed) {
+  region_offset_ = plan.region_offset;
+  region_bytes_ = plan.region_bytes;
+  const uint32_t max_bs = plan.MaxBs();
+  if (region_bytes_ < max_bs) return "the region is smaller than the block size";
+  uint32_t min_bs = UINT32_MAX;
+  bool one_bs = true;
+  uint32_t first_bs = 0;
+  for (int d = 0; d < kDirs; d++) {
+    random_[d] = plan.random[d];
+    for (const BsEntry& e : plan.bs[d]) {
+      min_bs = std::min(min_bs, e.bs);
+      if (first_bs == 0) first_bs = e.bs;
+      if (e.bs != first_bs) one_bs = false;
+    }
+    const uint64_t dir_min = plan.bs[d].empty() ? 1 : std::min_element(plan.bs[d].begin(), plan.bs[d].end(),
+        [](const BsEntry& a, const BsEntry& b) { return a.bs < b.bs; })->bs;
+    align_[d] = plan.block_align[d] ? plan.block_align[d] : dir_min;
+  }
+  dist_ = plan.distribution;
+  dist_param_ = plan.distribution_param;
+  if (dist_ != Distribution::kUniform) {
+    mode_ = Mode::kDistribution;
+    dist_block_ = min_bs;
+    const uint64_t n = (region_bytes_ - max_bs) / dist_block_ + 1;
+    perm_.Init(n, Mix64(seed ^ 0xd1b54a32d192ed03ull));
+    if (dist_ == Distribution::kZipf) zipf_.Init(n, dist_param_);
+    if (dist_ == Distribution::kPareto) pareto_exp_ = std::log(dist_param_) / std::log(1.0 - dist_param_);
+  } else if (plan.random_map && one_bs) {
+    // The map needs one block size: with several, blocks of different sizes would overlap.
+    mode_ = Mode::kMap;
+    map_block_ = first_bs;
+    perm_.Init(region_bytes_ / map_block_, Mix64(seed ^ 0xd1b54a32d192ed03ull));
+  } else {
+    mode_ = Mode::kUniform;
+  }
+  return nullptr;
+}
+
+uint64_t OffsetGen::DrawRank(Rng& rng) const {
+  const uint64_t n = perm_.size();
+  switch (dist_) {
+    case Distribution::kZipf:
+      return zipf_.Draw(rng);
+    case Distribution::kPareto: {
+      // P(rank < h·n) = 1 − h: fio's pareto:h puts (1−h) of the accesses on h of the blocks.
+      const double r = std::pow(rng.Unit(), pareto_exp_) * static_cast<double>(n);
+      const uint64_t rank = static_cast<uint64_t>(r);
+      return rank < n ? rank : n - 1;
+    }
+    case Distribution::kNormal: {
+      // Box-Muller around the middle of the region, sigma given in percent of it; draws
+      // outside the region wrap around.
+      double u1 = rng.Unit();
+      if (u1 <= 0) u1 = 0x1.0p-53;
+      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * rng.Unit());
+      const double center = static_cast<double>(n) / 2.0;
+      double x = center + g * dist_param_ / 100.0 * static_cast<double>(n);
+      x = std::fmod(x, static_cast<double>(n));
+      if (x < 0) x += static_cast<double>(n);
+      const uint64_t rank = static_cast<uint64_t>(x);
+      return rank < n ? rank : n - 1;
+    }
+    default:
+      return rng.Below(n);
+  }
+}
+
+void OffsetGen::Rewind() {
+  for (auto& p : seq_pos_) p = 0;
+  if (mode_ == Mode::kMap) perm_.NewPass();
+}
+
+}  // namespace vb

@@ -1,0 +1,108 @@
+// One job instance's plan: plain numbers, copied out of the JS object before any thread starts.
+// TypeScript validated and normalised everything; the engine only asserts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vb {
+
+enum Ddir : uint8_t { kRead = 0, kWrite = 1, kTrim = 2, kSync = 3, kDataSync = 4 };
+constexpr int kDirs = 3;
+
+enum class EngineKind : uint8_t { kIoUring, kLibaio, kPsync, kSync, kNull };
+
+const char* EngineName(EngineKind e);
+
+struct BsEntry {
+  uint32_t bs;
+  uint32_t pct;
+};
+
+enum class Fallocate : uint8_t { kNone, kNative, kPosix, kKeep, kTruncate };
+enum class OSync : uint8_t { kNone, kSync, kDsync };
+enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3 };
+enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
+
+struct JobPlan {
+  std::string job_name;
+  uint32_t instance = 0;
+  std::vector<EngineKind> engines;
+  std::string path;
+  bool is_block_device = false;
+  bool direct = false;
+  OSync osync = OSync::kNone;
+  bool needs_write = false;
+  bool exclusive = false;
+  uint64_t layout_bytes = 0;
+  bool layout_fill = false;
+  Fallocate fallocate = Fallocate::kNative;
+  bool invalidate = true;
+  bool unlink_after = false;
+
+  uint64_t region_offset = 0;
+  uint64_t region_bytes = 0;
+  uint64_t io_bytes_per_loop = 0;
+  uint64_t loops = 1;
+  bool time_based = false;
+  uint64_t runtime_ns = 0;
+  uint64_t ramp_ns = 0;
+  uint64_t start_delay_ns = 0;
+
+  bool random[kDirs] = {false, false, false};
+  uint32_t read_pct = 100;
+  uint32_t trim_pct = 0;
+  std::vector<BsEntry> bs[kDirs];
+  uint64_t block_align[kDirs] = {0, 0, 0};
+  uint32_t io_depth = 1;
+  uint32_t batch_submit = 0;
+  uint32_t batch_complete_min = 1;
+  uint64_t rand_seed = 0;
+  bool random_map = true;
+  Distribution distribution = Distribution::kUniform;
+  double distribution_param = 0;
+  uint64_t rate_bytes[kDirs] = {0, 0, 0};
+  uint64_t rate_iops[kDirs] = {0, 0, 0};
+  uint64_t thinktime_ns = 0;
+  uint64_t thinktime_blocks = 1;
+
+  BufferFill buffer_fill = BufferFill::kRandom;
+  uint32_t compress_pct = 0;
+  uint32_t compress_chunk = 512;
+  bool refill_buffers = false;
+  bool scramble_buffers = true;
+
+  bool verify_crc32c = false;
+  bool do_verify = true;
+  bool verify_only = false;
+  uint64_t fsync_every = 0;
+  uint64_t fdatasync_every = 0;
+  bool end_fsync = false;
+
+  bool disable_slat = false;
+  bool disable_clat = false;
+  bool disable_lat = false;
+  bool hist_slat = false;
+  bool hist_clat = true;
+  bool hist_lat = false;
+
+  uint64_t sample_window_ms = 500;
+  uint64_t series_interval_ms = 1000;
+  std::string bw_log_path, iops_log_path, lat_log_path, clat_log_path, slat_log_path;
+  uint64_t log_avg_ms = 0;
+
+  bool fixed_bufs = false;
+  bool register_files = false;
+  bool sq_thread_poll = false;
+  bool hipri = false;
+
+  uint32_t MaxBs() const {
+    uint32_t m = 0;
+    for (const auto& dir : bs)
+      for (const auto& e : dir) m = e.bs > m ? e.bs : m;
+    return m;
+  }
+};
+
+}  // namespace vb

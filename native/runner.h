@@ -1,0 +1,70 @@
+// A run: the job instances of one stonewall group, started together on their own threads, and a
+// coordinator thread that lays out files, reports progress about once a second and hands the
+// results back to JavaScript. Only the JS thread touches Napi values; the other threads reach
+// it through one thread-safe function.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "job.h"
+
+namespace vb {
+
+class Run;
+
+// The live runs of one Node environment, so that cancel() finds them by id and an exiting
+// process stops and joins them.
+struct Registry {
+  std::mutex mutex;
+  std::map<uint32_t, Run*> runs;
+  uint32_t next_id = 1;
+};
+
+class Run {
+ public:
+  Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans);
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Starts the coordinator; the promise settles when every job has ended.
+  Napi::Promise Start(Napi::Env env, Napi::Function on_progress);
+  // Stops all I/O; jobs end with partial results marked cancelled. Idempotent, any thread.
+  void Cancel() { cancel_.store(true, std::memory_order_relaxed); }
+  // Joins every thread this run started. Idempotent.
+  void Join();
+
+  uint32_t id() const { return id_; }
+
+ private:
+  struct Message;
+  static void CallJs(Napi::Env env, Napi::Function fn, Message* msg);
+  static void Finalize(Napi::Env env, void* data, Run* run);
+
+  void Coordinate();
+  void LayOut();
+  void PostProgress();
+  void Settle(Napi::Env env);
+
+  Registry* registry_;
+  uint32_t id_;
+  std::atomic<bool> cancel_{false};
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::vector<std::thread> threads_;
+  std::thread coordinator_;
+  std::mutex done_mutex_;
+  std::condition_variable done_cv_;
+  size_t done_count_ = 0;
+  Napi::ThreadSafeFunction tsfn_;
+  std::unique_ptr<Napi::Promise::Deferred> deferred_;
+};
+
+}  // namespace vb

@@ -1,0 +1,33 @@
+// Targets: laying out files before a run, and what the kernel says about a path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "plan.h"
+
+namespace vb {
+
+// Creates or extends a regular file to `bytes`. With `fill`, the new part is written with
+// incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
+// Returns 0 or an errno, with what failed in `what`.
+int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, std::string* what);
+
+struct TargetInfo {
+  std::string path;
+  bool exists = false;
+  bool is_block_device = false;
+  bool is_regular_file = false;
+  uint64_t size_bytes = 0;
+  uint32_t logical_block_size = 0;
+  uint32_t physical_block_size = 0;
+  uint32_t dev_major = 0, dev_minor = 0;
+  std::string fs_type;
+  uint64_t fs_free_bytes = 0;
+  bool direct_ok = false;
+  int error = 0;  // errno of a failed stat/open, 0 otherwise
+};
+
+TargetInfo ProbeTarget(const std::string& path);
+
+}  // namespace vb
