@@ -29,6 +29,19 @@ export interface DiskUtil {
   write_ticks: number;
   in_queue: number;
   util: number;
+  /**
+   * Only for a device built on others (device-mapper, md), in fio's key order after `util`:
+   * the mean of its slaves' counters (integer division, as fio does) and the highest slave util.
+   * fio spells the merge key without an "s": `aggr_write_merge`.
+   */
+  aggr_read_ios?: number;
+  aggr_write_ios?: number;
+  aggr_read_merges?: number;
+  aggr_write_merge?: number;
+  aggr_read_ticks?: number;
+  aggr_write_ticks?: number;
+  aggr_in_queue?: number;
+  aggr_util?: number;
 }
 
 /** What volbench knows about a target beyond fio: reported under "volbench". */
@@ -52,6 +65,8 @@ export interface TargetIdentity {
   mountPoint: string | null;
   isBlockDevice: boolean;
   kernel: string;
+  /** For a loop device (or a file on one): the file the loop device reads and writes. */
+  backingFile?: string | null;
 }
 
 export interface RunReportInput {

@@ -1,0 +1,111 @@
+/**
+ * Loop devices, filesystems and mounts made by the target tests. Every resource is recorded as
+ * it is made and released by `release()` in reverse order, so a test that fails half way still
+ * leaves nothing attached or mounted.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, openSync, closeSync, ftruncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function run(cmd: string, args: string[]): string {
+  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** Why loop devices cannot be used here, or null when they can. */
+export function loopUnavailableReason(): string | null {
+  if (process.getuid?.() !== 0) return 'loop devices need root';
+  try {
+    run('losetup', ['--version']);
+  } catch {
+    return 'losetup is not installed';
+  }
+  return null;
+}
+
+export function commandMissing(cmd: string): boolean {
+  try {
+    run('sh', ['-c', `command -v ${cmd}`]);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+export class TargetFixtures {
+  readonly dir: string;
+  private readonly undo: Array<() => void> = [];
+
+  constructor(label: string) {
+    this.dir = mkdtempSync(join(tmpdir(), `volbench-${label}-${process.pid}-`));
+    this.undo.push(() => rmSync(this.dir, { recursive: true, force: true }));
+  }
+
+  /** A sparse image file of `sizeBytes` in the fixture directory. */
+  image(name: string, sizeBytes: number): string {
+    const path = join(this.dir, name);
+    const fd = openSync(path, 'w');
+    try {
+      ftruncateSync(fd, sizeBytes);
+    } finally {
+      closeSync(fd);
+    }
+    return path;
+  }
+
+  /** Attaches `backing` to the first free loop device; `partscan` asks the kernel to read its partition table. */
+  attachLoop(backing: string, partscan = false): string {
+    const dev = run('losetup', ['-f', ...(partscan ? ['-P'] : []), '--show', backing]);
+    this.undo.push(() => run('losetup', ['-d', dev]));
+    return dev;
+  }
+
+  mkfsExt4(dev: string): void {
+    run('mkfs.ext4', ['-q', '-F', dev]);
+  }
+
+  mount(source: string, name: string, extra: string[] = []): string {
+    const mountPoint = join(this.dir, name);
+    run('mkdir', ['-p', mountPoint]);
+    run('mount', [...extra, source, mountPoint]);
+    this.undo.push(() => {
+      try {
+        run('umount', [mountPoint]);
+      } catch {
+        run('umount', ['-l', mountPoint]);
+      }
+    });
+    return mountPoint;
+  }
+
+  /** Writes an MBR with one Linux partition from sector 2048 spanning `sectors`. */
+  writeMbr(image: string, sectors: number): void {
+    const mbr = Buffer.alloc(512);
+    const entry = 446;
+    mbr[entry + 4] = 0x83;
+    mbr.writeUInt32LE(2048, entry + 8);
+    mbr.writeUInt32LE(sectors, entry + 12);
+    mbr[510] = 0x55;
+    mbr[511] = 0xaa;
+    const fd = openSync(image, 'r+');
+    try {
+      writeFileSync(fd, mbr);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Releases everything, newest first; keeps going past failures and reports them at the end. */
+  release(): void {
+    const errors: unknown[] = [];
+    for (const step of this.undo.reverse()) {
+      try {
+        step();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    this.undo.length = 0;
+    if (errors.length > 0) throw new AggregateError(errors, 'target fixtures were not all released');
+  }
+}
