@@ -1,0 +1,157 @@
+/**
+ * fio 3.33's JSON output as a typed object, plus volbench's own `"volbench"` key. Key order in
+ * these interfaces is fio's order; buildReport creates objects in that order, and formatJson
+ * prints them in insertion order.
+ */
+import type { DiskUtil } from './types.js';
+
+export interface FioLatStats {
+  min: number;
+  max: number;
+  mean: number;
+  stddev: number;
+  N: number;
+  /** `"99.900000"` → ns; only when that latency's percentiles are on and N > 0. */
+  percentile?: Record<string, number>;
+  /** json+ only: `"<bucket value ns>"` → count, non-empty buckets. Always built; `json` drops it. */
+  bins?: Record<string, number>;
+}
+
+export interface FioDirStats {
+  io_bytes: number;
+  io_kbytes: number;
+  bw_bytes: number;
+  bw: number;
+  iops: number;
+  runtime: number;
+  total_ios: number;
+  short_ios: number;
+  drop_ios: number;
+  slat_ns: FioLatStats;
+  clat_ns: FioLatStats;
+  lat_ns: FioLatStats;
+  bw_min: number;
+  bw_max: number;
+  bw_agg: number;
+  bw_mean: number;
+  bw_dev: number;
+  bw_samples: number;
+  iops_min: number;
+  iops_max: number;
+  iops_mean: number;
+  iops_stddev: number;
+  iops_samples: number;
+}
+
+export interface FioSyncStats {
+  total_ios: number;
+  lat_ns: FioLatStats;
+}
+
+export interface FioJob {
+  jobname: string;
+  groupid: number;
+  error: number;
+  eta: number;
+  elapsed: number;
+  'job options'?: Record<string, string>;
+  read?: FioDirStats;
+  write?: FioDirStats;
+  trim?: FioDirStats;
+  sync?: FioSyncStats;
+  mixed?: FioDirStats;
+  job_runtime: number;
+  usr_cpu: number;
+  sys_cpu: number;
+  ctx: number;
+  majf: number;
+  minf: number;
+  iodepth_level: Record<string, number>;
+  iodepth_submit: Record<string, number>;
+  iodepth_complete: Record<string, number>;
+  latency_ns: Record<string, number>;
+  latency_us: Record<string, number>;
+  latency_ms: Record<string, number>;
+  latency_depth?: number;
+  latency_target?: number;
+  latency_percentile?: number;
+  latency_window?: number;
+  desc?: string;
+  /** fio's steady-state block; volbench does not produce it but formats it when given. */
+  steadystate?: Record<string, unknown>;
+}
+
+export interface VolbenchSeriesDir {
+  iops: number;
+  bw_bytes: number;
+  clat_mean_ns: number;
+  clat_p99_ns: number;
+}
+
+export interface VolbenchSeriesPoint {
+  t_ms: number;
+  dur_ms: number;
+  read?: VolbenchSeriesDir;
+  write?: VolbenchSeriesDir;
+  trim?: VolbenchSeriesDir;
+}
+
+export interface VolbenchJob {
+  jobname: string;
+  groupid: number;
+  /** Engine that ran (after any fallback); several joined by "," when instances differ. */
+  engine: string;
+  /** Index into `volbench.targets`. */
+  target: number;
+  cancelled: boolean;
+  error_message: string;
+  /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
+  members: number;
+  series: VolbenchSeriesPoint[];
+}
+
+/** TargetIdentity with snake_case keys. */
+export interface VolbenchTarget {
+  path: string;
+  device: string | null;
+  disk: string | null;
+  model: string | null;
+  serial: string | null;
+  ebs_volume_id: string | null;
+  vendor: string | null;
+  size_bytes: number;
+  logical_block_size: number;
+  physical_block_size: number;
+  rotational: boolean | null;
+  scheduler: string | null;
+  filesystem: string | null;
+  mount_point: string | null;
+  is_block_device: boolean;
+  kernel: string;
+}
+
+export interface VolbenchSection {
+  version: string;
+  kernel: string;
+  targets: VolbenchTarget[];
+  /** One per entry of `jobs`, same order. */
+  jobs: VolbenchJob[];
+}
+
+/** fio's JSON document as fio prints it; the formatters accept it with or without "volbench". */
+export interface FioJson {
+  'fio version': string;
+  timestamp: number;
+  timestamp_ms: number;
+  time: string;
+  'global options'?: Record<string, string>;
+  jobs: FioJob[];
+  disk_util?: DiskUtil[];
+  /** volbench's own key; absent in fio's output. */
+  volbench?: VolbenchSection;
+}
+
+/** What buildReport returns: fio's document plus the "volbench" key, always present. */
+export interface FioResult extends FioJson {
+  volbench: VolbenchSection;
+}

@@ -1,0 +1,29 @@
+/**
+ * The report stage: raw engine results to fio 3.33's JSON (`json`, `json+`) and normal text.
+ */
+export { buildReport, ETA_UNKNOWN } from './build.js';
+export { formatJson, type FormatJsonOptions } from './format-json.js';
+export { formatNormal, type FormatNormalOptions } from './format-normal.js';
+export { HIST_BUCKETS, bucketIndex, bucketValue, emptyHist, histBins, mergeHist, percentiles } from './histogram.js';
+export type {
+  FioDirStats, FioJob, FioJson, FioLatStats, FioResult, FioSyncStats,
+  VolbenchJob, VolbenchSection, VolbenchSeriesDir, VolbenchSeriesPoint, VolbenchTarget,
+} from './fio-result.js';
+export type { DiskUtil, OutputFormat, ReportJob, RunReportInput, TargetIdentity } from './types.js';
+
+import { buildReport } from './build.js';
+import { formatJson } from './format-json.js';
+import { formatNormal } from './format-normal.js';
+import type { OutputFormat, RunReportInput } from './types.js';
+import type { FioJson } from './fio-result.js';
+
+/** A result in one of fio's output formats. */
+export function formatResult(result: FioJson, format: OutputFormat): string {
+  if (format === 'normal') return formatNormal(result);
+  return formatJson(result, { plus: format === 'json+' });
+}
+
+/** buildReport then formatResult. */
+export function report(input: RunReportInput, format: OutputFormat): string {
+  return formatResult(buildReport(input), format);
+}

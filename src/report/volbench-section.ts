@@ -1,0 +1,74 @@
+/**
+ * The `"volbench"` key: what fio's JSON has no room for. Target identity (which EBS volume,
+ * which device model), the engine that really ran, cancellation, and the time series, with one
+ * job entry per fio job entry in the same order.
+ */
+import type { RwMode } from '../spec/types.js';
+import type { RunReportInput, TargetIdentity } from './types.js';
+import type { VolbenchJob, VolbenchSection, VolbenchTarget } from './fio-result.js';
+import type { Entry } from './entries.js';
+import { mergeSeries, seriesJson } from './series.js';
+
+export function targetJson(t: TargetIdentity): VolbenchTarget {
+  return {
+    path: t.path,
+    device: t.device,
+    disk: t.disk,
+    model: t.model,
+    serial: t.serial,
+    ebs_volume_id: t.ebsVolumeId,
+    vendor: t.vendor,
+    size_bytes: t.sizeBytes,
+    logical_block_size: t.logicalBlockSize,
+    physical_block_size: t.physicalBlockSize,
+    rotational: t.rotational,
+    scheduler: t.scheduler,
+    filesystem: t.filesystem,
+    mount_point: t.mountPoint,
+    is_block_device: t.isBlockDevice,
+    kernel: t.kernel,
+  };
+}
+
+/** Directions a workload issues: read, write, trim. */
+function rwDirections(rw: RwMode): boolean[] {
+  return [
+    ['read', 'randread', 'rw', 'randrw'].includes(rw),
+    ['write', 'randwrite', 'rw', 'randrw'].includes(rw),
+    ['trim', 'randtrim'].includes(rw),
+  ];
+}
+
+/** A direction is in the series when a member's workload issues it or any I/O went that way. */
+function seriesDirections(entry: Entry): boolean[] {
+  const dirs = [false, false, false];
+  for (const { job, result } of entry.members) {
+    const byRw = rwDirections(job.options.rw);
+    result.dirs.forEach((d, i) => (dirs[i] ||= byRw[i] || d.totalIos > 0));
+  }
+  return dirs;
+}
+
+function jobSection(entry: Entry): VolbenchJob {
+  const results = entry.members.map((m) => m.result);
+  const engines = [...new Set(results.map((r) => r.engine))];
+  return {
+    jobname: entry.ts.name,
+    groupid: entry.ts.groupid,
+    engine: engines.join(','),
+    target: entry.members[0]?.job.targetIndex ?? 0,
+    cancelled: results.some((r) => r.cancelled),
+    error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
+    members: entry.ts.members,
+    series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
+  };
+}
+
+export function volbenchSection(input: RunReportInput, entries: readonly Entry[]): VolbenchSection {
+  return {
+    version: input.volbenchVersion,
+    kernel: input.targets[0]?.kernel ?? '',
+    targets: input.targets.map(targetJson),
+    jobs: entries.map(jobSection),
+  };
+}
