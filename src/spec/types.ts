@@ -120,8 +120,9 @@ export interface JobOptions {
   unlink: boolean;
   /** Unset: io_uring, falling back to libaio, then psync. */
   ioengine?: EngineName;
-  fixedbufs: boolean;
-  registerfiles: boolean;
+  /** Unset: on (volbench registers buffers and files by default; fio does not). */
+  fixedbufs?: boolean;
+  registerfiles?: boolean;
   sqthread_poll: boolean;
   hipri: boolean;
   fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';

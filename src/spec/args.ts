@@ -1,0 +1,160 @@
+/**
+ * fio's command line (init.c parse_cmd_line, getopt_long_only): `--name=x` starts a job,
+ * options before the first `--name` are global, other arguments are job files.
+ *
+ * How fio 3.33 combines them, and so volbench:
+ * - `--opt=value` always; `--opt value` for options that need a value; a flag (time_based,
+ *   group_reporting, ...) takes a value only as `--flag=1`. A single dash works too (`-bs=4k`).
+ * - Command-line global options are applied before a job file's [global] section, so the job
+ *   file wins where both set an option; they apply to the jobs of the first job file only.
+ * - Jobs given with `--name` come before the jobs of job files.
+ * - A second job file starts again from fio's defaults, and its first job waits for the jobs
+ *   before it (stonewall).
+ */
+import { readFileSync } from 'node:fs';
+
+import { VolbenchError } from '../errors.js';
+import type { JobSpec } from './types.js';
+import type { Env } from './expand.js';
+import { parseJobFileSections } from './jobfile.js';
+import { findOption, optionNameError } from './option-lookup.js';
+import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
+
+export type FioOutputFormat = 'json' | 'json+' | 'normal';
+
+export interface FioArgs {
+  spec: JobSpec;
+  /** In the order given, without repeats; `json+` replaces `json` (fio prints one JSON document). */
+  outputFormats: FioOutputFormat[];
+  output?: string;
+  jobFiles: string[];
+}
+
+export interface FioArgsOptions {
+  /** Environment for `${VAR}` in job files (default: process.env). */
+  env?: Env;
+}
+
+/** fio's own command flags (init.c l_opts) other than --output and --output-format. */
+const FIO_COMMAND_FLAGS = new Set([
+  'latency-log', 'bandwidth-log', 'minimal', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
+  'showcmd', 'readonly', 'eta', 'eta-interval', 'eta-newline', 'debug', 'parse-only', 'section',
+  'inflate-log', 'alloc-size', 'profile', 'warnings-fatal', 'max-jobs', 'terse-version', 'server',
+  'daemonize', 'client', 'remote-config', 'cpuclock-test', 'crctest', 'memcpytest', 'idle-prof',
+  'status-interval', 'trigger-file', 'trigger-timeout', 'trigger', 'trigger-remote', 'aux-path',
+  'merge-blktrace-only',
+]);
+
+const OUTPUT_FORMATS_ACCEPTED = 'a comma-separated list of json, json+, normal';
+
+function argsError(field: string, message: string, accepted?: string): VolbenchError {
+  return new VolbenchError('EINVALID_ARGS', message, { field, ...(accepted ? { accepted } : {}) });
+}
+
+export function parseOutputFormats(text: string): FioOutputFormat[] {
+  const out: FioOutputFormat[] = [];
+  for (const word of text.split(',')) {
+    if (word === 'json' || word === 'json+' || word === 'normal') {
+      if (!out.includes(word)) out.push(word);
+    } else if (word === 'minimal' || word === 'terse' || word === 'csv') {
+      throw new VolbenchError('EUNSUPPORTED_OPTION', `--output-format=${word} is not supported by volbench yet`,
+        { field: '--output-format', accepted: OUTPUT_FORMATS_ACCEPTED });
+    } else {
+      throw argsError('--output-format', `invalid output format '${word}'`, OUTPUT_FORMATS_ACCEPTED);
+    }
+  }
+  return out.includes('json+') ? out.filter((f) => f !== 'json') : out;
+}
+
+interface Parsed {
+  sections: Section[];
+  jobFiles: string[];
+  outputFormats: FioOutputFormat[];
+  output?: string;
+}
+
+/** One `--opt[=value]` argument; returns how many extra arguments it consumed. */
+function takeOption(argv: string[], i: number, parsed: Parsed): number {
+  const body = argv[i].replace(/^--?/, '');
+  const eq = body.indexOf('=');
+  const name = eq < 0 ? body : body.slice(0, eq);
+  let value: string | undefined = eq < 0 ? undefined : body.slice(eq + 1);
+  const current = parsed.sections[parsed.sections.length - 1];
+  const scope = current?.kind === 'job' ? `jobs[${parsed.sections.filter((s) => s.kind === 'job').length - 1}]` : 'global';
+  const def = findOption(name);
+  const isCommand = name === 'output' || name === 'output-format';
+  if (!def && !isCommand) {
+    if (FIO_COMMAND_FLAGS.has(name)) {
+      throw new VolbenchError('EUNSUPPORTED_OPTION', `fio flag '--${name}' is not supported by volbench yet`,
+        { field: `--${name}` });
+    }
+    throw optionNameError(name, scope, ['output', 'output-format', ...FIO_COMMAND_FLAGS]);
+  }
+  let consumed = 0;
+  // getopt: an option that needs a value takes the next argument when none follows '='.
+  if (value === undefined && !def?.flag) {
+    if (i + 1 >= argv.length) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
+    value = argv[i + 1];
+    consumed = 1;
+  }
+  if (value === '' && !def?.flag) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
+  if (name === 'output') parsed.output = value;
+  else if (name === 'output-format') parsed.outputFormats = parseOutputFormats(value as string);
+  else addOption(parsed, name, value ?? true);
+  return consumed;
+}
+
+function addOption(parsed: Parsed, name: string, value: string | true): void {
+  const sections = parsed.sections;
+  if (name === 'name') {
+    // fio: `--name=global...` (any name starting with "global") opens a global section.
+    const isGlobal = typeof value === 'string' && value.startsWith('global');
+    sections.push({ kind: isGlobal ? 'global' : 'job', entries: [] });
+  } else if (sections.length === 0) {
+    sections.push({ kind: 'global', entries: [] });
+  }
+  sections[sections.length - 1].entries.push([name, value]);
+}
+
+function readJobFile(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (cause) {
+    throw new VolbenchError('EJOBFILE', `cannot read job file '${path}': ${(cause as Error).message}`, { path, cause });
+  }
+}
+
+/** Job files' sections after the command line's, with fio's reset between files. */
+function jobFileSections(files: string[], env: Env): Array<Section | ResetGlobals> {
+  const out: Array<Section | ResetGlobals> = [];
+  files.forEach((path, k) => {
+    const sections = parseJobFileSections(readJobFile(path), env);
+    if (k > 0) {
+      out.push({ kind: 'reset' });
+      const first = sections.find((s) => s.kind === 'job');
+      if (first) first.stonewall = true;
+    }
+    out.push(...sections);
+  });
+  return out;
+}
+
+/** Parse fio's command line: job options, job files (read now), --output-format and --output. */
+export function parseFioArgs(argv: string[], options: FioArgsOptions = {}): FioArgs {
+  const parsed: Parsed = { sections: [], jobFiles: [], outputFormats: ['normal'] };
+  let optionsEnded = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!optionsEnded && arg === '--') optionsEnded = true;
+    else if (optionsEnded || !arg.startsWith('-') || arg === '-') parsed.jobFiles.push(arg);
+    else i += takeOption(argv, i, parsed);
+  }
+  const spec = sectionsToSpec([...parsed.sections, ...jobFileSections(parsed.jobFiles, options.env ?? process.env)]);
+  if (spec.jobs.length === 0) throw new VolbenchError('EINVALID_ARGS', 'no jobs defined: give --name=<job> or a job file', {});
+  return {
+    spec,
+    outputFormats: parsed.outputFormats,
+    ...(parsed.output === undefined ? {} : { output: parsed.output }),
+    jobFiles: parsed.jobFiles,
+  };
+}

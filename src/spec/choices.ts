@@ -1,0 +1,77 @@
+/**
+ * Options whose value is one word from a list (fio's posval tables in options.c). Each list has
+ * the words volbench supports and the words fio also knows, which are refused as "not supported
+ * yet" rather than as typos.
+ */
+import type { EngineName, JobOptions, RwMode } from './types.js';
+import { invalidValue, unsupported } from './fail.js';
+
+export interface Choice<T> {
+  /** Supported words, as fio spells them (case matters, as in fio). */
+  values: Readonly<Record<string, T>>;
+  /** Words fio 3.33 accepts that volbench does not support yet. */
+  fioOnly: readonly string[];
+}
+
+export function choiceAccepted<T>(choice: Choice<T>): string {
+  return `one of ${Object.keys(choice.values).join(', ')}`;
+}
+
+export function parseChoice<T>(text: string, choice: Choice<T>, ctx: { field: string; option: string }): T {
+  const word = text.trim();
+  if (Object.hasOwn(choice.values, word)) return choice.values[word];
+  if (choice.fioOnly.includes(word)) {
+    throw unsupported(ctx.field, `${ctx.option}=${word} is not supported by volbench yet`, choiceAccepted(choice));
+  }
+  throw invalidValue(ctx.field, `'${text}' is not a valid ${ctx.option}`, choiceAccepted(choice));
+}
+
+export const RW_CHOICE: Choice<RwMode> = {
+  values: {
+    read: 'read', write: 'write', trim: 'trim', randread: 'randread', randwrite: 'randwrite',
+    randtrim: 'randtrim', rw: 'rw', readwrite: 'rw', randrw: 'randrw',
+  },
+  fioOnly: ['trimwrite', 'randtrimwrite'],
+};
+
+export const IOENGINE_CHOICE: Choice<EngineName> = {
+  values: { io_uring: 'io_uring', libaio: 'libaio', psync: 'psync', sync: 'sync', null: 'null' },
+  // options.c `ioengine` posval plus the names engines/*.c register in fio 3.33.
+  fioOnly: [
+    'vsync', 'pvsync', 'pvsync2', 'io_uring_cmd', 'posixaio', 'solarisaio', 'windowsaio', 'rbd', 'mmap',
+    'splice', 'netsplice', 'sg', 'net', 'cpuio', 'rdma', 'librpma_apm', 'librpma_gpspm',
+    'librpma_apm_client', 'librpma_apm_server', 'librpma_gpspm_client', 'librpma_gpspm_server',
+    'e4defrag', 'falloc', 'gfapi', 'gfapi_async', 'libhdfs', 'pmemblk', 'ime_psync', 'ime_psyncv',
+    'ime_aio', 'dev-dax', 'filecreate', 'filestat', 'filedelete', 'external', 'libpmem', 'http', 'nbd',
+    'dfs', 'nfs', 'xnvme', 'exec', 'ftruncate', 'libcufile', 'libiscsi', 'libzbc', 'mtd', 'rados',
+  ],
+};
+
+export const VERIFY_CHOICE: Choice<JobOptions['verify']> = {
+  // fio 3.33 spells "no verification" only as 0; volbench also takes none.
+  values: { '0': 'none', none: 'none', crc32c: 'crc32c', 'crc32c-intel': 'crc32c' },
+  fioOnly: [
+    'md5', 'crc64', 'crc32', 'crc16', 'crc7', 'sha1', 'sha256', 'sha512', 'sha3-224', 'sha3-256',
+    'sha3-384', 'sha3-512', 'xxhash', 'meta', 'pattern', 'null',
+  ],
+};
+
+export const SYNC_CHOICE: Choice<JobOptions['sync']> = {
+  values: { none: 'none', '0': 'none', sync: 'sync', '1': 'sync', dsync: 'dsync' },
+  fioOnly: [],
+};
+
+export const FALLOCATE_CHOICE: Choice<JobOptions['fallocate']> = {
+  values: { none: 'none', native: 'native', posix: 'posix', keep: 'keep', truncate: 'truncate', '0': 'none', '1': 'posix' },
+  fioOnly: [],
+};
+
+export const UNIFIED_RW_REPORTING_CHOICE: Choice<JobOptions['unified_rw_reporting']> = {
+  values: { none: 'none', mixed: 'mixed', both: 'both', '0': 'none', '1': 'mixed', '2': 'both' },
+  fioOnly: [],
+};
+
+export const KB_BASE_CHOICE: Choice<JobOptions['kb_base']> = {
+  values: { '1024': 1024, '1000': 1000 },
+  fioOnly: [],
+};

@@ -1,0 +1,71 @@
+/**
+ * Substitutions fio makes in job-file option lines (options.c fio_option_dup_subs,
+ * fio_keyword_replace): `${VAR}` from the environment, then the keywords `$pagesize`,
+ * `$mb_memory` and `$ncpus`, after which a value with + - * / is computed.
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+
+import { VolbenchError } from '../errors.js';
+import { evaluateInteger } from './arithmetic.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface ExpandContext {
+  env: Env;
+  /** 1-based line number, for messages. */
+  line: number;
+  /** Spec path of the option on this line. */
+  field: string;
+}
+
+/**
+ * `${NAME}` becomes the variable's value. fio silently substitutes an empty string for an unset
+ * variable, which turns `filename=${DEV}` into a different job; volbench refuses instead.
+ */
+export function expandEnv(text: string, ctx: ExpandContext): string {
+  return text.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
+    const value = ctx.env[name];
+    if (value === undefined) {
+      throw new VolbenchError('EJOBFILE', `line ${ctx.line}: environment variable '${name}' is not set`, {
+        field: ctx.field,
+        accepted: 'a ${NAME} whose variable is set in the environment',
+      });
+    }
+    return value;
+  });
+}
+
+/** The system page size, from the kernel's own report for this process's mappings. */
+function pageSize(): number {
+  const smaps = readFileSync('/proc/self/smaps', 'utf8');
+  const kb = /^KernelPageSize:\s+(\d+) kB/m.exec(smaps);
+  return kb ? Number(kb[1]) * 1024 : 4096;
+}
+
+/** fio's keywords in fio's replacement order; values are computed only when used. */
+const KEYWORDS: Array<[word: string, value: () => number]> = [
+  ['$pagesize', pageSize],
+  ['$mb_memory', () => Math.floor(totalmem() / (1024 * 1024))],
+  ['$ncpus', () => cpus().length],
+];
+
+/** Replace fio's keywords; when one was replaced and the value has + - * /, compute it. */
+export function expandKeywords(name: string, value: string, ctx: ExpandContext): string {
+  let out = value;
+  let replaced = false;
+  for (const [word, compute] of KEYWORDS) {
+    if (!out.includes(word)) continue;
+    out = out.split(word).join(String(compute()));
+    replaced = true;
+  }
+  if (!replaced || !/[-+*/]/.test(out) || out.includes("'")) return out;
+  const result = evaluateInteger(out);
+  if (result === undefined) {
+    throw new VolbenchError('EJOBFILE', `line ${ctx.line}: cannot compute '${out}' for ${name}`, {
+      field: ctx.field,
+      accepted: 'whole numbers and $ncpus, $mb_memory, $pagesize with + - * / and parentheses',
+    });
+  }
+  return result.toString();
+}

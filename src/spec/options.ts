@@ -1,0 +1,171 @@
+/**
+ * The fio options volbench supports: one row each, with fio 3.33's name and aliases
+ * (options.c `.name`/`.alias`, engines/io_uring.c for the io_uring flags), the JobOptions field
+ * it fills, its default (fio's `.def`, except where JobOptions says volbench differs), whether it
+ * is a flag (FIO_OPT_STR_SET) and its job-file priority (`.prio`).
+ */
+import type { BsSplitEntry, JobOptions, PerDirection } from './types.js';
+import {
+  FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
+  VERIFY_CHOICE, choiceAccepted, parseChoice,
+} from './choices.js';
+import { invalidValue, unsupported } from './fail.js';
+import {
+  boolKind, choiceKind, flagKind, intKind, option, sizeKind, sizeOrPercentKind, stringKind, timeKind,
+  type OptionContext, type OptionDef,
+} from './option-def.js';
+import { singlePath } from './paths.js';
+import { BSSPLIT_ACCEPTED, parseBsSplit, parsePerDirection, perDirectionAccepted } from './per-direction.js';
+import { DEFAULT_PERCENTILES, PERCENTILE_LIST_ACCEPTED, parsePercentileList } from './percentile-list.js';
+import { parseRandomDistribution, RANDOM_DISTRIBUTION_ACCEPTED } from './random-distribution.js';
+import { parseInteger, parseRandseed, parseSize } from './units.js';
+
+const UINT_MAX = 0xffffffff;
+
+/** bs, ba, rate: a size per direction, at least `min` bytes each. */
+function sizePerDirection(min: number) {
+  const accepted = perDirectionAccepted(min ? `a size of at least ${min} byte` : 'a size');
+  return {
+    accepted,
+    parse: (text: string, ctx: OptionContext): PerDirection<number> =>
+      parsePerDirection(text, ctx.previous as PerDirection<number>, (part) => {
+        const bytes = parseSize(part, ctx);
+        if (bytes < min) throw invalidValue(ctx.field, `'${part}' is below the minimum of ${min}`, accepted);
+        return bytes;
+      }, { field: ctx.field, accepted }),
+  };
+}
+
+/** rate_iops: a whole number per direction. */
+function countPerDirection() {
+  const accepted = perDirectionAccepted('a whole number');
+  return {
+    accepted,
+    parse: (text: string, ctx: OptionContext): PerDirection<number> =>
+      parsePerDirection(text, ctx.previous as PerDirection<number>,
+        (part) => parseInteger(part, { ...ctx, max: UINT_MAX }), { field: ctx.field, accepted }),
+  };
+}
+
+/** rw=randread:8 and rw=write:4k (fio's sequencer postfix) are fio forms volbench lacks. */
+function parseRw(text: string, ctx: OptionContext): JobOptions['rw'] {
+  const [mode, postfix] = text.trim().split(':');
+  if (postfix !== undefined) {
+    throw unsupported(ctx.field, `the ':${postfix}' postfix of rw is not supported by volbench yet`, choiceAccepted(RW_CHOICE));
+  }
+  return parseChoice(mode, RW_CHOICE, { field: ctx.field, option: 'rw' });
+}
+
+function parseIoengine(text: string, ctx: OptionContext): JobOptions['ioengine'] {
+  const word = text.trim();
+  if (word.startsWith('external:') || word.includes('/')) {
+    throw unsupported(ctx.field, `external ioengines ('${word}') are not supported by volbench yet`);
+  }
+  return parseChoice(word, IOENGINE_CHOICE, { field: ctx.field, option: 'ioengine' });
+}
+
+/** write_bw_log and friends: a file name prefix; given bare (job files), fio uses the job name. */
+function logKind<K extends 'write_bw_log' | 'write_iops_log' | 'write_lat_log'>() {
+  return {
+    ...stringKind<K>(),
+    accepted: 'a file name prefix (without one, the job name)',
+    bare: (ctx: OptionContext<K>) => ctx.jobName,
+  };
+}
+
+export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
+  // Job description and target
+  option('name', 'name', stringKind()),
+  option('description', 'description', stringKind()),
+  option('filename', 'filename', stringKind((t, f) => singlePath(t, f, 'filename')), { prio: -1 }),
+  option('directory', 'directory', stringKind((t, f) => singlePath(t, f, 'directory'))),
+  option('size', 'size', sizeOrPercentKind(1)),
+  option('filesize', 'filesize', sizeKind(1)),
+  option('offset', 'offset', sizeOrPercentKind(0), { aliases: ['fileoffset'], default: { bytes: 0 } }),
+  option('offset_increment', 'offset_increment', sizeOrPercentKind(0), { default: { bytes: 0 } }),
+  option('io_size', 'io_size', sizeOrPercentKind(1), { aliases: ['io_limit'] }),
+  // I/O pattern
+  option('rw', 'rw', { accepted: choiceAccepted(RW_CHOICE), parse: parseRw }, { aliases: ['readwrite'], default: 'read' }),
+  option('rwmixread', 'rwmixread', intKind({ max: 100 }), { default: 50 }),
+  option('rwmixwrite', 'rwmixread', intKind({ max: 100 }, (n) => 100 - n)),
+  option('bs', 'bs', sizePerDirection(1), { aliases: ['blocksize'], default: [4096, 4096, 4096] }),
+  option('bssplit', 'bssplit', {
+    accepted: BSSPLIT_ACCEPTED,
+    parse: (text, ctx) => parseBsSplit(text, ctx.previous as PerDirection<BsSplitEntry[]> | undefined, ctx),
+  }),
+  option('ba', 'blockalign', sizePerDirection(1), { aliases: ['blockalign'], default: [0, 0, 0] }),
+  option('iodepth', 'iodepth', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
+  option('iodepth_batch', 'iodepth_batch_submit', intKind({ max: UINT_MAX }), { aliases: ['iodepth_batch_submit'], default: 0 }),
+  option('iodepth_batch_complete_min', 'iodepth_batch_complete_min', intKind({ max: UINT_MAX }),
+    { aliases: ['iodepth_batch_complete'], default: 1 }),
+  option('numjobs', 'numjobs', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
+  option('group_reporting', 'group_reporting', flagKind(), { default: false }),
+  option('stonewall', 'stonewall', flagKind(), { aliases: ['wait_for_previous'], default: false }),
+  option('new_group', 'new_group', flagKind(), { default: false }),
+  // Time
+  option('runtime', 'runtime_ns', timeKind('s'), { aliases: ['timeout'], default: 0 }),
+  option('time_based', 'time_based', flagKind(), { default: false }),
+  option('ramp_time', 'ramp_time_ns', timeKind('s'), { default: 0 }),
+  option('startdelay', 'startdelay_ns', timeKind('s'), { default: 0 }),
+  // fio runs loops=0 once (init.c fixup_options), so 0 is stored as 1.
+  option('loops', 'loops', intKind({ max: UINT_MAX }, (n) => Math.max(1, n)), { default: 1 }),
+  // Buffering and syncing
+  option('direct', 'direct', boolKind(), { default: false }),
+  option('buffered', 'direct', boolKind(true)),
+  option('sync', 'sync', choiceKind('sync', SYNC_CHOICE), { default: 'none' }),
+  option('fsync', 'fsync', intKind({ max: UINT_MAX }), { default: 0 }),
+  option('fdatasync', 'fdatasync', intKind({ max: UINT_MAX }), { default: 0 }),
+  option('end_fsync', 'end_fsync', boolKind(), { default: false }),
+  option('invalidate', 'invalidate', boolKind(), { default: true }),
+  // Randomness
+  option('randrepeat', 'randrepeat', boolKind(), { default: true }),
+  option('randseed', 'randseed', { accepted: 'a 64-bit whole number', parse: (t, c) => parseRandseed(t, c) }, { default: 0x89n }),
+  option('norandommap', 'norandommap', flagKind(), { default: false }),
+  option('random_distribution', 'random_distribution',
+    { accepted: RANDOM_DISTRIBUTION_ACCEPTED, parse: (t, c) => parseRandomDistribution(t, c) }, { default: { kind: 'random' } }),
+  // Rate and think time
+  option('rate', 'rate', sizePerDirection(0), { default: [0, 0, 0] }),
+  option('rate_iops', 'rate_iops', countPerDirection(), { default: [0, 0, 0] }),
+  option('thinktime', 'thinktime_ns', timeKind('us'), { default: 0 }),
+  option('thinktime_blocks', 'thinktime_blocks', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
+  // Buffer contents
+  option('refill_buffers', 'refill_buffers', flagKind(), { default: false }),
+  option('scramble_buffers', 'scramble_buffers', boolKind(), { default: true }),
+  option('zero_buffers', 'zero_buffers', flagKind(), { default: false }),
+  option('buffer_compress_percentage', 'buffer_compress_percentage', intKind({ max: 100 }), { default: 0 }),
+  option('buffer_compress_chunk', 'buffer_compress_chunk', intKind({ max: UINT_MAX }), { default: 512 }),
+  // Verification
+  option('verify', 'verify', choiceKind('verify', VERIFY_CHOICE), { default: 'none' }),
+  option('do_verify', 'do_verify', boolKind(), { default: true }),
+  option('verify_only', 'verify_only', flagKind(), { default: false }),
+  // Reporting
+  option('percentile_list', 'percentile_list',
+    { accepted: PERCENTILE_LIST_ACCEPTED, parse: (t, c) => parsePercentileList(t, c) }, { default: [...DEFAULT_PERCENTILES] }),
+  option('clat_percentiles', 'clat_percentiles', boolKind(), { default: true }),
+  option('lat_percentiles', 'lat_percentiles', boolKind(), { default: false }),
+  option('slat_percentiles', 'slat_percentiles', boolKind(), { default: false }),
+  option('unified_rw_reporting', 'unified_rw_reporting', choiceKind('unified_rw_reporting', UNIFIED_RW_REPORTING_CHOICE),
+    { default: 'none' }),
+  option('write_bw_log', 'write_bw_log', logKind()),
+  option('write_iops_log', 'write_iops_log', logKind()),
+  option('write_lat_log', 'write_lat_log', logKind()),
+  option('log_avg_msec', 'log_avg_msec', intKind({ max: UINT_MAX }), { default: 0 }),
+  option('bwavgtime', 'bwavgtime', intKind({ min: 1, max: UINT_MAX }), { default: 500 }),
+  option('iopsavgtime', 'iopsavgtime', intKind({ min: 1, max: UINT_MAX }), { default: 500 }),
+  option('disable_lat', 'disable_lat', boolKind(), { default: false }),
+  option('disable_clat', 'disable_clat', boolKind(), { default: false }),
+  option('disable_slat', 'disable_slat', boolKind(), { default: false }),
+  // kb_base has prio 1 in fio, so a job file's sizes are read after it whatever the line order.
+  option('kb_base', 'kb_base', choiceKind('kb_base', KB_BASE_CHOICE), { prio: 1, default: 1024 }),
+  option('unlink', 'unlink', boolKind(), { default: false }),
+  // Engines. ioengine unset means volbench picks (io_uring, then libaio, then psync).
+  option('ioengine', 'ioengine', { accepted: 'one of io_uring, libaio, psync, sync, null', parse: parseIoengine }),
+  // fixedbufs and registerfiles unset mean on (JobOptions); given, they are what the user says.
+  option('fixedbufs', 'fixedbufs', flagKind(), { engine: true }),
+  option('registerfiles', 'registerfiles', flagKind(), { engine: true }),
+  option('sqthread_poll', 'sqthread_poll', flagKind(), { engine: true, default: false }),
+  option('hipri', 'hipri', flagKind(), { engine: true, default: false }),
+  option('fallocate', 'fallocate', choiceKind('fallocate', FALLOCATE_CHOICE), { default: 'native' }),
+  // volbench's own: writing to a block device needs this opt-in. fio has no such option.
+  option('allow_block_write', 'allow_block_write', flagKind(), { default: false, echo: false }),
+];

@@ -1,0 +1,41 @@
+/**
+ * "Did you mean ...?" for misspelt option names, as fio's show_closest_option (parse.c
+ * string_distance, string_distance_ok): Levenshtein distance, suggested only when it is at most
+ * half the length of what was typed.
+ */
+
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitute = prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min(prev[j] + 1, row[j - 1] + 1, substitute));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The closest candidate within fio's bound, the first of equals; undefined when none is close. */
+export function closestName(typed: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = editDistance(typed, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.floor((typed.length + 1) / 2) ? best : undefined;
+}
+
+/** Try each list in turn: a close supported name beats a close name volbench lacks. */
+export function suggestName(typed: string, ...lists: Array<Iterable<string>>): string | undefined {
+  for (const list of lists) {
+    const hit = closestName(typed, list);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
