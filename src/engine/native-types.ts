@@ -233,6 +233,8 @@ export interface NativeTargetInfo {
   fsFreeBytes: number;
   /** Whether O_DIRECT open succeeds on the target (or its directory, for a new file). */
   directOk: boolean;
+  /** errno of a failed stat or open (0 when the target or its directory could be examined). */
+  error: number;
 }
 
 export interface NativeAddon {

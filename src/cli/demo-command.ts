@@ -1,0 +1,53 @@
+/**
+ * `volbench demo` (what `npm start` runs): a short, real benchmark on a temporary file in the
+ * current directory (or --directory), removed afterwards, printed in fio's normal format.
+ */
+import { resolve } from 'node:path';
+
+import { VolbenchError } from '../errors.js';
+import { runJobs } from '../run/run-jobs.js';
+import type { JobSpec } from '../spec/types.js';
+import { ProgressPrinter } from './progress-line.js';
+import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
+
+export function demoSpec(directory: string): JobSpec {
+  return {
+    global: {
+      filename: resolve(directory, `.volbench-demo-${process.pid}.bin`),
+      size: '256m',
+      direct: 1,
+      runtime: '5s',
+      time_based: true,
+      unlink: 1,
+    },
+    jobs: [
+      { name: 'randread-4k-qd32', rw: 'randread', bs: '4k', iodepth: 32 },
+      { name: 'randwrite-4k-qd32', stonewall: true, rw: 'randwrite', bs: '4k', iodepth: 32 },
+      { name: 'read-1m-qd8', stonewall: true, rw: 'read', bs: '1m', iodepth: 8 },
+    ],
+  };
+}
+
+export async function demoCommand(argv: string[], io: CommandIo): Promise<number> {
+  let directory = process.cwd();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--directory' && argv[i + 1] !== undefined) directory = argv[++i];
+    else if (a.startsWith('--directory=')) directory = a.slice('--directory='.length);
+    else throw new VolbenchError('EINVALID_ARGS', `demo does not take '${a}'`, { accepted: '--directory DIR' });
+  }
+  io.stderr.write(`volbench demo: 4k random read, 4k random write and 1 MiB sequential read, 5 s each, on a 256 MiB file in ${directory}\n`);
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  const printer = new ProgressPrinter(io.stderr);
+  try {
+    const result = await runJobs(demoSpec(directory), { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    printer.done();
+    io.stdout.write(renderOutputs(result, ['normal']));
+    return exitStatus(result);
+  } finally {
+    printer.done();
+    process.off('SIGINT', onSignal);
+  }
+}

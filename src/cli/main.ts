@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/**
+ * The volbench command: thin wiring over the library.
+ */
+import { VolbenchError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { demoCommand } from './demo-command.js';
+import { runCommand, type CommandIo } from './run-command.js';
+
+const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
+
+Usage:
+  volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files
+  volbench demo [--directory DIR]            a short built-in benchmark on a temp file
+  volbench --version | --help
+
+Examples:
+  volbench run --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
+      --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
+  volbench run job.fio --output-format=json+
+`;
+
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return runCommand(rest, io);
+    case 'demo':
+      return demoCommand(rest, io);
+    case '--version':
+    case '-v':
+      io.stdout.write(`volbench-${VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo`, {
+        accepted: 'run, demo',
+      });
+  }
+}
+
+function reportError(err: unknown, io: CommandIo): number {
+  if (err instanceof VolbenchError) {
+    io.stderr.write(`volbench: ${err.message}${err.field ? ` [${err.field}]` : ''}\n`);
+    return 2;
+  }
+  io.stderr.write(`volbench: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 2;
+}
+
+const io: CommandIo = { stdout: process.stdout, stderr: process.stderr };
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.exitCode = reportError(err, io);
+  },
+);

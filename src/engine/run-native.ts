@@ -1,0 +1,26 @@
+/**
+ * Runs one stonewall group of job instances in the native engine, with progress and an
+ * AbortSignal. The event loop is never blocked: the engine works on its own threads.
+ */
+import type { NativeJobPlan, NativeJobResult, NativeProgress } from './native-types.js';
+import { nativeAddon } from './addon.js';
+
+export interface NativeRunOptions {
+  onProgress?: (progress: NativeProgress[]) => void;
+  signal?: AbortSignal;
+}
+
+export async function runNativeGroup(plans: NativeJobPlan[], options: NativeRunOptions = {}): Promise<NativeJobResult[]> {
+  const addon = nativeAddon();
+  const { onProgress, signal } = options;
+  const { id, promise } = addon.runJobs(plans, (progress) => onProgress?.(progress));
+  if (!signal) return promise;
+  const abort = (): void => addon.cancel(id);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await promise;
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * volbench: block storage benchmarks with fio's options, answered in fio's JSON.
+ *
+ *   import { runJobs, parseJobFile, parseFioArgs, formatNormal } from 'volbench';
+ *   const result = await runJobs(parseJobFile(text), { onProgress, signal });
+ */
+export { VolbenchError } from './errors.js';
+export type { VolbenchErrorCode, VolbenchErrorDetails } from './errors.js';
+export { runJobs, runParsed } from './run/run-jobs.js';
+export type { RunJobsOptions } from './run/run-jobs.js';
+export type { RunProgress, DirectionRate } from './run/progress.js';
+export { parseJobFile, parseFioArgs, parseSpec, jobSpecSchema } from './spec/index.js';
+export type { FioArgs } from './spec/index.js';
+export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from './spec/types.js';
+export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';
+export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './report/index.js';
+export { identifyTarget } from './plan/target/index.js';
+export { VERSION } from './version.js';
+export { nativeAddon } from './engine/addon.js';
+export type { NativeEngineName } from './engine/native-types.js';
+
+import { nativeAddon } from './engine/addon.js';
+import type { NativeEngineName } from './engine/native-types.js';
+
+/** Engines this kernel can set up (io_uring, libaio, psync, sync, null). */
+export function availableEngines(): NativeEngineName[] {
+  return nativeAddon().engines();
+}

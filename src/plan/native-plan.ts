@@ -1,0 +1,191 @@
+/**
+ * Turns one job's parsed options and its resolved target into the numbers the native engine
+ * takes, one plan per instance (numjobs).
+ */
+import { randomBytes } from 'node:crypto';
+
+import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
+import type { JobOptions, PerDirection, RwMode } from '../spec/types.js';
+
+/** Engines tried in order when ioengine is unset. */
+export const AUTO_ENGINES: NativeEngineName[] = ['io_uring', 'libaio', 'psync'];
+
+export interface InstanceTarget {
+  path: string;
+  isBlockDevice: boolean;
+  regionOffset: number;
+  regionBytes: number;
+  /** File length to lay out before I/O (0 for block devices). */
+  layoutBytes: number;
+  /** Allow writing: block devices need allow_block_write and must not be in use. */
+  exclusive: boolean;
+}
+
+export interface LogPaths {
+  bw: string;
+  iops: string;
+  lat: string;
+  clat: string;
+  slat: string;
+}
+
+const RANDOM_MODES: ReadonlySet<RwMode> = new Set(['randread', 'randwrite', 'randtrim', 'randrw']);
+
+export function isRandom(rw: RwMode): boolean {
+  return RANDOM_MODES.has(rw);
+}
+
+/** Directions a job issues I/O in: [read, write, trim]. */
+export function directionsUsed(o: JobOptions): PerDirection<boolean> {
+  switch (o.rw) {
+    case 'read':
+    case 'randread':
+      return [true, false, false];
+    case 'write':
+    case 'randwrite':
+      return [false, true, false];
+    case 'trim':
+    case 'randtrim':
+      return [false, false, true];
+    default:
+      return [o.rwmixread > 0, o.rwmixread < 100, false];
+  }
+}
+
+export function readPercent(o: JobOptions): number {
+  const [read, write] = directionsUsed(o);
+  if (read && write) return o.rwmixread;
+  return read ? 100 : 0;
+}
+
+/** The block size table of each direction: bssplit where given, else bs. */
+export function blockSizes(o: JobOptions): PerDirection<NativeBsSplit[]> {
+  return [0, 1, 2].map((d) => {
+    const split = o.bssplit?.[d];
+    if (split && split.length > 0) return split.map((e) => ({ bs: e.bs, pct: e.pct }));
+    return [{ bs: o.bs[d], pct: 100 }];
+  }) as PerDirection<NativeBsSplit[]>;
+}
+
+function distribution(o: JobOptions): { distribution: number; distributionParam: number } {
+  const d = o.random_distribution;
+  switch (d.kind) {
+    case 'zipf':
+      return { distribution: 1, distributionParam: d.theta };
+    case 'pareto':
+      return { distribution: 2, distributionParam: d.h };
+    case 'normal':
+      return { distribution: 3, distributionParam: d.sigmaPct };
+    default:
+      return { distribution: 0, distributionParam: 0 };
+  }
+}
+
+function seedFor(o: JobOptions): bigint {
+  if (o.randrepeat) return o.randseed;
+  return randomBytes(8).readBigUInt64LE();
+}
+
+export function nativePlan(
+  o: JobOptions,
+  instance: number,
+  target: InstanceTarget,
+  engines: NativeEngineName[],
+  logs: LogPaths,
+): NativeJobPlan {
+  const used = directionsUsed(o);
+  const reads = used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]);
+  const logging = Boolean(o.write_bw_log || o.write_iops_log || o.write_lat_log);
+  const rand = isRandom(o.rw) ? 1 : 0;
+  const bufferFill = o.zero_buffers ? 1 : o.buffer_compress_percentage > 0 ? 2 : 0;
+  return {
+    jobName: o.name,
+    instance,
+    engines,
+    path: target.path,
+    isBlockDevice: target.isBlockDevice,
+    direct: o.direct,
+    osync: o.sync,
+    needsWrite: used[1] || used[2],
+    exclusive: target.exclusive,
+    layoutBytes: target.layoutBytes,
+    layoutFill: reads,
+    fallocate: o.fallocate,
+    invalidate: o.invalidate,
+    unlinkAfter: o.unlink,
+    regionOffset: target.regionOffset,
+    regionBytes: target.regionBytes,
+    ioBytesPerLoop: o.io_size && 'bytes' in o.io_size ? o.io_size.bytes : ioSizeFromPercent(o, target.regionBytes),
+    loops: o.loops,
+    timeBased: o.time_based,
+    runtimeNs: o.runtime_ns,
+    rampNs: o.ramp_time_ns,
+    startDelayNs: o.startdelay_ns,
+    random: [rand, rand, rand],
+    readPct: readPercent(o),
+    trimPct: used[2] ? 100 : 0,
+    bs: blockSizes(o),
+    blockAlign: [...o.blockalign] as [number, number, number],
+    ioDepth: o.iodepth,
+    batchSubmit: o.iodepth_batch_submit,
+    batchCompleteMin: o.iodepth_batch_complete_min,
+    randSeed: seedFor(o),
+    randomMap: !o.norandommap,
+    ...distribution(o),
+    rateBytes: [...o.rate] as [number, number, number],
+    rateIops: [...o.rate_iops] as [number, number, number],
+    thinktimeNs: o.thinktime_ns,
+    thinktimeBlocks: o.thinktime_blocks,
+    bufferFill,
+    compressPct: o.buffer_compress_percentage,
+    compressChunk: o.buffer_compress_chunk,
+    refillBuffers: o.refill_buffers,
+    scrambleBuffers: o.scramble_buffers,
+    verify: o.verify === 'crc32c' ? 1 : 0,
+    doVerify: o.do_verify,
+    verifyOnly: o.verify_only,
+    fsyncEvery: o.fsync,
+    fdatasyncEvery: o.fdatasync,
+    endFsync: o.end_fsync,
+    disableSlat: o.disable_slat,
+    disableClat: o.disable_clat,
+    disableLat: o.disable_lat,
+    histSlat: o.slat_percentiles,
+    // clat's histogram always exists: it also feeds the per-second series' p99.
+    histClat: !o.disable_clat,
+    histLat: o.lat_percentiles,
+    sampleWindowMs: logging && o.log_avg_msec > 0 ? o.log_avg_msec : o.bwavgtime,
+    seriesIntervalMs: 1000,
+    bwLogPath: logs.bw,
+    iopsLogPath: logs.iops,
+    latLogPath: logs.lat,
+    clatLogPath: logs.clat,
+    slatLogPath: logs.slat,
+    logAvgMs: o.log_avg_msec,
+    fixedBufs: o.fixedbufs ?? true,
+    registerFiles: o.registerfiles ?? true,
+    sqThreadPoll: o.sqthread_poll,
+    hipri: o.hipri,
+  };
+}
+
+function ioSizeFromPercent(o: JobOptions, regionBytes: number): number {
+  if (o.io_size && 'percent' in o.io_size) {
+    const minBs = Math.min(...blockSizes(o).flat().map((e) => e.bs));
+    return Math.floor((regionBytes * o.io_size.percent) / 100 / minBs) * minBs;
+  }
+  return regionBytes;
+}
+
+/** fio's log file names: `<prefix>_bw.<job number>.log`, job numbers counting from 1 over the run. */
+export function logPaths(o: JobOptions, jobNumber: number): LogPaths {
+  const name = (prefix: string | undefined, kind: string): string =>
+    prefix ? `${prefix}_${kind}.${jobNumber}.log` : '';
+  return {
+    bw: name(o.write_bw_log, 'bw'),
+    iops: name(o.write_iops_log, 'iops'),
+    lat: name(o.write_lat_log, 'lat'),
+    clat: name(o.write_lat_log, 'clat'),
+    slat: name(o.write_lat_log, 'slat'),
+  };
+}

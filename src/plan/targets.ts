@@ -1,0 +1,191 @@
+/**
+ * Where each job instance does its I/O: the path (fio's filename/directory rules), the region
+ * (offset, size, offset_increment), the file length to lay out, and every check that must pass
+ * before the first I/O: the target exists or can be created, is big enough, is aligned for
+ * direct I/O, and may be written.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+
+import { nativeAddon } from '../engine/addon.js';
+import type { NativeTargetInfo } from '../engine/native-types.js';
+import { VolbenchError } from '../errors.js';
+import type { JobOptions, SizeOrPercent } from '../spec/types.js';
+import type { InstanceTarget } from './native-plan.js';
+import { blockSizes, directionsUsed } from './native-plan.js';
+import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from './target/index.js';
+
+/** fio's default file name when a job gives no filename: `<jobname>.<instance>.0`. */
+export function instancePath(o: JobOptions, instance: number, cwd: string): string {
+  const dir = o.directory ?? cwd;
+  if (o.filename !== undefined) return isAbsolute(o.filename) ? o.filename : resolve(dir, o.filename);
+  return resolve(dir, `${o.name}.${instance}.0`);
+}
+
+function bytesOf(v: SizeOrPercent, whole: number, field: string, path: string): number {
+  if ('bytes' in v) return v.bytes;
+  if (whole <= 0) {
+    throw new VolbenchError('ETARGET', `${field}=${v.percent}% needs an existing file or device to take a share of, and ${path} has no size yet`, {
+      field,
+      path,
+      accepted: 'a size in bytes (e.g. 1g) for a new file',
+    });
+  }
+  return Math.floor((whole * v.percent) / 100);
+}
+
+function minBlockSize(o: JobOptions): number {
+  return Math.min(...blockSizes(o).flat().map((e) => e.bs));
+}
+
+/** Probes a path once per planning pass. */
+export class TargetProber {
+  private readonly cache = new Map<string, NativeTargetInfo>();
+
+  probe(path: string): NativeTargetInfo {
+    let info = this.cache.get(path);
+    if (!info) {
+      info = nativeAddon().probeTarget(path);
+      this.cache.set(path, info);
+    }
+    return info;
+  }
+}
+
+export interface ResolveContext {
+  cwd: string;
+  field: string;
+  prober: TargetProber;
+}
+
+export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
+  const path = instancePath(o, instance, ctx.cwd);
+  const { field } = ctx;
+  if (o.directory !== undefined && !(existsSync(o.directory) && statSync(o.directory).isDirectory())) {
+    throw new VolbenchError('ETARGET', `directory ${o.directory} does not exist`, {
+      field: `${field}.directory`,
+      path: o.directory,
+      accepted: 'an existing directory',
+    });
+  }
+  const info = ctx.prober.probe(path);
+  if (!info.exists && info.error !== 0) {
+    throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
+      field: `${field}.filename`,
+      path,
+      errno: info.error,
+    });
+  }
+  if (info.exists && !info.isBlockDevice && !info.isRegularFile) {
+    throw new VolbenchError('ETARGET', `${path} is neither a regular file nor a block device`, {
+      field: `${field}.filename`,
+      path,
+      accepted: 'a regular file (created if missing) or a block device',
+    });
+  }
+  const used = directionsUsed(o);
+  const writes = used[1] || used[2];
+  if (used[2] && !info.isBlockDevice) {
+    throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} trims, which needs a block device; ${path} is a file`, {
+      field: `${field}.rw`,
+      accepted: 'trim and randtrim on block devices only',
+    });
+  }
+  const whole = info.exists ? info.sizeBytes : 0;
+  const offset = bytesOf(o.offset, whole, 'offset', path) + instance * bytesOf(o.offset_increment, whole, 'offset_increment', path);
+  let size: number;
+  if (o.size !== undefined) size = bytesOf(o.size, whole, 'size', path);
+  else if (o.filesize !== undefined) size = o.filesize;
+  else if (whole > offset) size = whole - offset;
+  else {
+    throw new VolbenchError('ETARGET', `size is needed: ${path} ${info.exists ? 'is empty' : 'does not exist'}`, {
+      field: `${field}.size`,
+      path,
+      accepted: 'a size such as size=1g (or an existing file or device to use whole)',
+    });
+  }
+  // Whole blocks only, as fio: a region that is not a multiple of the block size loses its tail.
+  const bs = minBlockSize(o);
+  size = Math.floor(size / bs) * bs;
+  if (size <= 0) {
+    throw new VolbenchError('ETARGET', `the region on ${path} is smaller than one block (bs=${bs})`, {
+      field: `${field}.size`,
+      path,
+    });
+  }
+  const end = offset + size;
+  if (info.isBlockDevice && end > info.sizeBytes) {
+    throw new VolbenchError(
+      'ETARGET',
+      `${path} is ${info.sizeBytes} bytes, too small for offset ${offset} + size ${size} = ${end}`,
+      { field: `${field}.size`, path, accepted: `offset + size up to ${info.sizeBytes}` },
+    );
+  }
+  let layoutBytes = 0;
+  if (!info.isBlockDevice) {
+    layoutBytes = Math.max(end, o.filesize ?? 0);
+    const missing = layoutBytes - (info.exists ? info.sizeBytes : 0);
+    const allocates = o.fallocate !== 'none' && o.fallocate !== 'truncate';
+    const fills = used[0] || o.verify_only;
+    if (missing > 0 && (allocates || fills) && missing > info.fsFreeBytes) {
+      throw new VolbenchError(
+        'ETARGET',
+        `laying out ${path} needs ${missing} more bytes but its filesystem has ${info.fsFreeBytes} free`,
+        { field: `${field}.size`, path },
+      );
+    }
+  }
+  if (o.direct) await checkDirect(o, path, info, offset, ctx);
+  if (writes && info.isBlockDevice) await assertWritableBlockDevice(path, o.allow_block_write, `${field}.allow_block_write`);
+  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`);
+  return {
+    path,
+    isBlockDevice: info.isBlockDevice,
+    regionOffset: offset,
+    regionBytes: size,
+    layoutBytes,
+    exclusive: writes && info.isBlockDevice,
+  };
+}
+
+async function checkDirect(o: JobOptions, path: string, info: NativeTargetInfo, offset: number, ctx: ResolveContext): Promise<void> {
+  const { field } = ctx;
+  if (!info.directOk) {
+    throw new VolbenchError('ETARGET', `${path} does not accept O_DIRECT (direct=1)`, {
+      field: `${field}.direct`,
+      path,
+      accepted: 'direct=0 here, or a target on a filesystem or device that supports direct I/O',
+    });
+  }
+  const lbs = info.isBlockDevice && info.logicalBlockSize > 0 ? info.logicalBlockSize : await blockSizeFor(path);
+  const used = directionsUsed(o);
+  const tables = blockSizes(o);
+  for (let d = 0; d < 3; d++) {
+    if (!used[d] && !(d === 0 && (o.verify_only || o.verify !== 'none'))) continue;
+    for (const { bs } of tables[d]) {
+      if (bs % lbs !== 0) {
+        throw new VolbenchError(
+          'EINVALID_PLAN',
+          `bs=${bs} is not a multiple of the logical block size of ${path} (${lbs} bytes); with direct=1 every I/O must be aligned to it`,
+          { field: `${field}.${o.bssplit ? 'bssplit' : 'bs'}`, path, accepted: `multiples of ${lbs}` },
+        );
+      }
+    }
+    const align = o.blockalign[d];
+    if (align && align % lbs !== 0) {
+      throw new VolbenchError('EINVALID_PLAN', `blockalign=${align} is not a multiple of ${path}'s logical block size (${lbs})`, {
+        field: `${field}.blockalign`,
+        path,
+        accepted: `multiples of ${lbs}`,
+      });
+    }
+  }
+  if (offset % lbs !== 0) {
+    throw new VolbenchError(
+      'EINVALID_PLAN',
+      `offset ${offset} is not a multiple of the logical block size of ${path} (${lbs} bytes), which direct=1 needs`,
+      { field: `${field}.offset`, path, accepted: `multiples of ${lbs}` },
+    );
+  }
+}
+

@@ -1,0 +1,107 @@
+/**
+ * runJobs: the library's one path from a spec to fio's JSON, which the CLI and the HTTP service
+ * share. Parse, plan (every check before any I/O), run stage by stage in the native engine,
+ * measure disk statistics around it, and build the report.
+ */
+import { runNativeGroup } from '../engine/run-native.js';
+import type { NativeJobPlan, NativeJobResult } from '../engine/native-types.js';
+import { VolbenchError } from '../errors.js';
+import { planRun, type RunPlan } from '../plan/index.js';
+import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../plan/target/index.js';
+import { buildReport, type FioResult } from '../report/index.js';
+import type { ReportJob } from '../report/types.js';
+import { parseSpec } from '../spec/index.js';
+import type { JobSpec, ParsedSpec } from '../spec/types.js';
+import { VERSION } from '../version.js';
+import { summarizeProgress, type RunProgress } from './progress.js';
+
+export interface RunJobsOptions {
+  onProgress?: (progress: RunProgress) => void;
+  /** Aborting stops all I/O within a few hundred ms; the result holds what ran, marked cancelled. */
+  signal?: AbortSignal;
+  /** Directory relative file names resolve against (default: process.cwd()). */
+  cwd?: string;
+}
+
+/** A result for an instance that never started (a later stage of a cancelled run). */
+function notStarted(plan: NativeJobPlan): NativeJobResult {
+  const lat = { n: 0, min: 0, max: 0, mean: 0, m2: 0 };
+  const dir = () => ({
+    ioBytes: 0, totalIos: 0, shortIos: 0, dropIos: 0, runtimeNs: 0,
+    slat: { ...lat }, clat: { ...lat }, lat: { ...lat },
+    slatHist: new Float64Array(1856), clatHist: new Float64Array(1856), latHist: new Float64Array(1856),
+    bw: { ...lat }, iops: { ...lat },
+  });
+  return {
+    jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
+    errorMessage: '', cancelled: true, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0,
+    dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(1856) },
+    usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
+    iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
+    series: [],
+  };
+}
+
+async function runStages(plan: RunPlan, options: RunJobsOptions): Promise<NativeJobResult[][]> {
+  const results: NativeJobResult[][] = plan.jobs.map(() => []);
+  for (let stage = 0; stage < plan.stages; stage++) {
+    const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
+    const plans = members.flatMap(({ job }) => job.instances);
+    let out: NativeJobResult[];
+    if (options.signal?.aborted) {
+      out = plans.map(notStarted);
+    } else {
+      const startedAt = Date.now();
+      out = await runNativeGroup(plans, {
+        signal: options.signal,
+        onProgress: options.onProgress
+          ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
+          : undefined,
+      });
+    }
+    let at = 0;
+    for (const { job, index } of members) {
+      results[index] = out.slice(at, at + job.instances.length);
+      at += job.instances.length;
+    }
+  }
+  return results;
+}
+
+export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}): Promise<FioResult> {
+  const plan = await planRun(parsed, { cwd: options.cwd });
+  const startedAtMs = Date.now();
+  const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
+  const devices = diskUtilDevices(before);
+  const statsBefore = await snapshotDiskStats(devices);
+  const results = await runStages(plan, options);
+  const statsAfter = await snapshotDiskStats(devices);
+  // Identify again: files laid out by the run now exist and have their size.
+  const targets = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
+  const jobs: ReportJob[] = plan.jobs.map((job, i) => ({
+    jobname: job.jobname,
+    groupid: job.groupid,
+    options: job.options,
+    ownOptions: job.ownOptions,
+    instances: results[i],
+    targetIndex: job.targetIndex,
+  }));
+  return buildReport({
+    startedAtMs,
+    ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
+    jobs,
+    diskUtil: diskUtilDelta(statsBefore, statsAfter),
+    targets,
+    volbenchVersion: VERSION,
+  });
+}
+
+/**
+ * Runs a spec (`{ global, jobs }` with fio's option names) and resolves to fio's JSON object,
+ * with volbench's own facts under `"volbench"`. Bad specs and unusable targets reject with a
+ * VolbenchError before any I/O; I/O errors end their job with fio's `error` set instead.
+ */
+export async function runJobs(spec: JobSpec, options: RunJobsOptions = {}): Promise<FioResult> {
+  if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the run was cancelled before it started');
+  return runParsed(parseSpec(spec), options);
+}
