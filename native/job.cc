@@ -336,6 +336,24 @@ void Job::TakeSeriesPoint(uint64_t now) {
   if (next_series_ns_ <= now) next_series_ns_ = now + interval;
 }
 
+void Job::FoldLastSeriesPoint() {
+  SeriesPoint tail = result_.series.back();
+  result_.series.pop_back();
+  SeriesPoint& p = result_.series.back();
+  p.t_ms = tail.t_ms;
+  p.dur_ms += tail.dur_ms;
+  for (int d = 0; d < kDirs; d++) {
+    SeriesDir& a = p.dirs[d];
+    const SeriesDir& b = tail.dirs[d];
+    const uint64_t n = a.ios + b.ios;
+    if (n) a.clat_mean_ns = (a.clat_mean_ns * static_cast<double>(a.ios) + b.clat_mean_ns * static_cast<double>(b.ios)) / static_cast<double>(n);
+    // Both halves' p99 bound the whole interval's from above; keep the larger.
+    a.clat_p99_ns = std::max(a.clat_p99_ns, b.clat_p99_ns);
+    a.ios = n;
+    a.bytes += b.bytes;
+  }
+}
+
 void Job::WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat) {
   const uint64_t t_ms = (now - measure_start_ns_) / 1000000;
   if (bw_log_.active()) bw_log_.Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, u->ddir, u->len);
@@ -359,10 +377,15 @@ void Job::Finish(uint64_t now) {
   now = NowNs();
   if (measure_start_ns_ == 0) measure_start_ns_ = now;
   if (!ramping_) {
-    // A last, shorter interval for the series when it saw any I/O.
+    // A last, shorter interval for the series when it saw any I/O; a sliver (the I/Os still in
+    // flight when the runtime ended) joins the interval before it rather than standing alone.
     bool any = false;
     for (int d = 0; d < kDirs; d++) any |= result_.dirs[d].ios != series_prev_ios_[d];
-    if (any && now > last_series_ns_) TakeSeriesPoint(now);
+    if (any && now > last_series_ns_) {
+      const bool sliver = !result_.series.empty() && now - last_series_ns_ < kMinSeriesTailNs;
+      TakeSeriesPoint(now);
+      if (sliver) FoldLastSeriesPoint();
+    }
   }
   result_.runtime_ns = ramping_ ? 0 : now - measure_start_ns_;
   for (auto& d : result_.dirs) d.runtime_ns = d.ios ? result_.runtime_ns : 0;
@@ -428,7 +451,9 @@ bool Job::TryEngine(int* setup_err) {
 
 void Job::Run() {
   thread_start_ns_ = NowNs();
-  if (result_.error == 0 && Open() && AllocateUnits()) {
+  // The null engine does no I/O, so it opens nothing (as fio's null engine).
+  const bool null_only = plan_.engines.size() == 1 && plan_.engines[0] == EngineKind::kNull;
+  if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
     const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
     rng_.Seed(seed);
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);

@@ -20,6 +20,8 @@
 namespace vb {
 
 constexpr int kDepthBuckets = 7;
+// A final series interval shorter than this joins the one before it.
+constexpr uint64_t kMinSeriesTailNs = 200000000;
 
 struct DirResult {
   uint64_t bytes = 0, ios = 0, short_ios = 0, drop_ios = 0, runtime_ns = 0;
@@ -100,6 +102,7 @@ class Job {
   void HandleEvents(uint64_t now);
   void TakeSamples(uint64_t now);
   void TakeSeriesPoint(uint64_t now);
+  void FoldLastSeriesPoint();
   void ScheduleNextEvent();
   void Finish(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);

@@ -62,9 +62,18 @@ inline bool Job::Prep(IoUnit* u) {
   } else {
     d = rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
   }
-  const uint32_t bs = fixed_bs_[d] ? fixed_bs_[d] : bs_pick_[d][rng_.Below(100)];
+  uint32_t bs = fixed_bs_[d] ? fixed_bs_[d] : bs_pick_[d][rng_.Below(100)];
   if (!plan_.time_based || plan_.io_bytes_per_loop) {
     // Size-based: a loop ends when its bytes are issued (time-based jobs just start over).
+    // With bssplit, a size too big for the rest of the loop gives way to the largest one that
+    // fits, as fio does, so that a loop transfers exactly its bytes.
+    if (!fixed_bs_[d] && loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
+      const uint64_t left = plan_.io_bytes_per_loop - loop_bytes_issued_;
+      uint32_t fit = 0;
+      for (const BsEntry& e : plan_.bs[d])
+        if (e.bs <= left && e.bs > fit) fit = e.bs;
+      if (fit) bs = fit;
+    }
     if (loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
       loops_done_++;
       if (!plan_.time_based && loops_done_ >= plan_.loops) {
@@ -78,7 +87,9 @@ inline bool Job::Prep(IoUnit* u) {
         return false;
       }
     }
-    if (!u->ramp) loop_bytes_issued_ += bs;
+    // Ramp I/O counts toward size, as fio's: a size-based job moves `size` bytes in all and
+    // reports what it moved after the ramp.
+    loop_bytes_issued_ += bs;
   }
   u->ddir = d;
   u->len = bs;

@@ -141,6 +141,7 @@ int IoUringEngine::Setup(const EngineSetup& s) {
   staged_.assign(s.unit_count, nullptr);
   nstaged_ = 0;
   unsubmitted_ = 0;
+  split_submit_ = s.depth == 1;
   done_.Init(s.unit_count);
   return 0;
 }
@@ -153,6 +154,21 @@ void IoUringEngine::Teardown() {
   cq_ring_ = sq_ring_ = nullptr;
   if (ring_fd_ >= 0) close(ring_fd_);
   ring_fd_ = enter_fd_ = -1;
+}
+
+int IoUringEngine::Submit() {
+  while (unsubmitted_ && !(setup_flags_ & IORING_SETUP_SQPOLL)) {
+    const int r = Enter(unsubmitted_, 0, 0, 0);
+    if (r >= 0) {
+      unsubmitted_ -= static_cast<unsigned>(r) < unsubmitted_ ? static_cast<unsigned>(r) : unsubmitted_;
+      if (r == 0) break;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EBUSY) break;
+    return -errno;
+  }
+  return 0;
 }
 
 int IoUringEngine::Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns) {
@@ -174,13 +190,22 @@ int IoUringEngine::Enter(unsigned to_submit, unsigned min_complete, unsigned fla
 int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
   const unsigned staged = nstaged_;
   if (staged) {
-    // Issue time is taken as the batch enters the kernel: submission and the wait for
-    // completions happen in one system call, so no later point precedes every completion.
-    const uint64_t t = NowNs();
-    for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
     reinterpret_cast<std::atomic<unsigned>*>(sq_ktail_)->store(sq_tail_, std::memory_order_release);
     unsubmitted_ += staged;
     nstaged_ = 0;
+    if (split_submit_) {
+      // One I/O at a time: submit, stamp, then wait, so clat starts where fio's does (after
+      // the submission returned) and excludes the kernel's submission path.
+      const int r = Submit();
+      const uint64_t t = NowNs();
+      for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
+      if (r < 0) return r;
+    } else {
+      // Issue time is taken as the batch enters the kernel: submission and the wait for
+      // completions happen in one system call, so no later point precedes every completion.
+      const uint64_t t = NowNs();
+      for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
+    }
   }
   if (min_complete && CqReady() >= min_complete) min_complete = 0;
   unsigned flags = min_complete ? IORING_ENTER_GETEVENTS : 0;

@@ -1,6 +1,9 @@
 // io_uring through its system calls: SQEs written straight into the shared ring, one
 // io_uring_enter() that submits the whole batch and waits for completions, completions read
 // straight from the CQ ring. Buffers, the file and the ring fd itself are registered once.
+// At queue depth 1 submission and wait are two calls, so that clat excludes the submission as
+// fio's does; deeper queues batch both into one call, and clat then starts as the batch enters
+// the kernel.
 #pragma once
 
 #include <linux/io_uring.h>
@@ -95,6 +98,7 @@ class IoUringEngine {
     return reinterpret_cast<std::atomic<unsigned>*>(cq_ktail_)->load(std::memory_order_acquire) - cq_head_;
   }
   int Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns);
+  int Submit();
 
   int fd_ = -1;
   int ring_fd_ = -1;
@@ -104,6 +108,8 @@ class IoUringEngine {
   unsigned setup_flags_ = 0;
   bool fixed_bufs_ = false;
   bool fixed_file_ = false;
+  // At queue depth 1 there is no batch to save a system call on: submit and wait separately.
+  bool split_submit_ = false;
 
   void* sq_ring_ = nullptr;
   size_t sq_ring_bytes_ = 0;

@@ -4,18 +4,19 @@
  */
 import { resolve } from 'node:path';
 
+import { nativeAddon } from '../engine/addon.js';
 import { VolbenchError } from '../errors.js';
 import { runJobs } from '../run/run-jobs.js';
 import type { JobSpec } from '../spec/types.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
 
-export function demoSpec(directory: string): JobSpec {
+export function demoSpec(directory: string, direct = true): JobSpec {
   return {
     global: {
       filename: resolve(directory, `.volbench-demo-${process.pid}.bin`),
       size: '256m',
-      direct: 1,
+      direct: direct ? 1 : 0,
       runtime: '5s',
       time_based: true,
       unlink: 1,
@@ -36,13 +37,19 @@ export async function demoCommand(argv: string[], io: CommandIo): Promise<number
     else if (a.startsWith('--directory=')) directory = a.slice('--directory='.length);
     else throw new VolbenchError('EINVALID_ARGS', `demo does not take '${a}'`, { accepted: '--directory DIR' });
   }
-  io.stderr.write(`volbench demo: 4k random read, 4k random write and 1 MiB sequential read, 5 s each, on a 256 MiB file in ${directory}\n`);
+  // Some filesystems (overlay on older kernels, some network ones) refuse O_DIRECT: measure
+  // through the page cache there rather than fail the quick start.
+  const direct = nativeAddon().probeTarget(resolve(directory, '.volbench-demo-probe')).directOk;
+  io.stderr.write(
+    `volbench demo: 4k random read, 4k random write and 1 MiB sequential read, 5 s each, on a 256 MiB file in ${directory}` +
+      `${direct ? '' : ' (buffered: this filesystem refuses O_DIRECT)'}\n`,
+  );
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const result = await runJobs(demoSpec(directory), { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const result = await runJobs(demoSpec(directory, direct), { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
     io.stdout.write(renderOutputs(result, ['normal']));
     return exitStatus(result);

@@ -112,7 +112,7 @@ export function nativePlan(
     layoutFill: reads,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
-    unlinkAfter: o.unlink,
+    unlinkAfter: o.unlink && o.ioengine !== 'null',
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,
     ioBytesPerLoop: o.io_size && 'bytes' in o.io_size ? o.io_size.bytes : ioSizeFromPercent(o, target.regionBytes),

@@ -68,6 +68,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
       accepted: 'an existing directory',
     });
   }
+  if (o.ioengine === 'null') return nullTarget(o, path, field);
   const info = ctx.prober.probe(path);
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
@@ -145,6 +146,29 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     regionBytes: size,
     layoutBytes,
     exclusive: writes && info.isBlockDevice,
+  };
+}
+
+/**
+ * The null engine touches no target, as fio's: the job needs only a size to count I/Os against,
+ * and no file is opened or laid out.
+ */
+function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget {
+  if (o.size === undefined || !('bytes' in o.size)) {
+    throw new VolbenchError('EINVALID_PLAN', 'ioengine=null needs size in bytes (e.g. size=1g)', {
+      field: `${field}.size`,
+      accepted: 'a size such as size=1g',
+    });
+  }
+  const bs = minBlockSize(o);
+  const offset = 'bytes' in o.offset ? o.offset.bytes : 0;
+  return {
+    path,
+    isBlockDevice: false,
+    regionOffset: offset,
+    regionBytes: Math.floor(o.size.bytes / bs) * bs,
+    layoutBytes: 0,
+    exclusive: false,
   };
 }
 

@@ -72,7 +72,10 @@ export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}
   const plan = await planRun(parsed, { cwd: options.cwd });
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  const devices = diskUtilDevices(before);
+  // The null engine touches no device, so its jobs' targets add nothing to disk_util.
+  const devices = diskUtilDevices(
+    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && j.options.ioengine !== 'null')),
+  );
   const statsBefore = await snapshotDiskStats(devices);
   const results = await runStages(plan, options);
   const statsAfter = await snapshotDiskStats(devices);

@@ -1,0 +1,64 @@
+// The jobs the harness runs, each with the same fio options for both tools. Targets are made
+// by bench/targets.mjs; `{file}`, `{loop}` and `{disk}` in an argument are replaced by them.
+
+const common = ['--direct=1', '--time_based', '--group_reporting'];
+
+export const JOBS = [
+  {
+    id: 'a-randread-shm-iouring-qd32',
+    what: 'engine-bound: 4k randread QD32 io_uring on a /dev/shm file',
+    target: 'shm',
+    args: ['--name=a', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'b-randread-loop-iouring-qd32',
+    what: 'block layer: 4k randread QD32 io_uring on a loop device over tmpfs',
+    target: 'loop',
+    args: ['--name=b', '--filename={loop}', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'c-randwrite-loop-libaio-qd32',
+    what: '4k randwrite QD32 libaio on the loop device',
+    target: 'loop',
+    writesBlockDevice: true,
+    args: ['--name=c', '--filename={loop}', '--rw=randwrite', '--bs=4k', '--iodepth=32', '--ioengine=libaio', ...common],
+  },
+  {
+    id: 'd1-randread-disk-psync-qd1',
+    what: 'latency: 4k randread QD1 psync on a file on the real disk',
+    target: 'disk',
+    latency: true,
+    args: ['--name=d1', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=1', '--ioengine=psync', ...common],
+  },
+  {
+    id: 'd2-randread-disk-iouring-qd1',
+    what: 'latency: 4k randread QD1 io_uring on a file on the real disk',
+    target: 'disk',
+    latency: true,
+    args: ['--name=d2', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=1', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'e1-read-disk-1m-qd8',
+    what: 'bandwidth: 1 MiB sequential read QD8 on the real disk',
+    target: 'disk',
+    args: ['--name=e1', '--filename={disk}', '--size=1g', '--rw=read', '--bs=1m', '--iodepth=8', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'e2-write-disk-1m-qd8',
+    what: 'bandwidth: 1 MiB sequential write QD8 on the real disk',
+    target: 'disk',
+    args: ['--name=e2', '--filename={disk}', '--size=1g', '--rw=write', '--bs=1m', '--iodepth=8', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'f-randread-shm-nj2-qd16',
+    what: 'scale: numjobs=2 iodepth=16 4k randread io_uring on tmpfs',
+    target: 'shm',
+    args: ['--name=f', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=16', '--numjobs=2', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'g-null-randread-qd32',
+    what: 'engine ceiling: null engine 4k randread QD32, full latency statistics',
+    target: 'none',
+    args: ['--name=g', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=null', '--time_based', '--group_reporting'],
+  },
+];

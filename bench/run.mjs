@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Side-by-side runs of fio and volbench on identical jobs and targets.
+//
+//   npm run bench -- [--quick] [--rounds N] [--runtime S] [job-id-prefix ...]
+//
+// Each run is a fresh process. Rounds alternate the order (fio first, then volbench first: ABBA),
+// so drift on the machine falls on both tools alike. Prints medians, ratios (volbench / fio) and
+// min–max per metric, and writes every raw figure to bench/results/<time>.json.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { JOBS } from './jobs.mjs';
+import { machineInfo, median, parseArgs, table } from './lib.mjs';
+import { makeTargets } from './targets.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+
+function metrics(result) {
+  let ios = 0;
+  let bytes = 0;
+  let clatWeighted = 0;
+  let p99 = 0;
+  let cpuMs = 0;
+  let runtimeMs = 0;
+  for (const job of result.jobs) {
+    for (const dir of ['read', 'write', 'trim']) {
+      const d = job[dir];
+      if (!d || d.total_ios === 0) continue;
+      ios += d.iops;
+      bytes += d.bw_bytes;
+      clatWeighted += d.clat_ns.mean * d.total_ios;
+      p99 = Math.max(p99, d.clat_ns.percentile?.['99.000000'] ?? 0);
+      runtimeMs = Math.max(runtimeMs, d.runtime);
+    }
+    cpuMs += ((job.usr_cpu + job.sys_cpu) / 100) * job.job_runtime;
+  }
+  const totalIos = result.jobs.reduce((s, j) => s + j.read.total_ios + j.write.total_ios + j.trim.total_ios, 0);
+  return {
+    iops: ios,
+    bw_MiBps: bytes / 1048576,
+    clat_mean_us: totalIos ? clatWeighted / totalIos / 1000 : 0,
+    clat_p99_us: p99 / 1000,
+    cpu_ns_per_io: totalIos ? (cpuMs * 1e6) / totalIos : 0,
+    runtime_ms: runtimeMs,
+  };
+}
+
+function dropCaches() {
+  try {
+    execFileSync('sh', ['-c', 'sync; echo 3 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' });
+  } catch {
+    // Not root: buffered jobs then see a warm cache; the harness says so in the results.
+  }
+}
+
+function runOnce(tool, job, targets, runtime) {
+  const args = job.args.map((a) => a.replace('{file}', targets.shm).replace('{loop}', targets.loop).replace('{disk}', targets.disk));
+  args.push(`--runtime=${runtime}`, '--output-format=json');
+  if (job.buffered) dropCaches();
+  const [cmd, argv] =
+    tool === 'fio'
+      ? ['fio', args]
+      : ['node', [cli, 'run', ...args, ...(job.writesBlockDevice ? ['--allow_block_write'] : [])]];
+  const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (out.status !== 0 && out.status !== 1) throw new Error(`${tool} ${job.id} failed (${out.status}): ${out.stderr}`);
+  const json = JSON.parse(out.stdout.slice(out.stdout.indexOf('{')));
+  const errors = json.jobs.filter((j) => j.error !== 0);
+  if (errors.length) throw new Error(`${tool} ${job.id}: job error ${errors[0].error}`);
+  return metrics(json);
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const rounds = opts.rounds ?? (opts.quick ? 2 : 6);
+const runtime = opts.runtime ?? (opts.quick ? 3 : 10);
+const selected = JOBS.filter((j) => opts.jobs.length === 0 || opts.jobs.some((p) => j.id.startsWith(p)));
+const targets = makeTargets(new Set(selected.map((j) => j.target)));
+const raw = {};
+try {
+  for (const job of selected) {
+    raw[job.id] = { fio: [], volbench: [] };
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? ['fio', 'volbench'] : ['volbench', 'fio'];
+      for (const tool of order) {
+        const m = runOnce(tool, job, targets, runtime);
+        raw[job.id][tool].push(m);
+        process.stderr.write(`${job.id} round ${r + 1}/${rounds} ${tool}: ${Math.round(m.iops)} IOPS, clat ${m.clat_mean_us.toFixed(1)} us\n`);
+      }
+    }
+  }
+} finally {
+  targets.cleanup();
+}
+
+const rows = [];
+for (const job of selected) {
+  const { fio, volbench } = raw[job.id];
+  const keys = job.latency ? ['iops', 'clat_mean_us', 'clat_p99_us', 'cpu_ns_per_io'] : ['iops', 'bw_MiBps', 'cpu_ns_per_io'];
+  for (const key of keys) {
+    const f = fio.map((m) => m[key]);
+    const v = volbench.map((m) => m[key]);
+    rows.push({ job: job.id, metric: key, fio: median(f), volbench: median(v), ratio: median(v) / median(f), fioRange: [Math.min(...f), Math.max(...f)], vbRange: [Math.min(...v), Math.max(...v)] });
+  }
+}
+process.stdout.write(table(rows));
+const machine = machineInfo();
+process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, kernel ${machine.kernel}, ${machine.fio}, node ${machine.node}; ${rounds} rounds × ${runtime} s, ABBA order\n`);
+const dir = join(root, 'bench', 'results');
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify({ machine, rounds, runtime, rows, raw }, null, 2));
+process.stdout.write(`raw results: ${file}\n`);

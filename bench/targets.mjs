@@ -1,0 +1,49 @@
+// Benchmark targets, made once per harness run and shared by both tools: a file in /dev/shm,
+// a loop device over a tmpfs file, and a file on the real disk. Files are written with random
+// data first, so reads return real blocks and neither tool lays anything out during a run.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const GiB = 1024 * 1024 * 1024;
+
+function fill(path, bytes) {
+  if (existsSync(path)) return;
+  execFileSync('dd', ['if=/dev/urandom', `of=${path}`, 'bs=1M', `count=${bytes / 1048576}`, 'status=none', 'conv=fsync']);
+}
+
+export function makeTargets(kinds) {
+  const made = [];
+  const t = { shm: '', loop: '', disk: '' };
+  if (kinds.has('shm') || kinds.has('loop')) {
+    t.shm = `/dev/shm/volbench-bench-${process.pid}.bin`;
+    fill(t.shm, GiB);
+    made.push(() => rmSync(t.shm, { force: true }));
+  }
+  if (kinds.has('loop')) {
+    const backing = `/dev/shm/volbench-bench-loop-${process.pid}.img`;
+    fill(backing, GiB);
+    made.push(() => rmSync(backing, { force: true }));
+    t.loop = execFileSync('losetup', ['-f', '--show', '--direct-io=on', backing], { encoding: 'utf8' }).trim();
+    made.push(() => execFileSync('losetup', ['-d', t.loop]));
+  }
+  if (kinds.has('disk')) {
+    const dir = join(root, 'bench', '.data');
+    mkdirSync(dir, { recursive: true });
+    t.disk = join(dir, `disk-${process.pid}.bin`);
+    fill(t.disk, GiB);
+    made.push(() => rmSync(t.disk, { force: true }));
+  }
+  t.cleanup = () => {
+    for (const undo of made.reverse()) {
+      try {
+        undo();
+      } catch (err) {
+        process.stderr.write(`cleanup: ${err.message}\n`);
+      }
+    }
+  };
+  return t;
+}
