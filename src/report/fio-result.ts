@@ -105,6 +105,8 @@ export interface VolbenchJob {
   target: number;
   cancelled: boolean;
   error_message: string;
+  /** The system call that failed ("pwrite", "io_uring_enter", "verify"), or "". */
+  error_syscall: string;
   /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
   members: number;
   series: VolbenchSeriesPoint[];

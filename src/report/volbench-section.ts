@@ -59,6 +59,7 @@ function jobSection(entry: Entry): VolbenchJob {
     target: entry.members[0]?.job.targetIndex ?? 0,
     cancelled: results.some((r) => r.cancelled),
     error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
+    error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
   };

@@ -38,7 +38,7 @@ describe('formatNormal reproduces fio 3.33 normal output', () => {
     result.volbench = {
       version: '0.1.0', kernel: '6.18', targets: [],
       jobs: [{ jobname: 'randread-multi', groupid: 0, engine: 'io_uring', target: 0, cancelled: false,
-        error_message: 'Input/output error', members: 3, series: [] }],
+        error_message: 'Input/output error', error_syscall: 'pread', members: 3, series: [] }],
     };
     expect(formatNormal(result).split('\n')[0]).toBe(
       'randread-multi: (groupid=0, jobs=3): err= 5 (Input/output error): pid=0: Sun Nov 22 02:50:20 2026',
