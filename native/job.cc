@@ -153,6 +153,7 @@ bool Job::AllocateUnits() {
       while (bs_pick_[d].size() < 100) bs_pick_[d].push_back(table.back().bs);
     }
     if (!dir_used_[d]) continue;
+    for (const BsEntry& e : table) min_bs_ = min_bs_ == 0 || e.bs < min_bs_ ? e.bs : min_bs_;
     const bool want[3] = {plan_.hist_slat && !plan_.disable_slat, !plan_.disable_clat, plan_.hist_lat && !plan_.disable_lat};
     for (int k = 0; k < 3; k++) {
       if (!want[k]) continue;

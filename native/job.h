@@ -124,6 +124,10 @@ class Job {
   // due and returns true, else returns false (the job is over).
   bool StartVerifyIfDue();
   void FailIo(const IoUnit* u, int err);
+  // A size-based job has issued its last I/O (no loop and no block left).
+  bool LastIoIssued() const {
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ + min_bs_ > plan_.io_bytes_per_loop;
+  }
   void VerifyRead(const IoUnit* u);
 
   JobPlan plan_;
@@ -149,6 +153,8 @@ class Job {
   // Cumulative bs tables per direction: pick by a draw in [0, 100).
   std::vector<uint32_t> bs_pick_[kDirs];
   uint32_t fixed_bs_[kDirs] = {0, 0, 0};
+  // Smallest block size of the directions in use.
+  uint32_t min_bs_ = 0;
 
   // Where the job is.
   bool ramping_ = false;

@@ -46,11 +46,15 @@ inline bool Job::Prep(IoUnit* u) {
     return true;
   }
   if (__builtin_expect(sync_due_, 0)) {
-    u->ddir = plan_.fsync_every ? kSync : kDataSync;
-    u->len = 0;
-    u->offset = 0;
     sync_due_ = false;
-    return true;
+    // As fio: an fsync precedes the next write, so none follows the job's last one (end_fsync
+    // is the option for that).
+    if (!LastIoIssued()) {
+      u->ddir = plan_.fsync_every ? kSync : kDataSync;
+      u->len = 0;
+      u->offset = 0;
+      return true;
+    }
   }
   uint8_t d;
   if (plan_.read_pct == 100) {

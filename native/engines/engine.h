@@ -54,6 +54,7 @@ class InlineQueue {
   void Init(unsigned depth) { items_.assign(depth, nullptr); count_ = 0; }
   void Push(IoUnit* u) { items_[count_++] = u; }
   bool Empty() const { return count_ == 0; }
+  unsigned Size() const { return count_; }
   template <class F>
   unsigned Drain(F&& on_complete) {
     const unsigned n = count_;

@@ -3,6 +3,7 @@
  * takes, one plan per instance (numjobs).
  */
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 
 import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
 import type { JobOptions, PerDirection, RwMode } from '../spec/types.js';
@@ -178,9 +179,10 @@ function ioSizeFromPercent(o: JobOptions, regionBytes: number): number {
 }
 
 /** fio's log file names: `<prefix>_bw.<job number>.log`, job numbers counting from 1 over the run. */
-export function logPaths(o: JobOptions, jobNumber: number): LogPaths {
+export function logPaths(o: JobOptions, jobNumber: number, cwd: string): LogPaths {
+  // Relative prefixes resolve against the run's working directory, like file names.
   const name = (prefix: string | undefined, kind: string): string =>
-    prefix ? `${prefix}_${kind}.${jobNumber}.log` : '';
+    prefix ? resolve(cwd, `${prefix}_${kind}.${jobNumber}.log`) : '';
   return {
     bw: name(o.write_bw_log, 'bw'),
     iops: name(o.write_iops_log, 'iops'),

@@ -94,7 +94,7 @@ export async function planRun(spec: ParsedSpec, options: PlanOptions = {}): Prom
     for (let i = 0; i < o.numjobs; i++) {
       const target = await resolveInstanceTarget(o, i, { cwd, field, prober });
       if (i === 0) firstPath = target.path;
-      instances.push(nativePlan(o, i, target, enginesFor(o), logPaths(o, jobNumber++)));
+      instances.push(nativePlan(o, i, target, enginesFor(o), logPaths(o, jobNumber++, cwd)));
     }
     if (!targetIndex.has(firstPath)) {
       targetIndex.set(firstPath, targetPaths.length);
