@@ -140,8 +140,12 @@ export function nativePlan(
     bufferFill,
     compressPct: o.buffer_compress_percentage,
     compressChunk: o.buffer_compress_chunk,
-    refillBuffers: o.refill_buffers,
-    scrambleBuffers: o.scramble_buffers,
+    // fio refills every write buffer when buffer_compress_percentage asks for partly
+    // compressible data; otherwise one buffer written over and over compresses far better than
+    // the percentage says.
+    refillBuffers: o.refill_buffers || (o.buffer_compress_percentage > 0 && o.buffer_compress_percentage < 100),
+    // zero_buffers means zeros: fio scrambles buffers unless zero_buffers was asked for.
+    scrambleBuffers: o.scramble_buffers && !o.zero_buffers,
     verify: o.verify === 'crc32c' ? 1 : 0,
     doVerify: o.do_verify,
     verifyOnly: o.verify_only,

@@ -22,10 +22,11 @@ export function instancePath(o: JobOptions, instance: number, cwd: string): stri
   return resolve(dir, `${o.name}.${instance}.0`);
 }
 
-function bytesOf(v: SizeOrPercent, whole: number, field: string, path: string): number {
+/** `name` is the option (size, offset, ...); `field` its path in the spec, for the error. */
+function bytesOf(v: SizeOrPercent, whole: number, name: string, path: string, field: string): number {
   if ('bytes' in v) return v.bytes;
   if (whole <= 0) {
-    throw new VolbenchError('ETARGET', `${field}=${v.percent}% needs an existing file or device to take a share of, and ${path} has no size yet`, {
+    throw new VolbenchError('ETARGET', `${name}=${v.percent}% needs an existing file or device to take a share of, and ${path} has no size yet`, {
       field,
       path,
       accepted: 'a size in bytes (e.g. 1g) for a new file',
@@ -93,9 +94,11 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     });
   }
   const whole = info.exists ? info.sizeBytes : 0;
-  const offset = bytesOf(o.offset, whole, 'offset', path) + instance * bytesOf(o.offset_increment, whole, 'offset_increment', path);
+  const offset =
+    bytesOf(o.offset, whole, 'offset', path, `${field}.offset`) +
+    instance * bytesOf(o.offset_increment, whole, 'offset_increment', path, `${field}.offset_increment`);
   let size: number;
-  if (o.size !== undefined) size = bytesOf(o.size, whole, 'size', path);
+  if (o.size !== undefined) size = bytesOf(o.size, whole, 'size', path, `${field}.size`);
   else if (o.filesize !== undefined) size = o.filesize;
   else if (whole > offset) size = whole - offset;
   else {

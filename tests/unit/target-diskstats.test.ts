@@ -12,7 +12,7 @@ import {
   type DiskStatsSnapshot,
 } from '../../src/plan/target/index.js';
 import { buildFakeSysfs, statFields } from './target-fake-sysfs.js';
-import { TargetFixtures, loopUnavailableReason } from './target-fixtures.js';
+import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
 
 const MiB = 1024 * 1024;
 

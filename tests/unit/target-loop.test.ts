@@ -13,7 +13,7 @@ import {
   identifyTarget,
   isMountedFilesystemDevice,
 } from '../../src/plan/target/index.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, run } from './target-fixtures.js';
+import { TargetFixtures, commandMissing, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
 
 const MiB = 1024 * 1024;
 const loopReason = loopUnavailableReason();

@@ -36,8 +36,9 @@ export class TargetFixtures {
   readonly dir: string;
   private readonly undo: Array<() => void> = [];
 
-  constructor(label: string) {
-    this.dir = mkdtempSync(join(tmpdir(), `volbench-${label}-${process.pid}-`));
+  /** `baseDir` holds the fixture directory (default: os.tmpdir(); /dev/shm keeps images in memory). */
+  constructor(label: string, baseDir: string = tmpdir()) {
+    this.dir = mkdtempSync(join(baseDir, `volbench-${label}-${process.pid}-`));
     this.undo.push(() => rmSync(this.dir, { recursive: true, force: true }));
   }
 
@@ -53,9 +54,13 @@ export class TargetFixtures {
     return path;
   }
 
-  /** Attaches `backing` to the first free loop device; `partscan` asks the kernel to read its partition table. */
-  attachLoop(backing: string, partscan = false): string {
-    const dev = run('losetup', ['-f', ...(partscan ? ['-P'] : []), '--show', backing]);
+  /**
+   * Attaches `backing` to the first free loop device; `partscan` asks the kernel to read its
+   * partition table, `logicalBlockSize` sets the device's sector size (losetup -b).
+   */
+  attachLoop(backing: string, partscan = false, logicalBlockSize?: number): string {
+    const sector = logicalBlockSize === undefined ? [] : ['-b', String(logicalBlockSize)];
+    const dev = run('losetup', ['-f', ...(partscan ? ['-P'] : []), ...sector, '--show', backing]);
     this.undo.push(() => run('losetup', ['-d', dev]));
     return dev;
   }
@@ -76,6 +81,11 @@ export class TargetFixtures {
       }
     });
     return mountPoint;
+  }
+
+  /** Mounts a tmpfs of `sizeBytes` at a new directory `name` (unmounted by release()). */
+  mountTmpfs(name: string, sizeBytes: number): string {
+    return this.mount('tmpfs', name, ['-t', 'tmpfs', '-o', `size=${sizeBytes}`]);
   }
 
   /** Writes an MBR with one Linux partition from sector 2048 spanning `sectors`. */

@@ -1,0 +1,140 @@
+/**
+ * `volbench run` as a user runs it: the built CLI (dist/cli/main.js, made by `npm run build`)
+ * in its own process, with fio's flags or a job file, answering on stdout and stderr with an
+ * exit status.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; `onSpawn` may act on the child (send it a signal) while it runs. */
+function volbench(args: string[], onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    onSpawn?.(child);
+  });
+}
+
+const scratch = new ScratchDir('cli');
+afterAll(() => scratch.remove());
+
+describe('volbench run', () => {
+  beforeAll(() => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
+  });
+
+  it('with fio flags and --output-format=json prints one JSON document alone on stdout and exits 0', async () => {
+    const out = await volbench([
+      'run', '--name=cli', `--filename=${scratch.path('flags.dat')}`, '--size=1m', '--bs=4k', '--rw=randread',
+      '--iodepth=4', '--output-format=json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const doc = JSON.parse(out.stdout);
+    expect(doc['fio version']).toMatch(/^volbench-/);
+    expect(doc.jobs).toHaveLength(1);
+    expect(doc.jobs[0].jobname).toBe('cli');
+    expect(doc.jobs[0].read.total_ios).toBe(256);
+    expect(doc.volbench.jobs[0].cancelled).toBe(false);
+  });
+
+  it('runs a job file given by path', async () => {
+    const jobFile = scratch.path('two.fio');
+    writeFileSync(jobFile, [
+      '[global]', `directory=${scratch.dir}`, 'size=1m', 'bs=4k', '',
+      '[reader]', 'rw=randread', '',
+      '[writer]', 'stonewall', 'rw=randwrite', '',
+    ].join('\n'));
+    const out = await volbench(['run', jobFile, '--output-format=json']);
+    expect(out.code, out.stderr).toBe(0);
+    const doc = JSON.parse(out.stdout);
+    expect(doc['global options']).toMatchObject({ size: '1m', bs: '4k' });
+    expect(doc.jobs.map((j: { jobname: string }) => j.jobname)).toEqual(['reader', 'writer']);
+    expect(doc.jobs.map((j: { groupid: number }) => j.groupid)).toEqual([0, 1]);
+    expect(doc.jobs[0].read.total_ios).toBe(256);
+    expect(doc.jobs[1].write.total_ios).toBe(256);
+  });
+
+  it('prints fio normal output by default, with the run status group line', async () => {
+    const out = await volbench(['run', '--name=plain', `--filename=${scratch.path('normal.dat')}`, '--size=1m', '--rw=randread']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('Run status group 0 (all jobs):');
+    expect(out.stdout).toMatch(/^plain: \(groupid=0, jobs=1\)/m);
+  });
+
+  it('writes the report to --output and nothing to stdout', async () => {
+    const report = scratch.path('report.json');
+    const out = await volbench([
+      'run', '--name=tofile', `--filename=${scratch.path('tofile.dat')}`, '--size=1m', '--rw=read',
+      '--output-format=json', `--output=${report}`,
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe('');
+    expect(JSON.parse(readFileSync(report, 'utf8')).jobs[0].read.io_bytes).toBe(1024 * 1024);
+  });
+
+  it('rejects an unknown option with exit 2 and a message naming it, running nothing', async () => {
+    const path = scratch.path('never.dat');
+    const out = await volbench(['run', '--name=bad', `--filename=${path}`, '--size=1m', '--iodepht=4', '--output-format=json']);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toContain('iodepht');
+    expect(out.stderr).toContain('iodepth');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('exits 1 and names the failure on stderr when a job ends with an error', async () => {
+    // verify_only on a file that was never written with verify: the first block fails.
+    const path = scratch.path('unverified.dat');
+    writeFileSync(path, Buffer.alloc(1024 * 1024, 7));
+    const out = await volbench([
+      'run', '--name=check', `--filename=${path}`, '--size=1m', '--rw=read', '--verify=crc32c', '--verify_only',
+      '--output-format=json',
+    ]);
+    expect(out.code).toBe(1);
+    const doc = JSON.parse(out.stdout);
+    expect(doc.jobs[0].error).toBe(84);
+    expect(out.stderr).toContain('verify');
+  });
+
+  it('stops on SIGINT with exit 130 and still prints the partial result', async () => {
+    const path = scratch.path('long.dat');
+    // The target is laid out after the CLI has installed its signal handlers: interrupt once
+    // it exists and I/O has had a moment to run.
+    const interruptWhenRunning = (child: ReturnType<typeof spawn>): void => {
+      const poll = setInterval(() => {
+        if (!existsSync(path)) return;
+        clearInterval(poll);
+        setTimeout(() => child.kill('SIGINT'), 500);
+      }, 20);
+      child.on('close', () => clearInterval(poll));
+    };
+    const out = await volbench([
+      'run', '--name=long', `--filename=${path}`, '--size=16m', '--rw=randread',
+      '--time_based', '--runtime=30s', '--output-format=json',
+    ], interruptWhenRunning);
+    expect(out.code).toBe(130);
+    const doc = JSON.parse(out.stdout);
+    expect(doc.volbench.jobs[0].cancelled).toBe(true);
+    expect(doc.jobs[0].read.io_bytes).toBeGreaterThan(0);
+  });
+});

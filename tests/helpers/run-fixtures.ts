@@ -1,0 +1,73 @@
+/**
+ * Shared pieces of the tests that run real I/O through the library: a scratch directory per
+ * test file (on tmpfs by default, named with the pid), engine availability, and small readers
+ * of a FioResult.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+
+import { VolbenchError, availableEngines, runJobs } from '../../src/index.js';
+import type { FioDirStats, FioJob, FioResult } from '../../src/report/fio-result.js';
+import type { JobSpec, RawOptionValue } from '../../src/spec/types.js';
+
+export const KiB = 1024;
+export const MiB = 1024 * 1024;
+
+export type EngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
+export const ALL_ENGINES: readonly EngineName[] = ['io_uring', 'libaio', 'psync', 'sync', 'null'];
+/** The engines volbench tries, in order, when ioengine is unset. */
+export const AUTO_ENGINES: readonly EngineName[] = ['io_uring', 'libaio', 'psync'];
+
+let engines: EngineName[] | undefined;
+
+/** Why `engine` cannot run here, or null when the kernel sets it up. */
+export function engineUnavailableReason(engine: EngineName): string | null {
+  engines ??= availableEngines();
+  return engines.includes(engine) ? null : `the kernel refuses the ${engine} engine`;
+}
+
+/** A directory of its own for one test file; `remove()` deletes it and everything in it. */
+export class ScratchDir {
+  readonly dir: string;
+
+  constructor(label: string, baseDir = '/dev/shm') {
+    this.dir = mkdtempSync(join(baseDir, `volbench-${label}-${process.pid}-`));
+  }
+
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export type Job = Record<string, RawOptionValue>;
+
+/** Runs one job and returns the result with its only fio job entry. */
+export async function runJob(job: Job, global?: Job): Promise<{ result: FioResult; job: FioJob }> {
+  const spec: JobSpec = { ...(global ? { global } : {}), jobs: [job] };
+  const result = await runJobs(spec);
+  expect(result.jobs).toHaveLength(1);
+  return { result, job: result.jobs[0] };
+}
+
+/** A direction's stats, failing the test when the job entry lacks it. */
+export function dir(job: FioJob, name: 'read' | 'write' | 'trim' | 'mixed'): FioDirStats {
+  const stats = job[name];
+  if (stats === undefined) throw new Error(`job ${job.jobname} has no ${name} section`);
+  return stats;
+}
+
+/** Awaits a promise that must reject with a VolbenchError, and returns that error. */
+export async function volbenchError(promise: Promise<unknown>): Promise<VolbenchError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(VolbenchError);
+    return err as VolbenchError;
+  }
+  throw new Error('expected a VolbenchError, but the promise resolved');
+}

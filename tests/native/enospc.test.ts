@@ -1,0 +1,61 @@
+/**
+ * A full filesystem ends a write job with fio's error 28 (ENOSPC) and what it wrote until then;
+ * the promise resolves, the process lives on, and the next run works. The filesystem is an
+ * 8 MiB tmpfs mounted for this file alone.
+ */
+import { existsSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { KiB, MiB, dir, engineUnavailableReason, runJob, type EngineName } from '../helpers/run-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const ENOSPC = 28;
+const rootReason = process.getuid?.() === 0 ? null : 'mounting a tmpfs needs root';
+const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
+
+describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(rootReason)}`, () => {
+  let fx: TargetFixtures;
+  let mountPoint = '';
+  beforeAll(() => {
+    fx = new TargetFixtures('enospc');
+    mountPoint = fx.mountTmpfs('small', 8 * MiB);
+  });
+  afterAll(() => fx?.release());
+
+  const freeBytes = (): number => {
+    const s = statfsSync(mountPoint);
+    return s.bavail * s.bsize;
+  };
+
+  for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
+    const reason = engineUnavailableReason(engine);
+    it.skipIf(reason !== null)(`ends with ENOSPC after writing what fits (${engine})${why(reason)}`, async () => {
+      const path = join(mountPoint, `full-${engine}.dat`);
+      try {
+        const { result, job } = await runJob({
+          name: `full-${engine}`, filename: path, size: '16m', rw: 'write', fallocate: 'none', ioengine: engine, iodepth: 4,
+        });
+        expect(job.error).toBe(ENOSPC);
+        const written = dir(job, 'write').io_bytes;
+        expect(written).toBeGreaterThan(0);
+        expect(written).toBeLessThan(16 * MiB);
+        expect(written % (4 * KiB)).toBe(0);
+        expect(result.volbench.jobs[0].error_message).toMatch(/No space left on device/);
+        expect(result.volbench.jobs[0].engine).toBe(engine);
+      } finally {
+        rmSync(path, { force: true });
+      }
+      // Nothing of the job holds the deleted file: its space is free again at once.
+      expect(freeBytes()).toBe(8 * MiB);
+    });
+  }
+
+  it('the next run on the same filesystem works', async () => {
+    const path = join(mountPoint, 'after.dat');
+    const { job } = await runJob({ name: 'after', filename: path, size: '4m', rw: 'randwrite' });
+    expect(job.error).toBe(0);
+    expect(dir(job, 'write').io_bytes).toBe(4 * MiB);
+    expect(existsSync(path)).toBe(true);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * verify=crc32c: a written file verifies; one corrupted block makes a verify_only pass end with
+ * EILSEQ and a message naming that block's offset; an intact file passes verify_only.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { runJobs } from '../../src/index.js';
+import { KiB, MiB, ScratchDir, dir, type Job } from '../helpers/run-fixtures.js';
+
+const EILSEQ = 84;
+const BS = 4 * KiB;
+const scratch = new ScratchDir('verify');
+afterAll(() => scratch.remove());
+
+function verifyJob(path: string, extra: Job = {}): Job {
+  return { name: 'verify', filename: path, size: '4m', bs: '4k', rw: 'write', verify: 'crc32c', ...extra };
+}
+
+describe('verify=crc32c', () => {
+  it('writes a file and reads every block back without an error', async () => {
+    const path = scratch.path('written.dat');
+    const result = await runJobs({ jobs: [verifyJob(path)] });
+    const job = result.jobs[0];
+    expect(job.error).toBe(0);
+    expect(dir(job, 'write').total_ios).toBe((4 * MiB) / BS);
+    // The verify pass reads each written block once.
+    expect(dir(job, 'read').total_ios).toBe((4 * MiB) / BS);
+    expect(result.volbench.jobs[0].error_message).toBe('');
+  });
+
+  it('verify_only passes on an intact file and writes nothing', async () => {
+    const path = scratch.path('intact.dat');
+    await runJobs({ jobs: [verifyJob(path)] });
+    const result = await runJobs({ jobs: [verifyJob(path, { verify_only: 1 })] });
+    const job = result.jobs[0];
+    expect(job.error).toBe(0);
+    expect(dir(job, 'write').total_ios).toBe(0);
+    expect(dir(job, 'read').total_ios).toBe((4 * MiB) / BS);
+  });
+
+  it('verify_only ends with EILSEQ naming the offset of a corrupted block', async () => {
+    const path = scratch.path('corrupt.dat');
+    const written = await runJobs({ jobs: [verifyJob(path)] });
+    expect(written.jobs[0].error).toBe(0);
+    // Overwrite 100 bytes inside the block at 2 MiB + 12 KiB, past its header.
+    const blockOffset = 2 * MiB + 3 * BS;
+    const fd = openSync(path, 'r+');
+    try {
+      writeSync(fd, Buffer.alloc(100, 0xab), 0, 100, blockOffset + 200);
+    } finally {
+      closeSync(fd);
+    }
+    const result = await runJobs({ jobs: [verifyJob(path, { verify_only: 1 })] });
+    const job = result.jobs[0];
+    expect(job.error).toBe(EILSEQ);
+    expect(result.volbench.jobs[0].error_message).toContain(`offset ${blockOffset}`);
+    expect(dir(job, 'write').total_ios).toBe(0);
+  });
+});
