@@ -1,6 +1,6 @@
 /**
  * Cancel through an AbortSignal and progress through onProgress, on real runs. The cancel bound
- * (resolved within a second of the abort) is a correctness requirement of the engine's cancel
+ * (resolved within 200 ms of the abort) is a correctness requirement of the engine's cancel
  * flag, not a speed measurement.
  */
 import { existsSync } from 'node:fs';
@@ -29,13 +29,13 @@ describe('cancel', () => {
   for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
     const reason = engineUnavailableReason(engine);
     it.skipIf(reason !== null)(
-      `a 30 s ${engine} run aborted mid-run resolves within a second with partial results marked cancelled${reason ? ` (skipped: ${reason})` : ''}`,
+      `a 30 s ${engine} run aborted mid-run resolves within 200 ms with partial results marked cancelled${reason ? ` (skipped: ${reason})` : ''}`,
       async () => {
         const { result, settleMs } = await abortAfter([{
           name: `cancel-${engine}`, filename: scratch.path(`cancel-${engine}.dat`), size: '16m', rw: 'randread',
           ioengine: engine, iodepth: 8, time_based: 1, runtime: '30s',
         }], engine === 'io_uring' ? 1000 : 400);
-        expect(settleMs).toBeLessThan(1000);
+        expect(settleMs).toBeLessThan(200);
         const job = result.jobs[0];
         expect(job.error).toBe(0);
         expect(dir(job, 'read').io_bytes).toBeGreaterThan(0);
@@ -45,20 +45,20 @@ describe('cancel', () => {
     );
   }
 
-  it('a run waiting out a 30 s startdelay stops within a second of the abort', async () => {
+  it('a run waiting out a 30 s startdelay stops within 200 ms of the abort', async () => {
     const { result, settleMs } = await abortAfter([{
       name: 'delayed', filename: scratch.path('delayed.dat'), size: '1m', rw: 'randread', startdelay: '30s',
     }], 300);
-    expect(settleMs).toBeLessThan(1000);
+    expect(settleMs).toBeLessThan(200);
     expect(result.volbench.jobs[0].cancelled).toBe(true);
     expect(dir(result.jobs[0], 'read').total_ios).toBe(0);
   });
 
-  it('a rate-limited run (rate_iops=20) stops within a second of the abort', async () => {
+  it('a rate-limited run (rate_iops=20) stops within 200 ms of the abort', async () => {
     const { result, settleMs } = await abortAfter([{
       name: 'slow', filename: scratch.path('slow.dat'), size: '1m', rw: 'randread', rate_iops: 20, time_based: 1, runtime: '30s',
     }], 500);
-    expect(settleMs).toBeLessThan(1000);
+    expect(settleMs).toBeLessThan(200);
     expect(result.volbench.jobs[0].cancelled).toBe(true);
     expect(dir(result.jobs[0], 'read').total_ios).toBeGreaterThan(0);
   });
@@ -79,7 +79,7 @@ describe('cancel', () => {
       { name: 'stage1', filename: scratch.path('stage1.dat'), ...timeBased, stonewall: 1 },
       { name: 'stage2', filename: scratch.path('stage2.dat'), size: '16m', rw: 'randwrite', stonewall: 1 },
     ], 700);
-    expect(settleMs).toBeLessThan(1000);
+    expect(settleMs).toBeLessThan(200);
     expect(result.jobs.map((j) => j.jobname)).toEqual(['stage0', 'stage1', 'stage2']);
     expect(result.volbench.jobs.map((j) => j.cancelled)).toEqual([true, true, true]);
     expect(dir(result.jobs[0], 'read').io_bytes).toBeGreaterThan(0);
