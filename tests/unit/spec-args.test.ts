@@ -7,19 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { VolbenchError } from '../../src/errors.js';
 import { parseFioArgs, parseSpec } from '../../src/spec/index.js';
 import { specFixturePath } from './spec-samples.js';
-
-function errorOf(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof VolbenchError) return err;
-    throw err;
-  }
-  throw new Error('expected a VolbenchError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 function tempJobFile(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), `volbench-spec-${process.pid}-`));

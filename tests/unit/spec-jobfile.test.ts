@@ -5,18 +5,8 @@
 import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 
-import { VolbenchError } from '../../src/errors.js';
 import { parseJobFile, parseSpec } from '../../src/spec/index.js';
-
-function errorOf(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof VolbenchError) return err;
-    throw err;
-  }
-  throw new Error('expected a VolbenchError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 describe('job file syntax', () => {
   it('sections become global and jobs; bare flags become true', () => {

@@ -5,21 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { VolbenchError } from '../../src/errors.js';
 import {
   parseBsSplit, parsePercentileList, parseRandomDistribution, parseSpec,
 } from '../../src/spec/index.js';
 import type { JobOptions } from '../../src/spec/types.js';
-
-function errorOf(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof VolbenchError) return err;
-    throw err;
-  }
-  throw new Error('expected a VolbenchError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 function job(options: Record<string, string | number | boolean>, global?: Record<string, string>): JobOptions {
   return parseSpec({ ...(global ? { global } : {}), jobs: [{ name: 'j', ...options }] }).jobs[0].options;

@@ -4,19 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { VolbenchError } from '../../src/errors.js';
 import { parseFioArgs, parseJobFile, parseSpec } from '../../src/spec/index.js';
 import type { JobOptions } from '../../src/spec/types.js';
-
-function errorOf(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof VolbenchError) return err;
-    throw err;
-  }
-  throw new Error('expected a VolbenchError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 const one = (options: Record<string, string | number | boolean>): JobOptions =>
   parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;

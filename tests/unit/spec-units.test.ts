@@ -4,20 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { VolbenchError } from '../../src/errors.js';
 import {
   parseBool, parseDecimal, parseInteger, parseRandseed, parseSize, parseSizeOrPercent, parseTimeNs,
 } from '../../src/spec/index.js';
-
-function errorOf(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof VolbenchError) return err;
-    throw err;
-  }
-  throw new Error('expected a VolbenchError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 describe('sizes', () => {
   it.each([
