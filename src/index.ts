@@ -15,6 +15,8 @@ export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from 
 export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';
 export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './report/index.js';
 export { identifyTarget } from './plan/target/index.js';
+export { buildServer } from './server/app.js';
+export type { ServerConfig } from './server/config.js';
 export { VERSION } from './version.js';
 export { nativeAddon } from './engine/addon.js';
 export type { NativeEngineName } from './engine/native-types.js';

@@ -12,6 +12,7 @@ const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options a
 Usage:
   volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
+  volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench --version | --help
 
 Examples:
@@ -27,6 +28,16 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return runCommand(rest, io);
     case 'demo':
       return demoCommand(rest, io);
+    case 'serve': {
+      // Loaded only here: the service pulls in fastify and SQLite, which every other command
+      // would otherwise pay for at start-up.
+      const { SERVE_USAGE, serveCommand } = await import('./serve-command.js');
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.stdout.write(SERVE_USAGE);
+        return 0;
+      }
+      return serveCommand(rest, io);
+    }
     case '--version':
     case '-v':
       io.stdout.write(`volbench-${VERSION}\n`);
@@ -38,8 +49,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo`, {
-        accepted: 'run, demo',
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve`, {
+        accepted: 'run, demo, serve',
       });
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * `volbench serve`: flags to a ServerConfig, then listen until SIGINT or SIGTERM. Wiring only;
+ * the service is src/server/.
+ */
+import { parseArgs } from 'node:util';
+
+import { VolbenchError } from '../errors.js';
+import { buildServer } from '../server/app.js';
+import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
+import { loadOrCreateToken } from '../server/token.js';
+import { parseSize, parseTimeNs } from '../spec/index.js';
+import type { CommandIo } from './run-command.js';
+
+export const SERVE_USAGE = `volbench serve [options]
+  --host HOST                 address to listen on (default 127.0.0.1)
+  --port PORT                 port (default 8080; 0 picks a free one)
+  --data-dir DIR              database and generated token (default $XDG_DATA_HOME/volbench)
+  --target-root DIR|DEVICE    where runs may do I/O; repeat for several (the first is the default)
+  --allow-block-write DEVICE  let runs write this block device, itself a --target-root; repeatable
+  --token TOKEN               bearer token (default: $VOLBENCH_TOKEN, else one generated and stored)
+  --max-concurrent N          runs on different devices at once (default ${DEFAULTS.maxConcurrent})
+  --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
+  --max-runtime TIME          longest job: startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
+  --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
+  --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
+`;
+
+const OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '8080' },
+  'data-dir': { type: 'string' },
+  'target-root': { type: 'string', multiple: true },
+  'allow-block-write': { type: 'string', multiple: true },
+  token: { type: 'string' },
+  'max-concurrent': { type: 'string' },
+  'queue-limit': { type: 'string' },
+  'max-runtime': { type: 'string' },
+  'max-size': { type: 'string' },
+  'keep-runs': { type: 'string' },
+} as const;
+
+function count(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min) {
+    throw new VolbenchError('EINVALID_ARGS', `--${flag} takes a whole number of at least ${min}, not '${text}'`, {
+      accepted: `an integer >= ${min}`,
+    });
+  }
+  return Number(text);
+}
+
+export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandIo): ServerConfig & { host: string; port: number } {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const dataDir = values['data-dir'] ?? defaultDataDir(env);
+  let token = values.token ?? env.VOLBENCH_TOKEN;
+  if (!token) {
+    const stored = loadOrCreateToken(dataDir);
+    token = stored.token;
+    if (stored.generated) io.stderr.write(`volbench: generated an API token, stored in ${stored.path} (mode 0600):\n${token}\n`);
+    else io.stderr.write(`volbench: using the API token stored in ${stored.path}\n`);
+  }
+  const maxRuntime = values['max-runtime'];
+  const maxSize = values['max-size'];
+  return {
+    host: values.host,
+    port: count('port', values.port, 0)!,
+    dataDir,
+    token,
+    targetRoots: values['target-root'] ?? [],
+    allowBlockWrite: values['allow-block-write'] ?? [],
+    maxConcurrent: count('max-concurrent', values['max-concurrent'], 1),
+    queueLimit: count('queue-limit', values['queue-limit'], 0),
+    maxRuntimeSec: maxRuntime === undefined ? undefined : Math.ceil(parseTimeNs(maxRuntime, { defaultUnit: 's', field: '--max-runtime' }) / 1e9),
+    maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
+    keepRuns: count('keep-runs', values['keep-runs'], 1),
+    logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
+  };
+}
+
+export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config;
+  try {
+    config = serveConfig(argv, env, io);
+  } catch (err) {
+    if (err instanceof VolbenchError) throw err;
+    throw new VolbenchError('EINVALID_ARGS', `serve: ${(err as Error).message}`, { accepted: SERVE_USAGE });
+  }
+  const app = await buildServer(config);
+  const address = await app.listen({ host: config.host, port: config.port });
+  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.stderr.write('volbench: stopping; running runs end as interrupted, queued runs stay queued\n');
+      app.close().then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}

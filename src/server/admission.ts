@@ -1,0 +1,195 @@
+/**
+ * From a submitted spec to a run the queue can hold, or a problem. Everything is checked here,
+ * before the run is stored: the spec parses, every path falls under a target root, block
+ * devices are written only where the operator allowed it, and the run fits the server's limits.
+ * The library plans the run (all of its own target checks) so a run that is accepted starts.
+ */
+import { planRun, type RunPlan } from '../plan/index.js';
+import { directionsUsed } from '../plan/native-plan.js';
+import { instancePath } from '../plan/targets.js';
+import { parseSpec } from '../spec/index.js';
+import type { JobOptions, JobSpec, ParsedSpec } from '../spec/types.js';
+import type { Limits } from './config.js';
+import { queueKeyOf } from './device-key.js';
+import { authorizePath, checkPathText, type PathScope } from './path-policy.js';
+import { HttpProblem } from './problem.js';
+import type { TargetRoot } from './roots.js';
+
+export interface Submission {
+  spec: JobSpec;
+  /** The root jobs without filename or directory use (?target=); the first root when unset. */
+  defaultRoot?: TargetRoot;
+}
+
+export interface AdmissionContext extends PathScope {
+  limits: Limits;
+}
+
+export interface AdmittedRun {
+  parsed: ParsedSpec;
+  /** Working directory for the library: the default root (when a directory). */
+  cwd: string;
+  /** Configured root paths the run uses. */
+  roots: string[];
+  /** Regular files the run opens or writes (targets and logs): removed after an interrupted run if it made them. */
+  files: string[];
+  queueKeys: string[];
+}
+
+const LOG_OPTIONS = ['write_bw_log', 'write_iops_log', 'write_lat_log'] as const;
+const NS_PER_S = 1e9;
+
+/** `jobs[i].name` when the job's own section sets it, `global.name` when only [global] does. */
+function fieldOf(spec: JobSpec, job: number, option: string): string {
+  if (spec.jobs[job] && option in spec.jobs[job]) return `jobs[${job}].${option}`;
+  if (spec.global && option in spec.global) return `global.${option}`;
+  return `jobs[${job}].${option}`;
+}
+
+function limitProblem(field: string, detail: string, accepted: string): HttpProblem {
+  return new HttpProblem(422, 'limit-exceeded', 'Run exceeds a server limit', detail, { field, accepted });
+}
+
+/** A job without a path runs in the default root: its directory, or the device it names. */
+function applyDefaultTarget(o: JobOptions, root: TargetRoot): void {
+  if (o.filename !== undefined || o.directory !== undefined) return;
+  if (root.kind === 'directory') o.directory = root.realPath;
+  else o.filename = root.realPath;
+}
+
+function checkJobPathTexts(spec: JobSpec, o: JobOptions, i: number): void {
+  if (o.directory !== undefined) checkPathText(o.directory, fieldOf(spec, i, 'directory'));
+  const inDirectory = o.directory !== undefined;
+  if (o.filename !== undefined) checkPathText(o.filename, fieldOf(spec, i, 'filename'), inDirectory);
+  else checkPathText(o.name, fieldOf(spec, i, 'name'), inDirectory);
+  // Log prefixes may be relative: a bare write_bw_log is the job's name, in the default root.
+  for (const option of LOG_OPTIONS) {
+    const prefix = o[option];
+    if (prefix !== undefined) checkPathText(prefix, fieldOf(spec, i, option), true);
+  }
+}
+
+/** The spec field that put a job's target where it is. */
+function targetField(spec: JobSpec, o: JobOptions, i: number): string {
+  return fieldOf(spec, i, o.filename !== undefined ? 'filename' : 'directory');
+}
+
+/**
+ * --max-runtime bounds each job's startdelay + ramp_time + runtime; a job that would run until
+ * its size is done gets the rest of that budget as its runtime, so it also stops in time.
+ */
+function applyRuntimeLimit(spec: JobSpec, o: JobOptions, i: number, maxSec: number): void {
+  const maxNs = maxSec * NS_PER_S;
+  const before = o.startdelay_ns + o.ramp_time_ns;
+  const accepted = `startdelay + ramp_time + runtime up to ${maxSec}s (--max-runtime)`;
+  // time_based without runtime is the library's to refuse (it names the missing runtime).
+  if (o.runtime_ns === 0 && o.time_based) return;
+  if (o.runtime_ns === 0) {
+    if (before >= maxNs) throw limitProblem(fieldOf(spec, i, 'ramp_time'), `startdelay and ramp_time leave no runtime within ${maxSec}s`, accepted);
+    o.runtime_ns = maxNs - before;
+  } else if (before + o.runtime_ns > maxNs) {
+    throw limitProblem(fieldOf(spec, i, 'runtime'), `the job would run ${(before + o.runtime_ns) / NS_PER_S}s, over this server's ${maxSec}s`, accepted);
+  }
+}
+
+function checkInstanceCount(spec: JobSpec, parsed: ParsedSpec, max: number): void {
+  let total = 0;
+  parsed.jobs.forEach(({ options }, i) => {
+    total += options.numjobs;
+    if (total > max) {
+      throw limitProblem(fieldOf(spec, i, 'numjobs'), `the run has more than ${max} job instances (numjobs summed over jobs)`,
+        `at most ${max} instances per run`);
+    }
+  });
+}
+
+/** Authorizes each instance's target and decides allow_block_write from its root alone. */
+async function authorizeTargets(spec: JobSpec, parsed: ParsedSpec, scope: PathScope, cwd: string): Promise<Set<TargetRoot>> {
+  const used = new Set<TargetRoot>();
+  for (const [i, { options: o }] of parsed.jobs.entries()) {
+    const field = targetField(spec, o, i);
+    if (o.directory !== undefined) await authorizePath(o.directory, fieldOf(spec, i, 'directory'), scope);
+    const writes = directionsUsed(o)[1] || directionsUsed(o)[2];
+    o.allow_block_write = false;
+    for (let instance = 0; instance < o.numjobs; instance++) {
+      const target = await authorizePath(instancePath(o, instance, cwd), field, scope);
+      used.add(target.root);
+      if (!target.isBlockDevice) continue;
+      if (writes && !target.root.allowBlockWrite) {
+        throw new HttpProblem(403, 'block-write-not-allowed', 'Block device writes not allowed',
+          `rw=${o.rw} writes to block device ${target.root.path}; this server allows it only for devices started with --allow-block-write`, {
+            field: fieldOf(spec, i, 'rw'),
+            accepted: 'read-only workloads on this device',
+          });
+      }
+      o.allow_block_write = target.root.allowBlockWrite;
+    }
+  }
+  return used;
+}
+
+/** Every path the plan will open, checked again now that the library has resolved them. */
+async function authorizePlan(spec: JobSpec, plan: RunPlan, scope: PathScope): Promise<string[]> {
+  const files: string[] = [];
+  for (const [i, job] of plan.jobs.entries()) {
+    for (const instance of job.instances) {
+      const target = await authorizePath(instance.path, targetField(spec, job.options, i), scope);
+      if (!target.isBlockDevice) files.push(instance.path);
+      const logs: Array<[string, (typeof LOG_OPTIONS)[number]]> = [
+        [instance.bwLogPath, 'write_bw_log'],
+        [instance.iopsLogPath, 'write_iops_log'],
+        [instance.latLogPath, 'write_lat_log'],
+        [instance.clatLogPath, 'write_lat_log'],
+        [instance.slatLogPath, 'write_lat_log'],
+      ];
+      for (const [log, option] of logs.filter(([p]) => p !== '')) {
+        await authorizePath(log, fieldOf(spec, i, option), scope);
+        files.push(log);
+      }
+    }
+  }
+  return [...new Set(files)];
+}
+
+function checkSize(spec: JobSpec, plan: RunPlan, maxBytes: number): void {
+  if (maxBytes <= 0) return;
+  let total = 0;
+  for (const [i, job] of plan.jobs.entries()) {
+    if (job.options.ioengine === 'null') continue;
+    for (const instance of job.instances) total += Math.max(instance.regionBytes, instance.layoutBytes);
+    if (total > maxBytes) {
+      throw limitProblem(fieldOf(spec, i, 'size'), `the run's jobs address ${total} bytes, over this server's ${maxBytes}`,
+        `sizes adding up to at most ${maxBytes} bytes per run (--max-size)`);
+    }
+  }
+}
+
+async function queueKeys(plan: RunPlan): Promise<string[]> {
+  const paths = new Set(plan.jobs.filter((j) => j.options.ioengine !== 'null').flatMap((j) => j.instances.map((p) => p.path)));
+  const keys = await Promise.all([...paths].map(queueKeyOf));
+  return [...new Set(keys)].sort();
+}
+
+export async function admitRun(submission: Submission, ctx: AdmissionContext): Promise<AdmittedRun> {
+  const { spec } = submission;
+  const base = submission.defaultRoot ?? ctx.roots[0];
+  const parsed = parseSpec(spec);
+  checkInstanceCount(spec, parsed, ctx.limits.maxInstances);
+  parsed.jobs.forEach(({ options }, i) => {
+    applyDefaultTarget(options, base);
+    checkJobPathTexts(spec, options, i);
+    applyRuntimeLimit(spec, options, i, ctx.limits.maxRuntimeSec);
+  });
+  const cwd = base.kind === 'directory' ? base.realPath : (ctx.roots.find((r) => r.kind === 'directory')?.realPath ?? '/');
+  const used = await authorizeTargets(spec, parsed, ctx, cwd);
+  const plan = await planRun(parsed, { cwd });
+  const files = await authorizePlan(spec, plan, ctx);
+  checkSize(spec, plan, ctx.limits.maxSizeBytes);
+  return {
+    parsed,
+    cwd,
+    roots: ctx.roots.filter((r) => used.has(r)).map((r) => r.path),
+    files,
+    queueKeys: await queueKeys(plan),
+  };
+}

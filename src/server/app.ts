@@ -1,0 +1,61 @@
+/**
+ * buildServer: the HTTP service as a Fastify app, for `volbench serve`, the Lambda handler and
+ * the tests. It opens the store, recovers what a previous process left (interrupted runs fail,
+ * their files go; queued runs queue again) and registers the routes. `app.close()` stops
+ * running runs and closes the store.
+ */
+import { realpathSync } from 'node:fs';
+
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+
+import { VolbenchError } from '../errors.js';
+import { registerAuth } from './auth.js';
+import { limitsOf, type ServerConfig } from './config.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerOpenApi } from './openapi.js';
+import { resolveRoots } from './roots.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerEventsRoute } from './routes/run-events.js';
+import { registerRunRoutes } from './routes/run-get.js';
+import { registerResultRoute } from './routes/run-result.js';
+import { registerListRoute } from './routes/runs-list.js';
+import { registerSubmitRoute } from './routes/runs-submit.js';
+import { registerTargetsRoute } from './routes/targets.js';
+import type { RouteDeps } from './routes/types.js';
+import { RunService } from './run-service.js';
+import { openDatabase } from './store/database.js';
+
+export async function buildServer(config: ServerConfig): Promise<FastifyInstance> {
+  if (!config.token) throw new VolbenchError('EINVALID_ARGS', 'the service needs a token', { accepted: '--token or VOLBENCH_TOKEN' });
+  const limits = limitsOf(config);
+  const roots = await resolveRoots(config.targetRoots, config.allowBlockWrite);
+  const db = openDatabase(config.dataDir);
+  const reserved = [realpathSync(config.dataDir)];
+  const app = Fastify({ logger: config.logger ?? false, bodyLimit: limits.bodyLimitBytes });
+  try {
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    registerErrorHandling(app);
+    registerAuth(app, config.token);
+    await registerOpenApi(app);
+    const service = new RunService({ db, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
+    // preClose, before Fastify waits for open connections: stopping the runs sends their final
+    // events, which ends the SSE streams that would otherwise hold the close up.
+    app.addHook('preClose', async () => service.close());
+    app.addHook('onClose', async () => {
+      if (db.open) db.close();
+    });
+    await service.recover();
+    const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
+    const routes = app.withTypeProvider<ZodTypeProvider>();
+    for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerTargetsRoute, registerHealthRoutes]) {
+      register(routes, deps);
+    }
+    return app;
+  } catch (err) {
+    await app.close();
+    if (db.open) db.close();
+    throw err;
+  }
+}

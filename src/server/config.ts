@@ -1,0 +1,70 @@
+/**
+ * What an operator decides when starting the service, with the defaults `volbench serve` and the
+ * tests share. Limits are per run, in the units their names say.
+ */
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+
+export interface ServerConfig {
+  /** Where the SQLite database (and a generated token) live. */
+  dataDir: string;
+  /** The bearer token every route but /v1/healthz needs. */
+  token: string;
+  /** Directories or block devices runs may use; the first is the default for jobs without a path. */
+  targetRoots: string[];
+  /** Block devices among targetRoots that runs may write to. */
+  allowBlockWrite?: string[];
+  /** Runs on different devices that may run at once. */
+  maxConcurrent?: number;
+  /** Runs that may wait in the queue; one more is answered 429. */
+  queueLimit?: number;
+  /** Longest a job may run (startdelay + ramp_time + runtime), in seconds. */
+  maxRuntimeSec?: number;
+  /** Most bytes one run's jobs may address (sum of their regions), 0 for no limit. */
+  maxSizeBytes?: number;
+  /** Most job instances (threads) in one run. */
+  maxInstances?: number;
+  /** Finished runs kept in the store; older ones are deleted. */
+  keepRuns?: number;
+  /** Largest request body. */
+  bodyLimitBytes?: number;
+  /** Longest ?wait a request may ask for, in seconds. */
+  maxWaitSec?: number;
+  /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */
+  waitForEveryRun?: boolean;
+  /** Fastify's logger option. */
+  logger?: boolean | { level: string };
+}
+
+export const DEFAULTS = {
+  maxConcurrent: 4,
+  queueLimit: 32,
+  maxRuntimeSec: 600,
+  maxSizeBytes: 64 * 1024 ** 3,
+  maxInstances: 64,
+  keepRuns: 1000,
+  bodyLimitBytes: 1024 * 1024,
+  maxWaitSec: 3600,
+} as const;
+
+export type Limits = Required<Pick<ServerConfig,
+  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
+
+export function limitsOf(config: ServerConfig): Limits {
+  return {
+    maxConcurrent: config.maxConcurrent ?? DEFAULTS.maxConcurrent,
+    queueLimit: config.queueLimit ?? DEFAULTS.queueLimit,
+    maxRuntimeSec: config.maxRuntimeSec ?? DEFAULTS.maxRuntimeSec,
+    maxSizeBytes: config.maxSizeBytes ?? DEFAULTS.maxSizeBytes,
+    maxInstances: config.maxInstances ?? DEFAULTS.maxInstances,
+    keepRuns: config.keepRuns ?? DEFAULTS.keepRuns,
+    bodyLimitBytes: config.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+    maxWaitSec: config.maxWaitSec ?? DEFAULTS.maxWaitSec,
+  };
+}
+
+/** `$XDG_DATA_HOME/volbench`, i.e. ~/.local/share/volbench when XDG_DATA_HOME is unset. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'volbench');
+}

@@ -1,0 +1,85 @@
+/**
+ * Where a run may do I/O. A path is first refused on its text (NUL bytes, `..` components,
+ * relative paths: none of them has a meaning worth the risk), then resolved the way the kernel
+ * will open it (every symlink followed, `realpath` of the longest existing prefix) and must land
+ * under a target root. Block devices are usable only through a root that names the device.
+ */
+import { isAbsolute } from 'node:path';
+
+import { resolveTarget } from '../plan/target/index.js';
+import { HttpProblem } from './problem.js';
+import { rootContaining, type TargetRoot } from './roots.js';
+
+function badPath(field: string, detail: string): HttpProblem {
+  return new HttpProblem(400, 'invalid-path', 'Invalid path', detail, {
+    field,
+    accepted: 'an absolute path under a target root, without .. components or NUL bytes',
+  });
+}
+
+/**
+ * Refuses paths no root check can make safe. A relative path is refused unless `allowRelative`
+ * says what it would be taken against is known (a job's own directory, the default root).
+ */
+export function checkPathText(text: string, field: string, allowRelative = false): void {
+  if (text.includes('\0')) throw badPath(field, `${field} contains a NUL byte`);
+  if (text.split('/').includes('..')) throw badPath(field, `${field} '${text}' contains a '..' component`);
+  if (!isAbsolute(text) && !allowRelative) {
+    throw badPath(field, `${field} '${text}' is a relative path; give an absolute path under a target root`);
+  }
+}
+
+export interface AuthorizedPath {
+  root: TargetRoot;
+  resolvedPath: string;
+  exists: boolean;
+  isBlockDevice: boolean;
+}
+
+function outsideRoots(path: string, resolved: string, field: string, roots: TargetRoot[]): HttpProblem {
+  const shown = resolved === path ? path : `${path} (resolves to ${resolved})`;
+  return new HttpProblem(403, 'path-outside-roots', 'Path outside the target roots',
+    `${shown} is not under a target root of this server (${roots.map((r) => r.path).join(', ')})`, {
+      field,
+      accepted: `paths under ${roots.map((r) => r.path).join(', ')}`,
+    });
+}
+
+/** Where runs may and may not go: the roots, minus the server's own data directory. */
+export interface PathScope {
+  roots: TargetRoot[];
+  /** Real paths no run may touch even inside a root (the database and token live there). */
+  reserved: string[];
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** Resolves `path` and returns the root it falls under, or throws 403 naming the path. */
+export async function authorizePath(path: string, field: string, { roots, reserved }: PathScope): Promise<AuthorizedPath> {
+  let target;
+  try {
+    target = await resolveTarget(path);
+  } catch (err) {
+    // A path that cannot even be resolved says nothing about where it points: refuse it as
+    // outside unless its text is under a root, where the library's own message is useful.
+    if (rootContaining(roots, path) === null) throw outsideRoots(path, path, field, roots);
+    throw err;
+  }
+  const root = rootContaining(roots, target.resolvedPath);
+  if (root === null) throw outsideRoots(path, target.resolvedPath, field, roots);
+  if (reserved.some((dir) => isInside(target.resolvedPath, dir))) {
+    throw new HttpProblem(403, 'reserved-path', "Path inside the server's data directory",
+      `${path} is inside the server's data directory, which runs must not touch`, { field });
+  }
+  const isBlockDevice = target.exists && target.stats.isBlockDevice();
+  if (isBlockDevice && root.kind !== 'block_device') {
+    throw new HttpProblem(403, 'block-device-not-a-root', 'Block device is not a target root',
+      `${path} is a block device; block devices are usable only when a --target-root names the device itself`, {
+        field,
+        accepted: roots.filter((r) => r.kind === 'block_device').map((r) => r.path).join(', ') || 'no block device roots are configured',
+      });
+  }
+  return { root, resolvedPath: target.resolvedPath, exists: target.exists, isBlockDevice };
+}

@@ -1,0 +1,59 @@
+/**
+ * GET /v1/runs: newest first, filtered by status and target root, in pages. The cursor is the
+ * position after the last run of a page, so pages stay stable while new runs arrive.
+ */
+import { z } from 'zod';
+
+import { HttpProblem } from '../problem.js';
+import { runSummaryView } from '../run-view.js';
+import { jsonResponse, problemResponse } from '../schemas/problem.js';
+import { runListSchema, runStatusSchema } from '../schemas/run.js';
+import { unauthorizedResponse } from './common.js';
+import type { RouteDeps, ZodApp } from './types.js';
+
+const listQuery = z.object({
+  status: runStatusSchema.optional(),
+  target: z.string().optional().describe('Only runs that use this target root'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().optional().describe('next_cursor of the previous page'),
+});
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const seq = /^s(\d{1,15})$/.exec(text);
+  if (seq === null) {
+    throw new HttpProblem(400, 'invalid-request', 'Invalid request', 'cursor is not one this server handed out', {
+      field: 'query.cursor',
+      accepted: 'the next_cursor of a previous page',
+    });
+  }
+  return Number(seq[1]);
+}
+
+export function registerListRoute(app: ZodApp, { service }: RouteDeps): void {
+  app.get('/v1/runs', {
+    schema: {
+      summary: 'List runs',
+      tags: ['runs'],
+      querystring: listQuery,
+      response: { 200: jsonResponse('A page of runs, newest first', runListSchema), 400: problemResponse('A query parameter is invalid'), 401: unauthorizedResponse },
+    },
+  }, async (request) => {
+    const { status, target, limit, cursor } = request.query;
+    const rows = service.list({
+      limit: limit + 1,
+      ...(status ? { status } : {}),
+      ...(target ? { root: target } : {}),
+      ...(cursor ? { beforeSeq: decodeCursor(cursor) } : {}),
+    });
+    const page = rows.slice(0, limit);
+    return {
+      runs: page.map(runSummaryView),
+      next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null,
+    };
+  });
+}

@@ -1,0 +1,18 @@
+/** GET /v1/targets: each configured root and the device behind it. */
+import { describeTarget } from '../target-info.js';
+import { jsonResponse } from '../schemas/problem.js';
+import { targetListSchema } from '../schemas/target.js';
+import { unauthorizedResponse } from './common.js';
+import type { RouteDeps, ZodApp } from './types.js';
+
+export function registerTargetsRoute(app: ZodApp, { service }: RouteDeps): void {
+  app.get('/v1/targets', {
+    schema: {
+      summary: 'Target roots and their devices',
+      tags: ['targets'],
+      response: { 200: jsonResponse('Every configured root', targetListSchema), 401: unauthorizedResponse },
+    },
+  }, async () => ({
+    targets: await Promise.all(service.roots.map((root) => describeTarget(root, service.queueCounts(root.path)))),
+  }));
+}

@@ -1,0 +1,18 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+
+import type { RunService } from '../run-service.js';
+
+export type ZodApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export interface RouteDeps {
+  service: RunService;
+  /** Every POST waits for its run (Lambda), as if ?wait= the longest allowed. */
+  waitForEveryRun: boolean;
+}

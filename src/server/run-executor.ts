@@ -1,0 +1,110 @@
+/**
+ * Runs one admitted run through the library and records what happens: started, a progress
+ * event about once a second, and the final status with fio's JSON.
+ */
+import { runParsed } from '../run/run-jobs.js';
+import type { FioResult } from '../report/index.js';
+import { filesToCreate, removeCreatedFiles } from './created-files.js';
+import type { AdmittedRun } from './admission.js';
+import type { ServiceMetrics } from './metrics.js';
+import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from './problem.js';
+import { rootLabel, type TargetRoot } from './roots.js';
+import { progressView, runLinks } from './run-view.js';
+import type { RunEvents } from './run-events.js';
+import type { RunStatus } from './schemas/run.js';
+import type { RunRow, RunStore } from './store/runs.js';
+
+export type AbortReason = 'cancel' | 'shutdown';
+
+export interface ExecutorDeps {
+  store: RunStore;
+  events: RunEvents;
+  metrics: ServiceMetrics;
+  roots: TargetRoot[];
+  logError: (err: unknown, runId: string) => void;
+}
+
+export const INTERRUPTED_TITLE = 'Run interrupted';
+
+export function interruptedProblem(detail: string): Problem {
+  return { type: problemType('interrupted'), title: INTERRUPTED_TITLE, status: 503, detail };
+}
+
+/** fio's JSON as stored: non-finite numbers become 0, as formatJson prints them. */
+export function storedResult(result: FioResult): string {
+  return JSON.stringify(result, (_key, value: unknown) =>
+    typeof value === 'number' && !Number.isFinite(value) ? 0 : value);
+}
+
+function ioErrorProblem(result: FioResult): Problem | null {
+  const failed = result.volbench.jobs.filter((j, i) => j.error_message !== '' || (result.jobs[i]?.error ?? 0) !== 0);
+  if (failed.length === 0) return null;
+  return {
+    type: problemType('io-error'),
+    title: 'A job ended with an I/O error',
+    status: 500,
+    detail: failed.map((j) => `job ${j.jobname}: ${j.error_message || 'error'}${j.error_syscall ? ` (${j.error_syscall})` : ''}`).join('; '),
+  };
+}
+
+interface Outcome {
+  status: RunStatus;
+  error: Problem | null;
+  result: FioResult | null;
+}
+
+function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSignal): Outcome {
+  const reason = signal.aborted ? (signal.reason as AbortReason) : null;
+  if (reason === 'shutdown') {
+    return { status: 'failed', error: interruptedProblem('the server shut down while the run was running'), result };
+  }
+  if (reason === 'cancel') return { status: 'cancelled', error: null, result };
+  if (result === null) return { status: 'failed', error: knownProblem(thrown) ?? INTERNAL_PROBLEM, result };
+  const ioError = ioErrorProblem(result);
+  return { status: ioError ? 'failed' : 'finished', error: ioError, result };
+}
+
+export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: AdmittedRun, signal: AbortSignal): Promise<void> {
+  const startedAt = Date.now();
+  const created = filesToCreate(admitted.files);
+  if (!deps.store.markRunning(run.id, startedAt, created)) return;
+  deps.events.publish(run, 'started', { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
+  let result: FioResult | null = null;
+  let thrown: unknown = null;
+  try {
+    result = await runParsed(admitted.parsed, {
+      cwd: admitted.cwd,
+      signal,
+      onProgress: (p) => {
+        const progress = progressView(p);
+        deps.store.saveProgress(run.id, progress);
+        deps.events.publish(run, 'progress', { id: run.id, ...progress });
+      },
+    });
+  } catch (err) {
+    thrown = err;
+    if (knownProblem(err) === null) deps.logError(err, run.id);
+  }
+  const outcome = outcomeOf(result, thrown, signal);
+  if (signal.aborted && signal.reason === 'shutdown') await removeCreatedFiles(created, deps.roots);
+  finishRun(deps, run, outcome, startedAt);
+}
+
+function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt: number): void {
+  const finishedAt = Date.now();
+  deps.store.finish(run.id, {
+    status: outcome.status,
+    finishedAt,
+    error: outcome.error,
+    result: outcome.result === null ? null : storedResult(outcome.result),
+  });
+  deps.events.publish(run, outcome.status, {
+    id: run.id,
+    status: outcome.status,
+    finished_at: new Date(finishedAt).toISOString(),
+    error: outcome.error,
+    links: runLinks(run.id),
+  });
+  const rootOf = (path: string): string | null => rootLabel(deps.roots, path);
+  deps.metrics.recordRun(outcome.status, (finishedAt - startedAt) / 1000, outcome.result, rootOf);
+}

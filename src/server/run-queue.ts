@@ -1,0 +1,88 @@
+/**
+ * The run queue: first come, first served, one run at a time per device (queue key), runs on
+ * different devices together up to maxConcurrent. A run waits while any of its keys is busy or
+ * claimed by an earlier waiting run, so a run on two devices cannot starve behind a stream of
+ * runs on one of them.
+ */
+export interface QueueEntry {
+  id: string;
+  queueKeys: string[];
+  roots: string[];
+}
+
+export interface RunQueueOptions {
+  maxConcurrent: number;
+  limit: number;
+  /** Starts a run; the promise settles when it has ended, freeing its keys. */
+  start: (entry: QueueEntry) => Promise<void>;
+}
+
+export class RunQueue {
+  private readonly waiting: QueueEntry[] = [];
+  private readonly running = new Map<string, QueueEntry>();
+  private readonly busyKeys = new Set<string>();
+
+  constructor(private readonly options: RunQueueOptions) {}
+
+  /** Whether a run on these keys can be taken: it starts at once, or the queue has room. */
+  canAccept(queueKeys: string[]): boolean {
+    return this.waiting.length < this.options.limit || this.canStartNow(queueKeys);
+  }
+
+  /** Adds a run and starts whatever can start. The caller checks canAccept() first. */
+  enqueue(entry: QueueEntry): void {
+    this.waiting.push(entry);
+    this.pump();
+  }
+
+  /** Takes a waiting run out of the queue; false when it is not waiting (running or unknown). */
+  remove(id: string): boolean {
+    const index = this.waiting.findIndex((e) => e.id === id);
+    if (index < 0) return false;
+    this.waiting.splice(index, 1);
+    this.pump();
+    return true;
+  }
+
+  queuedCount(): number {
+    return this.waiting.length;
+  }
+
+  /** Waiting and running runs that use `root`. */
+  countsFor(root: string): { queued: number; running: number } {
+    const uses = (e: QueueEntry): boolean => e.roots.includes(root);
+    return { queued: this.waiting.filter(uses).length, running: [...this.running.values()].filter(uses).length };
+  }
+
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  private canStartNow(queueKeys: string[]): boolean {
+    if (this.running.size >= this.options.maxConcurrent) return false;
+    const claimed = new Set(this.waiting.flatMap((e) => e.queueKeys));
+    return queueKeys.every((k) => !this.busyKeys.has(k) && !claimed.has(k));
+  }
+
+  private pump(): void {
+    const claimed = new Set<string>();
+    for (const entry of [...this.waiting]) {
+      if (this.running.size >= this.options.maxConcurrent) return;
+      const free = entry.queueKeys.every((k) => !this.busyKeys.has(k) && !claimed.has(k));
+      if (free) this.startEntry(entry);
+      else entry.queueKeys.forEach((k) => claimed.add(k));
+    }
+  }
+
+  private startEntry(entry: QueueEntry): void {
+    this.waiting.splice(this.waiting.indexOf(entry), 1);
+    this.running.set(entry.id, entry);
+    entry.queueKeys.forEach((k) => this.busyKeys.add(k));
+    const release = (): void => {
+      this.running.delete(entry.id);
+      entry.queueKeys.forEach((k) => this.busyKeys.delete(k));
+      this.pump();
+    };
+    this.options.start(entry).then(release, release);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * fio 3.33's JSON document, described as far as clients rely on it. Objects stay open
+ * (looseObject): the library's report is the contract, and this schema only documents it.
+ */
+import { z } from 'zod';
+
+import { named } from './registry.js';
+
+const numberMap = z.record(z.string(), z.number());
+
+const latStats = z.looseObject({
+  min: z.number(),
+  max: z.number(),
+  mean: z.number(),
+  stddev: z.number(),
+  N: z.number(),
+  percentile: numberMap.optional().describe('"99.000000" → ns'),
+  bins: numberMap.optional().describe('json+ only: bucket value in ns → count'),
+});
+
+const dirStats = named(
+  'FioDirectionStats',
+  z.looseObject({
+    io_bytes: z.number(),
+    io_kbytes: z.number(),
+    bw_bytes: z.number(),
+    bw: z.number().describe('KiB/s'),
+    iops: z.number(),
+    runtime: z.number().describe('ms'),
+    total_ios: z.number(),
+    short_ios: z.number(),
+    drop_ios: z.number(),
+    slat_ns: latStats,
+    clat_ns: latStats,
+    lat_ns: latStats,
+  }),
+);
+
+const fioJob = named(
+  'FioJob',
+  z.looseObject({
+    jobname: z.string(),
+    groupid: z.number(),
+    error: z.number(),
+    'job options': z.record(z.string(), z.string()).optional(),
+    read: dirStats.optional(),
+    write: dirStats.optional(),
+    trim: dirStats.optional(),
+    job_runtime: z.number(),
+    usr_cpu: z.number(),
+    sys_cpu: z.number(),
+    latency_ns: numberMap,
+    latency_us: numberMap,
+    latency_ms: numberMap,
+  }),
+);
+
+const seriesDir = z.object({
+  iops: z.number(),
+  bw_bytes: z.number(),
+  clat_mean_ns: z.number(),
+  clat_p99_ns: z.number(),
+});
+
+const volbenchJob = z.looseObject({
+  jobname: z.string(),
+  engine: z.string().describe('Engine that ran after any fallback'),
+  cancelled: z.boolean(),
+  error_message: z.string(),
+  error_syscall: z.string(),
+  series: z.array(
+    z.looseObject({
+      t_ms: z.number(),
+      dur_ms: z.number(),
+      read: seriesDir.optional(),
+      write: seriesDir.optional(),
+      trim: seriesDir.optional(),
+    }),
+  ).describe('One point per second: the per-second time series'),
+});
+
+const volbenchTarget = z.looseObject({
+  path: z.string(),
+  device: z.string().nullable(),
+  model: z.string().nullable(),
+  serial: z.string().nullable(),
+  ebs_volume_id: z.string().nullable(),
+  filesystem: z.string().nullable(),
+  mount_point: z.string().nullable(),
+});
+
+export const fioResultSchema = named(
+  'FioResult',
+  z
+    .looseObject({
+      'fio version': z.string(),
+      timestamp: z.number(),
+      timestamp_ms: z.number(),
+      time: z.string(),
+      'global options': z.record(z.string(), z.string()).optional(),
+      jobs: z.array(fioJob),
+      disk_util: z.array(z.looseObject({ name: z.string(), util: z.number() })).optional(),
+      volbench: z
+        .looseObject({
+          version: z.string(),
+          kernel: z.string(),
+          targets: z.array(volbenchTarget),
+          jobs: z.array(volbenchJob),
+        })
+        .optional()
+        .describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity"),
+    })
+    .describe("fio 3.33's JSON output (the json form: json+ adds bins), plus volbench's own key"),
+);

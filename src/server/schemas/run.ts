@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+import { jobSpecSchema } from '../../spec/index.js';
+import { fioResultSchema } from './fio-result.js';
+import { problemSchema } from './problem.js';
+import { named } from './registry.js';
+
+/** The library's spec schema, named for the document. */
+export const specSchema = named('JobSpec', jobSpecSchema);
+
+export const RUN_STATUSES = ['queued', 'running', 'finished', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const runStatusSchema = named(
+  'RunStatus',
+  z.enum(RUN_STATUSES).describe(
+    'queued → running → finished (every job ran clean) | failed (refused at start, a job ended with an I/O error, ' +
+      'or the server stopped mid-run: reason "interrupted") | cancelled (DELETE)',
+  ),
+);
+
+export const directionRateSchema = named(
+  'DirectionRate',
+  z.object({
+    iops: z.number(),
+    bw_bytes: z.number().describe('bytes per second'),
+    clat_mean_ns: z.number(),
+    clat_p99_ns: z.number(),
+  }).describe('One direction over the last second'),
+);
+
+export const progressSchema = named(
+  'RunProgress',
+  z.object({
+    stage: z.int().describe('Stonewall stage running now, 0-based'),
+    stages: z.int(),
+    elapsed_ms: z.number().describe('Time in the current stage'),
+    fraction: z.number().describe('Share of the current stage done, 0..1'),
+    eta_ms: z.number().nullable(),
+    read: directionRateSchema,
+    write: directionRateSchema,
+    trim: directionRateSchema,
+  }),
+);
+
+export const runLinksSchema = named(
+  'RunLinks',
+  z.object({ self: z.string(), result: z.string(), events: z.string() }),
+);
+
+const timestamp = z.string().describe('ISO 8601, UTC');
+
+const runFields = {
+  id: z.string(),
+  status: runStatusSchema,
+  targets: z.array(z.string()).describe('Target roots the run uses'),
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+  error: problemSchema.nullable().describe('Why the run failed (reason "interrupted" when the server stopped mid-run)'),
+  links: runLinksSchema,
+};
+
+export const runSummarySchema = named('RunSummary', z.object(runFields));
+
+export const runSchema = named(
+  'Run',
+  z.object({
+    ...runFields,
+    spec: specSchema,
+    progress: progressSchema.nullable().describe('Last progress report while running; the last one after'),
+  }),
+);
+
+export const runWithResultSchema = named(
+  'RunWithResult',
+  z.object({
+    ...runFields,
+    spec: specSchema,
+    progress: progressSchema.nullable(),
+    result: fioResultSchema.nullable().describe("fio's JSON (json form), null when the run produced none"),
+  }),
+);
+
+export const runAcceptedSchema = named(
+  'RunAccepted',
+  z.object({ id: z.string(), status: runStatusSchema, links: runLinksSchema }),
+);
+
+export const runListSchema = named(
+  'RunList',
+  z.object({
+    runs: z.array(runSummarySchema).describe('Newest first'),
+    next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page'),
+  }),
+);
+
+export type RunSummaryBody = z.infer<typeof runSummarySchema>;
+export type RunBody = z.infer<typeof runSchema>;
+export type RunProgressBody = z.infer<typeof progressSchema>;

@@ -1,0 +1,63 @@
+/**
+ * The service's SQLite database: runs and their events, in WAL mode so that readers (GET,
+ * SSE replay) never wait for the writer. The schema is versioned with `user_version`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE runs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     status TEXT NOT NULL,
+     spec TEXT NOT NULL,
+     job_file TEXT,
+     default_root TEXT,
+     roots TEXT NOT NULL,
+     queue_keys TEXT NOT NULL,
+     files TEXT NOT NULL DEFAULT '[]',
+     created_at INTEGER NOT NULL,
+     started_at INTEGER,
+     finished_at INTEGER,
+     error TEXT,
+     progress TEXT,
+     result TEXT
+   );
+   CREATE INDEX runs_by_status ON runs (status, seq);
+   CREATE TABLE events (
+     run_seq INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     data TEXT NOT NULL,
+     PRIMARY KEY (run_seq, seq)
+   ) WITHOUT ROWID;`,
+];
+
+export const DATABASE_FILE = 'volbench.sqlite';
+
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, DATABASE_FILE));
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across a process crash in WAL mode; only a power loss may drop the
+  // last transactions, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `volbench serve` as a child process, for tests that kill the server. The child runs the built
+ * CLI (dist/), rebuilt first when a source file is newer than its output.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+export const CLI = join(REPO, 'dist', 'cli', 'main.js');
+
+function newestStale(dir: string): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (newestStale(path)) return true;
+    } else if (entry.name.endsWith('.ts')) {
+      const out = join(REPO, 'dist', relative(join(REPO, 'src'), path).replace(/\.ts$/, '.js'));
+      if (!existsSync(out) || statSync(out).mtimeMs < statSync(path).mtimeMs) return true;
+    }
+  }
+  return false;
+}
+
+export function ensureBuilt(): void {
+  if (newestStale(join(REPO, 'src'))) {
+    execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.build.json')], { stdio: 'inherit' });
+  }
+}
+
+export interface ServeChild {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+}
+
+/** Starts `volbench serve` and resolves once it listens (bounded: rejects after 20 s). */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${stderr}`));
+    }, 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], stderr: () => stderr });
+      }
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code ?? signal}) before listening: ${stderr}`));
+    });
+  });
+}
+
+export function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}

@@ -1,0 +1,39 @@
+/**
+ * openapi.yaml is generated from the routes' zod schemas (`npm run openapi`). This fails when
+ * the committed file and the schemas have drifted apart, and when the document is not valid
+ * OpenAPI 3.1 by the specification's own JSON schema.
+ */
+import { readFileSync } from 'node:fs';
+
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+import { openApiDocument } from '../../src/server/openapi-document.js';
+import { OPENAPI_PATH } from './helpers/openapi.js';
+
+describe('openapi.yaml', () => {
+  it('matches what the zod schemas generate (run `npm run openapi` after changing them)', async () => {
+    const committed = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    expect(committed).toEqual(await openApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(parse(readFileSync(OPENAPI_PATH, 'utf8')));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('documents every route, the token, and problem+json for errors', () => {
+    const doc = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/healthz', '/v1/metrics', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/result', '/v1/targets',
+    ]);
+    expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/v1/healthz'].get.security).toEqual([]);
+    expect(Object.keys(doc.paths['/v1/runs'].post.requestBody.content)).toEqual(['application/json', 'text/plain']);
+    expect(doc.paths['/v1/runs'].post.responses['422'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Where runs may do I/O. Paths are refused on their text (.., NUL, relative: 400) and, once
+ * resolved with every symlink followed, must fall under a target root (403 naming the path).
+ * Block devices are usable only through a root naming the device, and written only when the
+ * server allows it. The server's own data directory is off limits even inside a root.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { assertMatchesOpenApi } from './helpers/openapi.js';
+import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const MiB = 1024 * 1024;
+
+let server: TestServer;
+let outside: string;
+beforeAll(async () => {
+  server = await startServer();
+  outside = mkdtempSync(join('/dev/shm', `volbench-api-outside-${process.pid}-`));
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+function job(options: Record<string, string | number | boolean>) {
+  return { global: { size: '1m', runtime: '1s' }, jobs: [{ name: 'p', rw: 'write', bs: '4k', ...options }] };
+}
+
+async function refused(spec: unknown, status: number, field: string) {
+  const res = await server.client.submit(spec);
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  assertMatchesOpenApi('POST', '/v1/runs', res);
+  expect(res.body.field).toBe(field);
+  return res.body;
+}
+
+describe('path text', () => {
+  it('refuses .. components with 400, even when they would land inside the root', async () => {
+    await refused(job({ filename: `${server.root}/../${server.root.split('/').pop()}/f` }), 400, 'jobs[0].filename');
+    await refused(job({ directory: `${server.root}/a/..` }), 400, 'jobs[0].directory');
+    await refused(job({ name: '../escape' }), 400, 'jobs[0].name');
+  });
+
+  it('refuses NUL bytes with 400', async () => {
+    await refused(job({ filename: `${server.root}/a\u0000b` }), 400, 'jobs[0].filename');
+  });
+
+  it('refuses relative directories, and relative filenames without a directory, with 400', async () => {
+    await refused(job({ directory: 'data' }), 400, 'jobs[0].directory');
+    await refused(job({ filename: 'vb.bin' }), 400, 'jobs[0].filename');
+  });
+
+  it('names a global option by its global path', async () => {
+    const body = await refused({ global: { filename: '/etc/volbench-test' }, jobs: [{ name: 'g', rw: 'read', size: '1m' }] }, 403, 'global.filename');
+    expect(body.detail).toContain('/etc/volbench-test');
+  });
+});
+
+describe('resolved paths', () => {
+  it('refuses a path outside every root with 403 naming it', async () => {
+    const body = await refused(job({ filename: `${outside}/f` }), 403, 'jobs[0].filename');
+    expect(body.detail).toContain(`${outside}/f`);
+    expect(existsSync(`${outside}/f`)).toBe(false);
+  });
+
+  it('refuses a symlink inside the root that points outside (403), naming where it resolves', async () => {
+    symlinkSync(outside, join(server.root, 'escape'));
+    const body = await refused(job({ directory: join(server.root, 'escape') }), 403, 'jobs[0].directory');
+    expect(body.detail).toContain(`resolves to ${outside}`);
+    symlinkSync(join(outside, 'not-yet'), join(server.root, 'dangling'));
+    await refused(job({ filename: join(server.root, 'dangling') }), 403, 'jobs[0].filename');
+    expect(existsSync(join(outside, 'not-yet'))).toBe(false);
+  });
+
+  it('refuses a job name that makes a file outside the root through a symlinked directory', async () => {
+    mkdirSync(join(server.root, 'sub'));
+    symlinkSync(outside, join(server.root, 'sub', 'link'));
+    await refused(job({ directory: join(server.root, 'sub'), name: 'link/x' }), 403, 'jobs[0].directory');
+  });
+
+  it('accepts a symlink that stays inside the root', async () => {
+    mkdirSync(join(server.root, 'real'));
+    symlinkSync(join(server.root, 'real'), join(server.root, 'alias'));
+    const res = await server.client.submit(randreadSpec({ directory: join(server.root, 'alias') }), '?wait=30');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('finished');
+    expect(existsSync(join(server.root, 'real', 'rr.0.0'))).toBe(true);
+  });
+
+  it('writes log files under the default root, and refuses log prefixes outside the roots', async () => {
+    const res = await server.client.submit(randreadSpec({ write_bw_log: 'rr-log', log_avg_msec: 500 }), '?wait=30');
+    expect(res.body.status).toBe('finished');
+    expect(existsSync(join(server.root, 'rr-log_bw.1.log'))).toBe(true);
+    await refused(job({ write_lat_log: `${outside}/lat` }), 403, 'jobs[0].write_lat_log');
+    expect(existsSync(`${outside}/lat_lat.1.log`)).toBe(false);
+  });
+
+  it('puts a job without filename or directory in the first root', async () => {
+    const res = await server.client.submit({ global: { size: '1m', runtime: '1s' }, jobs: [{ name: 'defaulted', rw: 'write', bs: '4k' }] }, '?wait=30');
+    expect(res.body.status).toBe('finished');
+    expect(res.body.result.volbench.targets[0].path).toBe(join(server.root, 'defaulted.0.0'));
+  });
+
+  it("keeps runs out of the server's data directory even when a root contains it", async () => {
+    const parent = mkdtempSync(join('/dev/shm', `volbench-api-parent-${process.pid}-`));
+    const inner = await startServer({ dataDir: join(parent, 'data'), targetRoots: [parent] });
+    try {
+      const res = await inner.client.submit(job({ filename: join(parent, 'data', 'volbench.sqlite') }));
+      expect(res.status).toBe(403);
+      expect(res.body.type).toBe('urn:volbench:problem:reserved-path');
+    } finally {
+      await inner.close();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+const loopSkip = loopUnavailableReason();
+
+describe.skipIf(loopSkip !== null)(`block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+  let readOnly: LoopDevice;
+  let writable: LoopDevice;
+  let devices: TestServer;
+  beforeAll(async () => {
+    readOnly = attachLoop(16 * MiB);
+    writable = attachLoop(16 * MiB);
+    devices = await startServer({ extraRoots: [readOnly.device, writable.device], allowBlockWrite: [writable.device] });
+  });
+  afterAll(async () => {
+    await devices?.close();
+    readOnly?.release();
+    writable?.release();
+  });
+
+  const rawJob = (filename: string, rw: string) => ({ jobs: [{ name: 'dev', filename, rw, bs: '4k', size: '1m', direct: 1, runtime: '1s' }] });
+
+  it('reads a device a root names', async () => {
+    const res = await devices.client.submit(rawJob(readOnly.device, 'randread'), '?wait=30');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('finished');
+  });
+
+  it('refuses writes to a device root without --allow-block-write, whatever the spec says', async () => {
+    const spec = rawJob(readOnly.device, 'randwrite');
+    (spec.jobs[0] as Record<string, unknown>).allow_block_write = 1;
+    const res = await devices.client.submit(spec);
+    expect(res.status).toBe(403);
+    expect(res.body.type).toBe('urn:volbench:problem:block-write-not-allowed');
+    expect(res.body.field).toBe('jobs[0].rw');
+  });
+
+  it('writes a device allowed by --allow-block-write', async () => {
+    const res = await devices.client.submit(rawJob(writable.device, 'randwrite'), '?wait=30');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('finished');
+    expect(res.body.result.jobs[0].write.total_ios).toBeGreaterThan(0);
+  });
+
+  it('refuses a block device that no root names, even through a symlink under a directory root', async () => {
+    const stray = attachLoop(16 * MiB);
+    try {
+      const link = join(devices.root, 'dev-link');
+      symlinkSync(stray.device, link);
+      const res = await devices.client.submit(rawJob(link, 'randread'));
+      expect(res.status).toBe(403);
+      expect(res.body.type).toBe('urn:volbench:problem:path-outside-roots');
+      expect(res.body.detail).toContain(`resolves to ${stray.device}`);
+    } finally {
+      stray.release();
+    }
+  });
+});

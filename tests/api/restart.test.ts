@@ -1,0 +1,131 @@
+/**
+ * A server killed with SIGKILL mid-run and started again on the same data directory: the run
+ * it was running is failed as interrupted and the files it laid out are gone; the database is
+ * intact (integrity_check), earlier runs and their results are still there, and a run it had
+ * queued runs after the restart.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers/child.js';
+import { ApiClient, randreadSpec } from './helpers/server.js';
+import { readEvents } from './helpers/sse.js';
+
+const token = `restart-${process.pid}`;
+let dataDir: string;
+let root: string;
+let serving: ServeChild | null = null;
+
+beforeAll(() => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), `volbench-api-restart-${process.pid}-`));
+  root = mkdtempSync(join('/dev/shm', `volbench-api-restart-root-${process.pid}-`));
+}, 120_000);
+
+afterAll(async () => {
+  if (serving) {
+    serving.child.kill('SIGTERM');
+    await waitForExit(serving.child);
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
+});
+
+const serveArgs = (data = dataDir, target = root): string[] =>
+  ['--data-dir', data, '--target-root', target, '--token', token, '--max-concurrent', '1'];
+
+describe('kill -9 mid-run, then a restart on the same data directory', () => {
+  let earlier: string;
+  let victim: string;
+  let queued: string;
+  const victimFile = (): string => join(root, 'victim.0.0');
+
+  it('leaves the run that was running in the database and its file on disk', async () => {
+    serving = await spawnServe(serveArgs());
+    const client = new ApiClient(serving.url, token);
+    const done = await client.submit(randreadSpec(), '?wait=30');
+    expect(done.body.status).toBe('finished');
+    earlier = done.body.id;
+    const long = await client.submit({ jobs: [{ name: 'victim', rw: 'write', bs: '64k', size: '32m', runtime: '60s', time_based: 1 }] });
+    victim = long.body.id;
+    queued = (await client.submit(randreadSpec())).body.id;
+    await client.waitForStatus(victim, 'running');
+    expect(existsSync(victimFile())).toBe(true);
+    serving.child.kill('SIGKILL');
+    await waitForExit(serving.child);
+    serving = null;
+    const db = new Database(join(dataDir, 'volbench.sqlite'), { readonly: true });
+    const row = db.prepare('SELECT status, files FROM runs WHERE id = ?').get(victim) as { status: string; files: string };
+    db.close();
+    expect(row.status).toBe('running');
+    expect(JSON.parse(row.files)).toEqual([victimFile()]);
+  });
+
+  it('after the restart that run is failed as interrupted and its file is gone', async () => {
+    serving = await spawnServe(serveArgs());
+    const client = new ApiClient(serving.url, token);
+    const run = (await client.get(`/v1/runs/${victim}`)).body;
+    expect(run.status).toBe('failed');
+    expect(run.error.type).toBe('urn:volbench:problem:interrupted');
+    expect(run.error.detail).toContain('1 file(s)');
+    expect(existsSync(victimFile())).toBe(false);
+    const failed = await client.get('/v1/runs?status=failed');
+    expect(failed.body.runs.map((r: { id: string }) => r.id)).toEqual([victim]);
+  });
+
+  it('earlier runs and their results are still readable, and the queued run runs', async () => {
+    const client = new ApiClient(serving!.url, token);
+    expect((await client.get(`/v1/runs/${earlier}`)).body.status).toBe('finished');
+    const result = await client.get(`/v1/runs/${earlier}/result`);
+    expect(result.status).toBe(200);
+    expect(result.body.jobs[0].read.total_ios).toBeGreaterThan(0);
+    const after = await client.waitForEnd(queued);
+    expect(after.status).toBe('finished');
+  });
+
+  it('the database passes integrity_check', () => {
+    const db = new Database(join(dataDir, 'volbench.sqlite'), { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('SIGTERM mid-run, with an event stream open', () => {
+  let ownData: string;
+  let ownRoot: string;
+  beforeAll(() => {
+    ownData = mkdtempSync(join(tmpdir(), `volbench-api-sigterm-${process.pid}-`));
+    ownRoot = mkdtempSync(join('/dev/shm', `volbench-api-sigterm-root-${process.pid}-`));
+  });
+  afterAll(() => {
+    rmSync(ownData, { recursive: true, force: true });
+    rmSync(ownRoot, { recursive: true, force: true });
+  });
+
+  it('ends the run failed as interrupted, removes its file, closes the stream and exits 0', async () => {
+    const server = await spawnServe(serveArgs(ownData, ownRoot));
+    const client = new ApiClient(server.url, token);
+    const run = (await client.submit({ jobs: [{ name: 'stopped', rw: 'write', bs: '64k', size: '32m', runtime: '60s', time_based: 1 }] })).body;
+    await client.waitForStatus(run.id, 'running');
+    const stream = readEvents(`${server.url}/v1/runs/${run.id}/events`, { authorization: `Bearer ${token}` });
+    await new Promise((r) => setTimeout(r, 200));
+    server.child.kill('SIGTERM');
+    await waitForExit(server.child);
+    expect(server.child.exitCode).toBe(0);
+    const events = (await stream).events;
+    expect(events[events.length - 1]).toMatchObject({ event: 'failed', data: { error: { type: 'urn:volbench:problem:interrupted' } } });
+    expect(existsSync(join(ownRoot, 'stopped.0.0'))).toBe(false);
+    const db = new Database(join(ownData, 'volbench.sqlite'), { readonly: true });
+    const status = db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(run.id);
+    db.close();
+    expect(status).toBe('failed');
+  });
+});

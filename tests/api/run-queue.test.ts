@@ -1,0 +1,81 @@
+/**
+ * The queue on its own: one run per device key at a time, first come first served, up to
+ * maxConcurrent runs on different keys, and a run on two devices is not starved by a stream of
+ * runs on one of them.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { RunQueue, type QueueEntry } from '../../src/server/run-queue.js';
+
+function harness(maxConcurrent: number, limit = 100) {
+  const started: string[] = [];
+  const finishers = new Map<string, () => void>();
+  const queue = new RunQueue({
+    maxConcurrent,
+    limit,
+    start: (entry) => {
+      started.push(entry.id);
+      return new Promise<void>((resolve) => finishers.set(entry.id, resolve));
+    },
+  });
+  const add = (id: string, ...queueKeys: string[]): void => queue.enqueue({ id, queueKeys, roots: [] } satisfies QueueEntry);
+  const finish = async (id: string): Promise<void> => {
+    finishers.get(id)!();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { queue, started, add, finish };
+}
+
+describe('RunQueue', () => {
+  it('runs one run per key at a time, in arrival order', async () => {
+    const { started, add, finish } = harness(4);
+    add('a', 'disk:x');
+    add('b', 'disk:x');
+    add('c', 'disk:x');
+    expect(started).toEqual(['a']);
+    await finish('a');
+    expect(started).toEqual(['a', 'b']);
+    await finish('b');
+    expect(started).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs runs on different keys together, up to maxConcurrent', async () => {
+    const { started, add, finish } = harness(2);
+    add('a', 'disk:x');
+    add('b', 'disk:y');
+    add('c', 'disk:z');
+    expect(started).toEqual(['a', 'b']);
+    await finish('b');
+    expect(started).toEqual(['a', 'b', 'c']);
+  });
+
+  it('does not let later runs on one device starve an earlier run that needs two', async () => {
+    const { started, add, finish } = harness(4);
+    add('x1', 'disk:x');
+    add('both', 'disk:x', 'disk:y');
+    add('y1', 'disk:y');
+    expect(started).toEqual(['x1']);
+    await finish('x1');
+    expect(started).toEqual(['x1', 'both']);
+    await finish('both');
+    expect(started).toEqual(['x1', 'both', 'y1']);
+  });
+
+  it('accepts a run that can start at once even when the waiting room is full', () => {
+    const { queue, add } = harness(2, 1);
+    add('a', 'disk:x');
+    add('b', 'disk:x');
+    expect(queue.canAccept(['disk:x'])).toBe(false);
+    expect(queue.canAccept(['disk:y'])).toBe(true);
+  });
+
+  it('takes a waiting run out without starting it', async () => {
+    const { queue, started, add, finish } = harness(1);
+    add('a', 'disk:x');
+    add('b', 'disk:x');
+    expect(queue.remove('b')).toBe(true);
+    expect(queue.remove('a')).toBe(false);
+    await finish('a');
+    expect(started).toEqual(['a']);
+  });
+});
