@@ -17,6 +17,17 @@ export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from '
 export { identifyTarget } from './plan/target/index.js';
 export { buildServer } from './server/app.js';
 export type { ServerConfig } from './server/config.js';
+export { listSuites, loadSuite, runSuite, describeSuite, suiteTable } from './suites/index.js';
+export type { Suite, SuiteInfo, SuiteDefinition, SuiteRunOptions, SuiteOverrides, SuiteTestEvent } from './suites/index.js';
+export {
+  parseAssertion, bindAssertions, evaluateAssertions, withAssertions, toJUnit, toGithubAnnotations,
+} from './gates/index.js';
+export type { Assertion, AssertionOutcome, ComparisonOp, JUnitOptions } from './gates/index.js';
+export { compareResults, formatComparison, parseFioJsonText } from './compare/index.js';
+export type { CompareOptions, Comparison, ComparisonRow } from './compare/index.js';
+export type {
+  VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
+} from './report/fio-result.js';
 export { VERSION } from './version.js';
 export { nativeAddon } from './engine/addon.js';
 export type { NativeEngineName } from './engine/native-types.js';

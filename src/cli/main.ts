@@ -6,6 +6,8 @@ import { VolbenchError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { demoCommand } from './demo-command.js';
 import { runCommand, type CommandIo } from './run-command.js';
+import { suiteCommand } from './suite-command.js';
+import { compareCommand } from './compare-command.js';
 
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
@@ -13,12 +15,15 @@ Usage:
   volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
   volbench serve [options]                   the HTTP service (see volbench serve --help)
+  volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
+  volbench compare A.json B.json             compare two results (--tolerance 5%)
   volbench --version | --help
 
 Examples:
   volbench run --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
       --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
   volbench run job.fio --output-format=json+
+  volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
 `;
 
 export async function main(argv: string[], io: CommandIo): Promise<number> {
@@ -28,6 +33,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return runCommand(rest, io);
     case 'demo':
       return demoCommand(rest, io);
+    case 'suite':
+      return suiteCommand(rest, io);
+    case 'compare':
+      return compareCommand(rest, io);
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -49,8 +58,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve`, {
-        accepted: 'run, demo, serve',
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare`, {
+        accepted: 'run, demo, serve, suite, compare',
       });
   }
 }

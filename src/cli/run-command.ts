@@ -1,6 +1,7 @@
 /**
  * `volbench run`: fio's command line (flags and job files) in, fio's output out. JSON goes to
- * stdout alone; progress and diagnostics go to stderr.
+ * stdout alone; progress and diagnostics go to stderr. `--assert`, `--junit` and `--github`
+ * gate the run on its numbers (gates/).
  */
 import { writeFileSync } from 'node:fs';
 
@@ -8,6 +9,9 @@ import { runParsed } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../spec/index.js';
 import type { OutputFormat } from '../report/types.js';
+import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions } from '../gates/index.js';
+import { extractGateArgs } from './gate-args.js';
+import { checkGateOutputs, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 
 export interface CommandIo {
@@ -30,23 +34,31 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
 }
 
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const args = parseFioArgs(argv);
+  const gates = extractGateArgs(argv);
+  const assertions = gates.asserts.map(parseAssertion);
+  const args = parseFioArgs(gates.rest);
   const parsed = parseSpec(args.spec);
+  // Assertions naming a job, direction or metric the spec lacks are refused before any I/O.
+  const bound = bindAssertions(parsed, assertions);
+  checkGateOutputs(gates);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const result = await runParsed(parsed, { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const run = await runParsed(parsed, { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
+    const outcomes = evaluateAssertions(run, bound);
+    const result = outcomes.length ? withAssertions(run, outcomes) : run;
     const text = renderOutputs(result, args.outputFormats);
     if (args.output) writeFileSync(args.output, text);
     else io.stdout.write(text);
     for (const job of result.volbench.jobs) {
       if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
     }
-    return exitStatus(result);
+    reportGates(outcomes, gates, io, result, 'volbench');
+    return gateExitStatus(exitStatus(result), outcomes);
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);

@@ -110,6 +110,58 @@ export interface VolbenchJob {
   /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
   members: number;
   series: VolbenchSeriesPoint[];
+  /** Suites only: this test's value in every loop, their median, and which loop the entry is. */
+  loops?: VolbenchJobLoops;
+}
+
+/** Per-direction figures of one loop of a suite test (or their median). */
+export interface VolbenchLoopDir {
+  iops: number;
+  bw_bytes: number;
+  clat_mean_ns: number;
+  clat_p99_ns: number;
+  lat_mean_ns: number;
+}
+
+export interface VolbenchLoopValues {
+  /** 1-based. */
+  loop: number;
+  read?: VolbenchLoopDir;
+  write?: VolbenchLoopDir;
+  trim?: VolbenchLoopDir;
+}
+
+export interface VolbenchJobLoops {
+  count: number;
+  /** The loop whose fio entry the document holds (1-based). */
+  best: number;
+  median: Omit<VolbenchLoopValues, 'loop'>;
+  values: VolbenchLoopValues[];
+}
+
+/** Which suite made the document and how. */
+export interface VolbenchSuiteInfo {
+  name: string;
+  /** The suite's fio job file. */
+  file: string;
+  /** Runs of each test; the document holds the best. */
+  loops: number;
+  /** fio runs made in all (tests x loops). */
+  runs: number;
+}
+
+/** One `--assert` and its outcome. Numbers are in `unit`: IOPS, B/s, B, ns or errno. */
+export interface VolbenchAssertion {
+  expr: string;
+  job: string;
+  dir: 'read' | 'write' | 'trim' | 'sync' | 'mixed' | null;
+  metric: string;
+  op: '>=' | '<=' | '>' | '<' | '==' | '!=';
+  wanted: number;
+  measured: number | null;
+  passed: boolean;
+  unit: string;
+  message: string;
 }
 
 /** TargetIdentity with snake_case keys. */
@@ -138,6 +190,10 @@ export interface VolbenchSection {
   targets: VolbenchTarget[];
   /** One per entry of `jobs`, same order. */
   jobs: VolbenchJob[];
+  /** Set by `volbench suite` / runSuite. */
+  suite?: VolbenchSuiteInfo;
+  /** Set when assertions were judged (`--assert`). */
+  assertions?: VolbenchAssertion[];
 }
 
 /** fio's JSON document as fio prints it; the formatters accept it with or without "volbench". */

@@ -1,0 +1,151 @@
+/**
+ * `volbench suite`: list the shipped suites, show one's job file, or run one on a target with
+ * gates. fio's JSON (or normal text) goes to stdout or --output; the per-test lines and the
+ * summary table go to stderr.
+ */
+import { writeFileSync } from 'node:fs';
+
+import { VolbenchError } from '../errors.js';
+import { parseAssertion } from '../gates/index.js';
+import { parseOutputFormats, type FioOutputFormat } from '../spec/index.js';
+import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
+import { extractGateArgs, flagName, flagValue, type GateArgs } from './gate-args.js';
+import { checkGateOutputs, gateExitStatus, reportGates } from './gate-report.js';
+import { ProgressPrinter } from './progress-line.js';
+import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
+
+export const SUITE_USAGE = `Usage:
+  volbench suite --list                      the suites, each test with the fio command it maps to
+  volbench suite --show NAME                 a suite's fio job file
+  volbench suite NAME (--directory DIR | --filename PATH) [options]
+
+Options:
+  --directory DIR, --filename PATH   the target (fio's directory / filename); --allow_block_write
+                                     to write a block device
+  --runtime TIME, --size SIZE        replace the suite's runtime and size in every test
+  --loops N                          runs of each test, the best kept (kdiskmark: 5, others: 1)
+  --output-format FMT, --output FILE as for volbench run (default: normal)
+  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
+  --junit FILE, --github             gate reports: JUnit XML, GitHub Actions annotations
+`;
+
+interface SuiteArgs {
+  name?: string;
+  list: boolean;
+  show?: string;
+  options: SuiteRunOptions;
+  outputFormats: FioOutputFormat[];
+  output?: string;
+}
+
+const VALUE_OPTIONS = ['directory', 'filename', 'runtime', 'size', 'loops', 'output-format', 'output', 'show'] as const;
+const ACCEPTED = `--list, --show, --${VALUE_OPTIONS.filter((o) => o !== 'show').join(', --')}, --allow_block_write, --assert, --junit, --github`;
+
+function parseLoops(text: string): number {
+  if (!/^\d+$/.test(text)) throw new VolbenchError('EINVALID_VALUE', `--loops takes a whole number, not '${text}'`, { field: '--loops', accepted: '1 to 1000' });
+  return Number(text);
+}
+
+function setValue(args: SuiteArgs, name: (typeof VALUE_OPTIONS)[number], value: string): void {
+  if (name === 'output-format') args.outputFormats = parseOutputFormats(value);
+  else if (name === 'output') args.output = value;
+  else if (name === 'show') args.show = value;
+  else if (name === 'loops') args.options.loops = parseLoops(value);
+  else args.options[name] = value;
+}
+
+export function parseSuiteArgs(argv: readonly string[]): SuiteArgs {
+  const args: SuiteArgs = { list: false, options: {}, outputFormats: ['normal'] };
+  for (let i = 0; i < argv.length; ) {
+    const arg = argv[i];
+    const name = flagName(arg);
+    if (arg === '--list') {
+      args.list = true;
+      i++;
+    } else if (arg === '--allow_block_write' || arg === '--allow_block_write=1') {
+      args.options.allow_block_write = true;
+      i++;
+    } else if (name !== null && (VALUE_OPTIONS as readonly string[]).includes(name)) {
+      const [value, used] = flagValue(argv, i, name);
+      setValue(args, name as (typeof VALUE_OPTIONS)[number], value);
+      i += used;
+    } else if (!arg.startsWith('-') && args.name === undefined) {
+      args.name = arg;
+      i++;
+    } else {
+      throw new VolbenchError('EINVALID_ARGS', `suite does not take '${arg}'`, { field: arg, accepted: ACCEPTED });
+    }
+  }
+  return args;
+}
+
+function listText(): string {
+  return listSuites().map((s) => describeSuite(loadSuite(s.name))).join('\n');
+}
+
+async function runSuiteCommand(args: SuiteArgs, gates: GateArgs, io: CommandIo): Promise<number> {
+  const name = args.name!;
+  const assertions = gates.asserts.map(parseAssertion);
+  checkGateOutputs(gates);
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  const printer = new ProgressPrinter(io.stderr);
+  const options: SuiteRunOptions = {
+    ...args.options,
+    assertions,
+    signal: controller.signal,
+    onProgress: (p) => printer.update(p),
+    onTest: (e) => {
+      if (e.loop > 1) return;
+      printer.done();
+      const loops = e.loops > 1 ? `, ${e.loops} loops` : '';
+      io.stderr.write(`volbench suite ${e.suite}: [${e.test}/${e.tests}] ${e.jobs.join(', ')}${loops}\n`);
+    },
+  };
+  // Every check (suite, target, options, assertions) before any I/O.
+  const prepared = await prepareSuite(name, options);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const result = await runPrepared(prepared, options);
+    printer.done();
+    const text = renderOutputs(result, args.outputFormats);
+    if (args.output) writeFileSync(args.output, text);
+    else io.stdout.write(text);
+    io.stderr.write(suiteTable(result));
+    for (const job of result.volbench.jobs) {
+      if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
+    }
+    const outcomes = result.volbench.assertions ?? [];
+    reportGates(outcomes, gates, io, result, `volbench.${name}`);
+    return gateExitStatus(exitStatus(result), outcomes);
+  } finally {
+    printer.done();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export async function suiteCommand(argv: string[], io: CommandIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(SUITE_USAGE);
+    return 0;
+  }
+  const gates = extractGateArgs(argv);
+  const args = parseSuiteArgs(gates.rest);
+  if (args.list) {
+    io.stdout.write(listText());
+    return 0;
+  }
+  if (args.show !== undefined) {
+    io.stdout.write(loadSuite(args.show).text);
+    return 0;
+  }
+  if (args.name === undefined) {
+    throw new VolbenchError('EINVALID_ARGS', 'suite needs a suite name (volbench suite --list shows them)', {
+      field: 'suite',
+      accepted: listSuites().map((s) => s.name).join(', '),
+    });
+  }
+  return runSuiteCommand(args, gates, io);
+}

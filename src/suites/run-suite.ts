@@ -1,0 +1,130 @@
+/**
+ * runSuite: a shipped suite on the user's target. Every check (target, options, assertions)
+ * is made before the first I/O; then each test (a stonewall group of the job file) runs on its
+ * own, `loops` times, and the runs fold into one fio document (merge.ts).
+ *
+ * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
+ * test be repeated; with one loop the measurements are those of one fio run of the whole file.
+ */
+import { VolbenchError } from '../errors.js';
+import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions, type Assertion } from '../gates/index.js';
+import { planRun } from '../plan/index.js';
+import type { FioResult } from '../report/fio-result.js';
+import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
+import { parseSpec } from '../spec/index.js';
+import type { ParsedJob, ParsedSpec } from '../spec/types.js';
+import { loadSuite, type Suite } from './load.js';
+import { mergeSuiteRuns, type LoopRun, type TestRuns } from './merge.js';
+import { applyOverrides, type SuiteOverrides } from './overrides.js';
+
+export interface SuiteTestEvent {
+  suite: string;
+  /** Job names of the test (one for every shipped suite). */
+  jobs: string[];
+  /** 1-based index of the test and of the loop. */
+  test: number;
+  tests: number;
+  loop: number;
+  loops: number;
+}
+
+export interface SuiteRunOptions extends SuiteOverrides, RunJobsOptions {
+  /** Runs of each test, the best kept (default: the suite's, 5 for kdiskmark, else 1). */
+  loops?: number;
+  /** Judged on the result and recorded under volbench.assertions; checked before any I/O. */
+  assertions?: ReadonlyArray<Assertion | string>;
+  /** Called as each run starts. */
+  onTest?: (event: SuiteTestEvent) => void;
+}
+
+/** A suite ready to run: overrides applied, spec parsed, assertions bound. */
+export interface PreparedSuite {
+  suite: Suite;
+  parsed: ParsedSpec;
+  loops: number;
+  assertions: Assertion[];
+}
+
+function loopCount(suite: Suite, loops: number | undefined): number {
+  const n = loops ?? suite.loops;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new VolbenchError('EINVALID_VALUE', `loops must be a whole number from 1 to 1000, not ${n}`, {
+      field: 'loops',
+      accepted: '1 to 1000',
+    });
+  }
+  return n;
+}
+
+/** Loads the suite and makes every check that needs no I/O; throws VolbenchError. */
+export async function prepareSuite(name: string, options: SuiteRunOptions = {}): Promise<PreparedSuite> {
+  const suite = loadSuite(name);
+  const loops = loopCount(suite, options.loops);
+  const assertions = (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a));
+  const parsed = parseSpec(applyOverrides(suite, options));
+  const bound = bindAssertions(parsed, assertions);
+  // The plan stage checks every test's target (exists, fits, aligned, may be written) up front,
+  // so a bad last test is refused before the first one runs.
+  await planRun(parsed, { cwd: options.cwd });
+  return { suite, parsed, loops, assertions: bound };
+}
+
+/** The suite's tests: runs of jobs up to the next stonewall, with their first group id. */
+export function suiteTests(parsed: ParsedSpec): Array<{ jobs: ParsedJob[]; firstGroupid: number }> {
+  const tests: Array<{ jobs: ParsedJob[]; firstGroupid: number }> = [];
+  let groupid = 0;
+  parsed.jobs.forEach((job, i) => {
+    const o = job.options;
+    if (i > 0 && (o.stonewall || o.new_group)) groupid++;
+    if (i === 0 || o.stonewall) tests.push({ jobs: [], firstGroupid: groupid });
+    tests[tests.length - 1].jobs.push(job);
+  });
+  return tests;
+}
+
+/**
+ * One test as a spec of its own. unlink waits for the last loop, so that earlier loops reuse
+ * the files instead of laying them out again; fio itself unlinks when the job ends.
+ */
+function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): ParsedSpec {
+  return {
+    ...(parsed.globalOptions ? { globalOptions: parsed.globalOptions } : {}),
+    jobs: lastLoop ? jobs : jobs.map((j) => ({ ...j, options: { ...j.options, unlink: false } })),
+  };
+}
+
+function interrupted(result: FioResult): boolean {
+  return result.volbench.jobs.some((j) => j.cancelled);
+}
+
+/** Runs a prepared suite: every test, `loops` times each; stops after a cancelled run. */
+export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOptions = {}): Promise<FioResult> {
+  const { suite, parsed, loops } = prepared;
+  if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the run was cancelled before it started');
+  const tests = suiteTests(parsed);
+  const done: TestRuns[] = [];
+  for (const [t, test] of tests.entries()) {
+    const runs: LoopRun[] = [];
+    for (let loop = 1; loop <= loops; loop++) {
+      const jobs = test.jobs.map((j) => j.options.name);
+      options.onTest?.({ suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops });
+      const started = Date.now();
+      const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), options);
+      runs.push({ result, durationMs: Date.now() - started });
+      if (interrupted(result)) break;
+    }
+    done.push({ firstGroupid: test.firstGroupid, loops: runs });
+    if (interrupted(runs[runs.length - 1].result)) break;
+  }
+  const result = mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops });
+  if (prepared.assertions.length === 0) return result;
+  return withAssertions(result, evaluateAssertions(result, prepared.assertions));
+}
+
+/**
+ * Runs a shipped suite (`listSuites()` names them) on `options.directory` or
+ * `options.filename` and resolves to one fio document for the whole suite.
+ */
+export async function runSuite(name: string, options: SuiteRunOptions = {}): Promise<FioResult> {
+  return runPrepared(await prepareSuite(name, options), options);
+}

@@ -1,0 +1,89 @@
+/**
+ * The assertion grammar `<job>[.<dir>].<metric> <op> <value>`: what parses into what, and the
+ * errors a malformed assertion gets (naming the assertion and what is accepted).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { VolbenchError } from '../../src/errors.js';
+import { parseAssertion } from '../../src/gates/index.js';
+
+const MiB = 1024 * 1024;
+
+function refusal(expr: string): VolbenchError {
+  try {
+    parseAssertion(expr);
+  } catch (err) {
+    expect(err).toBeInstanceOf(VolbenchError);
+    return err as VolbenchError;
+  }
+  throw new Error(`'${expr}' was accepted`);
+}
+
+describe('parseAssertion', () => {
+  it('reads the job, metric, operator and plain value of an IOPS gate', () => {
+    expect(parseAssertion('RND4K-Q32T1-read.iops >= 3000')).toEqual({
+      expr: 'RND4K-Q32T1-read.iops >= 3000', job: 'RND4K-Q32T1-read', metric: 'iops', op: '>=', wanted: 3000, wantedUnit: '',
+    });
+    expect(parseAssertion('x.iops>3k').wanted).toBe(3000);
+  });
+
+  it('reads latency percentiles and statistics with time units, plain numbers in ns', () => {
+    const p99 = parseAssertion('RND4K-Q1T1-read.clat_ns.p99 <= 2ms');
+    expect(p99).toMatchObject({ job: 'RND4K-Q1T1-read', metric: 'clat_ns.p99', op: '<=', wanted: 2_000_000, wantedUnit: 'ms' });
+    expect(parseAssertion('j.lat_ns.p99.9 < 500us')).toMatchObject({ metric: 'lat_ns.p99.9', wanted: 500_000 });
+    expect(parseAssertion('j.clat_ns.mean < 1s').wanted).toBe(1e9);
+    expect(parseAssertion('j.slat_ns.max < 250000').wanted).toBe(250_000);
+    expect(parseAssertion('j.clat.p50 < 1.5ms')).toMatchObject({ metric: 'clat_ns.p50', wanted: 1_500_000 });
+  });
+
+  it('reads bandwidth with IEC and SI units and sizes for io_bytes', () => {
+    expect(parseAssertion('j.write.bw > 500MiB/s')).toMatchObject({ dir: 'write', metric: 'bw', wanted: 500 * MiB });
+    expect(parseAssertion('j.bw >= 1GB/s').wanted).toBe(1e9);
+    expect(parseAssertion('j.bw >= 200KiB/s').wanted).toBe(200 * 1024);
+    expect(parseAssertion('j.io_bytes == 8MiB').wanted).toBe(8 * MiB);
+    expect(parseAssertion('j.io_bytes == 1g').wanted).toBe(1024 ** 3);
+    expect(parseAssertion('j.io_bytes == 1GB').wanted).toBe(1e9);
+    expect(parseAssertion('j.io_bytes != 4096').wanted).toBe(4096);
+  });
+
+  it('takes every comparison operator and the error metric', () => {
+    for (const op of ['>=', '<=', '>', '<', '==', '!='] as const) expect(parseAssertion(`j.error ${op} 0`).op).toBe(op);
+  });
+
+  it('finds the direction and metric from the right, so job names may hold dots', () => {
+    expect(parseAssertion('my.job.read.iops >= 1')).toMatchObject({ job: 'my.job', dir: 'read', metric: 'iops' });
+    expect(parseAssertion('my.job.clat_ns.p99.99 < 1ms')).toMatchObject({ job: 'my.job', metric: 'clat_ns.p99.99' });
+    expect(parseAssertion('j.sync.lat_ns.p99 < 1ms')).toMatchObject({ job: 'j', dir: 'sync', metric: 'lat_ns.p99' });
+  });
+
+  it.each([
+    ['j.iops 3000', /no comparison operator/],
+    ['j.iops >=', /no value after '>='/],
+    ['>= 3', /no job and metric/],
+    ['j.iops >= 3 < 4', /more than one comparison operator/],
+    ['j.foo >= 1', /does not end in a known metric/],
+    ['iops >= 1', /names a metric but no job/],
+    ['j.clat_ns.p0 < 1ms', /does not end in a known metric/],
+    ['j.read.error == 0', /whole-job metric/],
+  ])('refuses %s, naming the assertion and the grammar', (expr, why) => {
+    const err = refusal(expr);
+    expect(err.code).toBe('EINVALID_ARGS');
+    expect(err.message).toContain(`assertion '${expr}'`);
+    expect(err.message).toMatch(why);
+    expect(err.accepted).toContain('<job>[.<dir>].<metric> <op> <value>');
+  });
+
+  it.each([
+    ['j.bw >= 500', /bandwidth/, /MiB\/s/],
+    ['j.clat_ns.p99 <= 2 parsecs', /time/, /ms/],
+    ['j.iops >= 5constructor', /count/, /3k/],
+    ['j.io_bytes == 1.5xb', /size/, /KiB/],
+    ['j.error == 1.5', /errno/, /errno/],
+  ])('refuses the value of %s, saying what the metric takes', (expr, what, accepted) => {
+    const err = refusal(expr);
+    expect(err.code).toBe('EINVALID_VALUE');
+    expect(err.message).toContain(`assertion '${expr}': `);
+    expect(err.message).toMatch(what);
+    expect(err.accepted).toMatch(accepted);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The built CLI (dist/cli/main.js, made by `npm run build:ts`) run in its own process, as a
+ * user runs it.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+
+export interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function volbench(args: string[]): Promise<CliOutcome> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" first`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
