@@ -372,6 +372,23 @@ bool Job::StartVerifyIfDue() {
   return true;
 }
 
+// The kernel drops the last reference to a file from an io_uring worker or the ring's own
+// teardown later than close() returns, and with it the exclusive claim on a block device. A run
+// must not report that it ended while the device still looks in use, or the next run on it is
+// refused: wait (briefly, bounded) until an exclusive open succeeds.
+void Job::AwaitExclusiveRelease() {
+  for (int attempt = 0; attempt < 400; attempt++) {
+    const int fd = open(plan_.path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    if (fd >= 0) {
+      close(fd);
+      return;
+    }
+    if (errno != EBUSY) return;
+    timespec ts{0, 5000000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
 void Job::Finish(uint64_t now) {
   if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
@@ -502,6 +519,7 @@ void Job::Run() {
   if (fd_ >= 0) {
     close(fd_);
     fd_ = -1;
+    if (plan_.is_block_device && plan_.exclusive) AwaitExclusiveRelease();
   }
   result_.elapsed_ns = NowNs() - thread_start_ns_;
   progress_.phase.store(static_cast<int>(Phase::kDone), std::memory_order_release);

@@ -105,6 +105,7 @@ class Job {
   void FoldLastSeriesPoint();
   void ScheduleNextEvent();
   void Finish(uint64_t now);
+  void AwaitExclusiveRelease();
   void SetError(int err, const char* syscall, const std::string& message);
   void WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);
 
