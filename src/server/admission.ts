@@ -1,8 +1,9 @@
 /**
- * From a submitted spec to a run the queue can hold, or a problem. Everything is checked here,
- * before the run is stored: the spec parses, every path falls under a target root, block
- * devices are written only where the operator allowed it, and the run fits the server's limits.
- * The library plans the run (all of its own target checks) so a run that is accepted starts.
+ * From a spec to a run the queue can hold, or a problem. Everything is checked here, before the
+ * run is stored: the spec parses, every path falls under a target root, block devices are
+ * written only where the operator allowed it, and the run fits the server's limits. The library
+ * plans the run (all of its own target checks) so a run that is accepted starts. Suite runs
+ * come here too, with the suite's spec (suite-admission.ts).
  */
 import { planRun, type RunPlan } from '../plan/index.js';
 import { directionsUsed } from '../plan/native-plan.js';
@@ -15,17 +16,11 @@ import { authorizePath, checkPathText, type PathScope } from './path-policy.js';
 import { HttpProblem } from './problem.js';
 import type { TargetRoot } from './roots.js';
 
-export interface Submission {
-  spec: JobSpec;
-  /** The root jobs without filename or directory use (?target=); the first root when unset. */
-  defaultRoot?: TargetRoot;
-}
-
 export interface AdmissionContext extends PathScope {
   limits: Limits;
 }
 
-export interface AdmittedRun {
+export interface AdmittedSpec {
   parsed: ParsedSpec;
   /** Working directory for the library: the default root (when a directory). */
   cwd: string;
@@ -88,7 +83,7 @@ function applyRuntimeLimit(spec: JobSpec, o: JobOptions, i: number, maxSec: numb
     if (before >= maxNs) throw limitProblem(fieldOf(spec, i, 'ramp_time'), `startdelay and ramp_time leave no runtime within ${maxSec}s`, accepted);
     o.runtime_ns = maxNs - before;
   } else if (before + o.runtime_ns > maxNs) {
-    throw limitProblem(fieldOf(spec, i, 'runtime'), `the job would run ${(before + o.runtime_ns) / NS_PER_S}s, over this server's ${maxSec}s`, accepted);
+    throw limitProblem(fieldOf(spec, i, 'runtime'), `job ${o.name} would run ${(before + o.runtime_ns) / NS_PER_S}s, over this server's ${maxSec}s`, accepted);
   }
 }
 
@@ -170,9 +165,8 @@ async function queueKeys(plan: RunPlan): Promise<string[]> {
   return [...new Set(keys)].sort();
 }
 
-export async function admitRun(submission: Submission, ctx: AdmissionContext): Promise<AdmittedRun> {
-  const { spec } = submission;
-  const base = submission.defaultRoot ?? ctx.roots[0];
+/** Admits `spec`; jobs without filename or directory go to `base` (?target=, else the first root). */
+export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionContext): Promise<AdmittedSpec> {
   const parsed = parseSpec(spec);
   checkInstanceCount(spec, parsed, ctx.limits.maxInstances);
   parsed.jobs.forEach(({ options }, i) => {

@@ -7,12 +7,13 @@
 import { realpathSync } from 'node:fs';
 
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 
 import { VolbenchError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
 import { registerErrorHandling } from './error-handler.js';
+import { validatorCompiler } from './keyed-union.js';
 import { registerOpenApi } from './openapi.js';
 import { resolveRoots } from './roots.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -21,6 +22,7 @@ import { registerRunRoutes } from './routes/run-get.js';
 import { registerResultRoute } from './routes/run-result.js';
 import { registerListRoute } from './routes/runs-list.js';
 import { registerSubmitRoute } from './routes/runs-submit.js';
+import { registerSuiteRoutes } from './routes/suites.js';
 import { registerTargetsRoute } from './routes/targets.js';
 import type { RouteDeps } from './routes/types.js';
 import { RunService } from './run-service.js';
@@ -49,7 +51,8 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     await service.recover();
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
     const routes = app.withTypeProvider<ZodTypeProvider>();
-    for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerTargetsRoute, registerHealthRoutes]) {
+    for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerSuiteRoutes,
+      registerTargetsRoute, registerHealthRoutes]) {
       register(routes, deps);
     }
     return app;

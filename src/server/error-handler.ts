@@ -7,9 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem.js';
-
-const SPEC_SHAPE = '{ "global"?: { option: value }, "jobs": [{ option: value }, ...] } with at least one job; ' +
-  'values are strings, numbers or booleans';
+import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from './schemas/run-request.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
 export function fieldFromPointer(pointer: string): string {
@@ -19,10 +17,24 @@ export function fieldFromPointer(pointer: string): string {
     .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
 }
 
-function validationProblem(err: FastifyError & { validation: Array<{ instancePath: string; message?: string }> }): Problem {
+interface ValidationIssue {
+  instancePath: string;
+  keyword?: string;
+  message?: string;
+  params?: { keys?: string[] };
+}
+
+/** Where an issue is; an unknown key is named itself rather than the object that holds it. */
+function issuePointer(issue: ValidationIssue): string {
+  const unknown = issue.keyword === 'unrecognized_keys' ? issue.params?.keys?.[0] : undefined;
+  return unknown === undefined ? issue.instancePath : `${issue.instancePath}/${unknown}`;
+}
+
+/** `body` is the request's body as parsed, before validation refused it. */
+function validationProblem(err: FastifyError & { validation: ValidationIssue[] }, body: unknown): Problem {
   const issue = err.validation[0];
   const context = (err as { validationContext?: string }).validationContext ?? 'body';
-  const path = fieldFromPointer(issue.instancePath);
+  const path = fieldFromPointer(issuePointer(issue));
   const field = context === 'body' ? path || 'body' : `${context === 'querystring' ? 'query' : context}${path ? `.${path}` : ''}`;
   return {
     type: problemType(context === 'body' ? 'invalid-spec' : 'invalid-request'),
@@ -30,7 +42,7 @@ function validationProblem(err: FastifyError & { validation: Array<{ instancePat
     status: 400,
     detail: `${field}: ${issue.message ?? 'invalid'}`,
     field,
-    ...(context === 'body' ? { code: 'EINVALID_SPEC', accepted: SPEC_SHAPE } : {}),
+    ...(context === 'body' ? { code: 'EINVALID_SPEC', accepted: isSuiteBody(body) ? SUITE_SHAPE : SPEC_SHAPE } : {}),
   };
 }
 
@@ -61,7 +73,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const problem =
       knownProblem(err) ??
-      (hasZodFastifySchemaValidationErrors(err) ? validationProblem(err) : null) ??
+      (hasZodFastifySchemaValidationErrors(err) ? validationProblem(err, request.body) : null) ??
       fastifyProblem(err);
     if (problem === null) {
       request.log.error({ err }, 'request failed');

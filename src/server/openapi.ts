@@ -68,8 +68,9 @@ function withoutUnusedSchemas(doc: OpenApiDocument): OpenApiDocument {
 }
 
 const DESCRIPTION =
-  "Runs fio-style storage benchmarks and answers in fio 3.33's JSON. Submit a spec (JSON) or a fio job " +
-  'file (text/plain), follow its progress as Server-Sent Events, fetch the result in json, json+ or normal. ' +
+  "Runs fio-style storage benchmarks and answers in fio 3.33's JSON. Submit a spec (JSON), a fio job " +
+  'file (text/plain) or a shipped suite, with assertions that gate a pipeline on the numbers; follow its progress ' +
+  'as Server-Sent Events, fetch the result in json, json+ or normal. ' +
   'Every route but /v1/healthz needs Authorization: Bearer <token>.';
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -81,6 +82,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ bearer: [] }],
       tags: [
         { name: 'runs', description: 'Benchmark runs' },
+        { name: 'suites', description: 'Shipped suites: fio job files run test by test, with loops' },
         { name: 'targets', description: 'Where runs may do I/O' },
         { name: 'service', description: 'Health and metrics' },
       ],

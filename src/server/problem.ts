@@ -21,9 +21,11 @@ export interface Problem {
   code?: string;
 }
 
+const PROBLEM_TYPE_PREFIX = 'urn:volbench:problem:';
+
 /** A problem type URI from a short slug; relative to nothing, stable across versions. */
 export function problemType(slug: string): string {
-  return `urn:volbench:problem:${slug}`;
+  return `${PROBLEM_TYPE_PREFIX}${slug}`;
 }
 
 /** An error the service raises itself, carrying the problem it answers with. */
@@ -36,6 +38,14 @@ export class HttpProblem extends Error {
     this.name = 'HttpProblem';
     this.problem = { type: problemType(slug), title, status, detail, ...extra };
     this.headers = headers;
+  }
+
+  /** The same problem told another way: a new detail and field (a suite's spec in the request's terms). */
+  restated(detail: string, field: string | undefined): HttpProblem {
+    const { type, title, status, accepted, code } = this.problem;
+    const extra: Partial<Problem> = { field, accepted, code };
+    for (const key of ['field', 'accepted', 'code'] as const) if (extra[key] === undefined) delete extra[key];
+    return new HttpProblem(status, type.slice(PROBLEM_TYPE_PREFIX.length), title, detail, extra, this.headers);
   }
 }
 

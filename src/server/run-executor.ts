@@ -1,17 +1,21 @@
 /**
  * Runs one admitted run through the library and records what happens: started, a progress
- * event about once a second, and the final status with fio's JSON.
+ * event about once a second (and for a suite, a test event as each test and loop starts), and
+ * the final status with fio's JSON and the outcome of the run's assertions.
  */
+import { evaluateAssertions, withAssertions } from '../gates/index.js';
 import { runParsed } from '../run/run-jobs.js';
 import type { FioResult } from '../report/index.js';
+import { runPrepared, type SuiteRunOptions } from '../suites/index.js';
 import { filesToCreate, removeCreatedFiles } from './created-files.js';
-import type { AdmittedRun } from './admission.js';
 import type { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from './problem.js';
 import { rootLabel, type TargetRoot } from './roots.js';
+import { asPrinted, gateOf } from './run-assertions.js';
+import type { AdmittedRun } from './run-request.js';
 import { progressView, runLinks } from './run-view.js';
 import type { RunEvents } from './run-events.js';
-import type { RunStatus } from './schemas/run.js';
+import type { RunStatus, SuiteTestBody } from './schemas/run.js';
 import type { RunRow, RunStore } from './store/runs.js';
 
 export type AbortReason = 'cancel' | 'shutdown';
@@ -64,6 +68,33 @@ function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSigna
   return { status: ioError ? 'failed' : 'finished', error: ioError, result };
 }
 
+/**
+ * Through the library: a suite test by test (runPrepared judges its assertions), a spec in one
+ * go. Either way the outcomes land under volbench.assertions, as the CLI writes them.
+ */
+async function runAdmitted(admitted: AdmittedRun, options: SuiteRunOptions): Promise<FioResult> {
+  if (admitted.prepared !== null) return runPrepared(admitted.prepared, options);
+  const result = await runParsed(admitted.parsed, options);
+  if (admitted.assertions.length === 0) return result;
+  return withAssertions(result, evaluateAssertions(result, admitted.assertions));
+}
+
+/** Progress and test events of a running run; a suite's progress names its current test. */
+function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onProgress' | 'onTest'> {
+  let current: SuiteTestBody | null = null;
+  return {
+    onTest: ({ test, tests, loop, loops, jobs }) => {
+      current = { test, tests, loop, loops, jobs };
+      deps.events.publish(run, 'test', { id: run.id, ...current });
+    },
+    onProgress: (p) => {
+      const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }) };
+      deps.store.saveProgress(run.id, progress);
+      deps.events.publish(run, 'progress', { id: run.id, ...progress });
+    },
+  };
+}
+
 export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: AdmittedRun, signal: AbortSignal): Promise<void> {
   const startedAt = Date.now();
   const created = filesToCreate(admitted.files);
@@ -72,15 +103,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   let result: FioResult | null = null;
   let thrown: unknown = null;
   try {
-    result = await runParsed(admitted.parsed, {
-      cwd: admitted.cwd,
-      signal,
-      onProgress: (p) => {
-        const progress = progressView(p);
-        deps.store.saveProgress(run.id, progress);
-        deps.events.publish(run, 'progress', { id: run.id, ...progress });
-      },
-    });
+    result = await runAdmitted(admitted, { cwd: admitted.cwd, signal, ...reporting(deps, run) });
   } catch (err) {
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);
@@ -92,17 +115,23 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
 
 function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt: number): void {
   const finishedAt = Date.now();
+  // Judged on whatever result the run has, as the library does; the status says how it ended.
+  const assertions = asPrinted(outcome.result?.volbench.assertions ?? []);
+  const gate = gateOf(assertions);
   deps.store.finish(run.id, {
     status: outcome.status,
     finishedAt,
     error: outcome.error,
     result: outcome.result === null ? null : storedResult(outcome.result),
+    assertions,
+    gate,
   });
   deps.events.publish(run, outcome.status, {
     id: run.id,
     status: outcome.status,
     finished_at: new Date(finishedAt).toISOString(),
     error: outcome.error,
+    gate,
     links: runLinks(run.id),
   });
   const rootOf = (path: string): string | null => rootLabel(deps.roots, path);

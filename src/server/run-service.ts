@@ -5,17 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { JobSpec } from '../spec/types.js';
-import { admitRun, type AdmittedRun } from './admission.js';
+import type { AdmissionContext } from './admission.js';
 import type { Limits } from './config.js';
 import { removeCreatedFiles } from './created-files.js';
-import { specFromJobFile } from './job-file.js';
 import { ServiceMetrics } from './metrics.js';
 import { HttpProblem, INTERNAL_PROBLEM, knownProblem, type Problem } from './problem.js';
 import { findRoot, type TargetRoot } from './roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
+import { admitRequest, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
@@ -32,8 +31,8 @@ export interface RunServiceOptions {
 }
 
 export interface SubmitInput {
-  spec: JobSpec;
-  jobFile: string | null;
+  request: RunRequest;
+  /** The root named by ?target=, for jobs (or a suite) without a path. */
   defaultRoot: TargetRoot | null;
 }
 
@@ -82,11 +81,8 @@ export class RunService {
     return this.options.limits;
   }
 
-  async submit(input: SubmitInput): Promise<RunRow> {
-    const admitted = await admitRun(
-      { spec: input.spec, ...(input.defaultRoot ? { defaultRoot: input.defaultRoot } : {}) },
-      { roots: this.roots, reserved: this.options.reserved, limits: this.limits },
-    );
+  async submit({ request, defaultRoot }: SubmitInput): Promise<RunRow> {
+    const admitted = await admitRequest(request, defaultRoot, this.admissionContext());
     if (!this.queue.canAccept(admitted.queueKeys)) {
       throw new HttpProblem(429, 'queue-full', 'Queue full',
         `${this.limits.queueLimit} runs are already waiting (--queue-limit); try again later`, {},
@@ -94,9 +90,11 @@ export class RunService {
     }
     const run = this.store.insert({
       id: randomUUID(),
-      spec: input.spec,
-      jobFile: input.jobFile,
-      defaultRoot: input.defaultRoot?.path ?? null,
+      spec: admitted.spec,
+      jobFile: request.kind === 'spec' ? request.jobFile : null,
+      suite: admitted.suite,
+      asserts: request.asserts,
+      defaultRoot: defaultRoot?.path ?? null,
       roots: admitted.roots,
       queueKeys: admitted.queueKeys,
       createdAt: Date.now(),
@@ -173,10 +171,8 @@ export class RunService {
     }
     for (const run of this.store.withStatus('queued')) {
       try {
-        const spec = run.jobFile === null ? run.spec : specFromJobFile(run.jobFile);
         const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
-        const admitted = await admitRun({ spec, ...(defaultRoot ? { defaultRoot } : {}) }, { roots: this.roots, reserved: this.options.reserved, limits: this.limits });
-        this.enqueue(run, admitted);
+        this.enqueue(run, await admitRequest(storedRequest(run), defaultRoot, this.admissionContext()));
       } catch (err) {
         this.endWithoutRunning(run, 'failed', knownProblem(err) ?? INTERNAL_PROBLEM);
       }
@@ -191,6 +187,10 @@ export class RunService {
     await Promise.all([...this.active.values()].map((a) => a.done));
   }
 
+  private admissionContext(): AdmissionContext {
+    return { roots: this.roots, reserved: this.options.reserved, limits: this.limits };
+  }
+
   private enqueue(run: RunRow, admitted: AdmittedRun): void {
     this.waiting.set(run.id, admitted);
     this.queue.enqueue({ id: run.id, queueKeys: run.queueKeys, roots: run.roots });
@@ -198,8 +198,8 @@ export class RunService {
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {
     const finishedAt = Date.now();
-    this.store.finish(run.id, { status, finishedAt, error, result: null });
-    this.events.publish(run, status, { id: run.id, status, finished_at: new Date(finishedAt).toISOString(), error, links: runLinks(run.id) });
+    this.store.finish(run.id, { status, finishedAt, error, result: null, assertions: [], gate: null });
+    this.events.publish(run, status, { id: run.id, status, finished_at: new Date(finishedAt).toISOString(), error, gate: null, links: runLinks(run.id) });
   }
 
   private start(entry: QueueEntry): Promise<void> {

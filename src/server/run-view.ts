@@ -23,12 +23,14 @@ export function runSummaryView(run: RunRow): RunSummaryBody {
     started_at: iso(run.startedAt),
     finished_at: iso(run.finishedAt),
     error: run.error,
+    suite: run.suite,
+    gate: run.gate,
     links: runLinks(run.id),
   };
 }
 
 export function runView(run: RunRow): RunBody {
-  return { ...runSummaryView(run), spec: run.spec, progress: run.progress };
+  return { ...runSummaryView(run), spec: run.spec, assert: run.asserts, assertions: run.assertions, progress: run.progress };
 }
 
 /** The library's progress report in the API's shape (snake_case, no per-instance detail). */

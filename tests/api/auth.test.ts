@@ -21,6 +21,8 @@ const PROTECTED: Array<[string, string]> = [
   ['GET', '/v1/runs/x/result'],
   ['GET', '/v1/runs/x/events'],
   ['DELETE', '/v1/runs/x'],
+  ['GET', '/v1/suites'],
+  ['GET', '/v1/suites/kdiskmark'],
   ['GET', '/v1/targets'],
   ['GET', '/v1/metrics'],
   ['GET', '/v1/openapi.json'],

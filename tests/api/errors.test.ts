@@ -40,7 +40,7 @@ describe('bad specs', () => {
     const empty = await problem(await server.client.submit({ jobs: [] }), 400);
     expect(empty.field).toBe('jobs');
     const extra = await problem(await server.client.submit({ jobs: [{ name: 'x' }], extra: 1 }), 400);
-    expect(extra.code).toBe('EINVALID_SPEC');
+    expect(extra).toMatchObject({ code: 'EINVALID_SPEC', field: 'extra' });
   });
 
   it('options that cannot run together are 422 with the field', async () => {

@@ -29,11 +29,17 @@ describe('openapi.yaml', () => {
   it('documents every route, the token, and problem+json for errors', () => {
     const doc = parse(readFileSync(OPENAPI_PATH, 'utf8'));
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v1/healthz', '/v1/metrics', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/result', '/v1/targets',
+      '/v1/healthz', '/v1/metrics', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/result',
+      '/v1/suites', '/v1/suites/{name}', '/v1/targets',
     ]);
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/v1/healthz'].get.security).toEqual([]);
     expect(Object.keys(doc.paths['/v1/runs'].post.requestBody.content)).toEqual(['application/json', 'text/plain']);
+    // A JSON body is a spec run or a suite run, each with its assertions.
+    expect(doc.components.schemas.RunRequestInput.anyOf.map((s: { $ref: string }) => s.$ref)).toEqual([
+      '#/components/schemas/SpecRunRequestInput', '#/components/schemas/SuiteRunRequestInput',
+    ]);
+    expect(doc.components.schemas.SuiteRunRequestInput.properties.suite.enum).toHaveLength(6);
     expect(doc.paths['/v1/runs'].post.responses['422'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
   });
 });

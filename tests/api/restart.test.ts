@@ -42,6 +42,7 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
   let earlier: string;
   let victim: string;
   let queued: string;
+  let queuedSuite: string;
   const victimFile = (): string => join(root, 'victim.0.0');
 
   it('leaves the run that was running in the database and its file on disk', async () => {
@@ -53,6 +54,7 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
     const long = await client.submit({ jobs: [{ name: 'victim', rw: 'write', bs: '64k', size: '32m', runtime: '60s', time_based: 1 }] });
     victim = long.body.id;
     queued = (await client.submit(randreadSpec())).body.id;
+    queuedSuite = (await client.submit({ suite: 'kdiskmark', size: '4m', runtime: 1, loops: 1, assert: ['RND4K-Q1T1-read.iops > 0'] })).body.id;
     await client.waitForStatus(victim, 'running');
     expect(existsSync(victimFile())).toBe(true);
     serving.child.kill('SIGKILL');
@@ -85,6 +87,10 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
     expect(result.body.jobs[0].read.total_ios).toBeGreaterThan(0);
     const after = await client.waitForEnd(queued);
     expect(after.status).toBe('finished');
+    // A queued suite run is admitted again from its suite, overrides and assertions.
+    const suite = await client.waitForEnd(queuedSuite);
+    expect(suite).toMatchObject({ status: 'finished', suite: { name: 'kdiskmark', loops: 1, size: '4m', runtime: 1 }, gate: 'passed' });
+    expect(suite.assertions.map((a: { expr: string }) => a.expr)).toEqual(['RND4K-Q1T1-read.iops > 0']);
   });
 
   it('the database passes integrity_check', () => {

@@ -1,13 +1,18 @@
 /**
  * What the store keeps: fio's JSON stored and read back prints exactly as the library's own
- * result does in every format, and --keep-runs deletes the oldest ended runs with their events.
+ * result does in every format, --keep-runs deletes the oldest ended runs with their events, and
+ * a database from an earlier version opens with its runs intact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
 
 import { formatResult, runJobs } from '../../src/index.js';
 import { storedResult } from '../../src/server/run-executor.js';
+import { DATABASE_FILE, MIGRATIONS } from '../../src/server/store/database.js';
 import { readEvents } from './helpers/sse.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -49,5 +54,32 @@ describe('--keep-runs', () => {
     expect((await server.client.get(`/v1/runs/${ids[0]}`)).status).toBe(404);
     const events = await readEvents(`${server.url}/v1/runs/${ids[0]}/events`, { authorization: `Bearer ${server.token}` });
     expect(events.status).toBe(404);
+  });
+});
+
+describe('a database from before suites and gates', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), `volbench-api-migrate-${process.pid}-`));
+    const db = new Database(join(dataDir, DATABASE_FILE));
+    db.exec(MIGRATIONS[0]);
+    db.pragma('user_version = 1');
+    db.prepare(
+      `INSERT INTO runs (id, status, spec, roots, queue_keys, created_at, finished_at)
+       VALUES ('old', 'finished', '{"jobs":[{"name":"x"}]}', '[]', '[]', 1, 2)`,
+    ).run();
+    db.close();
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('is migrated on start: its runs read back with no suite, no assertions and no gate', async () => {
+    const server = await startServer({ dataDir });
+    try {
+      const run = await server.client.get('/v1/runs/old');
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ status: 'finished', spec: { jobs: [{ name: 'x' }] }, suite: null, assert: [], assertions: [], gate: null });
+    } finally {
+      await server.close();
+    }
   });
 });

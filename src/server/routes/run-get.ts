@@ -10,7 +10,7 @@ import type { RouteDeps, ZodApp } from './types.js';
 export function registerRunRoutes(app: ZodApp, { service }: RouteDeps): void {
   app.get('/v1/runs/:id', {
     schema: {
-      summary: 'A run: status, progress, spec, timestamps, error',
+      summary: 'A run: status, progress, spec or suite, timestamps, error, assertion outcomes and gate',
       tags: ['runs'],
       params: runParams,
       response: { 200: jsonResponse('The run', runSchema), 401: unauthorizedResponse, 404: notFoundResponse },

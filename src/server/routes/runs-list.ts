@@ -1,11 +1,12 @@
 /**
- * GET /v1/runs: newest first, filtered by status and target root, in pages. The cursor is the
+ * GET /v1/runs: newest first, filtered by status, target root and gate outcome, in pages. The cursor is the
  * position after the last run of a page, so pages stay stable while new runs arrive.
  */
 import { z } from 'zod';
 
 import { HttpProblem } from '../problem.js';
 import { runSummaryView } from '../run-view.js';
+import { GATES } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { runListSchema, runStatusSchema } from '../schemas/run.js';
 import { unauthorizedResponse } from './common.js';
@@ -14,6 +15,7 @@ import type { RouteDeps, ZodApp } from './types.js';
 const listQuery = z.object({
   status: runStatusSchema.optional(),
   target: z.string().optional().describe('Only runs that use this target root'),
+  gate: z.enum(GATES).optional().describe('Only runs whose assertions all held (passed) or did not (failed)'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().optional().describe('next_cursor of the previous page'),
 });
@@ -43,10 +45,11 @@ export function registerListRoute(app: ZodApp, { service }: RouteDeps): void {
       response: { 200: jsonResponse('A page of runs, newest first', runListSchema), 400: problemResponse('A query parameter is invalid'), 401: unauthorizedResponse },
     },
   }, async (request) => {
-    const { status, target, limit, cursor } = request.query;
+    const { status, target, gate, limit, cursor } = request.query;
     const rows = service.list({
       limit: limit + 1,
       ...(status ? { status } : {}),
+      ...(gate ? { gate } : {}),
       ...(target ? { root: target } : {}),
       ...(cursor ? { beforeSeq: decodeCursor(cursor) } : {}),
     });

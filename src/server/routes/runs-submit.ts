@@ -1,22 +1,28 @@
 /**
- * POST /v1/runs: a spec as JSON or a fio job file as text/plain. The run is admitted (every
- * check before any I/O), stored and queued: 202 with its links, or with ?wait=N, 200 with the
- * run and fio's JSON when it ends within N seconds.
+ * POST /v1/runs: a spec or a suite as JSON, or a fio job file as text/plain, each with
+ * assertions (`assert` in JSON, `?assert=` for a job file). The run is admitted (every check
+ * before any I/O), stored and queued: 202 with its links, or with ?wait=N, 200 with the run and
+ * fio's JSON when it ends within N seconds.
  */
 import { z } from 'zod';
 
 import { formatJson } from '../../report/index.js';
-import type { JobSpec } from '../../spec/types.js';
 import { specFromJobFile } from '../job-file.js';
 import { HttpProblem } from '../problem.js';
 import { findRoot } from '../roots.js';
+import type { RunRequest } from '../run-request.js';
 import { isTerminal, type RunService } from '../run-service.js';
 import { runLinks, runView } from '../run-view.js';
+import { assertListSchema } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
-import { runAcceptedSchema, runWithResultSchema, specSchema } from '../schemas/run.js';
+import { isSuiteBody, runRequestSchema, type SpecRunRequest, type SuiteRunRequest } from '../schemas/run-request.js';
+import { runAcceptedSchema, runWithResultSchema } from '../schemas/run.js';
 import type { RunRow } from '../store/runs.js';
 import { unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
+
+/** A repeated query parameter arrives as an array, a single one as a string. */
+const repeatable = z.preprocess((value) => (typeof value === 'string' ? [value] : value), assertListSchema);
 
 const submitQuery = z.object({
   wait: z.coerce
@@ -24,7 +30,10 @@ const submitQuery = z.object({
     .min(0)
     .optional()
     .describe('Seconds to wait for the run to end; 200 with the result when it does, else 202'),
-  target: z.string().optional().describe('Target root for jobs that give no filename or directory (default: the first root)'),
+  target: z.string().optional().describe('Target root for jobs (or a suite) that give no filename or directory (default: the first root)'),
+  assert: repeatable
+    .optional()
+    .describe("A fio job file's assertions, repeatable: ?assert=rr.iops%3E%3D3000&assert=... (JSON bodies carry theirs in \"assert\")"),
 });
 
 /** The finished run with fio's JSON in its plain `json` form, values exactly as fio prints them. */
@@ -32,6 +41,23 @@ function withResult(service: RunService, run: RunRow): z.infer<typeof runWithRes
   const stored = service.store.result(run.id);
   const result = stored === null ? null : (JSON.parse(formatJson(JSON.parse(stored) as object)) as z.infer<typeof runWithResultSchema>['result']);
   return { ...runView(run), result };
+}
+
+/** The request a body and query make; assertions come from the body, or from ?assert= for a job file. */
+function runRequestOf(body: unknown, queryAsserts: string[] | undefined): RunRequest {
+  if (typeof body === 'string') return { kind: 'spec', spec: specFromJobFile(body), jobFile: body, asserts: queryAsserts ?? [] };
+  if (queryAsserts !== undefined) {
+    throw new HttpProblem(400, 'invalid-request', 'Invalid request', '?assert= is for fio job files; a JSON body carries its assertions in "assert"', {
+      field: 'query.assert',
+      accepted: 'no ?assert= with a JSON body',
+    });
+  }
+  if (isSuiteBody(body)) {
+    const suite = body as SuiteRunRequest;
+    return { kind: 'suite', suite, asserts: suite.assert ?? [] };
+  }
+  const { assert, ...spec } = body as SpecRunRequest;
+  return { kind: 'spec', spec, jobFile: null, asserts: assert ?? [] };
 }
 
 function defaultRootFor(service: RunService, target: string | undefined) {
@@ -49,33 +75,37 @@ function defaultRootFor(service: RunService, target: string | undefined) {
 export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: RouteDeps): void {
   app.post('/v1/runs', {
     schema: {
-      summary: 'Submit a run',
+      summary: 'Submit a run: a spec, a fio job file or a suite, with assertions',
+      description:
+        'A run whose assertions fail still ends finished when its I/O ran clean: the outcome is in gate and assertions ' +
+        '(and in fio\'s JSON under volbench.assertions). A pipeline checks status == finished and gate == passed.',
       tags: ['runs'],
       querystring: submitQuery,
       body: {
         content: {
-          'application/json': { schema: specSchema },
+          'application/json': { schema: runRequestSchema },
           'text/plain': { schema: z.string().min(1).describe('A fio job file ([global] and job sections)') },
         },
       },
       response: {
         200: jsonResponse("The run ended within ?wait: the run with fio's JSON", runWithResultSchema),
         202: jsonResponse('The run is queued or running; Location names it', runAcceptedSchema),
-        400: problemResponse('The spec or job file does not parse, or a path is relative or holds .. or NUL'),
+        400: problemResponse('The spec, job file or an assertion does not parse, the suite is unknown, or a path is relative or holds .. or NUL'),
         401: unauthorizedResponse,
         403: problemResponse('A path is outside the target roots, or a block device may not be written'),
         413: problemResponse('The body is larger than the server accepts'),
         415: problemResponse('Neither application/json nor text/plain'),
-        422: problemResponse('The spec parses but cannot run here (unsupported option, unusable target, over a limit)'),
+        422: problemResponse(
+          'The spec or suite parses but cannot run here (unsupported option, unusable target, over a limit), or an assertion ' +
+            'names a job, direction or metric the run will not report',
+        ),
         429: problemResponse('The queue is full; Retry-After says when to try again'),
       },
     },
   }, async (request, reply) => {
-    const body = request.body as JobSpec | string;
-    const jobFile = typeof body === 'string' ? body : null;
-    const spec = jobFile === null ? (body as JobSpec) : specFromJobFile(jobFile);
+    const runRequest = runRequestOf(request.body, request.query.assert);
     const defaultRoot = defaultRootFor(service, request.query.target);
-    const run = await service.submit({ spec, jobFile, defaultRoot });
+    const run = await service.submit({ request: runRequest, defaultRoot });
     // Where the host freezes between requests (Lambda), a run must end inside the one that submits it.
     const waitSec = waitForEveryRun ? service.limits.maxWaitSec : Math.min(request.query.wait ?? 0, service.limits.maxWaitSec);
     const ended = await service.waitForEnd(run.id, waitSec * 1000);

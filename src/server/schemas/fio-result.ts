@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 
+import { assertionOutcomeSchema } from './assertion.js';
 import { named } from './registry.js';
 
 const numberMap = z.record(z.string(), z.number());
@@ -62,6 +63,49 @@ const seriesDir = z.object({
   clat_p99_ns: z.number(),
 });
 
+const loopDir = named(
+  'VolbenchLoopFigures',
+  z
+    .looseObject({
+      iops: z.number(),
+      bw_bytes: z.number(),
+      clat_mean_ns: z.number(),
+      clat_p99_ns: z.number(),
+      lat_mean_ns: z.number(),
+    })
+    .describe('One direction of one loop of a suite test (or the median of its loops)'),
+);
+
+const loopDirs = {
+  read: loopDir.optional(),
+  write: loopDir.optional(),
+  trim: loopDir.optional(),
+};
+
+const volbenchJobLoops = named(
+  'VolbenchJobLoops',
+  z
+    .looseObject({
+      count: z.int(),
+      best: z.int().describe('The loop (1-based) whose fio entry the document holds: the most bytes per second'),
+      median: z.looseObject(loopDirs).describe('Median of every loop, per direction'),
+      values: z.array(z.looseObject({ loop: z.int(), ...loopDirs })).describe('Each loop, in run order'),
+    })
+    .describe('Suite runs only: every loop of this test'),
+);
+
+const volbenchSuite = named(
+  'VolbenchSuite',
+  z
+    .looseObject({
+      name: z.string(),
+      file: z.string().describe("The suite's fio job file"),
+      loops: z.int().describe('Runs of each test'),
+      runs: z.int().describe('fio runs made in all (tests x loops)'),
+    })
+    .describe('Set when the document is a suite run'),
+);
+
 const volbenchJob = z.looseObject({
   jobname: z.string(),
   engine: z.string().describe('Engine that ran after any fallback'),
@@ -77,6 +121,7 @@ const volbenchJob = z.looseObject({
       trim: seriesDir.optional(),
     }),
   ).describe('One point per second: the per-second time series'),
+  loops: volbenchJobLoops.optional(),
 });
 
 const volbenchTarget = z.looseObject({
@@ -106,9 +151,12 @@ export const fioResultSchema = named(
           kernel: z.string(),
           targets: z.array(volbenchTarget),
           jobs: z.array(volbenchJob),
+          suite: volbenchSuite.optional(),
+          assertions: z.array(assertionOutcomeSchema).optional().describe('Set when the run had assertions: their outcomes'),
         })
         .optional()
-        .describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity"),
+        .describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +
+          'and for suites and gates the loops, the suite and the assertion outcomes'),
     })
     .describe("fio 3.33's JSON output (the json form: json+ adds bins), plus volbench's own key"),
 );

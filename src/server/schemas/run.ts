@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { jobSpecSchema } from '../../spec/index.js';
+import { assertionOutcomeSchema, gateSchema } from './assertion.js';
 import { fioResultSchema } from './fio-result.js';
 import { problemSchema } from './problem.js';
 import { named } from './registry.js';
@@ -15,7 +16,8 @@ export const runStatusSchema = named(
   'RunStatus',
   z.enum(RUN_STATUSES).describe(
     'queued → running → finished (every job ran clean) | failed (refused at start, a job ended with an I/O error, ' +
-      'or the server stopped mid-run: reason "interrupted") | cancelled (DELETE)',
+      'or the server stopped mid-run: reason "interrupted") | cancelled (DELETE). Assertions do not change it: ' +
+      'a run whose assertions fail is finished, with gate "failed"',
   ),
 );
 
@@ -29,6 +31,17 @@ export const directionRateSchema = named(
   }).describe('One direction over the last second'),
 );
 
+export const suiteTestSchema = named(
+  'SuiteTest',
+  z.object({
+    test: z.int().describe('1-based'),
+    tests: z.int(),
+    loop: z.int().describe('1-based'),
+    loops: z.int(),
+    jobs: z.array(z.string()).describe('Job names of the test'),
+  }).describe('The test and loop of a suite run that started last'),
+);
+
 export const progressSchema = named(
   'RunProgress',
   z.object({
@@ -40,6 +53,7 @@ export const progressSchema = named(
     read: directionRateSchema,
     write: directionRateSchema,
     trim: directionRateSchema,
+    suite_test: suiteTestSchema.optional().describe('Suite runs only'),
   }),
 );
 
@@ -50,6 +64,18 @@ export const runLinksSchema = named(
 
 const timestamp = z.string().describe('ISO 8601, UTC');
 
+export const runSuiteSchema = named(
+  'RunSuite',
+  z.object({
+    name: z.string(),
+    loops: z.int().describe('Runs of each test'),
+    directory: z.string().optional(),
+    filename: z.string().optional(),
+    runtime: z.union([z.string(), z.number()]).optional(),
+    size: z.union([z.string(), z.number()]).optional(),
+  }).describe('The suite and the overrides the run was submitted with'),
+);
+
 const runFields = {
   id: z.string(),
   status: runStatusSchema,
@@ -58,7 +84,18 @@ const runFields = {
   started_at: timestamp.nullable(),
   finished_at: timestamp.nullable(),
   error: problemSchema.nullable().describe('Why the run failed (reason "interrupted" when the server stopped mid-run)'),
+  suite: runSuiteSchema.nullable().describe('The suite, for a suite run'),
+  gate: gateSchema
+    .nullable()
+    .describe('Whether the assertions held on the result; null without assertions, before the run ends, or when it ended without a result'),
   links: runLinksSchema,
+};
+
+/** What the full views add: the submission and the outcome of its assertions. */
+const runDetailFields = {
+  spec: specSchema.describe("The spec as submitted; for a suite run, the suite's job file with the overrides applied"),
+  assert: z.array(z.string()).describe('The assertions as submitted'),
+  assertions: z.array(assertionOutcomeSchema).describe("Their outcomes once the run has a result (also in fio's JSON under volbench.assertions)"),
 };
 
 export const runSummarySchema = named('RunSummary', z.object(runFields));
@@ -67,7 +104,7 @@ export const runSchema = named(
   'Run',
   z.object({
     ...runFields,
-    spec: specSchema,
+    ...runDetailFields,
     progress: progressSchema.nullable().describe('Last progress report while running; the last one after'),
   }),
 );
@@ -76,7 +113,7 @@ export const runWithResultSchema = named(
   'RunWithResult',
   z.object({
     ...runFields,
-    spec: specSchema,
+    ...runDetailFields,
     progress: progressSchema.nullable(),
     result: fioResultSchema.nullable().describe("fio's JSON (json form), null when the run produced none"),
   }),
@@ -98,3 +135,5 @@ export const runListSchema = named(
 export type RunSummaryBody = z.infer<typeof runSummarySchema>;
 export type RunBody = z.infer<typeof runSchema>;
 export type RunProgressBody = z.infer<typeof progressSchema>;
+export type RunSuiteBody = z.infer<typeof runSuiteSchema>;
+export type SuiteTestBody = z.infer<typeof suiteTestSchema>;

@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 
 export type Db = Database.Database;
 
-const MIGRATIONS: string[] = [
+/** The schema, one entry per version (`user_version` counts those applied); never edit one, add one. */
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE runs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
@@ -35,6 +36,11 @@ const MIGRATIONS: string[] = [
      data TEXT NOT NULL,
      PRIMARY KEY (run_seq, seq)
    ) WITHOUT ROWID;`,
+  // Suites and gates: the suite a run was submitted as, its assertions and their outcome.
+  `ALTER TABLE runs ADD COLUMN suite TEXT;
+   ALTER TABLE runs ADD COLUMN asserts TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE runs ADD COLUMN assertions TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE runs ADD COLUMN gate TEXT;`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

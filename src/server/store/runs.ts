@@ -1,19 +1,26 @@
 /**
- * Runs in the database: one row per run, from queued to its final status, with the spec it was
- * submitted with, the files it may create, its last progress and fio's JSON.
+ * Runs in the database: one row per run, from queued to its final status, with the spec (or
+ * suite) and assertions it was submitted with, the files it may create, its last progress,
+ * fio's JSON and the outcome of its assertions.
  */
 import type { JobSpec } from '../../spec/types.js';
 import type { Problem } from '../problem.js';
-import type { RunProgressBody, RunStatus } from '../schemas/run.js';
+import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
+import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
 import type { Db } from './database.js';
 
 export interface RunRow {
   seq: number;
   id: string;
   status: RunStatus;
+  /** As submitted; for a suite run, the suite's job file with its overrides applied. */
   spec: JobSpec;
   /** The fio job file as posted (text/plain), when the run came as one. */
   jobFile: string | null;
+  /** The suite and its overrides, when the run came as one. */
+  suite: RunSuiteBody | null;
+  /** Assertion texts as submitted. */
+  asserts: string[];
   /** Root named by ?target= for jobs without a path. */
   defaultRoot: string | null;
   roots: string[];
@@ -25,9 +32,12 @@ export interface RunRow {
   finishedAt: number | null;
   error: Problem | null;
   progress: RunProgressBody | null;
+  /** Outcomes of the assertions, once judged on a result. */
+  assertions: AssertionOutcomeBody[];
+  gate: Gate | null;
 }
 
-export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
+export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'asserts' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
 
 export interface RunFinish {
   status: RunStatus;
@@ -35,10 +45,13 @@ export interface RunFinish {
   error: Problem | null;
   /** fio's JSON document as text, or null when the run produced none. */
   result: string | null;
+  assertions: AssertionOutcomeBody[];
+  gate: Gate | null;
 }
 
 export interface ListQuery {
   status?: RunStatus;
+  gate?: Gate;
   root?: string;
   /** Only runs older than this seq (the cursor). */
   beforeSeq?: number;
@@ -60,9 +73,14 @@ interface Row {
   finished_at: number | null;
   error: string | null;
   progress: string | null;
+  suite: string | null;
+  asserts: string;
+  assertions: string;
+  gate: Gate | null;
 }
 
-const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, files, created_at, started_at, finished_at, error, progress';
+const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, files, created_at, started_at, finished_at, error, ' +
+  'progress, suite, asserts, assertions, gate';
 
 function fromRow(r: Row): RunRow {
   return {
@@ -71,6 +89,8 @@ function fromRow(r: Row): RunRow {
     status: r.status,
     spec: JSON.parse(r.spec) as JobSpec,
     jobFile: r.job_file,
+    suite: r.suite === null ? null : (JSON.parse(r.suite) as RunSuiteBody),
+    asserts: JSON.parse(r.asserts) as string[],
     defaultRoot: r.default_root,
     roots: JSON.parse(r.roots) as string[],
     queueKeys: JSON.parse(r.queue_keys) as string[],
@@ -80,6 +100,8 @@ function fromRow(r: Row): RunRow {
     finishedAt: r.finished_at,
     error: r.error === null ? null : (JSON.parse(r.error) as Problem),
     progress: r.progress === null ? null : (JSON.parse(r.progress) as RunProgressBody),
+    assertions: JSON.parse(r.assertions) as AssertionOutcomeBody[],
+    gate: r.gate,
   };
 }
 
@@ -102,14 +124,16 @@ export class RunStore {
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO runs (id, status, spec, job_file, default_root, roots, queue_keys, created_at)
-       VALUES (@id, 'queued', @spec, @jobFile, @defaultRoot, @roots, @queueKeys, @createdAt) RETURNING ${COLUMNS}`,
+      `INSERT INTO runs (id, status, spec, job_file, suite, asserts, default_root, roots, queue_keys, created_at)
+       VALUES (@id, 'queued', @spec, @jobFile, @suite, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt) RETURNING ${COLUMNS}`,
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ?, files = ? WHERE id = ? AND status = 'queued'");
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
-    this.finishStmt = db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ?, result = ? WHERE id = ?');
+    this.finishStmt = db.prepare(
+      'UPDATE runs SET status = @status, finished_at = @finishedAt, error = @error, result = @result, assertions = @assertions, gate = @gate WHERE id = @id',
+    );
     this.byStatusStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE status = ? ORDER BY seq`);
     this.countStmt = db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');
     // Keeps the newest `keep` runs that have ended; queued and running runs are never pruned.
@@ -124,6 +148,8 @@ export class RunStore {
       id: run.id,
       spec: JSON.stringify(run.spec),
       jobFile: run.jobFile,
+      suite: run.suite === null ? null : JSON.stringify(run.suite),
+      asserts: JSON.stringify(run.asserts),
       defaultRoot: run.defaultRoot,
       roots: JSON.stringify(run.roots),
       queueKeys: JSON.stringify(run.queueKeys),
@@ -165,7 +191,15 @@ export class RunStore {
   }
 
   finish(id: string, end: RunFinish): void {
-    this.finishStmt.run(end.status, end.finishedAt, end.error === null ? null : JSON.stringify(end.error), end.result, id);
+    this.finishStmt.run({
+      id,
+      status: end.status,
+      finishedAt: end.finishedAt,
+      error: end.error === null ? null : JSON.stringify(end.error),
+      result: end.result,
+      assertions: JSON.stringify(end.assertions),
+      gate: end.gate,
+    });
     this.live.delete(id);
   }
 
@@ -182,6 +216,10 @@ export class RunStore {
     if (query.status !== undefined) {
       where.push('status = ?');
       params.push(query.status);
+    }
+    if (query.gate !== undefined) {
+      where.push('gate = ?');
+      params.push(query.gate);
     }
     if (query.root !== undefined) {
       where.push('EXISTS (SELECT 1 FROM json_each(runs.roots) WHERE json_each.value = ?)');

@@ -1,0 +1,60 @@
+/**
+ * GET /v1/suites and GET /v1/suites/{name}: the shipped suites with their fio job files, so a
+ * client can see what a suite run will do (and which job names its assertions may use).
+ */
+import { z } from 'zod';
+
+import { listSuites, loadSuite, type Suite } from '../../suites/index.js';
+import { HttpProblem } from '../problem.js';
+import { jsonResponse, problemResponse } from '../schemas/problem.js';
+import { suiteListSchema, suiteSchema, type SuiteBody } from '../schemas/suite.js';
+import { unauthorizedResponse } from './common.js';
+import type { RouteDeps, ZodApp } from './types.js';
+
+function suiteView(suite: Suite): SuiteBody {
+  return {
+    name: suite.name,
+    title: suite.title,
+    source: suite.source,
+    loops: suite.loops,
+    target: suite.target === 'block-device' ? 'block_device' : 'any',
+    file: suite.file,
+    jobs: suite.spec.jobs.map((job) => String(job.name)),
+    job_file: suite.text,
+  };
+}
+
+/** The suites ship with the package and do not change while it runs: read once. */
+let views: SuiteBody[] | null = null;
+
+function suiteViews(): SuiteBody[] {
+  views ??= listSuites().map((s) => suiteView(loadSuite(s.name)));
+  return views;
+}
+
+export function registerSuiteRoutes(app: ZodApp, _deps: RouteDeps): void {
+  app.get('/v1/suites', {
+    schema: {
+      summary: 'The shipped suites, with their fio job files',
+      tags: ['suites'],
+      response: { 200: jsonResponse('Every suite, in the order volbench suite --list prints them', suiteListSchema), 401: unauthorizedResponse },
+    },
+  }, async () => ({ suites: suiteViews() }));
+
+  app.get('/v1/suites/:name', {
+    schema: {
+      summary: 'One suite, with its fio job file',
+      tags: ['suites'],
+      params: z.object({ name: z.string().describe('Suite name') }),
+      response: { 200: jsonResponse('The suite', suiteSchema), 401: unauthorizedResponse, 404: problemResponse('No such suite') },
+    },
+  }, async (request) => {
+    const suite = suiteViews().find((s) => s.name === request.params.name);
+    if (suite === undefined) {
+      throw new HttpProblem(404, 'suite-not-found', 'Suite not found', `there is no suite named '${request.params.name}'`, {
+        accepted: suiteViews().map((s) => s.name).join(', '),
+      });
+    }
+    return suite;
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * What POST /v1/runs submits, in the form the store keeps and a restart admits again: a spec
+ * (JSON, or a fio job file) or a shipped suite, each with assertion texts. admitRequest makes
+ * every check before the run is stored and returns what the executor runs.
+ */
+import type { Assertion } from '../gates/index.js';
+import type { JobSpec } from '../spec/types.js';
+import type { PreparedSuite } from '../suites/index.js';
+import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
+import { specFromJobFile } from './job-file.js';
+import type { TargetRoot } from './roots.js';
+import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
+import type { SuiteRunRequest } from './schemas/run-request.js';
+import type { RunSuiteBody } from './schemas/run.js';
+import type { RunRow } from './store/runs.js';
+import { admitSuite } from './suite-admission.js';
+
+export type RunRequest =
+  | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[] }
+  | { kind: 'suite'; suite: SuiteRunRequest; asserts: string[] };
+
+export interface AdmittedRun extends AdmittedSpec {
+  /** The spec that runs: as submitted, or the suite's job file with its overrides. */
+  spec: JobSpec;
+  /** Bound to the spec: judged on the result. */
+  assertions: Assertion[];
+  /** Suite runs only: what the library's runPrepared takes. */
+  prepared: PreparedSuite | null;
+  /** Suite runs only: the suite as the run record shows it. */
+  suite: RunSuiteBody | null;
+}
+
+/** Where a request's assertions sit, for the problem that names one: a job file has no body for them. */
+export function assertField(request: RunRequest): string {
+  return request.kind === 'spec' && request.jobFile !== null ? 'query.assert' : 'assert';
+}
+
+function suiteView(request: SuiteRunRequest, loops: number): RunSuiteBody {
+  const { directory, filename, runtime, size } = request;
+  const overrides = Object.entries({ directory, filename, runtime, size }).filter(([, value]) => value !== undefined);
+  return { name: request.suite, loops, ...Object.fromEntries(overrides) };
+}
+
+export async function admitRequest(request: RunRequest, defaultRoot: TargetRoot | null, ctx: AdmissionContext): Promise<AdmittedRun> {
+  const field = assertField(request);
+  // Parsed first: a malformed assertion is refused without looking at any path.
+  const assertions = parseRunAssertions(request.asserts, field);
+  const base = defaultRoot ?? ctx.roots[0];
+  if (request.kind === 'spec') {
+    const admitted = await admitSpec(request.spec, base, ctx);
+    const bound = bindRunAssertions(admitted.parsed, assertions, field);
+    return { ...admitted, spec: request.spec, assertions: bound, prepared: null, suite: null };
+  }
+  const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx);
+  const bound = bindRunAssertions(admitted.parsed, assertions, field);
+  return {
+    ...admitted,
+    spec,
+    assertions: bound,
+    prepared: { suite, parsed: admitted.parsed, loops, assertions: bound },
+    suite: suiteView(request.suite, loops),
+  };
+}
+
+/** The request a stored run was submitted with, to admit it again after a restart. */
+export function storedRequest(run: RunRow): RunRequest {
+  if (run.suite !== null) {
+    const { name, ...overrides } = run.suite;
+    return { kind: 'suite', suite: { suite: name, ...overrides }, asserts: run.asserts };
+  }
+  const spec = run.jobFile === null ? run.spec : specFromJobFile(run.jobFile);
+  return { kind: 'spec', spec, jobFile: run.jobFile, asserts: run.asserts };
+}

@@ -1,0 +1,59 @@
+/**
+ * The JSON bodies of POST /v1/runs: a spec (the library's `{global, jobs}` plus `assert`), or a
+ * shipped suite with the overrides `volbench suite` takes. A body with a `suite` key is a suite
+ * run; validation picks the shape by that key (keyed-union.ts), so an error names the field
+ * inside the shape the client meant.
+ */
+import { z } from 'zod';
+
+import { jobSpecSchema } from '../../spec/index.js';
+import { SUITES } from '../../suites/index.js';
+import { keyedUnion } from '../keyed-union.js';
+import { ASSERT_FORM, assertListSchema } from './assertion.js';
+import { named } from './registry.js';
+
+export const SUITE_NAMES = SUITES.map((s) => s.name) as [string, ...string[]];
+
+const fioValue = z.union([z.string(), z.number()]);
+
+export const specRunRequestSchema = named(
+  'SpecRunRequest',
+  jobSpecSchema
+    .extend({ assert: assertListSchema.optional() })
+    .describe('A volbench spec (fio jobs in JSON, fio 3.33 option names and values) and the gates to judge it by'),
+);
+
+export const suiteRunRequestSchema = named(
+  'SuiteRunRequest',
+  z
+    .strictObject({
+      suite: z.enum(SUITE_NAMES).describe('A shipped suite (GET /v1/suites lists them)'),
+      directory: z.string().optional().describe("Where the suite's files go (fio's directory); default: the first root or ?target="),
+      filename: z.string().optional().describe('A file or block device for every test (fio\'s filename); never removed afterwards'),
+      runtime: fioValue.optional().describe("Replaces the suite's runtime in every test (fio's units: 60, 5s, 1m)"),
+      size: fioValue.optional().describe("Replaces the suite's size in every test (fio's units: 4m, 1g)"),
+      loops: z.int().min(1).max(1000).optional().describe('Runs of each test, the best kept (default: the suite\'s, 5 for kdiskmark)'),
+      assert: assertListSchema.optional(),
+    })
+    .describe('A shipped suite on a target root, as `volbench suite NAME` runs it'),
+);
+
+export const runRequestSchema = keyedUnion(
+  named('RunRequest', z.union([specRunRequestSchema, suiteRunRequestSchema]).describe('A spec run, or a suite run (a body with "suite")')),
+  'suite',
+  suiteRunRequestSchema,
+  specRunRequestSchema,
+);
+
+export type SpecRunRequest = z.infer<typeof specRunRequestSchema>;
+export type SuiteRunRequest = z.infer<typeof suiteRunRequestSchema>;
+
+export function isSuiteBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'suite' in body;
+}
+
+export const SPEC_SHAPE = '{ "global"?: { option: value }, "jobs": [{ option: value }, ...], "assert"?: [expression, ...] } ' +
+  'with at least one job; values are strings, numbers or booleans';
+
+export const SUITE_SHAPE = `{ "suite": ${SUITE_NAMES.join(' | ')}, "directory"?: path, "filename"?: path, "runtime"?: time, ` +
+  `"size"?: size, "loops"?: 1..1000, "assert"?: ["${ASSERT_FORM}", ...] }`;
