@@ -4,7 +4,7 @@
  * measure disk statistics around it, and build the report.
  */
 import { runNativeGroup } from '../engine/run-native.js';
-import type { NativeJobPlan, NativeJobResult } from '../engine/native-types.js';
+import { HIST_BUCKETS, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { planRun, type RunPlan } from '../plan/index.js';
 import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../plan/target/index.js';
@@ -29,13 +29,13 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   const dir = () => ({
     ioBytes: 0, totalIos: 0, shortIos: 0, dropIos: 0, runtimeNs: 0,
     slat: { ...lat }, clat: { ...lat }, lat: { ...lat },
-    slatHist: new Float64Array(1856), clatHist: new Float64Array(1856), latHist: new Float64Array(1856),
+    slatHist: new Float64Array(HIST_BUCKETS), clatHist: new Float64Array(HIST_BUCKETS), latHist: new Float64Array(HIST_BUCKETS),
     bw: { ...lat }, iops: { ...lat },
   });
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
     errorMessage: '', cancelled: true, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0,
-    dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(1856) },
+    dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
     series: [],
