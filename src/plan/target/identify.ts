@@ -11,7 +11,7 @@ import { VolbenchError } from '../../errors.js';
 import { decodeDevT, sysfsBlockDir, type SysfsBlockDevice } from './devnum.js';
 import { readDiskInfo } from './disk-info.js';
 import { mountContaining, mountsOfDevice, readMountTable, type MountEntry } from './mountinfo.js';
-import { describeTarget, resolveTarget, type ResolvedTarget } from './resolve.js';
+import { describeTarget, resolveTarget, sysfsOfBlockTarget, type ResolvedTarget } from './resolve.js';
 import { readSysInt } from './sysfs.js';
 
 /**
@@ -88,16 +88,8 @@ interface DeviceAndMount {
 
 /** A block device target: the device is its rdev; its filesystem is wherever it is mounted. */
 function blockDeviceOf(target: ResolvedTarget, mounts: MountEntry[]): DeviceAndMount {
-  const { major, minor } = decodeDevT(target.stats.rdev);
-  const dev = sysfsBlockDir(major, minor);
-  if (dev === null) {
-    throw new VolbenchError(
-      'ETARGET',
-      `block device ${describeTarget(target)} (${major}:${minor}) is not in /sys/dev/block`,
-      { path: target.path },
-    );
-  }
-  return { dev, mount: mountsOfDevice(mounts, major, minor)[0] ?? null };
+  const dev = sysfsOfBlockTarget(target, { path: target.path });
+  return { dev, mount: mountsOfDevice(mounts, dev.major, dev.minor)[0] ?? null };
 }
 
 /**

@@ -8,6 +8,7 @@ import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { VolbenchError } from '../../errors.js';
+import { decodeDevT, sysfsBlockDir, type SysfsBlockDevice } from './devnum.js';
 
 export interface ResolvedTarget {
   /** The path as given. */
@@ -61,6 +62,23 @@ async function resolveLoose(
 /** The path as given, followed by what it resolves to when that differs. */
 export function describeTarget(target: ResolvedTarget): string {
   return target.resolvedPath === target.path ? target.path : `${target.path} (${target.resolvedPath})`;
+}
+
+/**
+ * The sysfs directory of a block device target (one whose stats are a block special file);
+ * `detail` goes into the error, which names the device and its major:minor.
+ */
+export function sysfsOfBlockTarget(target: ResolvedTarget, detail: Record<string, unknown>): SysfsBlockDevice {
+  const { major, minor } = decodeDevT(target.stats.rdev);
+  const dev = sysfsBlockDir(major, minor);
+  if (dev === null) {
+    throw new VolbenchError(
+      'ETARGET',
+      `block device ${describeTarget(target)} (${major}:${minor}) is not in /sys/dev/block`,
+      detail,
+    );
+  }
+  return dev;
 }
 
 function targetError(given: string, at: string, err: unknown): VolbenchError {

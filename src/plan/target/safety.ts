@@ -5,8 +5,8 @@
  * a read job on a mounted disk is a normal measurement.
  */
 import { VolbenchError } from '../../errors.js';
-import { decodeDevT, sysfsBlockDir, type SysfsBlockDevice } from './devnum.js';
-import { describeTarget, resolveTarget, type ResolvedTarget } from './resolve.js';
+import type { SysfsBlockDevice } from './devnum.js';
+import { describeTarget, resolveTarget, sysfsOfBlockTarget, type ResolvedTarget } from './resolve.js';
 import { isInUse, usageOfDevice, type BlockDeviceUsage } from './usage.js';
 
 export type { BlockDeviceUsage } from './usage.js';
@@ -77,14 +77,6 @@ async function openBlockDevice(
   if (!target.stats.isBlockDevice()) {
     throw new VolbenchError('ETARGET', `${describeTarget(target)} is not a block device`, { path: devPath, ...where });
   }
-  const { major, minor } = decodeDevT(target.stats.rdev);
-  const dev = sysfsBlockDir(major, minor);
-  if (dev === null) {
-    throw new VolbenchError(
-      'ETARGET',
-      `block device ${describeTarget(target)} (${major}:${minor}) is not in /sys/dev/block`,
-      { path: devPath, ...where },
-    );
-  }
+  const dev = sysfsOfBlockTarget(target, { path: devPath, ...where });
   return { target, dev };
 }
