@@ -3,46 +3,17 @@
  * in its own process, with fio's flags or a job file, answering on stdout and stderr with an
  * exit status.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
+import { volbench } from '../helpers/cli.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
-
-interface Outcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI; `onSpawn` may act on the child (send it a signal) while it runs. */
-function volbench(args: string[], onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    onSpawn?.(child);
-  });
-}
 
 const scratch = new ScratchDir('cli');
 afterAll(() => scratch.remove());
 
 describe('volbench run', () => {
-  beforeAll(() => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
-  });
-
   it('with fio flags and --output-format=json prints one JSON document alone on stdout and exits 0', async () => {
     const out = await volbench([
       'run', '--name=cli', `--filename=${scratch.path('flags.dat')}`, '--size=1m', '--bs=4k', '--rw=randread',
@@ -120,7 +91,7 @@ describe('volbench run', () => {
     const path = scratch.path('long.dat');
     // The target is laid out after the CLI has installed its signal handlers: interrupt once
     // it exists and I/O has had a moment to run.
-    const interruptWhenRunning = (child: ReturnType<typeof spawn>): void => {
+    const interruptWhenRunning = (child: ChildProcess): void => {
       const poll = setInterval(() => {
         if (!existsSync(path)) return;
         clearInterval(poll);

@@ -2,7 +2,7 @@
  * The built CLI (dist/cli/main.js, made by `npm run build:ts`) run in its own process, as a
  * user runs it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,14 @@ export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
 export interface CliOutcome {
   code: number | null;
+  /** The signal that ended the process, when one did. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
-export function volbench(args: string[]): Promise<CliOutcome> {
+/** Runs the CLI; `onSpawn` may act on the child (send it a signal) while it runs. */
+export function volbench(args: string[], onSpawn?: (child: ChildProcess) => void): Promise<CliOutcome> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" first`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -25,6 +28,7 @@ export function volbench(args: string[]): Promise<CliOutcome> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    onSpawn?.(child);
   });
 }

@@ -1,25 +1,11 @@
 /**
- * Loop devices for tests that need a second physical device or a block device root. The image
- * lives on /dev/shm; release() detaches the device and removes the image.
+ * Loop devices for tests that need a second physical device or a block device root: a thin
+ * wrapper over the shared target fixtures. The image lives on /dev/shm; release() detaches the
+ * device and removes the image.
  */
-import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { TargetFixtures } from '../../helpers/target-fixtures.js';
 
-function run(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-/** Why loop devices cannot be used here, or null when they can. */
-export function loopUnavailableReason(): string | null {
-  if (process.getuid?.() !== 0) return 'loop devices need root';
-  try {
-    run('losetup', ['--version']);
-  } catch {
-    return 'losetup is not installed';
-  }
-  return null;
-}
+export { loopUnavailableReason } from '../../helpers/target-fixtures.js';
 
 export interface LoopDevice {
   device: string;
@@ -27,17 +13,12 @@ export interface LoopDevice {
 }
 
 export function attachLoop(sizeBytes: number): LoopDevice {
-  const dir = mkdtempSync(join('/dev/shm', `volbench-api-loop-${process.pid}-`));
-  const image = join(dir, 'disk.img');
-  const fd = openSync(image, 'w');
-  ftruncateSync(fd, sizeBytes);
-  closeSync(fd);
-  const device = run('losetup', ['-f', '--show', image]);
-  return {
-    device,
-    release() {
-      run('losetup', ['-d', device]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const fixtures = new TargetFixtures('api-loop', '/dev/shm');
+  try {
+    const device = fixtures.attachLoop(fixtures.image('disk.img', sizeBytes));
+    return { device, release: () => fixtures.release() };
+  } catch (err) {
+    fixtures.release();
+    throw err;
+  }
 }
