@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { expectRefused } from './helpers/refused.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
 
 const MiB = 1024 * 1024;
@@ -30,13 +30,8 @@ function job(options: Record<string, string | number | boolean>) {
   return { global: { size: '1m', runtime: '1s' }, jobs: [{ name: 'p', rw: 'write', bs: '4k', ...options }] };
 }
 
-async function refused(spec: unknown, status: number, field: string) {
-  const res = await server.client.submit(spec);
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-  assertMatchesOpenApi('POST', '/v1/runs', res);
-  expect(res.body.field).toBe(field);
-  return res.body;
+function refused(spec: unknown, status: number, field: string) {
+  return expectRefused(server.client, () => server.client.submit(spec), status, field);
 }
 
 describe('path text', () => {

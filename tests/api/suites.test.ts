@@ -13,6 +13,7 @@ import { suitesDirectory } from '../../src/suites/index.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { expectRefused } from './helpers/refused.js';
 import { readEvents } from './helpers/sse.js';
 
 const MiB = 1024 * 1024;
@@ -32,10 +33,6 @@ afterAll(async () => {
   await server?.close();
   rmSync(outside, { recursive: true, force: true });
 });
-
-async function runCount(): Promise<number> {
-  return (await server.client.get('/v1/runs?limit=100')).body.runs.length;
-}
 
 describe('GET /v1/suites', () => {
   it('lists all six suites with their job names and job files', async () => {
@@ -134,16 +131,8 @@ describe('POST /v1/runs with a suite', () => {
 });
 
 describe('suite runs refused before anything is queued', () => {
-  async function refused(body: unknown, status: number, field: string) {
-    const before = await runCount();
-    const res = await server.client.submit(body);
-    expect(res.status).toBe(status);
-    expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-    assertMatchesOpenApi('POST', '/v1/runs', res);
-    expect(res.body.field).toBe(field);
-    expect(await runCount()).toBe(before);
-    return res.body;
-  }
+  const refused = (body: unknown, status: number, field: string) =>
+    expectRefused(server.client, () => server.client.submit(body), status, field);
 
   it('an unknown suite is 400 naming suite, with the shape a suite run takes', async () => {
     const body = await refused({ suite: 'crystal', directory: server.root }, 400, 'suite');
