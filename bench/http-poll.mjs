@@ -14,7 +14,7 @@
 // the IOPS through the library (aim: at least 0.98).
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +71,7 @@ function startServe(directory, token) {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
       const m = /serving on (http:\/\/\S+)/.exec(stderr);
-      if (m) resolve({ url: m[1], stop: () => stopServe(child, dataDir) });
+      if (m) resolve({ url: m[1], pid: child.pid, stop: () => stopServe(child, dataDir) });
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
@@ -93,6 +93,15 @@ async function api(url, token, path, init = {}) {
   const body = await res.json();
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return body;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on every Linux architecture Node runs on
+
+/** CPU time (user + system, ms) of one thread; the main thread's tid is the process id. */
+function threadCpuMs(pid, tid = pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 /** A keep-alive GET with node:http: far cheaper per request than fetch, so the client skews less. */
@@ -137,10 +146,16 @@ async function httpRun(jobSpec, directory, pollers, intervalMs) {
     const latencies = [];
     const state = { ended: false };
     const clients = Math.max(1, pollers);
+    // What the polling costs: the service's event-loop thread and this (client) process.
+    const serverCpu0 = threadCpuMs(serve.pid);
+    const clientCpu0 = process.cpuUsage();
     // Without pollers, one client checks every 500 ms whether the run has ended (not timed).
     await Promise.all(Array.from({ length: clients }, () => poll(agent, runUrl, token, pollers > 0 ? intervalMs : 500, latencies, state)));
+    const serverCpuMs = threadCpuMs(serve.pid) - serverCpu0;
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const clientCpuMs = (clientCpu.user + clientCpu.system) / 1000;
     const result = await api(serve.url, token, `/v1/runs/${submitted.id}/result`);
-    return { iops: result.jobs[0].read.iops, latencies };
+    return { iops: result.jobs[0].read.iops, latencies, serverCpuMs, clientCpuMs };
   } finally {
     agent.destroy();
     await serve.stop();
@@ -175,13 +190,18 @@ async function main() {
         if (variant === 'http') row.http = out.iops;
         else {
           const sorted = out.latencies.sort((a, b) => a - b);
-          Object.assign(row, { polled: out.iops, polls: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] });
+          Object.assign(row, {
+            polled: out.iops, polls: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1],
+            // CPU per poll in microseconds: the service's event loop, and the polling client.
+            serverUs: (out.serverCpuMs * 1000) / sorted.length, clientUs: (out.clientCpuMs * 1000) / sorted.length,
+          });
         }
       }
     }
     rows.push(row);
     console.log(`round ${row.round} (${order.join(', ')}): library ${Math.round(row.library)} IOPS, http ${Math.round(row.http)}, ` +
-      `http+pollers ${Math.round(row.polled)}; ${row.polls} polls, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, max ${row.max.toFixed(1)} ms`);
+      `http+pollers ${Math.round(row.polled)}; ${row.polls} polls, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, max ${row.max.toFixed(1)} ms; ` +
+      `CPU per poll: service ${Math.round(row.serverUs)} us, client ${Math.round(row.clientUs)} us`);
   }
   const m = (key) => median(rows.map((r) => r[key]));
   console.log('\nmedians over rounds:');
@@ -191,6 +211,9 @@ async function main() {
   const paired = (key) => median(rows.map((r) => r[key] / r.library)).toFixed(3);
   console.log(`  IOPS ratio http / library: ${(m('http') / m('library')).toFixed(3)} of medians, ${paired('http')} median per round (aim >= 0.98)`);
   console.log(`  IOPS ratio http with ${opts.pollers} pollers / library: ${(m('polled') / m('library')).toFixed(3)} of medians, ${paired('polled')} median per round`);
+  const cores = (us) => ((us * m('polls')) / opts.runtime / 1e6).toFixed(2);
+  console.log(`  CPU per poll: service event loop ${Math.round(m('serverUs'))} us (${cores(m('serverUs'))} of a core), ` +
+    `polling client ${Math.round(m('clientUs'))} us (${cores(m('clientUs'))} of a core), on ${cpus().length} cores`);
   if (!opts.directory) rmSync(directory, { recursive: true, force: true });
 }
 
