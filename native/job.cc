@@ -101,9 +101,6 @@ bool Job::Open() {
   if (plan_.direct) flags |= O_DIRECT;
   if (plan_.osync == OSync::kSync) flags |= O_SYNC;
   if (plan_.osync == OSync::kDsync) flags |= O_DSYNC;
-  // O_EXCL on a block device makes the kernel refuse it while it is mounted or held: the last
-  // line of defence behind the checks the planner already made.
-  if (plan_.is_block_device && plan_.exclusive) flags |= O_EXCL;
   fd_ = open(plan_.path.c_str(), flags);
   if (fd_ < 0) {
     const int err = errno;
@@ -372,23 +369,6 @@ bool Job::StartVerifyIfDue() {
   return true;
 }
 
-// The kernel drops the last reference to a file from an io_uring worker or the ring's own
-// teardown later than close() returns, and with it the exclusive claim on a block device. A run
-// must not report that it ended while the device still looks in use, or the next run on it is
-// refused: wait (briefly, bounded) until an exclusive open succeeds.
-void Job::AwaitExclusiveRelease() {
-  for (int attempt = 0; attempt < 400; attempt++) {
-    const int fd = open(plan_.path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
-    if (fd >= 0) {
-      close(fd);
-      return;
-    }
-    if (errno != EBUSY) return;
-    timespec ts{0, 5000000};
-    nanosleep(&ts, nullptr);
-  }
-}
-
 void Job::Finish(uint64_t now) {
   if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
@@ -471,9 +451,11 @@ void Job::Run() {
   thread_start_ns_ = NowNs();
   // The null engine does no I/O, so it opens nothing (as fio's null engine).
   const bool null_only = plan_.engines.size() == 1 && plan_.engines[0] == EngineKind::kNull;
+  // Seeded first: the buffers are filled from it, so randseed decides their contents too.
+  const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
+  rng_.Seed(seed);
+  verify_reads_ = plan_.verify_crc32c && plan_.read_pct == 100;
   if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
-    const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
-    rng_.Seed(seed);
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
     const std::string* paths[5] = {&plan_.bw_log_path, &plan_.iops_log_path, &plan_.lat_log_path,
                                    &plan_.clat_log_path, &plan_.slat_log_path};
@@ -519,7 +501,6 @@ void Job::Run() {
   if (fd_ >= 0) {
     close(fd_);
     fd_ = -1;
-    if (plan_.is_block_device && plan_.exclusive) AwaitExclusiveRelease();
   }
   result_.elapsed_ns = NowNs() - thread_start_ns_;
   progress_.phase.store(static_cast<int>(Phase::kDone), std::memory_order_release);

@@ -85,13 +85,13 @@ class Job {
   JobProgress& progress() { return progress_; }
   const Histogram* hist(int kind, int dir) const;  // kind: 0 slat, 1 clat, 2 lat
   const Histogram* sync_hist() const { return sync_hist_.get(); }
-  // Fails the job before it starts (its target could not be laid out).
+  // Fails the job before it starts (its target could not be laid out or claimed, or its thread
+  // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
 
  private:
   template <class E>
   friend class JobLoop;
-  friend class Runner;
 
   bool Open();
   bool AllocateUnits();
@@ -105,7 +105,6 @@ class Job {
   void FoldLastSeriesPoint();
   void ScheduleNextEvent();
   void Finish(uint64_t now);
-  void AwaitExclusiveRelease();
   void SetError(int err, const char* syscall, const std::string& message);
   void WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);
 
@@ -117,9 +116,13 @@ class Job {
 
   // The next moment the loop must wake for (a held rate-limited I/O, the end of think time),
   // or 0.
+  // When a wait for a held I/O or think time must end: its due time, or sooner when the next
+  // event (a sample window, the end of the runtime) comes first.
+  // Nothing to wait for once the job stops or its main phase is over (outside a verify pass).
   uint64_t WakeTime() const {
-    if (held_) return held_due_;
-    return think_until_;
+    if (stop_ || (main_done_ && !verifying_)) return 0;
+    const uint64_t due = held_ ? held_due_ : think_until_;
+    return due && next_event_ns_ < due ? next_event_ns_ : due;
   }
   // Called when nothing is in flight and nothing can start: begins the verify pass when one is
   // due and returns true, else returns false (the job is over).
@@ -205,6 +208,10 @@ class Job {
 
   LogWriter bw_log_, iops_log_, lat_log_, clat_log_, slat_log_;
   bool per_io_logs_ = false;
+  // Main-phase reads checked against their verify header: only in a job that does not write, where
+  // every block read was written earlier (by another job or run). A mixed job checks what it
+  // wrote in its verify phase instead, as a read may reach a block it has not written yet.
+  bool verify_reads_ = false;
 
   uint64_t usr_start_ns_ = 0, sys_start_ns_ = 0, ctx_start_ = 0, majf_start_ = 0, minf_start_ = 0;
 };

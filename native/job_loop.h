@@ -175,7 +175,7 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
     a.slat.Add(slat);
     if (Histogram* h = hist_[0][d]) h->Add(slat);
   }
-  if (__builtin_expect(u->verify_read || (d == kRead && plan_.verify_crc32c), 0)) VerifyRead(u);
+  if (__builtin_expect(u->verify_read || (d == kRead && verify_reads_), 0)) VerifyRead(u);
   if (__builtin_expect(per_io_logs_, 0)) WriteIoLogLines(u, now, clat, lat, u->issue_ns - u->start_ns);
   free_[nfree_++] = u;
 }
@@ -238,7 +238,8 @@ class JobLoop {
             continue;
           }
         } else if (j.held_) {
-          if (j.stop_) {
+          // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
+          if (j.stop_ || (j.main_done_ && !j.verifying_)) {
             j.free_[j.nfree_++] = j.held_;
             j.held_ = nullptr;
             break;

@@ -34,6 +34,7 @@ struct JobPlan {
   bool direct = false;
   OSync osync = OSync::kNone;
   bool needs_write = false;
+  // The run claims this block device (O_EXCL, once per device) while its jobs run.
   bool exclusive = false;
   uint64_t layout_bytes = 0;
   bool layout_fill = false;

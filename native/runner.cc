@@ -1,8 +1,13 @@
 #include "runner.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <system_error>
 #include <set>
 #include <string>
 
@@ -30,7 +35,14 @@ Napi::Promise Run::Start(Napi::Env env, Napi::Function on_progress) {
   // An unbounded queue: calls from other threads never block, even while Node shuts down.
   tsfn_ = Napi::ThreadSafeFunction::New(env, on_progress, "volbench-run", 0, 1, this, Finalize,
                                         static_cast<void*>(nullptr));
-  coordinator_ = std::thread([this] { Coordinate(); });
+  try {
+    coordinator_ = std::thread([this] { Coordinate(); });
+  } catch (const std::system_error&) {
+    // No thread to run on (a pids cgroup limit, say): every job fails, and releasing the
+    // function settles the promise with their errors.
+    for (auto& job : jobs_) job->FailEarly(EAGAIN, "pthread_create", "starting the run's coordinator thread");
+    tsfn_.Release();
+  }
   return deferred_->Promise();
 }
 
@@ -38,6 +50,61 @@ void Run::Join() {
   if (coordinator_.joinable()) coordinator_.join();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
+}
+
+namespace {
+
+// The kernel may drop a claim a little after close() returns when something else still holds
+// the file. A run must not report that it ended while the device still looks in use, or the
+// next run on it is refused: wait (briefly, bounded) until an exclusive open succeeds.
+void AwaitExclusiveRelease(const std::string& path) {
+  for (int attempt = 0; attempt < 400; attempt++) {
+    const int fd = open(path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    if (fd >= 0) {
+      close(fd);
+      return;
+    }
+    if (errno != EBUSY) return;
+    timespec ts{0, 5000000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace
+
+// One exclusive claim per block device the run writes, from before any job opens it until all
+// have ended: the kernel refuses to mount it or let another program claim it meanwhile, the
+// last line of defence behind the planner's checks. The jobs open it without O_EXCL, as the
+// kernel lets a device have only one exclusive holder and would refuse a job's siblings.
+void Run::ClaimDevices() {
+  for (auto& job : jobs_) {
+    const JobPlan& p = job->plan();
+    if (!p.is_block_device || !p.exclusive) continue;
+    struct stat st;
+    if (stat(p.path.c_str(), &st) != 0) continue;  // the job's own open reports it
+    bool claimed = false;
+    for (const Claim& c : claims_) claimed |= c.rdev == st.st_rdev;
+    if (claimed) continue;
+    const int fd = open(p.path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    const int err = errno;
+    claims_.push_back(Claim{st.st_rdev, fd, p.path});
+    if (fd >= 0) continue;
+    for (auto& other : jobs_) {
+      struct stat ost;
+      const JobPlan& o = other->plan();
+      if (o.is_block_device && stat(o.path.c_str(), &ost) == 0 && ost.st_rdev == st.st_rdev)
+        other->FailEarly(err, "open", "claiming " + p.path + (err == EBUSY ? " (device in use)" : ""));
+    }
+  }
+}
+
+void Run::ReleaseDevices() {
+  for (const Claim& c : claims_) {
+    if (c.fd < 0) continue;
+    close(c.fd);
+    AwaitExclusiveRelease(c.path);
+  }
+  claims_.clear();
 }
 
 void Run::LayOut() {
@@ -64,16 +131,25 @@ void Run::LayOut() {
   }
 }
 
+void Run::RunJob(Job* job) {
+  job->Run();
+  std::lock_guard<std::mutex> lock(done_mutex_);
+  done_count_++;
+  done_cv_.notify_all();
+}
+
 void Run::Coordinate() {
+  ClaimDevices();
   LayOut();
   for (auto& job : jobs_) {
     Job* j = job.get();
-    threads_.emplace_back([this, j] {
-      j->Run();
-      std::lock_guard<std::mutex> lock(done_mutex_);
-      done_count_++;
-      done_cv_.notify_all();
-    });
+    try {
+      threads_.emplace_back([this, j] { RunJob(j); });
+    } catch (const std::system_error&) {
+      // Out of threads: this job fails, and running it here only records that it ended.
+      j->FailEarly(EAGAIN, "pthread_create", "starting the job's thread");
+      RunJob(j);
+    }
   }
   {
     std::unique_lock<std::mutex> lock(done_mutex_);
@@ -91,6 +167,7 @@ void Run::Coordinate() {
     const JobPlan& p = job->plan();
     if (p.unlink_after && !p.is_block_device && unlinked.insert(p.path).second) unlink(p.path.c_str());
   }
+  ReleaseDevices();
   // The finalizer settles the promise once this release has drained the queue.
   tsfn_.Release();
 }

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <napi.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -50,6 +52,9 @@ class Run {
   static void Finalize(Napi::Env env, void* data, Run* run);
 
   void Coordinate();
+  void RunJob(Job* job);
+  void ClaimDevices();
+  void ReleaseDevices();
   void LayOut();
   void PostProgress();
   void Settle(Napi::Env env);
@@ -59,6 +64,13 @@ class Run {
   std::atomic<bool> cancel_{false};
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::thread> threads_;
+  // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).
+  struct Claim {
+    dev_t rdev;
+    int fd;
+    std::string path;
+  };
+  std::vector<Claim> claims_;
   std::thread coordinator_;
   std::mutex done_mutex_;
   std::condition_variable done_cv_;

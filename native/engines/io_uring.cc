@@ -75,6 +75,7 @@ int IoUringEngine::Setup(const EngineSetup& s) {
   if (p.flags & IORING_SETUP_NO_SQARRAY) sq_ring_bytes_ = p.sq_off.array;
   cq_ring_bytes_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
   const bool single_mmap = p.features & IORING_FEAT_SINGLE_MMAP;
+  ext_arg_ = p.features & IORING_FEAT_EXT_ARG;
   if (single_mmap) sq_ring_bytes_ = cq_ring_bytes_ = std::max(sq_ring_bytes_, cq_ring_bytes_);
 
   sq_ring_ = mmap(nullptr, sq_ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
@@ -148,7 +149,7 @@ int IoUringEngine::Setup(const EngineSetup& s) {
 
 void IoUringEngine::Teardown() {
   // The kernel frees a closed ring later, from a work queue; until then a registered file stays
-  // open (a block device opened with O_EXCL stays claimed, a deleted file keeps its space).
+  // open (a deleted file keeps its space, a block device stays busy).
   // Unregistering drops those references now, before the run reports that it has ended.
   if (ring_fd_ >= 0) {
     if (fixed_file_) SysRegister(ring_fd_, IORING_UNREGISTER_FILES, nullptr, 0);
@@ -181,7 +182,9 @@ int IoUringEngine::Submit() {
 
 int IoUringEngine::Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns) {
   flags |= enter_flags_;
-  if (timeout_ns == 0 || min_complete == 0) {
+  // Without EXT_ARG the wait ends at the next completion instead: a held (rate-limited) I/O then
+  // goes out a little late, never not at all, as something is in flight whenever this waits.
+  if (timeout_ns == 0 || min_complete == 0 || !ext_arg_) {
     return static_cast<int>(
         syscall(__NR_io_uring_enter, enter_fd_, to_submit, min_complete, flags, nullptr, 0));
   }
@@ -220,7 +223,10 @@ int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
   unsigned flags = min_complete ? IORING_ENTER_GETEVENTS : 0;
   unsigned to_submit = unsubmitted_;
   if (setup_flags_ & IORING_SETUP_SQPOLL) {
-    // The kernel's poll thread picks SQEs up; enter only to wake it or to wait.
+    // The kernel's poll thread picks SQEs up; enter only to wake it or to wait. The full fence
+    // orders the tail store above before the flags load: otherwise this thread could miss
+    // NEED_WAKEUP while the sleeping poll thread misses the new tail, and the I/O would sit.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (to_submit && (reinterpret_cast<std::atomic<unsigned>*>(sq_kflags_)->load(std::memory_order_acquire) &
                       IORING_SQ_NEED_WAKEUP))
       flags |= IORING_ENTER_SQ_WAKEUP;

@@ -110,6 +110,8 @@ class IoUringEngine {
   bool fixed_file_ = false;
   // At queue depth 1 there is no batch to save a system call on: submit and wait separately.
   bool split_submit_ = false;
+  // IORING_ENTER_EXT_ARG (a wait with a timeout) exists from Linux 5.11; before, waits are untimed.
+  bool ext_arg_ = false;
 
   void* sq_ring_ = nullptr;
   size_t sq_ring_bytes_ = 0;

@@ -95,6 +95,17 @@ describe.skipIf(loopReason !== null)(`a loop device${why(loopReason)}`, () => {
     }
   });
 
+  it('runs numjobs=3 randwrite on one device: the run claims it once, every instance writes', async () => {
+    // Regression: each instance opened the device O_EXCL, and the kernel lets a device have
+    // one exclusive holder, so all but one ended with EBUSY.
+    const result = await runJobs({ jobs: [{ name: 'multi', filename: dev, size: '4m', rw: 'randwrite', numjobs: 3, direct: 1, allow_block_write: 1 }] });
+    expect(result.jobs).toHaveLength(3);
+    for (const job of result.jobs) {
+      expect(job.error).toBe(0);
+      expect(dir(job, 'write').total_ios).toBe((4 * MiB) / (4 * KiB));
+    }
+  });
+
   for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
     const reason = engineUnavailableReason(engine);
     it.skipIf(reason !== null)(`runs randtrim with allow_block_write on ${engine}: the trim section counts and the range reads as zeros${why(reason)}`, async () => {

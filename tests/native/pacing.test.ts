@@ -23,6 +23,22 @@ describe('pacing options', () => {
     expect(ios).toBeLessThanOrEqual(500 * 2 + iodepth);
   });
 
+  // The next paced I/O is due a second after the last, past the 1.5 s runtime.
+  for (const [label, pace] of [['rate_iops=1', { rate_iops: 1 }], ['thinktime=1s', { thinktime: '1s' }]] as const) {
+    it(`${label} with runtime=1.5s ends at the runtime, not at the next paced I/O`, async () => {
+      // Regression: a held I/O or a think time was waited out past the end of the runtime.
+      const started = performance.now();
+      const { job } = await runJob({
+        name: 'paced', filename: scratch.path('paced.dat'), size: '1m', rw: 'randread', time_based: 1, runtime: '1500ms', ...pace,
+      });
+      const elapsed = performance.now() - started;
+      expect(job.error).toBe(0);
+      expect(dir(job, 'read').total_ios).toBeGreaterThan(0);
+      expect(job.job_runtime).toBeLessThan(1800);
+      expect(elapsed).toBeLessThan(1800 + 500);
+    });
+  }
+
   it('thinktime=2ms after every block puts at least 2 ms between I/Os', async () => {
     const ios = 100;
     const { job } = await runJob({
