@@ -31,6 +31,13 @@ export interface RunPlan {
 
 export interface PlanOptions {
   cwd?: string;
+  /**
+   * Block devices (resolved paths) the caller holds claimed itself, through a run of its own
+   * still going: the probe for an exclusive holder would find that run, so it is skipped for
+   * them. Their mounts, holders and swap are still checked, and the run that uses them later
+   * is planned again, with every check, when it starts.
+   */
+  heldDevices?: ReadonlySet<string>;
 }
 
 function checkJob(o: JobOptions, field: string): void {
@@ -92,7 +99,7 @@ export async function planRun(spec: ParsedSpec, options: PlanOptions = {}): Prom
     const instances: NativeJobPlan[] = [];
     let firstPath = '';
     for (let i = 0; i < o.numjobs; i++) {
-      const target = await resolveInstanceTarget(o, i, { cwd, field, prober });
+      const target = await resolveInstanceTarget(o, i, { cwd, field, prober, heldDevices: options.heldDevices });
       if (i === 0) firstPath = target.path;
       instances.push(nativePlan(o, i, target, enginesFor(o), logPaths(o, jobNumber++, cwd)));
     }

@@ -57,6 +57,8 @@ export interface ResolveContext {
   cwd: string;
   field: string;
   prober: TargetProber;
+  /** See PlanOptions.heldDevices. */
+  heldDevices?: ReadonlySet<string>;
 }
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
@@ -140,7 +142,9 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     }
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
-  if (writes && info.isBlockDevice) await assertWritableBlockDevice(path, o.allow_block_write, `${field}.allow_block_write`);
+  if (writes && info.isBlockDevice) {
+    await assertWritableBlockDevice(path, o.allow_block_write, `${field}.allow_block_write`, ctx.heldDevices);
+  }
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`);
   return {
     path,

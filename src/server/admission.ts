@@ -18,6 +18,8 @@ import type { TargetRoot } from './roots.js';
 
 export interface AdmissionContext extends PathScope {
   limits: Limits;
+  /** Block devices this service's own running runs hold (PlanOptions.heldDevices). */
+  heldDevices?: ReadonlySet<string>;
 }
 
 export interface AdmittedSpec {
@@ -138,7 +140,17 @@ async function authorizePlan(spec: JobSpec, plan: RunPlan, scope: PathScope): Pr
         [instance.slatLogPath, 'write_lat_log'],
       ];
       for (const [log, option] of logs.filter(([p]) => p !== '')) {
-        await authorizePath(log, fieldOf(spec, i, option), scope);
+        const field = fieldOf(spec, i, option);
+        const authorized = await authorizePath(log, field, scope);
+        // A log is text written with plain writes: never onto a device root or a special file,
+        // whatever a symlink in a root says (the block device checks guard targets, not logs).
+        if (authorized.root.kind === 'block_device' || (authorized.exists && !authorized.isRegularFile)) {
+          throw new HttpProblem(403, 'log-not-a-file', 'Log path is not a regular file',
+            `${log} (resolves to ${authorized.resolvedPath}) is not a regular file; logs are written only as files`, {
+              field,
+              accepted: 'a new or regular file under a directory root',
+            });
+        }
         files.push(log);
       }
     }
@@ -176,7 +188,7 @@ export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionC
   });
   const cwd = base.kind === 'directory' ? base.realPath : (ctx.roots.find((r) => r.kind === 'directory')?.realPath ?? '/');
   const used = await authorizeTargets(spec, parsed, ctx, cwd);
-  const plan = await planRun(parsed, { cwd });
+  const plan = await planRun(parsed, { cwd, heldDevices: ctx.heldDevices });
   const files = await authorizePlan(spec, plan, ctx);
   checkSize(spec, plan, ctx.limits.maxSizeBytes);
   return {

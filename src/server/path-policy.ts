@@ -34,6 +34,7 @@ export interface AuthorizedPath {
   resolvedPath: string;
   exists: boolean;
   isBlockDevice: boolean;
+  isRegularFile: boolean;
 }
 
 function outsideRoots(path: string, resolved: string, field: string, roots: TargetRoot[]): HttpProblem {
@@ -81,5 +82,6 @@ export async function authorizePath(path: string, field: string, { roots, reserv
         accepted: roots.filter((r) => r.kind === 'block_device').map((r) => r.path).join(', ') || 'no block device roots are configured',
       });
   }
-  return { root, resolvedPath: target.resolvedPath, exists: target.exists, isBlockDevice };
+  const isRegularFile = target.exists && target.stats.isFile();
+  return { root, resolvedPath: target.resolvedPath, exists: target.exists, isBlockDevice, isRegularFile };
 }

@@ -36,12 +36,12 @@ export interface SubmitInput {
   defaultRoot: TargetRoot | null;
 }
 
-const TERMINAL: ReadonlySet<RunStatus> = new Set(['finished', 'failed', 'cancelled']);
 /** How long DELETE waits for a running run to stop before answering 202. */
 const CANCEL_WAIT_MS = 2000;
 
+/** The statuses a run ends with are the events that end its stream. */
 export function isTerminal(status: RunStatus): boolean {
-  return TERMINAL.has(status);
+  return FINAL_EVENTS.has(status);
 }
 
 interface ActiveRun {
@@ -54,12 +54,13 @@ export class RunService {
   readonly events: RunEvents;
   readonly metrics: ServiceMetrics;
   private readonly queue: RunQueue;
-  private readonly waiting = new Map<string, AdmittedRun>();
   private readonly active = new Map<string, ActiveRun>();
-  private closing = false;
+  private readonly shutdown = new AbortController();
+  /** Set as close() begins: no queued run starts from then on. */
+  private stopping = false;
 
   constructor(private readonly options: RunServiceOptions) {
-    this.store = new RunStore(options.db);
+    this.store = new RunStore(options.db, options.limits.keepRuns);
     this.events = new RunEvents(new EventStore(options.db));
     this.queue = new RunQueue({
       maxConcurrent: options.limits.maxConcurrent,
@@ -81,8 +82,13 @@ export class RunService {
     return this.options.limits;
   }
 
+  /** Aborted once the service is closing: event streams and waits that are still open end. */
+  get closing(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
   async submit({ request, defaultRoot }: SubmitInput): Promise<RunRow> {
-    const admitted = await admitRequest(request, defaultRoot, this.admissionContext());
+    const admitted = await admitRequest(request, defaultRoot, this.admissionContext(null));
     if (!this.queue.canAccept(admitted.queueKeys)) {
       throw new HttpProblem(429, 'queue-full', 'Queue full',
         `${this.limits.queueLimit} runs are already waiting (--queue-limit); try again later`, {},
@@ -100,7 +106,7 @@ export class RunService {
       createdAt: Date.now(),
     });
     this.events.publish(run, 'queued', { id: run.id, status: 'queued', created_at: new Date(run.createdAt).toISOString(), links: runLinks(run.id) });
-    this.enqueue(run, admitted);
+    this.enqueue(run.id, admitted);
     return this.store.get(run.id) ?? run;
   }
 
@@ -116,10 +122,7 @@ export class RunService {
   async cancel(id: string): Promise<RunRow | null> {
     const run = this.store.get(id);
     if (run === null) return null;
-    if (run.status === 'queued' && this.queue.remove(id)) {
-      this.waiting.delete(id);
-      this.endWithoutRunning(run, 'cancelled', null);
-    }
+    if (run.status === 'queued' && this.queue.remove(id)) this.endWithoutRunning(run, 'cancelled', null);
     const active = this.active.get(id);
     if (active) {
       active.controller.abort('cancel');
@@ -130,20 +133,28 @@ export class RunService {
     return this.store.get(id);
   }
 
-  /** Resolves when the run has ended or `timeoutMs` has passed, with the run as it is then. */
-  waitForEnd(id: string, timeoutMs: number): Promise<RunRow | null> {
+  /**
+   * Resolves with the run as it is when it has ended, `timeoutMs` has passed, `stop` is aborted
+   * (the client went away) or the service is closing, whichever comes first.
+   */
+  waitForEnd(id: string, timeoutMs: number, stop?: AbortSignal): Promise<RunRow | null> {
     const current = this.store.get(id);
-    if (current === null || isTerminal(current.status) || timeoutMs <= 0) return Promise.resolve(current);
+    const signals = [this.shutdown.signal, ...(stop ? [stop] : [])];
+    if (current === null || isTerminal(current.status) || timeoutMs <= 0 || signals.some((s) => s.aborted)) {
+      return Promise.resolve(current);
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         unsubscribe();
         clearTimeout(timer);
+        signals.forEach((s) => s.removeEventListener('abort', done));
         resolve(this.store.get(id));
       };
       const unsubscribe = this.events.subscribe(id, (event) => {
         if (FINAL_EVENTS.has(event.type)) done();
       });
       const timer = setTimeout(done, timeoutMs);
+      signals.forEach((s) => s.addEventListener('abort', done, { once: true }));
     });
   }
 
@@ -171,29 +182,76 @@ export class RunService {
     }
     for (const run of this.store.withStatus('queued')) {
       try {
-        const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
-        this.enqueue(run, await admitRequest(storedRequest(run), defaultRoot, this.admissionContext()));
+        // Queued by the devices its targets are on now: device names may change across a reboot.
+        this.enqueue(run.id, await this.admitStored(run));
       } catch (err) {
         this.endWithoutRunning(run, 'failed', knownProblem(err) ?? INTERNAL_PROBLEM);
       }
     }
-    this.store.prune(this.limits.keepRuns);
+    // --keep-runs may have been lowered since the last start.
+    this.store.prune();
   }
 
-  /** Stops running runs (they end failed, interrupted, their files removed); queued ones stay queued. */
+  /**
+   * Stops running runs (they end failed, interrupted, their files removed; their final events
+   * reach whoever follows them), then ends the event streams and waits still open, those of
+   * queued runs, which stay queued for the next start-up.
+   */
   async close(): Promise<void> {
-    this.closing = true;
-    for (const { controller } of this.active.values()) controller.abort('shutdown');
-    await Promise.all([...this.active.values()].map((a) => a.done));
+    this.stopping = true;
+    const active = [...this.active.values()];
+    for (const { controller } of active) controller.abort('shutdown');
+    await Promise.all(active.map((a) => a.done));
+    this.shutdown.abort();
   }
 
-  private admissionContext(): AdmissionContext {
-    return { roots: this.roots, reserved: this.options.reserved, limits: this.limits };
+  /**
+   * `admitting` is the run being admitted, when it is stored already. The block device roots of
+   * the other runs going now are held by this service: the planner must not take their claim
+   * for somebody else's (a run queued behind another on the same device would be refused).
+   */
+  private admissionContext(admitting: string | null): AdmissionContext {
+    const heldDevices = new Set<string>();
+    for (const id of this.active.keys()) {
+      if (id === admitting) continue;
+      for (const name of this.store.get(id)?.roots ?? []) {
+        const root = findRoot(this.roots, name);
+        if (root?.kind === 'block_device') heldDevices.add(root.realPath);
+      }
+    }
+    return { roots: this.roots, reserved: this.options.reserved, limits: this.limits, heldDevices };
   }
 
-  private enqueue(run: RunRow, admitted: AdmittedRun): void {
-    this.waiting.set(run.id, admitted);
-    this.queue.enqueue({ id: run.id, queueKeys: run.queueKeys, roots: run.roots });
+  /** A stored run admitted again from what it was submitted with, against the roots of now. */
+  private admitStored(run: RunRow): Promise<AdmittedRun> {
+    const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
+    if (run.defaultRoot !== null && defaultRoot === null) {
+      // The root its ?target= named is no longer configured: never run it somewhere else.
+      throw new HttpProblem(409, 'unknown-target', 'Unknown target', `?target=${run.defaultRoot} is no longer a target root of this server`, {
+        field: 'query.target',
+        accepted: this.roots.map((r) => r.path).join(', '),
+      });
+    }
+    return admitRequest(storedRequest(run), defaultRoot, this.admissionContext(run.id));
+  }
+
+  /**
+   * The run is admitted once more as it starts: a queued run may wait for hours, and meanwhile
+   * a directory inside a root may have become a symlink out of it. Its targets must still be on
+   * the devices the queue gave it.
+   */
+  private async admitAtStart(run: RunRow, entry: QueueEntry): Promise<AdmittedRun> {
+    const admitted = await this.admitStored(run);
+    const moved = admitted.queueKeys.filter((k) => !entry.queueKeys.includes(k));
+    if (moved.length > 0) {
+      throw new HttpProblem(409, 'target-changed', 'Target changed',
+        `the run's targets are now on ${moved.join(', ')}, not on the device(s) it was queued for (${entry.queueKeys.join(', ')})`);
+    }
+    return admitted;
+  }
+
+  private enqueue(id: string, admitted: AdmittedRun): void {
+    this.queue.enqueue({ id, queueKeys: admitted.queueKeys, roots: admitted.roots });
   }
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {
@@ -203,10 +261,8 @@ export class RunService {
   }
 
   private start(entry: QueueEntry): Promise<void> {
-    const admitted = this.waiting.get(entry.id);
-    this.waiting.delete(entry.id);
     const run = this.store.get(entry.id);
-    if (this.closing || admitted === undefined || run === null || run.status !== 'queued') return Promise.resolve();
+    if (this.stopping || run === null || run.status !== 'queued') return Promise.resolve();
     const controller = new AbortController();
     const deps: ExecutorDeps = {
       store: this.store,
@@ -215,16 +271,24 @@ export class RunService {
       roots: this.roots,
       logError: (err, runId) => this.options.logError(err, `run ${runId}`),
     };
-    const done = executeRun(deps, run, admitted, controller.signal)
+    const { signal } = controller;
+    const done = this.admitAtStart(run, entry)
+      .then((admitted) => {
+        if (!signal.aborted) return executeRun(deps, run, admitted, signal);
+        // Stopped before it started: cancelled, or on shutdown left queued for the next start-up.
+        if (signal.reason === 'cancel') this.endWithoutRunning(run, 'cancelled', null);
+        return undefined;
+      }, (err: unknown) => {
+        const problem = knownProblem(err);
+        if (problem === null) this.options.logError(err, `run ${run.id}`);
+        this.endWithoutRunning(run, 'failed', problem ?? INTERNAL_PROBLEM);
+      })
       .catch((err: unknown) => {
         this.options.logError(err, `run ${run.id}`);
         const now = this.store.get(run.id);
         if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', INTERNAL_PROBLEM);
       })
-      .finally(() => {
-        this.active.delete(run.id);
-        this.store.prune(this.limits.keepRuns);
-      });
+      .finally(() => this.active.delete(run.id));
     this.active.set(run.id, { controller, done });
     return done;
   }

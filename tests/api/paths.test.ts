@@ -4,7 +4,8 @@
  * Block devices are usable only through a root naming the device, and written only when the
  * server allows it. The server's own data directory is off limits even inside a root.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,29 @@ describe('resolved paths', () => {
     expect(existsSync(join(server.root, 'rr-log_bw.1.log'))).toBe(true);
     await refused(job({ write_lat_log: `${outside}/lat` }), 403, 'jobs[0].write_lat_log');
     expect(existsSync(`${outside}/lat_lat.1.log`)).toBe(false);
+  });
+
+  it('refuses a log prefix whose log file exists and is not a regular file', async () => {
+    execFileSync('mkfifo', [join(server.root, 'fifo_bw.1.log')]);
+    const body = await refused(randreadSpec({ write_bw_log: 'fifo', log_avg_msec: 500 }), 403, 'jobs[0].write_bw_log');
+    expect(body.type).toBe('urn:volbench:problem:log-not-a-file');
+  });
+
+  it('checks a queued run\'s paths again as it starts: a directory swapped for a symlink out fails it', async () => {
+    const first = await server.client.submit(randreadSpec({ runtime: '1500ms' }));
+    await server.client.waitForStatus(first.body.id, 'running');
+    const swapped = join(server.root, 'swapped');
+    mkdirSync(swapped);
+    // Same device as the first run: it waits in the queue.
+    const queued = await server.client.submit(job({ directory: swapped }));
+    expect(queued.body.status).toBe('queued');
+    rmSync(swapped, { recursive: true });
+    symlinkSync(outside, swapped);
+    const run = await server.client.waitForEnd(queued.body.id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ status: 403, type: 'urn:volbench:problem:path-outside-roots', field: 'jobs[0].directory' });
+    expect(readdirSync(outside)).toEqual([]);
+    expect((await server.client.waitForEnd(first.body.id)).status).toBe('finished');
   });
 
   it('puts a job without filename or directory in the first root', async () => {

@@ -81,6 +81,36 @@ describe.skipIf(loopSkip !== null)(`two devices (tmpfs and a loop device)${loopS
   });
 });
 
+describe.skipIf(loopSkip !== null)(`write runs on one block device root${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+  let server: TestServer;
+  let loop: LoopDevice;
+  beforeAll(async () => {
+    loop = attachLoop(64 * MiB);
+    server = await startServer({ extraRoots: [loop.device], allowBlockWrite: [loop.device], maxConcurrent: 2 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    loop?.release();
+  });
+
+  it('queue behind each other: the first run holding the device does not get the second refused', async () => {
+    // Regression: admission probed the device for an exclusive holder and found the first run.
+    const spec = { global: { direct: 1, size: '8m', filename: loop.device }, jobs: [{ name: 'w', rw: 'randwrite', bs: '4k', runtime: '1s', time_based: 1 }] };
+    const a = await server.client.submit(spec);
+    expect(a.status).toBe(202);
+    await server.client.waitForStatus(a.body.id, 'running');
+    const b = await server.client.submit(spec);
+    expect(b.status).toBe(202);
+    expect(b.body.status).toBe('queued');
+    const runA = await server.client.waitForEnd(a.body.id);
+    const runB = await server.client.waitForEnd(b.body.id);
+    expect([runA.status, runB.status]).toEqual(['finished', 'finished']);
+    const [, aEnd] = span(runA);
+    const [bStart] = span(runB);
+    expect(bStart).toBeGreaterThanOrEqual(aEnd);
+  });
+});
+
 describe('a full queue', () => {
   let server: TestServer;
   beforeAll(async () => {

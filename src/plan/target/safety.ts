@@ -26,15 +26,19 @@ export async function isMountedFilesystemDevice(devPath: string): Promise<boolea
 /**
  * Throws EUNSAFE_TARGET unless volbench may write to the block device at `devPath`. The in-use
  * check comes first so that a user never adds the flag only to be refused for another reason.
- * `field` names the spec field that holds the path, for the error.
+ * `field` names the spec field that holds the path, for the error; `heldDevices` are resolved
+ * paths of devices the caller has claimed itself (PlanOptions.heldDevices).
  */
 export async function assertWritableBlockDevice(
   devPath: string,
   allowBlockWrite: boolean,
   field: string,
+  heldDevices?: ReadonlySet<string>,
 ): Promise<void> {
   const { target, dev } = await openBlockDevice(devPath, field);
-  const usage = await usageOfDevice(dev, target.resolvedPath);
+  // A device the caller holds itself is not probed for an exclusive holder: it would find the caller.
+  const probe = heldDevices?.has(target.resolvedPath) ? null : target.resolvedPath;
+  const usage = await usageOfDevice(dev, probe);
   const name = describeTarget(target);
   if (isInUse(usage)) {
     throw new VolbenchError('EUNSAFE_TARGET', inUseMessage(name, usage), { path: devPath, field });
