@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
 import { buildServer } from '../server/app.js';
-import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
+import { DEFAULTS, defaultDataDir, parseMaxRuntimeSec, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken } from '../server/token.js';
-import { parseSize, parseTimeNs } from '../spec/index.js';
+import { parseSize } from '../spec/index.js';
 import type { CommandIo } from './run-command.js';
 
 export const SERVE_USAGE = `volbench serve [options]
@@ -70,7 +70,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     allowBlockWrite: values['allow-block-write'] ?? [],
     maxConcurrent: count('max-concurrent', values['max-concurrent'], 1),
     queueLimit: count('queue-limit', values['queue-limit'], 0),
-    maxRuntimeSec: maxRuntime === undefined ? undefined : Math.ceil(parseTimeNs(maxRuntime, { defaultUnit: 's', field: '--max-runtime' }) / 1e9),
+    maxRuntimeSec: maxRuntime === undefined ? undefined : parseMaxRuntimeSec(maxRuntime, '--max-runtime'),
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },

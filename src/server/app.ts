@@ -26,13 +26,20 @@ import { registerSuiteRoutes } from './routes/suites.js';
 import { registerTargetsRoute } from './routes/targets.js';
 import type { RouteDeps } from './routes/types.js';
 import { RunService } from './run-service.js';
-import { openDatabase } from './store/database.js';
+import { lockDataDir, openDatabase } from './store/database.js';
 
 export async function buildServer(config: ServerConfig): Promise<FastifyInstance> {
   if (!config.token) throw new VolbenchError('EINVALID_ARGS', 'the service needs a token', { accepted: '--token or VOLBENCH_TOKEN' });
   const limits = limitsOf(config);
   const roots = await resolveRoots(config.targetRoots, config.allowBlockWrite);
-  const db = openDatabase(config.dataDir);
+  const lock = lockDataDir(config.dataDir);
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(config.dataDir);
+  } catch (err) {
+    lock.close();
+    throw err;
+  }
   const reserved = [realpathSync(config.dataDir)];
   const app = Fastify({ logger: config.logger ?? false, bodyLimit: limits.bodyLimitBytes });
   try {
@@ -47,6 +54,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     app.addHook('preClose', async () => service.close());
     app.addHook('onClose', async () => {
       if (db.open) db.close();
+      if (lock.open) lock.close();
     });
     await service.recover();
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
@@ -59,6 +67,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
   } catch (err) {
     await app.close();
     if (db.open) db.close();
+    if (lock.open) lock.close();
     throw err;
   }
 }

@@ -7,14 +7,15 @@
  *   VOLBENCH_TOKEN        required
  *   VOLBENCH_TARGET_ROOT  default /tmp
  *   VOLBENCH_DATA_DIR     default /tmp/volbench (reserved: runs cannot touch it)
- *   VOLBENCH_MAX_RUNTIME  seconds, default 600: keep it under the function's timeout
+ *   VOLBENCH_MAX_RUNTIME  a time (seconds by default, or 10m), default 600s: keep it under the
+ *                         function's timeout
  */
 import awsLambdaFastify from '@fastify/aws-lambda';
 import type { FastifyInstance } from 'fastify';
 
 import { VolbenchError } from '../errors.js';
 import { buildServer } from './app.js';
-import type { ServerConfig } from './config.js';
+import { parseMaxRuntimeSec, type ServerConfig } from './config.js';
 
 export interface LambdaResult {
   statusCode: number;
@@ -41,7 +42,7 @@ export function lambdaConfig(env: NodeJS.ProcessEnv): ServerConfig {
     // One sandbox serves one request at a time; a queue would only hold runs no request waits for.
     maxConcurrent: 1,
     queueLimit: 0,
-    ...(maxRuntime ? { maxRuntimeSec: Number(maxRuntime) } : {}),
+    ...(maxRuntime ? { maxRuntimeSec: parseMaxRuntimeSec(maxRuntime, 'VOLBENCH_MAX_RUNTIME') } : {}),
   };
 }
 
@@ -50,11 +51,17 @@ export function createLambdaHandler(config: () => ServerConfig = () => lambdaCon
   let app: Promise<FastifyInstance> | null = null;
   let proxy: Promise<(event: unknown, context: unknown) => Promise<LambdaResult>> | null = null;
   const handle = async (event: unknown, context: unknown): Promise<LambdaResult> => {
-    app ??= buildServer(config());
-    proxy ??= app.then((built) => {
-      const lambda = awsLambdaFastify(built, { decorateRequest: false });
-      return (e: unknown, c: unknown) => lambda(e, c as never) as Promise<LambdaResult>;
-    });
+    if (proxy === null) {
+      const building = (app = Promise.resolve().then(() => buildServer(config())));
+      proxy = building.then((built) => {
+        const lambda = awsLambdaFastify(built, { decorateRequest: false });
+        return (e: unknown, c: unknown) => lambda(e, c as never) as Promise<LambdaResult>;
+      });
+      // A failed start is not kept: the next invocation tries again.
+      proxy.catch(() => {
+        if (app === building) app = proxy = null;
+      });
+    }
     return (await proxy)(event, context);
   };
   return Object.assign(handle, {

@@ -28,10 +28,8 @@ export interface ExecutorDeps {
   logError: (err: unknown, runId: string) => void;
 }
 
-export const INTERRUPTED_TITLE = 'Run interrupted';
-
 export function interruptedProblem(detail: string): Problem {
-  return { type: problemType('interrupted'), title: INTERRUPTED_TITLE, status: 503, detail };
+  return { type: problemType('interrupted'), title: 'Run interrupted', status: 503, detail };
 }
 
 /** fio's JSON as stored: non-finite numbers become 0, as formatJson prints them. */

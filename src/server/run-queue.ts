@@ -44,18 +44,10 @@ export class RunQueue {
     return true;
   }
 
-  queuedCount(): number {
-    return this.waiting.length;
-  }
-
   /** Waiting and running runs that use `root`. */
   countsFor(root: string): { queued: number; running: number } {
     const uses = (e: QueueEntry): boolean => e.roots.includes(root);
     return { queued: this.waiting.filter(uses).length, running: [...this.running.values()].filter(uses).length };
-  }
-
-  runningIds(): string[] {
-    return [...this.running.keys()];
   }
 
   private canStartNow(queueKeys: string[]): boolean {

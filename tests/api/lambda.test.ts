@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { handler } from '../../src/server/lambda.js';
+import { createLambdaHandler, handler, lambdaConfig } from '../../src/server/lambda.js';
 
 const token = `lambda-${process.pid}`;
 let dataDir: string;
@@ -119,5 +119,32 @@ describe('Lambda handler', () => {
     const res = await invoke({ method: 'POST', path: '/v1/runs', body: JSON.stringify(spec), contentType: 'application/json' });
     expect(res.statusCode).toBe(403);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  });
+});
+
+describe('Lambda configuration', () => {
+  it('reads VOLBENCH_MAX_RUNTIME in fio\'s time syntax and refuses what is not a time', () => {
+    expect(lambdaConfig({ VOLBENCH_TOKEN: 't', VOLBENCH_MAX_RUNTIME: '10m' }).maxRuntimeSec).toBe(600);
+    expect(lambdaConfig({ VOLBENCH_TOKEN: 't', VOLBENCH_MAX_RUNTIME: '90' }).maxRuntimeSec).toBe(90);
+    for (const bad of ['ten', '0']) {
+      expect(() => lambdaConfig({ VOLBENCH_TOKEN: 't', VOLBENCH_MAX_RUNTIME: bad })).toThrow(/VOLBENCH_MAX_RUNTIME/);
+    }
+  });
+
+  it('does not keep a failed start: the next invocation builds the app again', async () => {
+    let calls = 0;
+    const own = createLambdaHandler(() => {
+      calls++;
+      if (calls === 1) throw new Error('first start fails');
+      return lambdaConfig({ ...process.env, VOLBENCH_TARGET_ROOT: workDir, VOLBENCH_DATA_DIR: join(workDir, 'own-data') });
+    });
+    try {
+      await expect(own(event({ method: 'GET', path: '/v1/healthz', auth: null }), context)).rejects.toThrow('first start fails');
+      const res = await own(event({ method: 'GET', path: '/v1/healthz', auth: null }), context);
+      expect(res.statusCode).toBe(200);
+      expect(calls).toBe(2);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 
-import { formatResult, runJobs } from '../../src/index.js';
+import { VolbenchError, formatResult, runJobs } from '../../src/index.js';
+import { buildServer } from '../../src/server/app.js';
 import { storedResult } from '../../src/server/run-executor.js';
 import { DATABASE_FILE, MIGRATIONS } from '../../src/server/store/database.js';
 import { readEvents } from './helpers/sse.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
 
 describe('stored results', () => {
   let dir: string;
@@ -55,6 +56,21 @@ describe('--keep-runs', () => {
     const events = await readEvents(`${server.url}/v1/runs/${ids[0]}/events`, { authorization: `Bearer ${server.token}` });
     expect(events.status).toBe(404);
   });
+
+  it('also bounds runs that end without running: cancelled while queued', async () => {
+    const running = await server.client.submit(randreadSpec({ runtime: '30s' }));
+    await server.client.waitForStatus(running.body.id, 'running');
+    const queued: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await server.client.submit(randreadSpec());
+      expect(res.body.status).toBe('queued');
+      queued.push(res.body.id);
+    }
+    for (const id of queued) expect((await server.client.request('DELETE', `/v1/runs/${id}`)).body.status).toBe('cancelled');
+    const listed = (await server.client.get('/v1/runs')).body.runs.map((r: { id: string }) => r.id);
+    expect(listed).toEqual([queued[2], queued[1], running.body.id]);
+    await server.client.request('DELETE', `/v1/runs/${running.body.id}`);
+  });
 });
 
 describe('a database from before suites and gates', () => {
@@ -80,6 +96,25 @@ describe('a database from before suites and gates', () => {
       expect(run.body).toMatchObject({ status: 'finished', spec: { jobs: [{ name: 'x' }] }, suite: null, assert: [], assertions: [], gate: null });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('one service per data directory', () => {
+  it('refuses a second one naming --data-dir, and starts once the first has closed', async () => {
+    const first = await startServer();
+    try {
+      const err = await buildServer({ dataDir: first.dataDir, token: 't', targetRoots: [first.root] }).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(VolbenchError);
+      expect(err).toMatchObject({ field: '--data-dir' });
+      expect((err as Error).message).toContain('in use by another volbench serve');
+      // The first one is untouched and still serves.
+      expect((await first.client.get('/v1/healthz')).status).toBe(200);
+      await first.app.close();
+      const second = await buildServer({ dataDir: first.dataDir, token: 't', targetRoots: [first.root] });
+      await second.close();
+    } finally {
+      await first.close();
     }
   });
 });

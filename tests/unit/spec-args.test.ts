@@ -2,17 +2,21 @@
  * fio's command line (init.c parse_cmd_line): --name starts a job, earlier options are global,
  * positional arguments are job files; fio's own command flags volbench lacks are refused.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { parseFioArgs, parseSpec } from '../../src/spec/index.js';
 import { specFixturePath } from './spec-samples.js';
 import { errorOf } from '../helpers/errors.js';
 
+const tempDirs: string[] = [];
+afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function tempJobFile(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), `volbench-spec-${process.pid}-`));
+  tempDirs.push(dir);
   const path = join(dir, 'job.fio');
   writeFileSync(path, text);
   return path;

@@ -63,6 +63,7 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
       closed = true;
       unsubscribe();
       clearInterval(keepalive);
+      service.closing.removeEventListener('abort', close);
       res.end();
     };
     const send = (event: StoredEvent): void => {
@@ -75,7 +76,9 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
     const unsubscribe = service.events.subscribe(run.id, send);
     const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     res.on('close', close);
+    // A server that is closing ends the stream; the client resumes with Last-Event-ID.
+    service.closing.addEventListener('abort', close, { once: true });
     for (const event of service.events.replay(run.seq, last)) send(event);
-    if (!closed && isTerminal(service.get(run.id)?.status ?? 'finished')) close();
+    if (!closed && (service.closing.aborted || isTerminal(service.get(run.id)?.status ?? 'finished'))) close();
   });
 }

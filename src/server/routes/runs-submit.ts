@@ -108,7 +108,12 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
     const run = await service.submit({ request: runRequest, defaultRoot });
     // Where the host freezes between requests (Lambda), a run must end inside the one that submits it.
     const waitSec = waitForEveryRun ? service.limits.maxWaitSec : Math.min(request.query.wait ?? 0, service.limits.maxWaitSec);
-    const ended = await service.waitForEnd(run.id, waitSec * 1000);
+    // A client that goes away stops the wait: nothing is left listening for a run nobody awaits.
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort();
+    reply.raw.once('close', onClose);
+    const ended = await service.waitForEnd(run.id, waitSec * 1000, gone.signal);
+    reply.raw.off('close', onClose);
     reply.header('location', runLinks(run.id).self);
     if (ended !== null && isTerminal(ended.status)) return reply.code(200).send(withResult(service, ended));
     return reply.code(202).send({ id: run.id, status: ended?.status ?? run.status, links: runLinks(run.id) });

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 
+import { VolbenchError } from '../../errors.js';
+
 export type Db = Database.Database;
 
 /** The schema, one entry per version (`user_version` counts those applied); never edit one, add one. */
@@ -44,6 +46,33 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';
+const LOCK_FILE = 'serve.lock';
+
+/**
+ * One service per data directory: a second one would fail the first one's running runs as
+ * interrupted and run every queued run again. The lock is SQLite's own file lock, held by an
+ * exclusive-mode connection on a file of its own (so the database stays readable by others);
+ * the kernel drops it when the process ends, kill -9 included. Close the returned handle to
+ * release it.
+ */
+export function lockDataDir(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // No busy wait: a held lock is an answer, not a moment's contention.
+  const lock = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The first write in exclusive mode takes the lock and keeps it until the connection closes.
+    lock.exec('BEGIN EXCLUSIVE; COMMIT;');
+    return lock;
+  } catch (err) {
+    lock.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    throw new VolbenchError('EINVALID_ARGS', `data directory ${dataDir} is in use by another volbench serve`, {
+      field: '--data-dir',
+      accepted: 'a data directory no other running service uses',
+    });
+  }
+}
 
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -122,7 +122,8 @@ export class RunStore {
   private readonly countStmt;
   private readonly pruneStmt;
 
-  constructor(private readonly db: Db) {
+  /** `keepRuns` bounds the history: each run that ends prunes the oldest ended ones. */
+  constructor(private readonly db: Db, private readonly keepRuns: number) {
     this.insertStmt = db.prepare(
       `INSERT INTO runs (id, status, spec, job_file, suite, asserts, default_root, roots, queue_keys, created_at)
        VALUES (@id, 'queued', @spec, @jobFile, @suite, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt) RETURNING ${COLUMNS}`,
@@ -201,6 +202,7 @@ export class RunStore {
       gate: end.gate,
     });
     this.live.delete(id);
+    this.prune();
   }
 
   /** Runs with this status, from the database; queued ones become live again (after a restart). */
@@ -239,7 +241,8 @@ export class RunStore {
   }
 
   /** Deletes the oldest ended runs (and their events) beyond `keep`; returns how many. */
-  prune(keep: number): number {
-    return this.pruneStmt.run(keep).changes;
+  /** Deletes the ended runs beyond the newest `keepRuns` (and their events). */
+  prune(): number {
+    return this.pruneStmt.run(this.keepRuns).changes;
   }
 }
