@@ -20,7 +20,7 @@ export const SERVE_USAGE = `volbench serve [options]
   --token TOKEN               bearer token (default: $VOLBENCH_TOKEN, else one generated and stored)
   --max-concurrent N          runs on different devices at once (default ${DEFAULTS.maxConcurrent})
   --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
-  --max-runtime TIME          longest job: startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
+  --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
 `;

@@ -40,6 +40,11 @@ export interface PlanOptions {
   heldDevices?: ReadonlySet<string>;
 }
 
+/** Whether job `index` begins a new stage: jobs of a stage run together, stages one after another. */
+export function startsStage(o: JobOptions, index: number): boolean {
+  return index > 0 && o.stonewall;
+}
+
 function checkJob(o: JobOptions, field: string): void {
   if (o.time_based && o.runtime_ns === 0) {
     throw new VolbenchError('EINVALID_PLAN', 'time_based needs a runtime', {
@@ -95,7 +100,7 @@ export async function planRun(spec: ParsedSpec, options: PlanOptions = {}): Prom
     const field = `jobs[${index}]`;
     checkJob(o, field);
     if (index > 0 && (o.stonewall || o.new_group)) groupid++;
-    if (index > 0 && o.stonewall) stage++;
+    if (startsStage(o, index)) stage++;
     const instances: NativeJobPlan[] = [];
     let firstPath = '';
     for (let i = 0; i < o.numjobs; i++) {

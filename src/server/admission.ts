@@ -5,7 +5,7 @@
  * plans the run (all of its own target checks) so a run that is accepted starts. Suite runs
  * come here too, with the suite's spec (suite-admission.ts).
  */
-import { planRun, type RunPlan } from '../plan/index.js';
+import { planRun, startsStage, type RunPlan } from '../plan/index.js';
 import { directionsUsed } from '../plan/native-plan.js';
 import { instancePath } from '../plan/targets.js';
 import { parseSpec } from '../spec/index.js';
@@ -72,20 +72,48 @@ function targetField(spec: JobSpec, o: JobOptions, i: number): string {
 }
 
 /**
- * --max-runtime bounds each job's startdelay + ramp_time + runtime; a job that would run until
- * its size is done gets the rest of that budget as its runtime, so it also stops in time.
+ * --max-runtime bounds the whole run. Stages (stonewall groups) run one after another, the jobs
+ * of a stage together, and a suite runs all of its stages `repeats` times (its loops). A job
+ * takes startdelay + ramp_time + runtime, a stage its longest job. Jobs that run until their
+ * size is done (no runtime) share what the timed stages leave, equally by stage, as their
+ * runtime: like fio's runtime, it stops them in time.
  */
-function applyRuntimeLimit(spec: JobSpec, o: JobOptions, i: number, maxSec: number): void {
-  const maxNs = maxSec * NS_PER_S;
-  const before = o.startdelay_ns + o.ramp_time_ns;
-  const accepted = `startdelay + ramp_time + runtime up to ${maxSec}s (--max-runtime)`;
-  // time_based without runtime is the library's to refuse (it names the missing runtime).
-  if (o.runtime_ns === 0 && o.time_based) return;
-  if (o.runtime_ns === 0) {
-    if (before >= maxNs) throw limitProblem(fieldOf(spec, i, 'ramp_time'), `startdelay and ramp_time leave no runtime within ${maxSec}s`, accepted);
-    o.runtime_ns = maxNs - before;
-  } else if (before + o.runtime_ns > maxNs) {
-    throw limitProblem(fieldOf(spec, i, 'runtime'), `job ${o.name} would run ${(before + o.runtime_ns) / NS_PER_S}s, over this server's ${maxSec}s`, accepted);
+function applyRuntimeLimit(spec: JobSpec, jobs: JobOptions[], maxSec: number, repeats: number): void {
+  const budgetNs = Math.floor((maxSec * NS_PER_S) / repeats);
+  const over = repeats > 1 ? ` over ${repeats} loops` : '';
+  const accepted = `stages whose startdelay + ramp_time + runtime add up to at most ${maxSec}s${over} (--max-runtime)`;
+  const stages: Array<{ timedNs: number; longest: number; untimed: number[] }> = [];
+  jobs.forEach((o, i) => {
+    if (i === 0 || startsStage(o, i)) stages.push({ timedNs: 0, longest: i, untimed: [] });
+    const stage = stages[stages.length - 1];
+    // time_based without runtime is the library's to refuse (it names the missing runtime).
+    if (o.runtime_ns === 0 && !o.time_based) {
+      stage.untimed.push(i);
+      return;
+    }
+    const ns = o.startdelay_ns + o.ramp_time_ns + o.runtime_ns;
+    if (ns > stage.timedNs) Object.assign(stage, { timedNs: ns, longest: i });
+  });
+  const timedNs = stages.reduce((sum, st) => sum + st.timedNs, 0);
+  if (timedNs > budgetNs) {
+    const longest = stages.reduce((a, b) => (b.timedNs > a.timedNs ? b : a));
+    const o = jobs[longest.longest];
+    const whole = stages.length > 1 || repeats > 1 ? ` (the run: ${(timedNs * repeats) / NS_PER_S}s${over})` : '';
+    throw limitProblem(fieldOf(spec, longest.longest, 'runtime'),
+      `job ${o.name} would run ${(o.startdelay_ns + o.ramp_time_ns + o.runtime_ns) / NS_PER_S}s${whole}, over this server's ${maxSec}s`, accepted);
+  }
+  const open = stages.filter((st) => st.untimed.length > 0);
+  const shareNs = open.length === 0 ? 0 : Math.floor((budgetNs - timedNs) / open.length);
+  for (const stage of open) {
+    for (const i of stage.untimed) {
+      const o = jobs[i];
+      const before = o.startdelay_ns + o.ramp_time_ns;
+      const allowanceNs = stage.timedNs + shareNs;
+      if (before >= allowanceNs) {
+        throw limitProblem(fieldOf(spec, i, 'ramp_time'), `startdelay and ramp_time of job ${o.name} leave it no runtime within ${maxSec}s`, accepted);
+      }
+      o.runtime_ns = allowanceNs - before;
+    }
   }
 }
 
@@ -177,15 +205,18 @@ async function queueKeys(plan: RunPlan): Promise<string[]> {
   return [...new Set(keys)].sort();
 }
 
-/** Admits `spec`; jobs without filename or directory go to `base` (?target=, else the first root). */
-export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionContext): Promise<AdmittedSpec> {
+/**
+ * Admits `spec`; jobs without filename or directory go to `base` (?target=, else the first
+ * root). `repeats` is how many times the run goes through the spec (a suite's loops).
+ */
+export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionContext, repeats = 1): Promise<AdmittedSpec> {
   const parsed = parseSpec(spec);
   checkInstanceCount(spec, parsed, ctx.limits.maxInstances);
   parsed.jobs.forEach(({ options }, i) => {
     applyDefaultTarget(options, base);
     checkJobPathTexts(spec, options, i);
-    applyRuntimeLimit(spec, options, i, ctx.limits.maxRuntimeSec);
   });
+  applyRuntimeLimit(spec, parsed.jobs.map((j) => j.options), ctx.limits.maxRuntimeSec, repeats);
   const cwd = base.kind === 'directory' ? base.realPath : (ctx.roots.find((r) => r.kind === 'directory')?.realPath ?? '/');
   const used = await authorizeTargets(spec, parsed, ctx, cwd);
   const plan = await planRun(parsed, { cwd, heldDevices: ctx.heldDevices });

@@ -21,7 +21,7 @@ export interface ServerConfig {
   maxConcurrent?: number;
   /** Runs that may wait in the queue; one more is answered 429. */
   queueLimit?: number;
-  /** Longest a job may run (startdelay + ramp_time + runtime), in seconds. */
+  /** Longest a run may take (its stages' startdelay + ramp_time + runtime, times a suite's loops), in seconds. */
   maxRuntimeSec?: number;
   /** Most bytes one run's jobs may address (sum of their regions), 0 for no limit. */
   maxSizeBytes?: number;

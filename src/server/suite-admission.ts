@@ -89,8 +89,9 @@ export async function admitSuite(request: SuiteRunRequest, base: TargetRoot, ctx
   try {
     await checkTarget(overrides, ctx);
     const spec = applyOverrides(suite, overrides);
-    const admitted = await admitSpec(spec, base, ctx);
-    return { ...admitted, suite, spec, loops: request.loops ?? suite.loops };
+    const loops = request.loops ?? suite.loops;
+    const admitted = await admitSpec(spec, base, ctx, loops);
+    return { ...admitted, suite, spec, loops };
   } catch (err) {
     throw inRequestTerms(err, suite.name);
   }

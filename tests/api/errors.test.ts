@@ -82,6 +82,19 @@ describe('server limits', () => {
     expect(ramp.field).toBe('jobs[0].runtime');
   });
 
+  it('counts stonewall stages one after another against --max-runtime (2s here)', async () => {
+    const stages = { global: { size: '1m', rw: 'randread', bs: '4k', time_based: 1 }, jobs: [
+      { name: 'a', runtime: '1500ms' }, { name: 'b', runtime: '1s', stonewall: 1 },
+    ] };
+    const body = await problem(await server.client.submit(stages), 422);
+    expect(body).toMatchObject({ type: 'urn:volbench:problem:limit-exceeded', field: 'jobs[0].runtime' });
+    expect(body.detail).toContain('the run: 2.5s');
+    // Jobs of one stage run together: their runtimes do not add up.
+    stages.jobs[1] = { name: 'b', runtime: '1s' } as (typeof stages.jobs)[number];
+    const together = await server.client.submit(stages, '?wait=20');
+    expect(together.body.status).toBe('finished');
+  });
+
   it('a size-based job gets --max-runtime as its runtime, so it stops in time', async () => {
     const res = await server.client.submit({ jobs: [{ name: 'slow', rw: 'read', bs: '4k', size: '8m', rate: '1m', direct: 1 }] }, '?wait=20');
     expect(res.status).toBe(200);

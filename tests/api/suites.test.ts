@@ -26,7 +26,7 @@ const SHORT = { size: '4m', runtime: 1 };
 let server: TestServer;
 let outside: string;
 beforeAll(async () => {
-  server = await startServer({ maxRuntimeSec: 10, maxSizeBytes: 256 * MiB });
+  server = await startServer({ maxRuntimeSec: 60, maxSizeBytes: 256 * MiB });
   outside = mkdtempSync(join('/dev/shm', `volbench-api-suite-outside-${process.pid}-`));
 });
 afterAll(async () => {
@@ -159,6 +159,12 @@ describe('suite runs refused before anything is queued', () => {
     await refused({ suite: 'ars', filename: join(outside, 'f'), ...SHORT }, 403, 'filename');
     await refused({ suite: 'ars', directory: 'data', ...SHORT }, 400, 'directory');
     expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('counts every test and loop against --max-runtime (60s here)', async () => {
+    // kdiskmark: 8 tests of 2 s, 5 loops: 80 s in all.
+    const body = await refused({ suite: 'kdiskmark', size: '4m', runtime: 2 }, 422, 'runtime');
+    expect(body.detail).toContain('over 5 loops');
   });
 
   it('a test longer than --max-runtime is 422 naming runtime; a shorter runtime fits', async () => {
