@@ -41,14 +41,17 @@ export function gateExitStatus(runStatus: number, outcomes: readonly AssertionOu
   return runStatus !== 0 || outcomes.some((o) => !o.passed) ? 1 : 0;
 }
 
-/** Refuses, before any I/O, a JUnit path whose directory does not exist. */
-export function checkGateOutputs(gates: GateArgs): void {
-  if (gates.junit === undefined) return;
-  const dir = dirname(resolve(gates.junit));
-  if (!existsSync(dir)) {
-    throw new VolbenchError('EINVALID_ARGS', `cannot write the JUnit report ${gates.junit}: directory ${dir} does not exist`, {
-      field: '--junit',
-      path: gates.junit,
-    });
+/**
+ * The files written after the run (--output, --junit) must have a directory to go to: checked
+ * before any I/O, so a typo does not lose the result of a long run.
+ */
+export function checkOutputPaths(gates: GateArgs, output: string | undefined): void {
+  const files: Array<[string, string | undefined, string]> = [['--output', output, 'the output'], ['--junit', gates.junit, 'the JUnit report']];
+  for (const [field, path, what] of files) {
+    if (path === undefined) continue;
+    const dir = dirname(resolve(path));
+    if (!existsSync(dir)) {
+      throw new VolbenchError('EINVALID_ARGS', `cannot write ${what} ${path}: directory ${dir} does not exist`, { field, path });
+    }
   }
 }

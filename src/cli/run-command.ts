@@ -11,7 +11,7 @@ import { parseFioArgs, parseSpec } from '../spec/index.js';
 import type { OutputFormat } from '../report/types.js';
 import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions } from '../gates/index.js';
 import { extractGateArgs } from './gate-args.js';
-import { checkGateOutputs, gateExitStatus, reportGates } from './gate-report.js';
+import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 
 export interface CommandIo {
@@ -40,7 +40,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const parsed = parseSpec(args.spec);
   // Assertions naming a job, direction or metric the spec lacks are refused before any I/O.
   const bound = bindAssertions(parsed, assertions);
-  checkGateOutputs(gates);
+  checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);

@@ -10,7 +10,7 @@ import { parseAssertion } from '../gates/index.js';
 import { parseOutputFormats, type FioOutputFormat } from '../spec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
 import { extractGateArgs, flagName, flagValue, type GateArgs } from './gate-args.js';
-import { checkGateOutputs, gateExitStatus, reportGates } from './gate-report.js';
+import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
 
@@ -86,7 +86,7 @@ function listText(): string {
 async function runSuiteCommand(args: SuiteArgs, gates: GateArgs, io: CommandIo): Promise<number> {
   const name = args.name!;
   const assertions = gates.asserts.map(parseAssertion);
-  checkGateOutputs(gates);
+  checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   const printer = new ProgressPrinter(io.stderr);

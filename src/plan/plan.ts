@@ -5,6 +5,7 @@
  */
 import type { NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
+import { MAX_INSTANCES } from '../spec/options.js';
 import type { JobOptions, ParsedSpec } from '../spec/types.js';
 import { AUTO_ENGINES, blockSizes, directionsUsed, logPaths, nativePlan } from './native-plan.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
@@ -87,6 +88,16 @@ function enginesFor(o: JobOptions): NativeEngineName[] {
 }
 
 export async function planRun(spec: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {
+  let instances = 0;
+  for (const [index, { options: o }] of spec.jobs.entries()) {
+    instances += o.numjobs;
+    if (instances > MAX_INSTANCES) {
+      throw new VolbenchError('EINVALID_PLAN', `the run has more than ${MAX_INSTANCES} job instances (numjobs summed over its jobs)`, {
+        field: `jobs[${index}].numjobs`,
+        accepted: `at most ${MAX_INSTANCES} instances in all, as fio`,
+      });
+    }
+  }
   const cwd = options.cwd ?? process.cwd();
   const prober = new TargetProber();
   const jobs: PlannedJob[] = [];

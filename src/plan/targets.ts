@@ -5,6 +5,7 @@
  * direct I/O, and may be written.
  */
 import { existsSync, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
@@ -17,7 +18,7 @@ import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from './t
 
 /** fio's default file name when a job gives no filename: `<jobname>.<instance>.0`. */
 export function instancePath(o: JobOptions, instance: number, cwd: string): string {
-  const dir = o.directory ?? cwd;
+  const dir = o.directory === undefined ? cwd : resolve(cwd, o.directory);
   if (o.filename !== undefined) return isAbsolute(o.filename) ? o.filename : resolve(dir, o.filename);
   return resolve(dir, `${o.name}.${instance}.0`);
 }
@@ -64,8 +65,9 @@ export interface ResolveContext {
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
   const path = instancePath(o, instance, ctx.cwd);
   const { field } = ctx;
-  if (o.directory !== undefined && !(existsSync(o.directory) && statSync(o.directory).isDirectory())) {
-    throw new VolbenchError('ETARGET', `directory ${o.directory} does not exist`, {
+  const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
+  if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {
+    throw new VolbenchError('ETARGET', `directory ${o.directory}${directory === o.directory ? '' : ` (${directory})`} does not exist`, {
       field: `${field}.directory`,
       path: o.directory,
       accepted: 'an existing directory',
@@ -79,6 +81,12 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
       path,
       errno: info.error,
     });
+  }
+  if (info.exists && info.error !== 0) {
+    // It exists but could not be opened to read its size and block size (a device without read
+    // permission): say so, rather than report it as empty.
+    const why = info.error === osConstants.errno.EACCES ? 'permission denied' : `errno ${info.error}`;
+    throw new VolbenchError('ETARGET', `cannot open ${path}: ${why}`, { field: `${field}.filename`, path, errno: info.error });
   }
   if (info.exists && !info.isBlockDevice && !info.isRegularFile) {
     throw new VolbenchError('ETARGET', `${path} is neither a regular file nor a block device`, {

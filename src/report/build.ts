@@ -45,7 +45,7 @@ function groupEntryOf(entry: Entry): GroupEntry {
   };
 }
 
-/** disk_util entries with fio's keys in fio's order. */
+/** disk_util entries with fio's keys in fio's order; a stacked device's aggr_* keys follow util. */
 function diskUtilJson(d: DiskUtil): DiskUtil {
   return {
     name: d.name,
@@ -57,6 +57,16 @@ function diskUtilJson(d: DiskUtil): DiskUtil {
     write_ticks: d.write_ticks,
     in_queue: d.in_queue,
     util: d.util,
+    ...(d.aggr_util === undefined ? {} : {
+      aggr_read_ios: d.aggr_read_ios,
+      aggr_write_ios: d.aggr_write_ios,
+      aggr_read_merges: d.aggr_read_merges,
+      aggr_write_merge: d.aggr_write_merge,
+      aggr_read_ticks: d.aggr_read_ticks,
+      aggr_write_ticks: d.aggr_write_ticks,
+      aggr_in_queue: d.aggr_in_queue,
+      aggr_util: d.aggr_util,
+    }),
   };
 }
 

@@ -3,7 +3,7 @@
  * size against the device) belong to the plan stage.
  */
 import type { JobOptions } from './types.js';
-import { contradiction } from './fail.js';
+import { contradiction, unsupported } from './fail.js';
 
 /** What one section set, by fio option name, parsed. */
 export type SectionValues = Map<string, { value: unknown; field: string }>;
@@ -33,5 +33,10 @@ export function checkJob(options: JobOptions, scope: string): void {
   if (any(options.rate) && any(options.rate_iops)) {
     // init.c fixup_options refuses this too.
     throw contradiction(`${scope}.rate_iops`, 'rate and rate_iops are mutually exclusive', 'either rate or rate_iops');
+  }
+  if (options.iopsavgtime !== options.bwavgtime) {
+    // The engine samples bandwidth and IOPS over one window; a second one is not there yet.
+    throw unsupported(`${scope}.iopsavgtime`, `iopsavgtime=${options.iopsavgtime} differs from bwavgtime=${options.bwavgtime}, which volbench does not support yet`,
+      'iopsavgtime equal to bwavgtime (both 500 by default)');
   }
 }

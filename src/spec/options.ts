@@ -21,6 +21,8 @@ import { parseRandomDistribution, RANDOM_DISTRIBUTION_ACCEPTED } from './random-
 import { parseInteger, parseRandseed, parseSize } from './units.js';
 
 const UINT_MAX = 0xffffffff;
+/** Job instances in one run at most, fio's MAX_JOBS: each is a thread. */
+export const MAX_INSTANCES = 4096;
 
 /** bs, ba, rate: a size per direction, at least `min` bytes each. */
 function sizePerDirection(min: number) {
@@ -98,7 +100,8 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('iodepth_batch', 'iodepth_batch_submit', intKind({ max: UINT_MAX }), { aliases: ['iodepth_batch_submit'], default: 0 }),
   option('iodepth_batch_complete_min', 'iodepth_batch_complete_min', intKind({ max: UINT_MAX }),
     { aliases: ['iodepth_batch_complete'], default: 1 }),
-  option('numjobs', 'numjobs', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
+  // fio runs at most MAX_JOBS (4096) job instances in all.
+  option('numjobs', 'numjobs', intKind({ min: 1, max: MAX_INSTANCES }), { default: 1 }),
   option('group_reporting', 'group_reporting', flagKind(), { default: false }),
   option('stonewall', 'stonewall', flagKind(), { aliases: ['wait_for_previous'], default: false }),
   option('new_group', 'new_group', flagKind(), { default: false }),

@@ -73,6 +73,15 @@ describe('volbench run', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('refuses an --output whose directory does not exist with exit 2, before any I/O', async () => {
+    const path = scratch.path('unwritten.dat');
+    const output = scratch.path('no-such-dir/out.json');
+    const out = await volbench(['run', '--name=o', `--filename=${path}`, '--size=1m', '--output-format=json', `--output=${output}`]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('--output');
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('exits 1 and names the failure on stderr when a job ends with an error', async () => {
     // verify_only on a file that was never written with verify: the first block fails.
     const path = scratch.path('unverified.dat');

@@ -2,7 +2,8 @@
  * Specs that cannot run reject with a VolbenchError carrying a stable code and the spec field
  * at fault, before any file is created.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs, type JobSpec } from '../../src/index.js';
@@ -79,12 +80,27 @@ describe('specs refused before any I/O', () => {
     expect(err).toMatchObject({ code: 'EINVALID_PLAN', field: 'jobs[0].runtime' });
   });
 
+  it('more than 4096 job instances in all: EINVALID_PLAN on the numjobs that passes it', async () => {
+    const err = await rejection({ jobs: [{ name: 'a', filename: scratch.path('n.dat'), size: '1m', numjobs: 4000 }, { name: 'b', filename: scratch.path('n.dat'), size: '1m', numjobs: 100 }] });
+    expect(err).toMatchObject({ code: 'EINVALID_PLAN', field: 'jobs[1].numjobs' });
+  });
+
   it('a spec without jobs: EINVALID_SPEC', async () => {
     const err = await rejection({ jobs: [] });
     expect(err.code).toBe('EINVALID_SPEC');
   });
 
   it('nothing was laid out by any refused spec', () => {
-    for (const name of ['u.dat', 'g.dat', 's.dat', 'e.dat', 'v.dat', 't.dat']) expect(existsSync(scratch.path(name))).toBe(false);
+    for (const name of ['u.dat', 'g.dat', 's.dat', 'e.dat', 'v.dat', 't.dat', 'n.dat']) expect(existsSync(scratch.path(name))).toBe(false);
+  });
+});
+
+describe('paths relative to the run\'s cwd', () => {
+  it('a relative directory is taken against runJobs\' cwd, not the process\'s', async () => {
+    const base = scratch.path('base');
+    mkdirSync(join(base, 'rel'), { recursive: true });
+    const result = await runJobs({ jobs: [{ name: 'r', directory: 'rel', size: '64k', rw: 'write' }] }, { cwd: base });
+    expect(result.jobs[0].error).toBe(0);
+    expect(existsSync(join(base, 'rel', 'r.0.0'))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * randread instance with a known histogram, byte count, runtime and samples.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildReport, formatJson, type FioResult } from '../../src/report/index.js';
+import { buildReport, formatJson, formatNormal, type FioResult } from '../../src/report/index.js';
 import { DEFAULT_PERCENTILES, dir, hist, jobOptions, lat, point, reportJob, result, runInput, seriesDir } from './report-inputs.js';
 
 beforeAll(() => {
@@ -146,6 +146,16 @@ describe('buildReport: one job', () => {
     expect(report.disk_util).toEqual([
       { name: 'vda', read_ios: 100, write_ios: 2, read_merges: 0, write_merges: 1, read_ticks: 40, write_ticks: 1, in_queue: 41, util: 87.242798 },
     ]);
+  });
+
+  it('keeps a stacked device\'s aggr_* keys after util, and its slaves\' entries', () => {
+    const dm = { name: 'dm-0', read_ios: 10, write_ios: 20, read_merges: 0, write_merges: 0, read_ticks: 5, write_ticks: 6, in_queue: 11, util: 50,
+      aggr_read_ios: 5, aggr_write_ios: 10, aggr_read_merges: 0, aggr_write_merge: 1, aggr_read_ticks: 2, aggr_write_ticks: 3, aggr_in_queue: 5, aggr_util: 60 };
+    const slave = { name: 'nvme1n1', read_ios: 5, write_ios: 10, read_merges: 0, write_merges: 1, read_ticks: 2, write_ticks: 3, in_queue: 5, util: 60 };
+    const stacked = buildReport({ ...randreadRun(), diskUtil: [dm, slave] });
+    expect(stacked.disk_util).toEqual([dm, slave]);
+    expect(Object.keys(stacked.disk_util![0])).toEqual(Object.keys(dm));
+    expect(formatNormal(stacked)).toContain('aggrios=5/10, aggrmerge=0/1, aggrticks=2/3, aggrin_queue=5, aggrutil=60.00%');
   });
 
   it('adds the volbench key: target identity, engine and per-second series', () => {

@@ -250,4 +250,18 @@ describe('options that contradict each other', () => {
     expect(err.code).toBe('EINVALID_PLAN');
     expect(err.field).toBe('jobs[0].rate_iops');
   });
+
+  it('an iopsavgtime other than bwavgtime is refused as not supported, not ignored', () => {
+    const err = errorOf(() => one({ iopsavgtime: 1000 }));
+    expect(err.code).toBe('EUNSUPPORTED_OPTION');
+    expect(err.field).toBe('jobs[0].iopsavgtime');
+    expect(one({ iopsavgtime: 250, bwavgtime: 250 }).iopsavgtime).toBe(250);
+  });
+
+  it('numjobs stops at fio\'s 4096 job instances', () => {
+    const err = errorOf(() => one({ numjobs: '1m' }));
+    expect(err.code).toBe('EINVALID_VALUE');
+    expect(err.field).toBe('jobs[0].numjobs');
+    expect(one({ numjobs: 4096 }).numjobs).toBe(4096);
+  });
 });
