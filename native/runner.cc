@@ -123,7 +123,9 @@ void Run::LayOut() {
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
     std::string what;
-    const int err = LayoutFile(p.path, bytes, fill, p.fallocate, &what);
+    const int err = LayoutFile(p.path, bytes, fill, p.fallocate, &cancel_, &what);
+    // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
+    if (err == ECANCELED) return;
     if (err != 0) {
       for (auto& other : jobs_)
         if (other->plan().path == p.path) other->FailEarly(err, "layout", what + " " + p.path);

@@ -21,19 +21,28 @@ namespace {
 
 constexpr uint64_t kLayoutChunk = 1 << 20;
 
-int FillRange(int fd, uint64_t from, uint64_t to, std::string* what) {
+int FillRange(int fd, uint64_t from, uint64_t to, const std::atomic<bool>* cancel, std::string* what) {
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, kLayoutChunk) != 0) return ENOMEM;
   char* buf = static_cast<char*>(mem);
   Rng rng(Mix64(from ^ 0x6a09e667f3bcc909ull));
   int err = 0;
   for (uint64_t at = from; at < to && err == 0;) {
+    if (cancel->load(std::memory_order_relaxed)) {
+      err = ECANCELED;
+      *what = "laying out (cancelled)";
+      break;
+    }
     const uint64_t n = to - at < kLayoutChunk ? to - at : kLayoutChunk;
     FillRandom(buf, n, rng);
     const ssize_t w = pwrite(fd, buf, n, static_cast<off_t>(at));
     if (w < 0) {
       if (errno == EINTR) continue;
       err = errno;
+      *what = "writing the file's data";
+    } else if (w == 0) {
+      // No progress and no error: a full device that says so this way. Never spin on it.
+      err = ENOSPC;
       *what = "writing the file's data";
     } else {
       at += static_cast<uint64_t>(w);
@@ -123,7 +132,13 @@ bool DirectOpenWorks(const std::string& path, bool exists) {
 
 }  // namespace
 
-int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, std::string* what) {
+int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+               std::string* what) {
+  // A file that is already large enough is not touched: a read job on a read-only file (or on
+  // someone else's data) never needs to open it for writing.
+  struct stat existing;
+  if (stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) && static_cast<uint64_t>(existing.st_size) >= bytes)
+    return 0;
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     *what = "creating the file";
@@ -136,7 +151,7 @@ int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mod
     *what = "stat";
   } else if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < bytes) {
     const uint64_t from = static_cast<uint64_t>(st.st_size);
-    err = fill ? FillRange(fd, from, bytes, what) : Allocate(fd, from, bytes, mode, what);
+    err = fill ? FillRange(fd, from, bytes, cancel, what) : Allocate(fd, from, bytes, mode, what);
   }
   close(fd);
   return err;

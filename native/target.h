@@ -1,6 +1,7 @@
 // Targets: laying out files before a run, and what the kernel says about a path.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -10,8 +11,10 @@ namespace vb {
 
 // Creates or extends a regular file to `bytes`. With `fill`, the new part is written with
 // incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
+// A file already that large is left alone. Filling stops with ECANCELED once `cancel` is set.
 // Returns 0 or an errno, with what failed in `what`.
-int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, std::string* what);
+int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+               std::string* what);
 
 struct TargetInfo {
   std::string path;

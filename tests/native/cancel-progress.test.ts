@@ -3,7 +3,7 @@
  * (resolved within 200 ms of the abort) is a correctness requirement of the engine's cancel
  * flag, not a speed measurement.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs, type RunProgress } from '../../src/index.js';
@@ -61,6 +61,17 @@ describe('cancel', () => {
     expect(settleMs).toBeLessThan(200);
     expect(result.volbench.jobs[0].cancelled).toBe(true);
     expect(dir(result.jobs[0], 'read').total_ios).toBeGreaterThan(0);
+  });
+
+  it('a run still laying out a 4 GiB file stops within 200 ms of the abort, marked cancelled', async () => {
+    // Regression: the layout wrote the whole file before anything looked at the abort.
+    const { result, settleMs } = await abortAfter([{
+      name: 'layout', filename: scratch.path('layout.dat'), size: '4g', rw: 'read',
+    }], 150);
+    rmSync(scratch.path('layout.dat'), { force: true });
+    expect(settleMs).toBeLessThan(200);
+    expect(result.volbench.jobs[0].cancelled).toBe(true);
+    expect(dir(result.jobs[0], 'read').total_ios).toBe(0);
   });
 
   it('aborting before the run starts rejects with ECANCELLED and touches no file', async () => {

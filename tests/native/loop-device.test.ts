@@ -4,7 +4,8 @@
  * device is refused whatever the flags; a 4 KiB-sector device refuses smaller direct I/O.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -171,6 +172,20 @@ describe.skipIf(mkfsReason !== null)(`a loop device holding a mounted ext4${why(
     const { job } = await runJob({ name: 'r', filename: dev, size: '4m', rw: 'randread', direct: 1 });
     expect(job.error).toBe(0);
     expect(dir(job, 'read').total_ios).toBe((4 * MiB) / (4 * KiB));
+  });
+
+  it('lets a read job use an existing file on it once it is mounted read-only', async () => {
+    // Regression: the layout step opened every file O_RDWR, and a read-only mount refused it.
+    const file = `${mountPoint}/data.bin`;
+    writeFileSync(file, randomBytes(4 * MiB));
+    execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
+    try {
+      const { job } = await runJob({ name: 'ro', filename: file, size: '4m', rw: 'randread' });
+      expect(job.error).toBe(0);
+      expect(dir(job, 'read').total_ios).toBe((4 * MiB) / (4 * KiB));
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', mountPoint]);
+    }
   });
 });
 
