@@ -6,9 +6,12 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
+import { existsSync, rmSync, statSync } from 'node:fs';
+
 import { VolbenchError } from '../errors.js';
 import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions, type Assertion } from '../gates/index.js';
-import { planRun } from '../plan/index.js';
+import { planRun, startsStage } from '../plan/index.js';
+import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { parseSpec } from '../spec/index.js';
@@ -76,7 +79,7 @@ export function suiteTests(parsed: ParsedSpec): Array<{ jobs: ParsedJob[]; first
   parsed.jobs.forEach((job, i) => {
     const o = job.options;
     if (i > 0 && (o.stonewall || o.new_group)) groupid++;
-    if (i === 0 || o.stonewall) tests.push({ jobs: [], firstGroupid: groupid });
+    if (i === 0 || startsStage(o, i)) tests.push({ jobs: [], firstGroupid: groupid });
     tests[tests.length - 1].jobs.push(job);
   });
   return tests;
@@ -93,6 +96,17 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
   };
 }
 
+/** The files these jobs' unlink asks for, removed here when their last loop (testSpec) never ran. */
+function unlinkCutShort(jobs: ParsedJob[], cwd: string): void {
+  for (const { options: o } of jobs) {
+    if (!o.unlink || o.ioengine === 'null') continue;
+    for (let instance = 0; instance < o.numjobs; instance++) {
+      const path = instancePath(o, instance, cwd);
+      if (existsSync(path) && statSync(path).isFile()) rmSync(path, { force: true });
+    }
+  }
+}
+
 function interrupted(result: FioResult): boolean {
   return result.volbench.jobs.some((j) => j.cancelled);
 }
@@ -103,18 +117,28 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the run was cancelled before it started');
   const tests = suiteTests(parsed);
   const done: TestRuns[] = [];
-  for (const [t, test] of tests.entries()) {
-    const runs: LoopRun[] = [];
-    for (let loop = 1; loop <= loops; loop++) {
-      const jobs = test.jobs.map((j) => j.options.name);
-      options.onTest?.({ suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops });
-      const started = Date.now();
-      const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), options);
-      runs.push({ result, durationMs: Date.now() - started });
-      if (interrupted(result)) break;
+  // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
+  // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
+  // suite that stops early (cancelled, failed) removes those of this test and every later one.
+  let stoppedIn: number | null = null;
+  try {
+    for (const [t, test] of tests.entries()) {
+      stoppedIn = t;
+      const runs: LoopRun[] = [];
+      for (let loop = 1; loop <= loops; loop++) {
+        const jobs = test.jobs.map((j) => j.options.name);
+        options.onTest?.({ suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops });
+        const started = Date.now();
+        const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), options);
+        runs.push({ result, durationMs: Date.now() - started });
+        if (interrupted(result)) break;
+      }
+      done.push({ firstGroupid: test.firstGroupid, loops: runs });
+      if (interrupted(runs[runs.length - 1].result)) break;
+      stoppedIn = null;
     }
-    done.push({ firstGroupid: test.firstGroupid, loops: runs });
-    if (interrupted(runs[runs.length - 1].result)) break;
+  } finally {
+    if (stoppedIn !== null) unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), options.cwd ?? process.cwd());
   }
   const result = mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops });
   if (prepared.assertions.length === 0) return result;

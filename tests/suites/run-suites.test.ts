@@ -98,6 +98,22 @@ describe('runSuite', () => {
     expect(existsSync(filename)).toBe(true);
   });
 
+  it('cancelled before a test\'s last loop still removes that test\'s files', async () => {
+    // Regression: unlink waits for the last loop, and a cancel before it left the files behind.
+    const directory = dirFor('cancelled');
+    const controller = new AbortController();
+    const result = await runSuite('kdiskmark', {
+      size: '4m', runtime: '1', loops: 3, directory, signal: controller.signal,
+      onTest: (e) => {
+        if (e.loop === 2) controller.abort();
+      },
+    });
+    // The suite stops at the first test; its complete first loop is the run kept.
+    expect(names(result)).toEqual(['SEQ1M-Q8T1-read']);
+    expect(result.volbench.jobs[0].loops).toMatchObject({ count: 2 });
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
   it('refuses bad input before any I/O', async () => {
     const directory = dirFor('refused');
     expect((await refusal('nope', { directory })).message).toContain("there is no suite named 'nope'");
