@@ -4,6 +4,7 @@
  * Fills in the direction when the job does only one.
  */
 import { VolbenchError } from '../errors.js';
+import { directionsUsed } from '../spec/directions.js';
 import type { JobOptions, ParsedSpec } from '../spec/types.js';
 import type { Assertion } from './assertion.js';
 import { parseMetric, type Direction, type Metric } from './metrics.js';
@@ -17,14 +18,14 @@ function refuse(a: Assertion, why: string, accepted?: string): VolbenchError {
 
 /** The directions fio reports with I/O for these options. */
 export function jobDirections(o: JobOptions): Direction[] {
-  const rw = o.rw;
+  const [reads, writesRw, trims] = directionsUsed(o);
   const data: Direction[] = [];
-  const writes = ['write', 'randwrite', 'rw', 'randrw'].includes(rw) && !o.verify_only;
+  const writes = writesRw && !o.verify_only;
   // fio counts verify reads as reads.
   const verifies = writes && o.verify !== 'none' && o.do_verify;
-  if (['read', 'randread', 'rw', 'randrw'].includes(rw) || o.verify_only || verifies) data.push('read');
+  if (reads || o.verify_only || verifies) data.push('read');
   if (writes) data.push('write');
-  if (rw === 'trim' || rw === 'randtrim') data.push('trim');
+  if (trims) data.push('trim');
   const dirs: Direction[] = o.unified_rw_reporting === 'mixed' ? ['mixed'] : data;
   if (o.unified_rw_reporting === 'both') dirs.push('mixed');
   if (o.fsync > 0 || o.fdatasync > 0) dirs.push('sync');

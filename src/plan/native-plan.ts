@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
+import { directionsUsed } from '../spec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../spec/types.js';
 
 /** Engines tried in order when ioengine is unset. */
@@ -34,23 +35,6 @@ const RANDOM_MODES: ReadonlySet<RwMode> = new Set(['randread', 'randwrite', 'ran
 
 export function isRandom(rw: RwMode): boolean {
   return RANDOM_MODES.has(rw);
-}
-
-/** Directions a job issues I/O in: [read, write, trim]. */
-export function directionsUsed(o: JobOptions): PerDirection<boolean> {
-  switch (o.rw) {
-    case 'read':
-    case 'randread':
-      return [true, false, false];
-    case 'write':
-    case 'randwrite':
-      return [false, true, false];
-    case 'trim':
-    case 'randtrim':
-      return [false, false, true];
-    default:
-      return [o.rwmixread > 0, o.rwmixread < 100, false];
-  }
 }
 
 export function readPercent(o: JobOptions): number {

@@ -7,7 +7,8 @@ import type { NativeEngineName, NativeJobPlan } from '../engine/native-types.js'
 import { VolbenchError } from '../errors.js';
 import { MAX_INSTANCES } from '../spec/options.js';
 import type { JobOptions, ParsedSpec } from '../spec/types.js';
-import { AUTO_ENGINES, blockSizes, directionsUsed, logPaths, nativePlan } from './native-plan.js';
+import { directionsUsed } from '../spec/directions.js';
+import { AUTO_ENGINES, blockSizes, logPaths, nativePlan } from './native-plan.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
 
 export interface PlannedJob {

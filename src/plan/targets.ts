@@ -13,7 +13,8 @@ import type { NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../spec/types.js';
 import type { InstanceTarget } from './native-plan.js';
-import { blockSizes, directionsUsed } from './native-plan.js';
+import { directionsUsed } from '../spec/directions.js';
+import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from './target/index.js';
 
 /** fio's default file name when a job gives no filename: `<jobname>.<instance>.0`. */

@@ -3,7 +3,7 @@
  * which device model), the engine that really ran, cancellation, and the time series, with one
  * job entry per fio job entry in the same order.
  */
-import type { RwMode } from '../spec/types.js';
+import { directionsUsed } from '../spec/directions.js';
 import type { RunReportInput, TargetIdentity } from './types.js';
 import type { VolbenchJob, VolbenchSection, VolbenchTarget } from './fio-result.js';
 import type { Entry } from './entries.js';
@@ -31,19 +31,11 @@ export function targetJson(t: TargetIdentity): VolbenchTarget {
 }
 
 /** Directions a workload issues: read, write, trim. */
-function rwDirections(rw: RwMode): boolean[] {
-  return [
-    ['read', 'randread', 'rw', 'randrw'].includes(rw),
-    ['write', 'randwrite', 'rw', 'randrw'].includes(rw),
-    ['trim', 'randtrim'].includes(rw),
-  ];
-}
-
 /** A direction is in the series when a member's workload issues it or any I/O went that way. */
 function seriesDirections(entry: Entry): boolean[] {
   const dirs = [false, false, false];
   for (const { job, result } of entry.members) {
-    const byRw = rwDirections(job.options.rw);
+    const byRw = directionsUsed(job.options);
     result.dirs.forEach((d, i) => (dirs[i] ||= byRw[i] || d.totalIos > 0));
   }
   return dirs;

@@ -6,7 +6,7 @@
  * come here too, with the suite's spec (suite-admission.ts).
  */
 import { planRun, startsStage, type RunPlan } from '../plan/index.js';
-import { directionsUsed } from '../plan/native-plan.js';
+import { directionsUsed } from '../spec/directions.js';
 import { instancePath } from '../plan/targets.js';
 import { parseSpec } from '../spec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../spec/types.js';
@@ -134,13 +134,13 @@ async function authorizeTargets(spec: JobSpec, parsed: ParsedSpec, scope: PathSc
   for (const [i, { options: o }] of parsed.jobs.entries()) {
     const field = targetField(spec, o, i);
     if (o.directory !== undefined) await authorizePath(o.directory, fieldOf(spec, i, 'directory'), scope);
-    const writes = directionsUsed(o)[1] || directionsUsed(o)[2];
+    const [, writes, trims] = directionsUsed(o);
     o.allow_block_write = false;
     for (let instance = 0; instance < o.numjobs; instance++) {
       const target = await authorizePath(instancePath(o, instance, cwd), field, scope);
       used.add(target.root);
       if (!target.isBlockDevice) continue;
-      if (writes && !target.root.allowBlockWrite) {
+      if ((writes || trims) && !target.root.allowBlockWrite) {
         throw new HttpProblem(403, 'block-write-not-allowed', 'Block device writes not allowed',
           `rw=${o.rw} writes to block device ${target.root.path}; this server allows it only for devices started with --allow-block-write`, {
             field: fieldOf(spec, i, 'rw'),

@@ -17,6 +17,7 @@ const spec = parseSpec({
     { name: 'writer.read', rw: 'write', fsync: 1 },
     { name: 'clones', rw: 'read', numjobs: 2 },
     { name: 'lat', rw: 'read', lat_percentiles: 1 },
+    { name: 'allreads', rw: 'randrw', rwmixread: 100 },
   ],
 } satisfies JobSpec);
 
@@ -43,10 +44,15 @@ describe('bindAssertions', () => {
     expect(bind('reader.error == 0').dir).toBeUndefined();
   });
 
+  it('takes a mixed workload at rwmixread=100 as reads only, as the planner does', () => {
+    expect(bind('allreads.iops > 1').dir).toBe('read');
+    expect(refusal('allreads.write.iops > 1').message).toContain('has no write direction');
+  });
+
   it('refuses a job the spec does not have, listing the jobs', () => {
     const err = refusal('nope.iops > 1');
-    expect(err.message).toContain("there is no job named 'nope' (jobs: reader, mixer, writer.read, clones, lat)");
-    expect(err.accepted).toBe('one of: reader, mixer, writer.read, clones, lat');
+    expect(err.message).toContain("there is no job named 'nope' (jobs: reader, mixer, writer.read, clones, lat, allreads)");
+    expect(err.accepted).toBe('one of: reader, mixer, writer.read, clones, lat, allreads');
   });
 
   it('asks for the direction of a job that reads and writes', () => {
