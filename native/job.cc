@@ -496,7 +496,10 @@ void Job::Run() {
     if (!ran && result_.error == 0) {
       SetError(setup_err ? setup_err : EINVAL, setup_call, std::string("setting up the ") + EngineName(failed) + " engine");
     }
-    for (LogWriter* l : logs) l->Close();
+    for (int i = 0; i < 5; i++) {
+      const int err = logs[i]->Close();
+      if (err != 0 && result_.error == 0) SetError(err, "write", "writing log " + *paths[i]);
+    }
   }
   if (fd_ >= 0) {
     close(fd_);

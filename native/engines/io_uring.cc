@@ -155,6 +155,12 @@ void IoUringEngine::Teardown() {
     if (fixed_file_) SysRegister(ring_fd_, IORING_UNREGISTER_FILES, nullptr, 0);
     if (fixed_bufs_) SysRegister(ring_fd_, IORING_UNREGISTER_BUFFERS, nullptr, 0);
     fixed_file_ = fixed_bufs_ = false;
+    // The registered ring fd holds the ring for as long as this thread lives: drop it too.
+    if (enter_fd_ >= 0 && enter_fd_ != ring_fd_) {
+      io_uring_rsrc_update reg{};
+      reg.offset = static_cast<unsigned>(enter_fd_);
+      SysRegister(ring_fd_, IORING_UNREGISTER_RING_FDS, &reg, 1);
+    }
   }
   if (sqes_) munmap(sqes_, sqes_bytes_);
   if (cq_ring_ && cq_ring_ != sq_ring_) munmap(cq_ring_, cq_ring_bytes_);
@@ -163,6 +169,7 @@ void IoUringEngine::Teardown() {
   cq_ring_ = sq_ring_ = nullptr;
   if (ring_fd_ >= 0) close(ring_fd_);
   ring_fd_ = enter_fd_ = -1;
+  enter_flags_ = 0;
 }
 
 int IoUringEngine::Submit() {

@@ -58,4 +58,26 @@ describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(root
     expect(dir(job, 'write').io_bytes).toBe(4 * MiB);
     expect(existsSync(path)).toBe(true);
   });
+
+  it('a log that runs out of space ends the job with ENOSPC instead of a silently cut log', async () => {
+    // The data file lives elsewhere; the per-I/O latency logs (2048 lines each) fill the tmpfs
+    // once a filler leaves it about 64 KiB.
+    const filler = join(mountPoint, 'filler');
+    const logDir = mountPoint;
+    const fill = await runJob({ name: 'filler', filename: filler, size: `${Math.floor(freeBytes() / KiB) - 64}k`, rw: 'write', fallocate: 'none' });
+    expect(fill.job.error).toBe(0);
+    const data = join(fx.dir, 'log-data.dat');
+    try {
+      const { result, job } = await runJob({
+        name: 'logs', filename: data, size: '8m', rw: 'randread', write_lat_log: join(logDir, 'lat'), log_avg_msec: 0,
+      });
+      expect(job.error).toBe(ENOSPC);
+      expect(result.volbench.jobs[0].error_message).toContain('writing log');
+      expect(dir(job, 'read').total_ios).toBe((8 * MiB) / (4 * KiB));
+    } finally {
+      rmSync(filler, { force: true });
+      rmSync(data, { force: true });
+      for (const kind of ['lat', 'clat', 'slat']) rmSync(join(logDir, `lat_${kind}.1.log`), { force: true });
+    }
+  });
 });
