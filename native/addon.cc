@@ -53,10 +53,32 @@ Napi::Value Cancel(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// probeTarget(path): what the kernel says of a path, off the JS thread: a stat, an open and a
+// few ioctls can take long on a network filesystem or an ailing device, and the event loop
+// must never wait on I/O.
+class ProbeWorker : public Napi::AsyncWorker {
+ public:
+  ProbeWorker(Napi::Env env, std::string path)
+      : Napi::AsyncWorker(env, "volbench-probe"), path_(std::move(path)), deferred_(Napi::Promise::Deferred::New(env)) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+  void Execute() override { info_ = ProbeTarget(path_); }
+  void OnOK() override { deferred_.Resolve(TargetInfoToJs(Env(), info_)); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  std::string path_;
+  TargetInfo info_;
+  Napi::Promise::Deferred deferred_;
+};
+
 Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "probeTarget(path: string)");
-  return TargetInfoToJs(env, ProbeTarget(info[0].As<Napi::String>().Utf8Value()));
+  auto* worker = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value());
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();  // deletes itself once settled
+  return promise;
 }
 
 Napi::Value Engines(const Napi::CallbackInfo& info) {

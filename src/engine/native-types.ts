@@ -245,7 +245,8 @@ export interface NativeAddon {
   ): { id: number; promise: Promise<NativeJobResult[]> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
-  probeTarget(path: string): NativeTargetInfo;
+  /** Runs on libuv's thread pool: the event loop never waits on the target. */
+  probeTarget(path: string): Promise<NativeTargetInfo>;
   /** Engines this kernel can set up, probed once. */
   engines(): NativeEngineName[];
 }

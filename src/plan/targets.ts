@@ -43,9 +43,9 @@ function minBlockSize(o: JobOptions): number {
 
 /** Probes a path once per planning pass. */
 export class TargetProber {
-  private readonly cache = new Map<string, NativeTargetInfo>();
+  private readonly cache = new Map<string, Promise<NativeTargetInfo>>();
 
-  probe(path: string): NativeTargetInfo {
+  probe(path: string): Promise<NativeTargetInfo> {
     let info = this.cache.get(path);
     if (!info) {
       info = nativeAddon().probeTarget(path);
@@ -75,7 +75,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     });
   }
   if (o.ioengine === 'null') return nullTarget(o, path, field);
-  const info = ctx.prober.probe(path);
+  const info = await ctx.prober.probe(path);
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
       field: `${field}.filename`,
