@@ -5,6 +5,7 @@
  */
 import { HIST_BUCKETS, bucketIndex, percentiles } from '../report/histogram.js';
 import type { FioDirStats, FioJob, FioLatStats } from '../report/fio-result.js';
+import { formatFixed } from '../report/printf.js';
 import type { ValueKind } from './values.js';
 
 export type Direction = 'read' | 'write' | 'trim' | 'sync' | 'mixed';
@@ -57,9 +58,9 @@ export function higherIsBetter(metric: Metric): boolean {
   return metric.kind === 'iops' || metric.kind === 'bw' || metric.kind === 'io_bytes';
 }
 
-/** fio's percentile key: printf("%f") of the value, "99.900000". */
+/** fio's percentile key: printf("%f") of the value, "99.900000", as the report prints it. */
 export function percentileKey(percentile: number): string {
-  return percentile.toFixed(6);
+  return formatFixed(percentile, 6);
 }
 
 /**

@@ -76,12 +76,6 @@ function checkJob(o: JobOptions, field: string): void {
       });
     }
   }
-  if (o.random_distribution.kind === 'zipf' && o.random_distribution.theta === 1) {
-    throw new VolbenchError('EINVALID_VALUE', 'zipf theta must not be 1.0', {
-      field: `${field}.random_distribution`,
-      accepted: 'zipf:θ with θ > 0 and θ ≠ 1',
-    });
-  }
 }
 
 function enginesFor(o: JobOptions): NativeEngineName[] {

@@ -11,19 +11,13 @@ export type {
 } from './fio-result.js';
 export type { DiskUtil, OutputFormat, ReportJob, RunReportInput, TargetIdentity } from './types.js';
 
-import { buildReport } from './build.js';
 import { formatJson } from './format-json.js';
 import { formatNormal } from './format-normal.js';
-import type { OutputFormat, RunReportInput } from './types.js';
+import type { OutputFormat } from './types.js';
 import type { FioJson } from './fio-result.js';
 
 /** A result in one of fio's output formats. */
 export function formatResult(result: FioJson, format: OutputFormat): string {
   if (format === 'normal') return formatNormal(result);
   return formatJson(result, { plus: format === 'json+' });
-}
-
-/** buildReport then formatResult. */
-export function report(input: RunReportInput, format: OutputFormat): string {
-  return formatResult(buildReport(input), format);
 }

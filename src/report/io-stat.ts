@@ -66,7 +66,3 @@ export function calcLat(s: IoStat): { min: number; max: number; mean: number; de
   const dev = s.samples > 1 ? Math.sqrt(Math.max(0, s.S) / (s.samples - 1)) : 0;
   return { min: s.min, max: s.max, mean: s.mean, dev };
 }
-
-export function cloneIoStat(s: IoStat): IoStat {
-  return { ...s };
-}
