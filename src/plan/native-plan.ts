@@ -21,6 +21,8 @@ export interface InstanceTarget {
   layoutBytes: number;
   /** Allow writing: block devices need allow_block_write and must not be in use. */
   exclusive: boolean;
+  /** A file on tmpfs or ramfs: memory is its storage, and direct I/O is a copy from the page cache. */
+  inMemoryFs: boolean;
 }
 
 export interface LogPaths {
@@ -151,7 +153,10 @@ export function nativePlan(
     clatLogPath: logs.clat,
     slatLogPath: logs.slat,
     logAvgMs: o.log_avg_msec,
-    fixedBufs: o.fixedbufs ?? true,
+    // Registered buffers save pinning the pages of every I/O wherever the kernel DMAs into them.
+    // On an in-memory filesystem it copies instead, and Linux 6.18 punts reads into registered
+    // buffers to one io-wq worker, which then bounds the run (480k IOPS against 610k without).
+    fixedBufs: o.fixedbufs ?? !target.inMemoryFs,
     registerFiles: o.registerfiles ?? true,
     sqThreadPoll: o.sqthread_poll,
     hipri: o.hipri,

@@ -41,6 +41,9 @@ function minBlockSize(o: JobOptions): number {
   return Math.min(...blockSizes(o).flat().map((e) => e.bs));
 }
 
+/** Filesystems whose files live in the page cache alone. */
+const IN_MEMORY_FS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
+
 /** Probes a path once per planning pass. */
 export class TargetProber {
   private readonly cache = new Map<string, Promise<NativeTargetInfo>>();
@@ -162,6 +165,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     regionBytes: size,
     layoutBytes,
     exclusive: writes && info.isBlockDevice,
+    inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
   };
 }
 
@@ -185,6 +189,7 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
     regionBytes: Math.floor(o.size.bytes / bs) * bs,
     layoutBytes: 0,
     exclusive: false,
+    inMemoryFs: false,
   };
 }
 
