@@ -43,6 +43,16 @@ describe('write buffer contents', () => {
     expect(perBlockRatio(data)).toBeGreaterThan(0.95);
   });
 
+  it('randseed decides the data: the same seed writes the same file, another seed other data', async () => {
+    // Regression: buffers were filled before the generator was seeded, so every run and every
+    // instance wrote the same bytes whatever randseed said.
+    const first = await writtenContent('seed-a', { randseed: 1234 });
+    const again = await writtenContent('seed-b', { randseed: 1234 });
+    const other = await writtenContent('seed-c', { randseed: 99 });
+    expect(again.equals(first)).toBe(true);
+    expect(other.subarray(0, BLOCK).equals(first.subarray(0, BLOCK))).toBe(false);
+  });
+
   it('zero_buffers writes zeros', async () => {
     const data = await writtenContent('zero', { zero_buffers: 1 });
     expect(data.every((b) => b === 0)).toBe(true);
