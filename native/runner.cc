@@ -89,10 +89,11 @@ void Run::ClaimDevices() {
     const int err = errno;
     claims_.push_back(Claim{st.st_rdev, fd, p.path});
     if (fd >= 0) continue;
+    // The writers of that device fail; a job that only reads it may, as elsewhere, still run.
     for (auto& other : jobs_) {
       struct stat ost;
       const JobPlan& o = other->plan();
-      if (o.is_block_device && stat(o.path.c_str(), &ost) == 0 && ost.st_rdev == st.st_rdev)
+      if (o.is_block_device && o.exclusive && stat(o.path.c_str(), &ost) == 0 && ost.st_rdev == st.st_rdev)
         other->FailEarly(err, "open", "claiming " + p.path + (err == EBUSY ? " (device in use)" : ""));
     }
   }
