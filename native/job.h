@@ -118,9 +118,11 @@ class Job {
   // or 0.
   // When a wait for a held I/O or think time must end: its due time, or sooner when the next
   // event (a sample window, the end of the runtime) comes first.
-  // Nothing to wait for once the job stops or its main phase is over (outside a verify pass).
+  // The main phase has ended and no verify pass runs: nothing new is issued or waited for.
+  bool PhaseOver() const { return main_done_ && !verifying_; }
+  // Nothing to wait for once the job stops or its phase is over.
   uint64_t WakeTime() const {
-    if (stop_ || (main_done_ && !verifying_)) return 0;
+    if (stop_ || PhaseOver()) return 0;
     const uint64_t due = held_ ? held_due_ : think_until_;
     return due && next_event_ns_ < due ? next_event_ns_ : due;
   }

@@ -211,7 +211,7 @@ inline bool Job::CanStartNew(uint64_t now) {
     return false;
   }
   if (sync_due_ && inflight_) return false;
-  return !main_done_ || verifying_;
+  return !PhaseOver();
 }
 
 template <class E>
@@ -239,7 +239,7 @@ class JobLoop {
           }
         } else if (j.held_) {
           // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
-          if (j.stop_ || (j.main_done_ && !j.verifying_)) {
+          if (j.stop_ || j.PhaseOver()) {
             j.free_[j.nfree_++] = j.held_;
             j.held_ = nullptr;
             break;
