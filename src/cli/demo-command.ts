@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { nativeAddon } from '../engine/addon.js';
 import { VolbenchError } from '../errors.js';
 import { runJobs } from '../run/run-jobs.js';
-import type { JobSpec } from '../spec/types.js';
+import type { JobSpec } from '../jobspec/types.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
 

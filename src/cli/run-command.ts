@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 
 import { runParsed } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
-import { parseFioArgs, parseSpec } from '../spec/index.js';
+import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
 import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions } from '../gates/index.js';
 import { extractGateArgs } from './gate-args.js';

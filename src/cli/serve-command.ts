@@ -8,7 +8,7 @@ import { VolbenchError } from '../errors.js';
 import { buildServer } from '../server/app.js';
 import { DEFAULTS, defaultDataDir, parseMaxRuntimeSec, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken } from '../server/token.js';
-import { parseSize } from '../spec/index.js';
+import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
 
 export const SERVE_USAGE = `volbench serve [options]

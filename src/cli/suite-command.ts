@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { parseAssertion } from '../gates/index.js';
-import { parseOutputFormats, type FioOutputFormat } from '../spec/index.js';
+import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
 import { extractGateArgs, flagName, flagValue, type GateArgs } from './gate-args.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';

@@ -4,8 +4,8 @@
  * Fills in the direction when the job does only one.
  */
 import { VolbenchError } from '../errors.js';
-import { directionsUsed } from '../spec/directions.js';
-import type { JobOptions, ParsedSpec } from '../spec/types.js';
+import { directionsUsed } from '../jobspec/directions.js';
+import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
 import type { Assertion } from './assertion.js';
 import { parseMetric, type Direction, type Metric } from './metrics.js';
 

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
-import { directionsUsed } from '../spec/directions.js';
-import type { JobOptions, PerDirection, RwMode } from '../spec/types.js';
+import { directionsUsed } from '../jobspec/directions.js';
+import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
 
 /** Engines tried in order when ioengine is unset. */
 export const AUTO_ENGINES: NativeEngineName[] = ['io_uring', 'libaio', 'psync'];

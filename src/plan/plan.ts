@@ -5,9 +5,9 @@
  */
 import type { NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
-import { MAX_INSTANCES } from '../spec/options.js';
-import type { JobOptions, ParsedSpec } from '../spec/types.js';
-import { directionsUsed } from '../spec/directions.js';
+import { MAX_INSTANCES } from '../jobspec/options.js';
+import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
+import { directionsUsed } from '../jobspec/directions.js';
 import { AUTO_ENGINES, blockSizes, logPaths, nativePlan } from './native-plan.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
 

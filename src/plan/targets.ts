@@ -11,11 +11,11 @@ import { isAbsolute, resolve } from 'node:path';
 import { nativeAddon } from '../engine/addon.js';
 import type { NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
-import type { JobOptions, SizeOrPercent } from '../spec/types.js';
+import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
-import { directionsUsed } from '../spec/directions.js';
+import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
-import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from './target/index.js';
+import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from '../target/index.js';
 
 /** fio's default file name when a job gives no filename: `<jobname>.<instance>.0`. */
 export function instancePath(o: JobOptions, instance: number, cwd: string): string {

@@ -4,7 +4,7 @@
  * sum_thread_stats does. Everything fio prints for a job is derived from it.
  */
 import type { NativeDirResult, NativeJobResult } from '../engine/native-types.js';
-import type { JobOptions } from '../spec/types.js';
+import type { JobOptions } from '../jobspec/types.js';
 import { emptyHist, mergeHist } from './histogram.js';
 import { emptyIoStat, ioStatFromNative, mergeParallel, mergePureSum, type IoStat } from './io-stat.js';
 

@@ -3,7 +3,7 @@
  * instances) plus facts gathered around the run (disk statistics, target identity).
  */
 import type { NativeEngineName, NativeJobResult } from '../engine/native-types.js';
-import type { JobOptions } from '../spec/types.js';
+import type { JobOptions } from '../jobspec/types.js';
 
 /** One job section as planned: numjobs instances share its options and group. */
 export interface ReportJob {

@@ -3,7 +3,7 @@
  * which device model), the engine that really ran, cancellation, and the time series, with one
  * job entry per fio job entry in the same order.
  */
-import { directionsUsed } from '../spec/directions.js';
+import { directionsUsed } from '../jobspec/directions.js';
 import type { RunReportInput, TargetIdentity } from './types.js';
 import type { VolbenchJob, VolbenchSection, VolbenchTarget } from './fio-result.js';
 import type { Entry } from './entries.js';

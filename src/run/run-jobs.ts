@@ -7,11 +7,11 @@ import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { planRun, type RunPlan } from '../plan/index.js';
-import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../plan/target/index.js';
+import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../target/index.js';
 import { buildReport, type FioResult } from '../report/index.js';
 import type { ReportJob } from '../report/types.js';
-import { parseSpec } from '../spec/index.js';
-import type { JobSpec, ParsedSpec } from '../spec/types.js';
+import { parseSpec } from '../jobspec/index.js';
+import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
 

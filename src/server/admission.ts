@@ -6,10 +6,10 @@
  * come here too, with the suite's spec (suite-admission.ts).
  */
 import { planRun, startsStage, type RunPlan } from '../plan/index.js';
-import { directionsUsed } from '../spec/directions.js';
+import { directionsUsed } from '../jobspec/directions.js';
 import { instancePath } from '../plan/targets.js';
-import { parseSpec } from '../spec/index.js';
-import type { JobOptions, JobSpec, ParsedSpec } from '../spec/types.js';
+import { parseSpec } from '../jobspec/index.js';
+import type { JobOptions, JobSpec, ParsedSpec } from '../jobspec/types.js';
 import type { Limits } from './config.js';
 import { queueKeyOf } from './device-key.js';
 import { authorizePath, checkPathText, type PathScope } from './path-policy.js';

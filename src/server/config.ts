@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { homedir } from 'node:os';
 
 import { VolbenchError } from '../errors.js';
-import { parseTimeNs } from '../spec/index.js';
+import { parseTimeNs } from '../jobspec/index.js';
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */

@@ -6,7 +6,7 @@
  */
 import { isAbsolute } from 'node:path';
 
-import { resolveTarget } from '../plan/target/index.js';
+import { resolveTarget } from '../target/index.js';
 import { HttpProblem } from './problem.js';
 import { rootContaining, type TargetRoot } from './roots.js';
 

@@ -7,7 +7,7 @@
 import { VolbenchError } from '../errors.js';
 import { bindAssertion, parseAssertion, type Assertion, type AssertionOutcome } from '../gates/index.js';
 import { formatJson } from '../report/index.js';
-import type { ParsedSpec } from '../spec/types.js';
+import type { ParsedSpec } from '../jobspec/types.js';
 import { HttpProblem } from './problem.js';
 import type { Gate } from './schemas/assertion.js';
 

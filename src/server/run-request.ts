@@ -4,7 +4,7 @@
  * every check before the run is stored and returns what the executor runs.
  */
 import type { Assertion } from '../gates/index.js';
-import type { JobSpec } from '../spec/types.js';
+import type { JobSpec } from '../jobspec/types.js';
 import type { PreparedSuite } from '../suites/index.js';
 import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
 import { specFromJobFile } from './job-file.js';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
-import type { JobSpec } from '../spec/types.js';
+import type { JobSpec } from '../jobspec/types.js';
 import { applyOverrides, loadSuite, type Suite, type SuiteOverrides } from '../suites/index.js';
 import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
 import { authorizePath, checkPathText } from './path-policy.js';

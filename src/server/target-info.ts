@@ -5,8 +5,8 @@
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { identifyTarget, sysfsBlockDirByName } from '../plan/target/index.js';
-import { readSysInt } from '../plan/target/sysfs.js';
+import { identifyTarget, sysfsBlockDirByName } from '../target/index.js';
+import { readSysInt } from '../target/sysfs.js';
 import type { TargetIdentity } from '../report/index.js';
 import { queueKeyOf } from './device-key.js';
 import type { TargetRoot } from './roots.js';

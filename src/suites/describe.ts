@@ -2,7 +2,7 @@
  * `volbench suite --list`: each suite with, per test, the fio command line that runs it alone,
  * so the mapping to fio is there to read and paste.
  */
-import type { RawOptionValue } from '../spec/types.js';
+import type { RawOptionValue } from '../jobspec/types.js';
 import type { Suite } from './load.js';
 
 function flag(name: string, value: RawOptionValue): string {

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
-import { parseJobFile } from '../spec/index.js';
-import type { JobSpec } from '../spec/types.js';
+import { parseJobFile } from '../jobspec/index.js';
+import type { JobSpec } from '../jobspec/types.js';
 import { SUITES, type SuiteDefinition } from './catalog.js';
 
 /** A suite with the path of its job file. */

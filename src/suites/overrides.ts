@@ -7,8 +7,8 @@
 import { statSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
-import { findOption, parseJobFile } from '../spec/index.js';
-import type { JobSpec, RawOptionValue } from '../spec/types.js';
+import { findOption, parseJobFile } from '../jobspec/index.js';
+import type { JobSpec, RawOptionValue } from '../jobspec/types.js';
 import type { Suite } from './load.js';
 
 export interface SuiteOverrides {

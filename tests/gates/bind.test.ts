@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 import { VolbenchError } from '../../src/errors.js';
 import { bindAssertions, parseAssertion } from '../../src/gates/index.js';
-import { parseSpec } from '../../src/spec/index.js';
-import type { JobSpec } from '../../src/spec/types.js';
+import { parseSpec } from '../../src/jobspec/index.js';
+import type { JobSpec } from '../../src/jobspec/types.js';
 
 const spec = parseSpec({
   global: { filename: '/nonexistent/x', size: '1m' },

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 
 import { VolbenchError, availableEngines, runJobs } from '../../src/index.js';
 import type { FioDirStats, FioJob, FioResult } from '../../src/report/fio-result.js';
-import type { JobSpec, RawOptionValue } from '../../src/spec/types.js';
+import type { JobSpec, RawOptionValue } from '../../src/jobspec/types.js';
 
 export const KiB = 1024;
 export const MiB = 1024 * 1024;

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { describeSuite, listSuites, loadSuite } from '../../src/suites/index.js';
-import { parseSpec } from '../../src/spec/index.js';
-import type { JobOptions } from '../../src/spec/types.js';
+import { parseSpec } from '../../src/jobspec/index.js';
+import type { JobOptions } from '../../src/jobspec/types.js';
 import { ROOT } from '../helpers/cli.js';
 import { commandMissing } from '../helpers/target-fixtures.js';
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-import { jobSpecSchema } from '../../spec/index.js';
+import { jobSpecSchema } from '../../jobspec/index.js';
 import { SUITES } from '../../suites/index.js';
 import { keyedUnion } from '../keyed-union.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';

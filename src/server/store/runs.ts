@@ -3,7 +3,7 @@
  * suite) and assertions it was submitted with, the files it may create, its last progress,
  * fio's JSON and the outcome of its assertions.
  */
-import type { JobSpec } from '../../spec/types.js';
+import type { JobSpec } from '../../jobspec/types.js';
 import type { Problem } from '../problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
 import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';

@@ -1,0 +1,129 @@
+/**
+ * fio's job file format (init.c __parse_jobs_ini): sections, options, comments, [global]
+ * inheritance, environment and keyword substitution.
+ */
+import { cpus } from 'node:os';
+import { describe, expect, it } from 'vitest';
+
+import { parseJobFile, parseSpec } from '../../src/jobspec/index.js';
+import { errorOf } from '../helpers/errors.js';
+
+describe('job file syntax', () => {
+  it('sections become global and jobs; bare flags become true', () => {
+    const spec = parseJobFile('[global]\nsize=1g\ntime_based\n[job1]\nrw=read\n');
+    expect(spec).toEqual({ global: { size: '1g', time_based: true }, jobs: [{ name: 'job1', rw: 'read' }] });
+  });
+
+  it('whole-line and trailing comments with # and ; are dropped, as fio cuts at either', () => {
+    const text = [
+      '# a comment', '; another', '   # indented', '[global]', 'ioengine=null   # trailing', 'size=1m ; also',
+      '[a]', 'description=hello # world', 'rw=read;write',
+    ].join('\n');
+    expect(parseJobFile(text)).toEqual({
+      global: { ioengine: 'null', size: '1m' },
+      jobs: [{ name: 'a', description: 'hello', rw: 'read' }],
+    });
+  });
+
+  it('blanks around = and at line ends are ignored, CRLF too', () => {
+    const spec = parseJobFile('[a]\r\n  iodepth = 4  \r\n\tbs=4k\r\n');
+    expect(spec.jobs[0]).toEqual({ name: 'a', iodepth: '4', bs: '4k' });
+  });
+
+  it('a value keeps everything after the first =', () => {
+    expect(parseJobFile('[a]\ndescription=a=b\n').jobs[0].description).toBe('a=b');
+  });
+
+  it('a section named global-anything is a global section, as fio matches the prefix', () => {
+    expect(parseJobFile('[global-settings]\nbs=8k\n[a]\n').global).toEqual({ bs: '8k' });
+  });
+
+  it('options outside any section, bad headers and no jobs are EJOBFILE errors naming the line', () => {
+    const outside = errorOf(() => parseJobFile('bs=4k\n[a]\n'));
+    expect(outside.code).toBe('EJOBFILE');
+    expect(outside.message).toMatch(/line 1/);
+    expect(errorOf(() => parseJobFile('[a\nbs=4k\n')).message).toMatch(/line 1: section header/);
+    expect(errorOf(() => parseJobFile('[]\n')).code).toBe('EJOBFILE');
+    expect(errorOf(() => parseJobFile('[global]\nbs=4k\n')).message).toMatch(/no jobs/);
+    expect(errorOf(() => parseJobFile('')).code).toBe('EJOBFILE');
+  });
+
+  it('include directives are not supported yet', () => {
+    const err = errorOf(() => parseJobFile('[a]\ninclude other.fio\n'));
+    expect(err.code).toBe('EUNSUPPORTED_OPTION');
+    expect(err.message).toMatch(/include/);
+  });
+
+  it('a repeated option keeps its first place and its last value', () => {
+    expect(parseJobFile('[a]\nbs=4k\nrw=read\nbs=8k\n').jobs[0]).toEqual({ name: 'a', bs: '8k', rw: 'read' });
+  });
+});
+
+describe('[global] inheritance', () => {
+  it('jobs start from [global] and their own options win', () => {
+    const parsed = parseSpec(parseJobFile('[global]\nbs=8k\niodepth=4\n[a]\niodepth=16\n[b]\n'));
+    expect(parsed.jobs.map((j) => [j.options.bs[0], j.options.iodepth])).toEqual([[8192, 16], [8192, 4]]);
+  });
+
+  it('a [global] after jobs applies only to the jobs after it', () => {
+    const spec = parseJobFile('[global]\nbs=8k\n[a]\n[global]\niodepth=8\nbs=16k\n[b]\nbs=32k\n[c]\n');
+    expect(spec.global).toEqual({ bs: '8k' });
+    expect(spec.jobs).toEqual([
+      { name: 'a' },
+      { name: 'b', iodepth: '8', bs: '32k' },
+      { name: 'c', iodepth: '8', bs: '16k' },
+    ]);
+    const parsed = parseSpec(spec);
+    expect(parsed.jobs.map((j) => [j.options.bs[0], j.options.iodepth])).toEqual([[8192, 1], [32768, 8], [16384, 8]]);
+  });
+
+  it('a job section name wins over a [global] name=', () => {
+    const parsed = parseSpec(parseJobFile('[global]\nname=everyone\n[a]\n[global]\nname=late\n[b]\n'));
+    expect(parsed.jobs.map((j) => j.options.name)).toEqual(['a', 'b']);
+  });
+
+  it('kb_base in [global] applies to the jobs, kb_base in a job does not reach back into [global]', () => {
+    const parsed = parseSpec(parseJobFile('[global]\nsize=1g\n[a]\nkb_base=1000\nbs=4k\n[b]\n[global]\nkb_base=1000\n[c]\nbs=4k\n'));
+    const [a, b, c] = parsed.jobs.map((j) => j.options);
+    expect([a.size, a.bs[0], a.kb_base]).toEqual([{ bytes: 1073741824 }, 4000, 1000]);
+    expect([b.size, b.bs[0], b.kb_base]).toEqual([{ bytes: 1073741824 }, 4096, 1024]);
+    expect([c.bs[0], c.kb_base]).toEqual([4000, 1000]);
+  });
+});
+
+describe('substitutions', () => {
+  it('${VAR} takes the value from the environment', () => {
+    const spec = parseJobFile('[a]\nfilename=${DIR}/data.bin\nsize=${SIZE}\n', { DIR: '/mnt/bench', SIZE: '2g' });
+    expect(spec.jobs[0]).toEqual({ name: 'a', filename: '/mnt/bench/data.bin', size: '2g' });
+  });
+
+  it('an unset variable is an error naming it (fio would silently use an empty string)', () => {
+    const err = errorOf(() => parseJobFile('[global]\nfilename=${NO_SUCH_DEV}\n[a]\n', {}));
+    expect(err.code).toBe('EJOBFILE');
+    expect(err.message).toMatch(/NO_SUCH_DEV/);
+    expect(err.message).toMatch(/line 2/);
+    expect(err.field).toBe('global.filename');
+  });
+
+  it('a variable inside a comment is not expanded', () => {
+    expect(parseJobFile('[a]\nbs=4k # ${UNSET}\n', {}).jobs[0].bs).toBe('4k');
+  });
+
+  it('$ncpus is the number of CPUs, with integer arithmetic as fio does through bc', () => {
+    const n = cpus().length;
+    const spec = parseJobFile('[a]\nnumjobs=$ncpus\niodepth=$ncpus*2+1\nthinktime_blocks=($ncpus+1)/2\n');
+    expect(spec.jobs[0]).toMatchObject({ numjobs: String(n), iodepth: String(n * 2 + 1), thinktime_blocks: String(Math.trunc((n + 1) / 2)) });
+  });
+
+  it('$mb_memory and $pagesize are replaced too', () => {
+    const spec = parseJobFile('[a]\nsize=$mb_memory\nbs=$pagesize\n');
+    expect(Number(spec.jobs[0].size)).toBeGreaterThan(0);
+    expect(Number(spec.jobs[0].bs) % 4096).toBe(0);
+  });
+
+  it('arithmetic that cannot be computed is an error', () => {
+    const err = errorOf(() => parseJobFile('[a]\nfilename=/tmp/a-$ncpus\n'));
+    expect(err.code).toBe('EJOBFILE');
+    expect(err.message).toMatch(/cannot compute/);
+  });
+});
