@@ -3,6 +3,9 @@
  *
  *   import { runJobs, parseJobFile, parseFioArgs, formatNormal } from 'volbench';
  *   const result = await runJobs(parseJobFile(text), { onProgress, signal });
+ *
+ * The HTTP service is `volbench/server` and the Lambda handler `volbench/lambda`: this entry
+ * loads neither, nor their dependencies (Fastify, SQLite, prom-client).
  */
 export { VolbenchError } from './errors.js';
 export type { VolbenchErrorCode, VolbenchErrorDetails } from './errors.js';
@@ -15,8 +18,6 @@ export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from 
 export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';
 export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './report/index.js';
 export { identifyTarget } from './target/index.js';
-export { buildServer } from './server/app.js';
-export type { ServerConfig } from './server/config.js';
 export { listSuites, loadSuite, runSuite, describeSuite, suiteTable } from './suites/index.js';
 export type { Suite, SuiteInfo, SuiteDefinition, SuiteRunOptions, SuiteOverrides, SuiteTestEvent } from './suites/index.js';
 export {
@@ -29,7 +30,6 @@ export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
 } from './report/fio-result.js';
 export { VERSION } from './version.js';
-export { nativeAddon } from './engine/addon.js';
 export type { NativeEngineName } from './engine/native-types.js';
 
 import { nativeAddon } from './engine/addon.js';

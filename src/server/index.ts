@@ -1,0 +1,10 @@
+/**
+ * volbench/server: the HTTP service, apart from the library so that `import 'volbench'` loads
+ * no Fastify, SQLite or Prometheus client.
+ *
+ *   import { buildServer } from 'volbench/server';
+ *   const app = await buildServer({ token, dataDir, targetRoots: ['/mnt/gp3'] });
+ *   await app.listen({ port: 8080 });
+ */
+export { buildServer } from './app.js';
+export type { ServerConfig } from './config.js';
