@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { HttpProblem } from './problem.js';
 import { API_PREFIX } from './run-view.js';
+import { unauthorized } from './problems.js';
 
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([`${API_PREFIX}/healthz`]);
 
@@ -37,11 +38,8 @@ function presented(header: string | undefined, allowBasic: boolean): string | nu
   return null;
 }
 
-function unauthorized(missing: boolean, docs: boolean): HttpProblem {
-  const challenge = docs ? 'Basic realm="volbench", charset="UTF-8"' : 'Bearer realm="volbench"';
-  return new HttpProblem(401, 'unauthorized', 'Unauthorized',
-    missing ? 'this route needs an Authorization: Bearer <token> header' : 'the token is not valid', {},
-    { 'www-authenticate': challenge });
+function refused(missing: boolean, docs: boolean): HttpProblem {
+  return unauthorized(missing, docs ? 'Basic realm="volbench", charset="UTF-8"' : 'Bearer realm="volbench"');
 }
 
 export function registerAuth(app: FastifyInstance, token: string): void {
@@ -53,7 +51,7 @@ export function registerAuth(app: FastifyInstance, token: string): void {
     if (PUBLIC_ROUTES.has(route)) return;
     const docs = isDocsRoute(route);
     const given = presented(request.headers.authorization, docs);
-    if (given === null) throw unauthorized(true, docs);
-    if (!timingSafeEqual(digest(given), expected)) throw unauthorized(false, docs);
+    if (given === null) throw refused(true, docs);
+    if (!timingSafeEqual(digest(given), expected)) throw refused(false, docs);
   });
 }

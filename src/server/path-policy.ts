@@ -9,23 +9,17 @@ import { isAbsolute } from 'node:path';
 import { resolveTarget } from '../target/index.js';
 import { HttpProblem } from './problem.js';
 import { rootContaining, type TargetRoot } from './roots.js';
-
-function badPath(field: string, detail: string): HttpProblem {
-  return new HttpProblem(400, 'invalid-path', 'Invalid path', detail, {
-    field,
-    accepted: 'an absolute path under a target root, without .. components or NUL bytes',
-  });
-}
+import { blockDeviceNotARoot, invalidPath, pathOutsideRoots, reservedPath } from './problems.js';
 
 /**
  * Refuses paths no root check can make safe. A relative path is refused unless `allowRelative`
  * says what it would be taken against is known (a job's own directory, the default root).
  */
 export function checkPathText(text: string, field: string, allowRelative = false): void {
-  if (text.includes('\0')) throw badPath(field, `${field} contains a NUL byte`);
-  if (text.split('/').includes('..')) throw badPath(field, `${field} '${text}' contains a '..' component`);
+  if (text.includes('\0')) throw invalidPath(field, `${field} contains a NUL byte`);
+  if (text.split('/').includes('..')) throw invalidPath(field, `${field} '${text}' contains a '..' component`);
   if (!isAbsolute(text) && !allowRelative) {
-    throw badPath(field, `${field} '${text}' is a relative path; give an absolute path under a target root`);
+    throw invalidPath(field, `${field} '${text}' is a relative path; give an absolute path under a target root`);
   }
 }
 
@@ -38,12 +32,7 @@ export interface AuthorizedPath {
 }
 
 function outsideRoots(path: string, resolved: string, field: string, roots: TargetRoot[]): HttpProblem {
-  const shown = resolved === path ? path : `${path} (resolves to ${resolved})`;
-  return new HttpProblem(403, 'path-outside-roots', 'Path outside the target roots',
-    `${shown} is not under a target root of this server (${roots.map((r) => r.path).join(', ')})`, {
-      field,
-      accepted: `paths under ${roots.map((r) => r.path).join(', ')}`,
-    });
+  return pathOutsideRoots(resolved === path ? path : `${path} (resolves to ${resolved})`, field, roots);
 }
 
 /** Where runs may and may not go: the roots, minus the server's own data directory. */
@@ -71,16 +60,11 @@ export async function authorizePath(path: string, field: string, { roots, reserv
   const root = rootContaining(roots, target.resolvedPath);
   if (root === null) throw outsideRoots(path, target.resolvedPath, field, roots);
   if (reserved.some((dir) => isInside(target.resolvedPath, dir))) {
-    throw new HttpProblem(403, 'reserved-path', "Path inside the server's data directory",
-      `${path} is inside the server's data directory, which runs must not touch`, { field });
+    throw reservedPath(path, field);
   }
   const isBlockDevice = target.exists && target.stats.isBlockDevice();
   if (isBlockDevice && root.kind !== 'block_device') {
-    throw new HttpProblem(403, 'block-device-not-a-root', 'Block device is not a target root',
-      `${path} is a block device; block devices are usable only when a --target-root names the device itself`, {
-        field,
-        accepted: roots.filter((r) => r.kind === 'block_device').map((r) => r.path).join(', ') || 'no block device roots are configured',
-      });
+    throw blockDeviceNotARoot(path, field, roots.filter((r) => r.kind === 'block_device'));
   }
   const isRegularFile = target.exists && target.stats.isFile();
   return { root, resolvedPath: target.resolvedPath, exists: target.exists, isBlockDevice, isRegularFile };

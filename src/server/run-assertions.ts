@@ -8,15 +8,13 @@ import { VolbenchError } from '../errors.js';
 import { bindAssertion, parseAssertion, type Assertion, type AssertionOutcome } from '../gates/index.js';
 import { formatJson } from '../report/index.js';
 import type { ParsedSpec } from '../jobspec/types.js';
-import { HttpProblem } from './problem.js';
 import type { Gate } from './schemas/assertion.js';
+import { assertionNotApplicable, invalidAssertion } from './problems.js';
 
 function assertionProblem(err: unknown, field: string, unbound: boolean): unknown {
   if (!(err instanceof VolbenchError)) return err;
   const extra = { field, code: err.code, ...(err.accepted === undefined ? {} : { accepted: err.accepted }) };
-  return unbound
-    ? new HttpProblem(422, 'assertion-not-applicable', 'Assertion does not apply to this run', err.message, extra)
-    : new HttpProblem(400, 'invalid-assertion', 'Invalid assertion', err.message, extra);
+  return unbound ? assertionNotApplicable(err.message, extra) : invalidAssertion(err.message, extra);
 }
 
 /** Parses each text; `field` is where they came from (`assert` or `query.assert`). */

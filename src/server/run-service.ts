@@ -9,7 +9,7 @@ import type { AdmissionContext } from './admission.js';
 import type { Limits } from './config.js';
 import { removeCreatedFiles } from './created-files.js';
 import { ServiceMetrics } from './metrics.js';
-import { HttpProblem, INTERNAL_PROBLEM, knownProblem, type Problem } from './problem.js';
+import { INTERNAL_PROBLEM, knownProblem, type Problem } from './problem.js';
 import { findRoot, type TargetRoot } from './roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
@@ -20,6 +20,7 @@ import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
 import { EventStore } from './store/events.js';
 import { RunStore, type ListQuery, type RunRow } from './store/runs.js';
+import { queueFull, targetChanged, unknownTarget } from './problems.js';
 
 export interface RunServiceOptions {
   db: Db;
@@ -90,9 +91,7 @@ export class RunService {
   async submit({ request, defaultRoot }: SubmitInput): Promise<RunRow> {
     const admitted = await admitRequest(request, defaultRoot, this.admissionContext(null));
     if (!this.queue.canAccept(admitted.queueKeys)) {
-      throw new HttpProblem(429, 'queue-full', 'Queue full',
-        `${this.limits.queueLimit} runs are already waiting (--queue-limit); try again later`, {},
-        { 'retry-after': String(this.retryAfterSec()) });
+      throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     }
     const run = this.store.insert({
       id: randomUUID(),
@@ -227,10 +226,7 @@ export class RunService {
     const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
     if (run.defaultRoot !== null && defaultRoot === null) {
       // The root its ?target= named is no longer configured: never run it somewhere else.
-      throw new HttpProblem(409, 'unknown-target', 'Unknown target', `?target=${run.defaultRoot} is no longer a target root of this server`, {
-        field: 'query.target',
-        accepted: this.roots.map((r) => r.path).join(', '),
-      });
+      throw unknownTarget(run.defaultRoot, this.roots, true);
     }
     return admitRequest(storedRequest(run), defaultRoot, this.admissionContext(run.id));
   }
@@ -244,8 +240,7 @@ export class RunService {
     const admitted = await this.admitStored(run);
     const moved = admitted.queueKeys.filter((k) => !entry.queueKeys.includes(k));
     if (moved.length > 0) {
-      throw new HttpProblem(409, 'target-changed', 'Target changed',
-        `the run's targets are now on ${moved.join(', ')}, not on the device(s) it was queued for (${entry.queueKeys.join(', ')})`);
+      throw targetChanged(moved, entry.queueKeys);
     }
     return admitted;
   }

@@ -1,16 +1,12 @@
 /** Pieces several routes share: the run id parameter, its 404, and problem responses. */
 import { z } from 'zod';
 
-import { HttpProblem } from '../problem.js';
+import { runNotFound } from '../problems.js';
 import { problemResponse } from '../schemas/problem.js';
 import type { RunService } from '../run-service.js';
 import type { RunRow } from '../store/runs.js';
 
 export const runParams = z.object({ id: z.string().describe('Run id') });
-
-export function runNotFound(id: string): HttpProblem {
-  return new HttpProblem(404, 'run-not-found', 'Run not found', `there is no run ${id} (it may have been pruned by --keep-runs)`);
-}
 
 export function getRunOr404(service: RunService, id: string): RunRow {
   const run = service.get(id);

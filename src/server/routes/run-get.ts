@@ -4,7 +4,8 @@ import { runView } from '../run-view.js';
 import { isTerminal } from '../run-service.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { runSchema, type RunBody } from '../schemas/run.js';
-import { getRunOr404, notFoundResponse, runNotFound, runParams, unauthorizedResponse } from './common.js';
+import { runNotFound } from '../problems.js';
+import { getRunOr404, notFoundResponse, runParams, unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 export function registerRunRoutes(app: ZodApp, { service }: RouteDeps): void {

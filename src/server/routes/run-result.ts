@@ -5,12 +5,12 @@
 import { z } from 'zod';
 
 import { formatResult, type FioJson, type OutputFormat } from '../../report/index.js';
-import { HttpProblem } from '../problem.js';
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { fioResultSchema } from '../schemas/fio-result.js';
 import { getRunOr404, runParams, unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
+import { noResult, runNotEnded } from '../problems.js';
 
 const resultQuery = z.object({
   format: z.enum(['json', 'json+', 'normal']).default('json').describe("fio's --output-format"),
@@ -44,13 +44,9 @@ export function registerResultRoute(app: ZodApp, { service }: RouteDeps): void {
     },
   }, async (request, reply) => {
     const run = getRunOr404(service, request.params.id);
-    if (!isTerminal(run.status)) {
-      throw new HttpProblem(409, 'run-not-ended', 'Run has not ended', `run ${run.id} is ${run.status}; its result is here once it ends`);
-    }
+    if (!isTerminal(run.status)) throw runNotEnded(run.id, run.status);
     const stored = service.store.result(run.id);
-    if (stored === null) {
-      throw new HttpProblem(404, 'no-result', 'Run has no result', `run ${run.id} ended ${run.status} without running any I/O`);
-    }
+    if (stored === null) throw noResult(run.id, run.status);
     const format = request.query.format;
     return reply.type(CONTENT_TYPES[format]).send(formatResult(JSON.parse(stored) as FioJson, format));
   });

@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 
-import { HttpProblem } from '../problem.js';
 import { runSummaryView } from '../run-view.js';
 import { GATES } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { runListSchema, runStatusSchema } from '../schemas/run.js';
 import { unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
+import { invalidRequest } from '../problems.js';
 
 const listQuery = z.object({
   status: runStatusSchema.optional(),
@@ -28,10 +28,7 @@ export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const seq = /^s(\d{1,15})$/.exec(text);
   if (seq === null) {
-    throw new HttpProblem(400, 'invalid-request', 'Invalid request', 'cursor is not one this server handed out', {
-      field: 'query.cursor',
-      accepted: 'the next_cursor of a previous page',
-    });
+    throw invalidRequest('cursor is not one this server handed out', 'query.cursor', 'the next_cursor of a previous page');
   }
   return Number(seq[1]);
 }

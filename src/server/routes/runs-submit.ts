@@ -8,7 +8,6 @@ import { z } from 'zod';
 
 import { formatJson } from '../../report/index.js';
 import { specFromJobFile } from '../job-file.js';
-import { HttpProblem } from '../problem.js';
 import { findRoot } from '../roots.js';
 import type { RunRequest } from '../run-request.js';
 import { isTerminal, type RunService } from '../run-service.js';
@@ -20,6 +19,7 @@ import { runAcceptedSchema, runWithResultSchema } from '../schemas/run.js';
 import type { RunRow } from '../store/runs.js';
 import { unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
+import { invalidRequest, unknownTarget } from '../problems.js';
 
 /** A repeated query parameter arrives as an array, a single one as a string. */
 const repeatable = z.preprocess((value) => (typeof value === 'string' ? [value] : value), assertListSchema);
@@ -47,10 +47,8 @@ function withResult(service: RunService, run: RunRow): z.infer<typeof runWithRes
 function runRequestOf(body: unknown, queryAsserts: string[] | undefined): RunRequest {
   if (typeof body === 'string') return { kind: 'spec', spec: specFromJobFile(body), jobFile: body, asserts: queryAsserts ?? [] };
   if (queryAsserts !== undefined) {
-    throw new HttpProblem(400, 'invalid-request', 'Invalid request', '?assert= is for fio job files; a JSON body carries its assertions in "assert"', {
-      field: 'query.assert',
-      accepted: 'no ?assert= with a JSON body',
-    });
+    throw invalidRequest('?assert= is for fio job files; a JSON body carries its assertions in "assert"', 'query.assert',
+      'no ?assert= with a JSON body');
   }
   if (isSuiteBody(body)) {
     const suite = body as SuiteRunRequest;
@@ -63,12 +61,7 @@ function runRequestOf(body: unknown, queryAsserts: string[] | undefined): RunReq
 function defaultRootFor(service: RunService, target: string | undefined) {
   if (target === undefined) return null;
   const root = findRoot(service.roots, target);
-  if (root === null) {
-    throw new HttpProblem(400, 'unknown-target', 'Unknown target', `?target=${target} is not a target root of this server`, {
-      field: 'query.target',
-      accepted: service.roots.map((r) => r.path).join(', '),
-    });
-  }
+  if (root === null) throw unknownTarget(target, service.roots);
   return root;
 }
 

@@ -5,11 +5,11 @@
 import { z } from 'zod';
 
 import { listSuites, loadSuite, type Suite } from '../../suites/index.js';
-import { HttpProblem } from '../problem.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { suiteListSchema, suiteSchema, type SuiteBody } from '../schemas/suite.js';
 import { unauthorizedResponse } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
+import { suiteNotFound } from '../problems.js';
 
 function suiteView(suite: Suite): SuiteBody {
   return {
@@ -50,11 +50,7 @@ export function registerSuiteRoutes(app: ZodApp, _deps: RouteDeps): void {
     },
   }, async (request) => {
     const suite = suiteViews().find((s) => s.name === request.params.name);
-    if (suite === undefined) {
-      throw new HttpProblem(404, 'suite-not-found', 'Suite not found', `there is no suite named '${request.params.name}'`, {
-        accepted: suiteViews().map((s) => s.name).join(', '),
-      });
-    }
+    if (suite === undefined) throw suiteNotFound(request.params.name, suiteViews().map((s) => s.name));
     return suite;
   });
 }
