@@ -1,6 +1,11 @@
 /**
  * Loads the native addon built by node-gyp. The same path works from `src/` (tests) and from
  * `dist/` (the published package): both sit two levels under the package root.
+ *
+ * The addon checks the plans it is handed and throws TypeError or RangeError when one breaks
+ * the contract (a missing field, a value out of range): a fault of volbench, not of the user's
+ * input, which the plan stage has checked. Those errors leave here as VolbenchError ENATIVE,
+ * like every other error the library throws.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,8 +19,26 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let loaded: NativeAddon | undefined;
 
-export function nativeAddon(): NativeAddon {
-  if (loaded) return loaded;
+function nativeError(call: string, err: unknown): unknown {
+  if (!(err instanceof TypeError || err instanceof RangeError)) return err;
+  return new VolbenchError('ENATIVE', `the native engine refused ${call}: ${err.message}`, { cause: err });
+}
+
+/** `fn` with the addon's contract errors, thrown or rejected, as VolbenchError. */
+function wrapped<A extends unknown[], R>(call: string, fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A): R => {
+    let out: R;
+    try {
+      out = fn(...args);
+    } catch (err) {
+      throw nativeError(call, err);
+    }
+    if (out instanceof Promise) return out.catch((err: unknown) => Promise.reject(nativeError(call, err))) as R;
+    return out;
+  };
+}
+
+function load(): NativeAddon {
   const require = createRequire(import.meta.url);
   const candidates = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p));
   const found = candidates.find((p) => existsSync(p));
@@ -25,6 +48,16 @@ export function nativeAddon(): NativeAddon {
       `the native engine is not built (looked for ${candidates[0]}); run "npm run build:native" (needs a C++17 compiler and Linux)`,
     );
   }
-  loaded = require(found) as NativeAddon;
+  const raw = require(found) as NativeAddon;
+  return {
+    runJobs: wrapped('a run plan', raw.runJobs.bind(raw)),
+    cancel: wrapped('a cancel', raw.cancel.bind(raw)),
+    probeTarget: wrapped('a target probe', raw.probeTarget.bind(raw)),
+    engines: wrapped('the engine list', raw.engines.bind(raw)),
+  };
+}
+
+export function nativeAddon(): NativeAddon {
+  loaded ??= load();
   return loaded;
 }

@@ -30,7 +30,6 @@ export function targetJson(t: TargetIdentity): VolbenchTarget {
   };
 }
 
-/** Directions a workload issues: read, write, trim. */
 /** A direction is in the series when a member's workload issues it or any I/O went that way. */
 function seriesDirections(entry: Entry): boolean[] {
   const dirs = [false, false, false];
