@@ -23,6 +23,8 @@ export type VolbenchErrorCode =
   | 'EJOBFILE'
   /** The native engine reported a failure outside a job's I/O. */
   | 'ENATIVE'
+  /** The run goes over a limit its caller set (runtime, size, instances). */
+  | 'ELIMIT_EXCEEDED'
   /** The run was cancelled before it started. */
   | 'ECANCELLED';
 

@@ -9,8 +9,12 @@
  */
 export { VolbenchError } from './errors.js';
 export type { VolbenchErrorCode, VolbenchErrorDetails } from './errors.js';
-export { runJobs, runParsed } from './run/run-jobs.js';
-export type { RunJobsOptions } from './run/run-jobs.js';
+export { runJobs, runParsed, runPlan } from './run/run-jobs.js';
+export type { RunJobsOptions, RunControl } from './run/run-jobs.js';
+export { planRun, effectiveSpec, stagesOf, parseMaxRuntimeSec } from './plan/index.js';
+export type { PlanOptions, RunPlan, PlannedJob, DefaultTarget, RunLimits, Stage, StageMember } from './plan/index.js';
+export { ENGINES, engineSpec } from './engine/engines.js';
+export type { EngineSpec, EngineName } from './engine/engines.js';
 export type { RunProgress, DirectionRate } from './run/progress.js';
 export { parseJobFile, parseFioArgs, parseSpec, jobSpecSchema } from './jobspec/index.js';
 export type { FioArgs } from './jobspec/index.js';
@@ -21,7 +25,7 @@ export { identifyTarget } from './target/index.js';
 export { listSuites, loadSuite, runSuite, describeSuite, suiteTable } from './suites/index.js';
 export type { Suite, SuiteInfo, SuiteDefinition, SuiteRunOptions, SuiteOverrides, SuiteTestEvent } from './suites/index.js';
 export {
-  parseAssertion, bindAssertions, evaluateAssertions, withAssertions, toJUnit, toGithubAnnotations,
+  parseAssertion, bindAssertions, evaluateAssertions, withAssertions, judged, toJUnit, toGithubAnnotations,
 } from './gates/index.js';
 export type { Assertion, AssertionOutcome, ComparisonOp, JUnitOptions } from './gates/index.js';
 export { compareResults, formatComparison, parseFioJsonText } from './compare/index.js';
@@ -30,12 +34,11 @@ export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
 } from './report/fio-result.js';
 export { VERSION } from './version.js';
-export type { NativeEngineName } from './engine/native-types.js';
 
 import { nativeAddon } from './engine/addon.js';
-import type { NativeEngineName } from './engine/native-types.js';
+import type { EngineName } from './engine/engines.js';
 
 /** Engines this kernel can set up (io_uring, libaio, psync, sync, null). */
-export function availableEngines(): NativeEngineName[] {
+export function availableEngines(): EngineName[] {
   return nativeAddon().engines();
 }

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { VolbenchError } from '../errors.js';
 import { describeOutcome, toGithubAnnotations, toJUnit, type AssertionOutcome } from '../gates/index.js';
 import type { FioJson } from '../report/fio-result.js';
-import type { GateArgs } from './gate-args.js';
+import type { GateArgs } from './own-flags.js';
 import type { CommandIo } from './run-command.js';
 
 export function reportGates(outcomes: readonly AssertionOutcome[], gates: GateArgs, io: CommandIo, result: FioJson, name: string): void {

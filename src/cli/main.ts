@@ -12,7 +12,9 @@ import { compareCommand } from './compare-command.js';
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
 Usage:
-  volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files
+  volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files;
+                                             also --assert, --junit, --github, --max-runtime,
+                                             --max-size (volbench suite --help says more)
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)

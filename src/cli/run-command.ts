@@ -5,12 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 
-import { runParsed } from '../run/run-jobs.js';
+import { runPlan } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions } from '../gates/index.js';
-import { extractGateArgs } from './gate-args.js';
+import { planRun } from '../plan/index.js';
+import { extractOwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 
@@ -34,23 +34,21 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
 }
 
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractGateArgs(argv);
-  const assertions = gates.asserts.map(parseAssertion);
+  const gates = extractOwnFlags(argv);
   const args = parseFioArgs(gates.rest);
-  const parsed = parseSpec(args.spec);
-  // Assertions naming a job, direction or metric the spec lacks are refused before any I/O.
-  const bound = bindAssertions(parsed, assertions);
   checkOutputPaths(gates, args.output);
+  // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
+  // direction or metric the spec lacks.
+  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const run = await runParsed(parsed, { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const result = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
-    const outcomes = evaluateAssertions(run, bound);
-    const result = outcomes.length ? withAssertions(run, outcomes) : run;
+    const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);
     if (args.output) writeFileSync(args.output, text);
     else io.stdout.write(text);

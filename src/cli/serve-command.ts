@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
 import { buildServer } from '../server/app.js';
-import { DEFAULTS, defaultDataDir, parseMaxRuntimeSec, type ServerConfig } from '../server/config.js';
+import { parseMaxRuntimeSec } from '../plan/index.js';
+import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken } from '../server/token.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';

@@ -6,10 +6,9 @@
 import { writeFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
-import { parseAssertion } from '../gates/index.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
-import { extractGateArgs, flagName, flagValue, type GateArgs } from './gate-args.js';
+import { extractOwnFlags, flagName, flagValue, OWN_FLAGS_USAGE, type OwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
@@ -25,9 +24,7 @@ Options:
   --runtime TIME, --size SIZE        replace the suite's runtime and size in every test
   --loops N                          runs of each test, the best kept (kdiskmark: 5, others: 1)
   --output-format FMT, --output FILE as for volbench run (default: normal)
-  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
-  --junit FILE, --github             gate reports: JUnit XML, GitHub Actions annotations
-`;
+${OWN_FLAGS_USAGE}`;
 
 interface SuiteArgs {
   name?: string;
@@ -83,16 +80,16 @@ function listText(): string {
   return listSuites().map((s) => describeSuite(loadSuite(s.name))).join('\n');
 }
 
-async function runSuiteCommand(args: SuiteArgs, gates: GateArgs, io: CommandIo): Promise<number> {
+async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo): Promise<number> {
   const name = args.name!;
-  const assertions = gates.asserts.map(parseAssertion);
   checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   const printer = new ProgressPrinter(io.stderr);
   const options: SuiteRunOptions = {
     ...args.options,
-    assertions,
+    assertions: gates.asserts,
+    limits: gates.limits,
     signal: controller.signal,
     onProgress: (p) => printer.update(p),
     onTest: (e) => {
@@ -131,7 +128,7 @@ export async function suiteCommand(argv: string[], io: CommandIo): Promise<numbe
     io.stdout.write(SUITE_USAGE);
     return 0;
   }
-  const gates = extractGateArgs(argv);
+  const gates = extractOwnFlags(argv);
   const args = parseSuiteArgs(gates.rest);
   if (args.list) {
     io.stdout.write(listText());

@@ -6,7 +6,10 @@
  * Direction indexes follow fio: 0 read, 1 write, 2 trim.
  */
 
-export type NativeEngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
+import type { EngineName } from './engines.js';
+
+/** An engine's name: the rows of engines.ts. */
+export type NativeEngineName = EngineName;
 
 export const DIR_READ = 0;
 export const DIR_WRITE = 1;

@@ -65,6 +65,14 @@ export function withAssertions<T extends FioJson>(result: T, outcomes: readonly 
   return { ...result, volbench: { ...result.volbench, assertions: [...outcomes] } };
 }
 
+/**
+ * `result` judged: with the outcomes of `assertions` under `volbench.assertions`, or as it is
+ * when there are none. The one place a run's result gets its assertions.
+ */
+export function judged<T extends FioJson>(result: T, assertions: ReadonlyArray<Assertion | string>): T {
+  return assertions.length === 0 ? result : withAssertions(result, evaluateAssertions(result, assertions));
+}
+
 /** A one-line account of an outcome: "PASS expr (measured …)" or "FAIL expr: measured …, wanted …". */
 export function describeOutcome(o: AssertionOutcome): string {
   return o.passed ? `PASS ${o.expr} (${o.message})` : `FAIL ${o.expr}: ${o.message}`;

@@ -5,7 +5,7 @@
 export { parseAssertion, compare, baseUnit, ASSERTION_ACCEPTED, OPS } from './assertion.js';
 export type { Assertion, ComparisonOp } from './assertion.js';
 export { bindAssertion, bindAssertions, jobDirections } from './bind.js';
-export { evaluateAssertions, withAssertions, describeOutcome } from './evaluate.js';
+export { evaluateAssertions, withAssertions, judged, describeOutcome } from './evaluate.js';
 export type { AssertionOutcome } from './evaluate.js';
 export { toJUnit, escapeXml } from './junit.js';
 export type { JUnitOptions } from './junit.js';

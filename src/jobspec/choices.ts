@@ -3,6 +3,7 @@
  * the words volbench supports and the words fio also knows, which are refused as "not supported
  * yet" rather than as typos.
  */
+import { ENGINE_NAMES } from '../engine/engines.js';
 import type { EngineName, JobOptions, RwMode } from './types.js';
 import { invalidValue, unsupported } from './fail.js';
 
@@ -35,7 +36,7 @@ export const RW_CHOICE: Choice<RwMode> = {
 };
 
 export const IOENGINE_CHOICE: Choice<EngineName> = {
-  values: { io_uring: 'io_uring', libaio: 'libaio', psync: 'psync', sync: 'sync', null: 'null' },
+  values: Object.fromEntries(ENGINE_NAMES.map((name) => [name, name])) as Record<EngineName, EngineName>,
   // options.c `ioengine` posval plus the names engines/*.c register in fio 3.33.
   fioOnly: [
     'vsync', 'pvsync', 'pvsync2', 'io_uring_cmd', 'posixaio', 'solarisaio', 'windowsaio', 'rbd', 'mmap',

@@ -4,6 +4,7 @@
  * it fills, its default (fio's `.def`, except where JobOptions says volbench differs), whether it
  * is a flag (FIO_OPT_STR_SET) and its job-file priority (`.prio`).
  */
+import { ENGINE_NAMES } from '../engine/engines.js';
 import type { BsSplitEntry, JobOptions, PerDirection } from './types.js';
 import {
   FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
@@ -162,7 +163,7 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('kb_base', 'kb_base', choiceKind('kb_base', KB_BASE_CHOICE), { prio: 1, default: 1024 }),
   option('unlink', 'unlink', boolKind(), { default: false }),
   // Engines. ioengine unset means volbench picks (io_uring, then libaio, then psync).
-  option('ioengine', 'ioengine', { accepted: 'one of io_uring, libaio, psync, sync, null', parse: parseIoengine }),
+  option('ioengine', 'ioengine', { accepted: `one of ${ENGINE_NAMES.join(', ')}`, parse: parseIoengine }),
   // fixedbufs and registerfiles unset mean on (JobOptions); given, they are what the user says.
   option('fixedbufs', 'fixedbufs', flagKind(), { engine: true }),
   option('registerfiles', 'registerfiles', flagKind(), { engine: true }),

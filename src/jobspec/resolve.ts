@@ -80,7 +80,8 @@ function resolveJob(record: Record<string, RawOptionValue>, index: number, globa
   if ([...own, ...global].some((e) => e.def.name === 'randseed')) options.randrepeat = true;
   checkJob(options, scope);
   const headerName = hasHeaderName(record);
-  return { ownOptions: echoEntries(own, (e) => headerName && e.def.name === 'name'), options };
+  const fields = Object.fromEntries([...global, ...own].map((e) => [e.def.name, e.field]));
+  return { ownOptions: echoEntries(own, (e) => headerName && e.def.name === 'name'), options, fields };
 }
 
 /**

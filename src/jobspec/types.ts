@@ -18,7 +18,8 @@ export type PerDirection<T> = [read: T, write: T, trim: T];
 
 export type RwMode = 'read' | 'write' | 'trim' | 'randread' | 'randwrite' | 'randtrim' | 'rw' | 'randrw';
 
-export type EngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
+export type { EngineName } from '../engine/engines.js';
+import type { EngineName } from '../engine/engines.js';
 
 /** A size that fio also accepts as a percentage of the target (`size=50%`). */
 export type SizeOrPercent = { bytes: number } | { percent: number };
@@ -134,6 +135,11 @@ export interface ParsedJob {
   /** Options of this job's own section in the order written, values as written (fio's echo). */
   ownOptions: Array<[name: string, value: string]>;
   options: JobOptions;
+  /**
+   * Where each option given was set, by its canonical name: `jobs[0].blocksize` when the job's
+   * own section set it (under the name written), else `global.…`. Errors name these.
+   */
+  fields?: Record<string, string>;
 }
 
 export interface ParsedSpec {

@@ -1,3 +1,6 @@
-export { planRun, startsStage } from './plan.js';
-export type { PlannedJob, RunPlan, PlanOptions } from './plan.js';
-export { AUTO_ENGINES } from './native-plan.js';
+export { planRun, effectiveSpec, withDefaultTarget } from './plan.js';
+export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget } from './plan.js';
+export { startsStage, startsGroup, stagesOf } from './stages.js';
+export type { Stage, StageMember } from './stages.js';
+export { parseMaxRuntimeSec, optionField } from './limits.js';
+export type { RunLimits } from './limits.js';

@@ -5,12 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
+import { engineSpec } from '../engine/engines.js';
 import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
-
-/** Engines tried in order when ioengine is unset. */
-export const AUTO_ENGINES: NativeEngineName[] = ['io_uring', 'libaio', 'psync'];
 
 export interface InstanceTarget {
   path: string;
@@ -99,7 +97,7 @@ export function nativePlan(
     layoutFill: reads,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
-    unlinkAfter: o.unlink && o.ioengine !== 'null',
+    unlinkAfter: o.unlink && engineSpec(o.ioengine).touchesTarget,
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,
     ioBytesPerLoop: o.io_size && 'bytes' in o.io_size ? o.io_size.bytes : ioSizeFromPercent(o, target.regionBytes),

@@ -1,14 +1,19 @@
 /**
- * The plan stage: from parsed options to what runs. Assigns fio's reporting groups and
+ * The plan stage: from parsed options to what runs. Applies the caller's rules (a default
+ * target, limits, which block devices may be written), assigns fio's reporting groups and
  * stonewall stages, resolves every instance's target (with all checks made before any I/O),
- * and produces the native plans.
+ * binds the run's assertions and produces the native plans.
  */
-import type { NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
+import type { NativeJobPlan } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
+import { bindAssertions, parseAssertion, type Assertion } from '../gates/index.js';
 import { MAX_INSTANCES } from '../jobspec/options.js';
 import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
 import { directionsUsed } from '../jobspec/directions.js';
-import { AUTO_ENGINES, blockSizes, logPaths, nativePlan } from './native-plan.js';
+import { engineSpec, enginesFor } from '../engine/engines.js';
+import { checkInstanceCount, checkRunSize, withRuntimeBudget, type RunLimits } from './limits.js';
+import { blockSizes, logPaths, nativePlan } from './native-plan.js';
+import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
 
 export interface PlannedJob {
@@ -24,15 +29,33 @@ export interface PlannedJob {
 }
 
 export interface RunPlan {
+  /** The spec as it runs: the caller's default target and runtime budget applied. */
+  spec: ParsedSpec;
   jobs: PlannedJob[];
   stages: number;
   /** Distinct target paths (first instance of each job), indexed by PlannedJob.targetIndex. */
   targetPaths: string[];
   globalOptions?: Array<[string, string]>;
+  /** Bound to the spec: judged on the result. */
+  assertions: Assertion[];
 }
 
+/** Where jobs that name neither filename nor directory do their I/O. */
+export type DefaultTarget = { directory: string } | { filename: string };
+
 export interface PlanOptions {
+  /** Directory relative file names resolve against (default: process.cwd()). */
   cwd?: string;
+  /** Jobs without filename or directory run here (default: fio's, a file in cwd). */
+  defaultTarget?: DefaultTarget;
+  limits?: RunLimits;
+  /** How many times the caller runs the spec (a suite's loops): the runtime limit covers them all. */
+  repeats?: number;
+  /**
+   * Whether a block device (its resolved path) may be written. When given it decides for every
+   * job, in place of the spec's allow_block_write; mounted or held devices are refused anyway.
+   */
+  allowBlockWrite?: (devicePath: string) => boolean;
   /**
    * Block devices (resolved paths) the caller holds claimed itself, through a run of its own
    * still going: the probe for an exclusive holder would find that run, so it is skipped for
@@ -40,11 +63,8 @@ export interface PlanOptions {
    * is planned again, with every check, when it starts.
    */
   heldDevices?: ReadonlySet<string>;
-}
-
-/** Whether job `index` begins a new stage: jobs of a stage run together, stages one after another. */
-export function startsStage(o: JobOptions, index: number): boolean {
-  return index > 0 && o.stonewall;
+  /** Judged on the result (`volbench.assertions`); refused before any I/O when they cannot apply. */
+  assertions?: ReadonlyArray<Assertion | string>;
 }
 
 function checkJob(o: JobOptions, field: string): void {
@@ -78,55 +98,74 @@ function checkJob(o: JobOptions, field: string): void {
   }
 }
 
-function enginesFor(o: JobOptions): NativeEngineName[] {
-  return o.ioengine ? [o.ioengine] : AUTO_ENGINES;
+/** The spec with jobs that name no path sent to `target`. Returns a new spec. */
+export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): ParsedSpec {
+  return {
+    ...spec,
+    jobs: spec.jobs.map((job) => {
+      const o = job.options;
+      if (o.filename !== undefined || o.directory !== undefined) return job;
+      return { ...job, options: { ...o, ...target } };
+    }),
+  };
 }
 
-export async function planRun(spec: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {
-  let instances = 0;
-  for (const [index, { options: o }] of spec.jobs.entries()) {
-    instances += o.numjobs;
-    if (instances > MAX_INSTANCES) {
-      throw new VolbenchError('EINVALID_PLAN', `the run has more than ${MAX_INSTANCES} job instances (numjobs summed over its jobs)`, {
-        field: `jobs[${index}].numjobs`,
-        accepted: `at most ${MAX_INSTANCES} instances in all, as fio`,
-      });
-    }
-  }
+/**
+ * The spec as it will run under `options`: the default target and the runtime budget applied,
+ * the instance counts checked. planRun starts from this; a caller that checks paths itself
+ * before any is probed (the service) checks this spec's.
+ */
+export function effectiveSpec(spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats'> = {}): ParsedSpec {
+  const { defaultTarget, limits = {}, repeats = 1 } = options;
+  checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
+  if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
+  const targeted = defaultTarget ? withDefaultTarget(spec, defaultTarget) : spec;
+  return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);
+}
+
+/** Bytes each job addresses, for --max-size: engines that touch no target address nothing. */
+function addressedBytes(jobs: readonly PlannedJob[]): number[] {
+  return jobs.map((job) => {
+    if (!engineSpec(job.options.ioengine).touchesTarget) return 0;
+    return job.instances.reduce((sum, p) => sum + Math.max(p.regionBytes, p.layoutBytes), 0);
+  });
+}
+
+export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {
+  const spec = effectiveSpec(parsed, options);
+  const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));
   const cwd = options.cwd ?? process.cwd();
   const prober = new TargetProber();
   const jobs: PlannedJob[] = [];
   const targetIndex = new Map<string, number>();
   const targetPaths: string[] = [];
-  let groupid = 0;
-  let stage = 0;
   let jobNumber = 1;
-  for (const [index, job] of spec.jobs.entries()) {
-    const o = job.options;
-    const field = `jobs[${index}]`;
-    checkJob(o, field);
-    if (index > 0 && (o.stonewall || o.new_group)) groupid++;
-    if (startsStage(o, index)) stage++;
-    const instances: NativeJobPlan[] = [];
-    let firstPath = '';
-    for (let i = 0; i < o.numjobs; i++) {
-      const target = await resolveInstanceTarget(o, i, { cwd, field, prober, heldDevices: options.heldDevices });
-      if (i === 0) firstPath = target.path;
-      instances.push(nativePlan(o, i, target, enginesFor(o), logPaths(o, jobNumber++, cwd)));
+  for (const stage of stagesOf(spec.jobs.map((j) => j.options))) {
+    for (const { index, groupid } of stage.members) {
+      const job = spec.jobs[index];
+      const o = job.options;
+      const field = `jobs[${index}]`;
+      checkJob(o, field);
+      const instances: NativeJobPlan[] = [];
+      let firstPath = '';
+      for (let i = 0; i < o.numjobs; i++) {
+        const target = await resolveInstanceTarget(o, i, {
+          cwd, field, prober, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite,
+        });
+        if (i === 0) firstPath = target.path;
+        instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logPaths(o, jobNumber++, cwd)));
+      }
+      if (!targetIndex.has(firstPath)) {
+        targetIndex.set(firstPath, targetPaths.length);
+        targetPaths.push(firstPath);
+      }
+      jobs.push({
+        jobname: o.name, groupid, stage: stage.index, options: o, ownOptions: job.ownOptions,
+        targetIndex: targetIndex.get(firstPath)!, instances,
+      });
     }
-    if (!targetIndex.has(firstPath)) {
-      targetIndex.set(firstPath, targetPaths.length);
-      targetPaths.push(firstPath);
-    }
-    jobs.push({
-      jobname: o.name,
-      groupid,
-      stage,
-      options: o,
-      ownOptions: job.ownOptions,
-      targetIndex: targetIndex.get(firstPath)!,
-      instances,
-    });
   }
-  return { jobs, stages: stage + 1, targetPaths, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}) };
+  checkRunSize(spec, addressedBytes(jobs), options.limits?.maxSizeBytes ?? 0);
+  const stages = jobs.reduce((n, j) => Math.max(n, j.stage + 1), 1);
+  return { spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}) };
 }

@@ -4,11 +4,12 @@
  * before the first I/O: the target exists or can be created, is big enough, is aligned for
  * direct I/O, and may be written.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
+import { engineSpec } from '../engine/engines.js';
 import type { NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
@@ -64,6 +65,8 @@ export interface ResolveContext {
   prober: TargetProber;
   /** See PlanOptions.heldDevices. */
   heldDevices?: ReadonlySet<string>;
+  /** See PlanOptions.allowBlockWrite. */
+  allowBlockWrite?: (devicePath: string) => boolean;
 }
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
@@ -77,7 +80,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
       accepted: 'an existing directory',
     });
   }
-  if (o.ioengine === 'null') return nullTarget(o, path, field);
+  if (!engineSpec(o.ioengine).touchesTarget) return nullTarget(o, path, field);
   const info = await ctx.prober.probe(path);
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
@@ -155,7 +158,8 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   if (writes && info.isBlockDevice) {
-    await assertWritableBlockDevice(path, o.allow_block_write, `${field}.allow_block_write`, ctx.heldDevices);
+    const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(path)) : o.allow_block_write;
+    await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices);
   }
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`);
   return {
@@ -170,8 +174,8 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
 }
 
 /**
- * The null engine touches no target, as fio's: the job needs only a size to count I/Os against,
- * and no file is opened or laid out.
+ * An engine that touches no target (null), as fio's: the job needs only a size to count I/Os
+ * against, and no file is opened or laid out.
  */
 function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget {
   if (o.size === undefined || !('bytes' in o.size)) {

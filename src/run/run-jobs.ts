@@ -1,12 +1,15 @@
 /**
  * runJobs: the library's one path from a spec to fio's JSON, which the CLI and the HTTP service
- * share. Parse, plan (every check before any I/O), run stage by stage in the native engine,
- * measure disk statistics around it, and build the report.
+ * share. Parse, plan (every check before any I/O, under the caller's rules), run stage by stage
+ * in the native engine, measure disk statistics around it, build the report and judge the
+ * run's assertions on it.
  */
+import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
-import { planRun, type RunPlan } from '../plan/index.js';
+import { judged } from '../gates/index.js';
+import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../target/index.js';
 import { buildReport, type FioResult } from '../report/index.js';
 import type { ReportJob } from '../report/types.js';
@@ -15,13 +18,15 @@ import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
 
-export interface RunJobsOptions {
+/** How a planned run is followed and stopped. */
+export interface RunControl {
   onProgress?: (progress: RunProgress) => void;
   /** Aborting stops all I/O within a few hundred ms; the result holds what ran, marked cancelled. */
   signal?: AbortSignal;
-  /** Directory relative file names resolve against (default: process.cwd()). */
-  cwd?: string;
 }
+
+/** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
+export interface RunJobsOptions extends PlanOptions, RunControl {}
 
 /** A result for an instance that never started (a later stage of a cancelled run). */
 function notStarted(plan: NativeJobPlan): NativeJobResult {
@@ -42,7 +47,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   };
 }
 
-async function runStages(plan: RunPlan, options: RunJobsOptions): Promise<NativeJobResult[][]> {
+async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobResult[][]> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
   for (let stage = 0; stage < plan.stages; stage++) {
     const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
@@ -68,13 +73,17 @@ async function runStages(plan: RunPlan, options: RunJobsOptions): Promise<Native
   return results;
 }
 
-export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}): Promise<FioResult> {
-  const plan = await planRun(parsed, { cwd: options.cwd });
+/**
+ * Runs a plan from planRun and resolves to fio's JSON, with the plan's assertions judged under
+ * `volbench.assertions`. Plan shortly before running: the plan's checks hold as of then. A
+ * signal aborted before a stage starts leaves that stage's jobs cancelled, never started.
+ */
+export async function runPlan(plan: RunPlan, options: RunControl = {}): Promise<FioResult> {
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  // The null engine touches no device, so its jobs' targets add nothing to disk_util.
+  // An engine that touches no device (null) adds nothing to disk_util.
   const devices = diskUtilDevices(
-    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && j.options.ioengine !== 'null')),
+    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
   );
   const statsBefore = await snapshotDiskStats(devices);
   const results = await runStages(plan, options);
@@ -89,7 +98,7 @@ export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}
     instances: results[i],
     targetIndex: job.targetIndex,
   }));
-  return buildReport({
+  const result = buildReport({
     startedAtMs,
     ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
     jobs,
@@ -97,6 +106,12 @@ export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}
     targets,
     volbenchVersion: VERSION,
   });
+  return judged(result, plan.assertions);
+}
+
+/** Plans (every check before any I/O) and runs a parsed spec. */
+export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}): Promise<FioResult> {
+  return runPlan(await planRun(parsed, options), options);
 }
 
 /**

@@ -5,8 +5,6 @@
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 
-import { VolbenchError } from '../errors.js';
-import { parseTimeNs } from '../jobspec/index.js';
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */
@@ -70,11 +68,4 @@ export function limitsOf(config: ServerConfig): Limits {
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
   return join(base, 'volbench');
-}
-
-/** A --max-runtime (or VOLBENCH_MAX_RUNTIME) as whole seconds: fio's time syntax, seconds by default. */
-export function parseMaxRuntimeSec(text: string, field: string): number {
-  const sec = Math.ceil(parseTimeNs(text, { defaultUnit: 's', field }) / 1e9);
-  if (sec < 1) throw new VolbenchError('EINVALID_ARGS', `${field} must be at least 1s, got '${text}'`, { field, accepted: 'a time of 1s or more, e.g. 600 or 10m' });
-  return sec;
 }

@@ -15,7 +15,8 @@ import type { FastifyInstance } from 'fastify';
 
 import { VolbenchError } from '../errors.js';
 import { buildServer } from './app.js';
-import { parseMaxRuntimeSec, type ServerConfig } from './config.js';
+import { parseMaxRuntimeSec } from '../plan/index.js';
+import type { ServerConfig } from './config.js';
 
 export interface LambdaResult {
   statusCode: number;

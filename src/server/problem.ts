@@ -69,6 +69,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   EINVALID_PLAN: { status: 422, title: 'Options cannot run together' },
   ETARGET: { status: 422, title: 'Target cannot be used' },
   EUNSAFE_TARGET: { status: 403, title: 'Target must not be written' },
+  ELIMIT_EXCEEDED: { status: 422, title: 'Run exceeds a limit' },
   ECANCELLED: { status: 409, title: 'Run was cancelled' },
   ENATIVE: { status: 500, title: 'Engine failure' },
 };

@@ -3,8 +3,7 @@
  * event about once a second (and for a suite, a test event as each test and loop starts), and
  * the final status with fio's JSON and the outcome of the run's assertions.
  */
-import { evaluateAssertions, withAssertions } from '../gates/index.js';
-import { runParsed } from '../run/run-jobs.js';
+import { runPlan } from '../run/run-jobs.js';
 import type { FioResult } from '../report/index.js';
 import { runPrepared, type SuiteRunOptions } from '../suites/index.js';
 import { filesToCreate, removeCreatedFiles } from './created-files.js';
@@ -67,14 +66,12 @@ function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSigna
 }
 
 /**
- * Through the library: a suite test by test (runPrepared judges its assertions), a spec in one
- * go. Either way the outcomes land under volbench.assertions, as the CLI writes them.
+ * Through the library, which judges the assertions: a suite test by test (each planned again
+ * under the admission's rules as it starts), a spec as admitted.
  */
-async function runAdmitted(admitted: AdmittedRun, options: SuiteRunOptions): Promise<FioResult> {
-  if (admitted.prepared !== null) return runPrepared(admitted.prepared, options);
-  const result = await runParsed(admitted.parsed, options);
-  if (admitted.assertions.length === 0) return result;
-  return withAssertions(result, evaluateAssertions(result, admitted.assertions));
+async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions): Promise<FioResult> {
+  if (admitted.prepared !== null) return runPrepared(admitted.prepared, { ...admitted.planOptions, ...control });
+  return runPlan(admitted.plan, control);
 }
 
 /** Progress and test events of a running run; a suite's progress names its current test. */
@@ -101,7 +98,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   let result: FioResult | null = null;
   let thrown: unknown = null;
   try {
-    result = await runAdmitted(admitted, { cwd: admitted.cwd, signal, ...reporting(deps, run) });
+    result = await runAdmitted(admitted, { signal, ...reporting(deps, run) });
   } catch (err) {
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);

@@ -4,7 +4,7 @@
  * every check before the run is stored and returns what the executor runs.
  */
 import type { Assertion } from '../gates/index.js';
-import type { JobSpec } from '../jobspec/types.js';
+import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import type { PreparedSuite } from '../suites/index.js';
 import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
 import { specFromJobFile } from './job-file.js';
@@ -22,8 +22,6 @@ export type RunRequest =
 export interface AdmittedRun extends AdmittedSpec {
   /** The spec that runs: as submitted, or the suite's job file with its overrides. */
   spec: JobSpec;
-  /** Bound to the spec: judged on the result. */
-  assertions: Assertion[];
   /** Suite runs only: what the library's runPrepared takes. */
   prepared: PreparedSuite | null;
   /** Suite runs only: the suite as the run record shows it. */
@@ -45,19 +43,18 @@ export async function admitRequest(request: RunRequest, defaultRoot: TargetRoot 
   const field = assertField(request);
   // Parsed first: a malformed assertion is refused without looking at any path.
   const assertions = parseRunAssertions(request.asserts, field);
+  const bind = (spec: ParsedSpec): Assertion[] => bindRunAssertions(spec, assertions, field);
   const base = defaultRoot ?? ctx.roots[0];
   if (request.kind === 'spec') {
-    const admitted = await admitSpec(request.spec, base, ctx);
-    const bound = bindRunAssertions(admitted.parsed, assertions, field);
-    return { ...admitted, spec: request.spec, assertions: bound, prepared: null, suite: null };
+    const admitted = await admitSpec(request.spec, base, ctx, { bind });
+    return { ...admitted, spec: request.spec, prepared: null, suite: null };
   }
-  const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx);
-  const bound = bindRunAssertions(admitted.parsed, assertions, field);
+  const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx, bind);
+  const { plan } = admitted;
   return {
     ...admitted,
     spec,
-    assertions: bound,
-    prepared: { suite, parsed: admitted.parsed, loops, assertions: bound },
+    prepared: { suite, parsed: plan.spec, loops, assertions: plan.assertions },
     suite: suiteView(request.suite, loops),
   };
 }

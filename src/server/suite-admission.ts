@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { VolbenchError } from '../errors.js';
 import type { JobSpec } from '../jobspec/types.js';
 import { applyOverrides, loadSuite, type Suite, type SuiteOverrides } from '../suites/index.js';
-import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
+import { admitSpec, type AdmissionContext, type AdmitOptions, type AdmittedSpec } from './admission.js';
 import { authorizePath, checkPathText } from './path-policy.js';
 import { HttpProblem } from './problem.js';
 import type { TargetRoot } from './roots.js';
@@ -78,21 +78,35 @@ function inRequestTerms(err: unknown, suite: string): unknown {
   return err;
 }
 
-/** Admits `request`; runs without a target go to `base` (?target=, else the first root). */
-export async function admitSuite(request: SuiteRunRequest, base: TargetRoot, ctx: AdmissionContext): Promise<AdmittedSuite> {
+/**
+ * Admits `request`; runs without a target go to `base` (?target=, else the first root). A
+ * problem with the request's assertions (`bind`) is told as it is: it names `assert[i]` already.
+ */
+export async function admitSuite(
+  request: SuiteRunRequest, base: TargetRoot, ctx: AdmissionContext, bind?: AdmitOptions['bind'],
+): Promise<AdmittedSuite> {
   const suite = loadSuite(request.suite);
   const overrides: SuiteOverrides = {
     ...targetOf(request, base),
     ...(request.runtime === undefined ? {} : { runtime: request.runtime }),
     ...(request.size === undefined ? {} : { size: request.size }),
   };
+  let bindError: unknown;
+  const told: AdmitOptions['bind'] = bind && ((spec) => {
+    try {
+      return bind(spec);
+    } catch (err) {
+      bindError = err;
+      throw err;
+    }
+  });
   try {
     await checkTarget(overrides, ctx);
     const spec = applyOverrides(suite, overrides);
     const loops = request.loops ?? suite.loops;
-    const admitted = await admitSpec(spec, base, ctx, loops);
+    const admitted = await admitSpec(spec, base, ctx, { repeats: loops, bind: told });
     return { ...admitted, suite, spec, loops };
   } catch (err) {
-    throw inRequestTerms(err, suite.name);
+    throw err === bindError ? err : inRequestTerms(err, suite.name);
   }
 }

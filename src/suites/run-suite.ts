@@ -9,8 +9,9 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
-import { bindAssertions, evaluateAssertions, parseAssertion, withAssertions, type Assertion } from '../gates/index.js';
-import { planRun, startsStage } from '../plan/index.js';
+import { engineSpec } from '../engine/engines.js';
+import { judged, type Assertion } from '../gates/index.js';
+import { planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
@@ -34,15 +35,14 @@ export interface SuiteTestEvent {
 export interface SuiteRunOptions extends SuiteOverrides, RunJobsOptions {
   /** Runs of each test, the best kept (default: the suite's, 5 for kdiskmark, else 1). */
   loops?: number;
-  /** Judged on the result and recorded under volbench.assertions; checked before any I/O. */
-  assertions?: ReadonlyArray<Assertion | string>;
   /** Called as each run starts. */
   onTest?: (event: SuiteTestEvent) => void;
 }
 
-/** A suite ready to run: overrides applied, spec parsed, assertions bound. */
+/** A suite ready to run: overrides applied, spec parsed (with the caller's limits), assertions bound. */
 export interface PreparedSuite {
   suite: Suite;
+  /** The suite's spec as it runs (planRun's effective spec). */
   parsed: ParsedSpec;
   loops: number;
   assertions: Assertion[];
@@ -59,30 +59,24 @@ function loopCount(suite: Suite, loops: number | undefined): number {
   return n;
 }
 
-/** Loads the suite and makes every check that needs no I/O; throws VolbenchError. */
+/**
+ * Loads the suite and makes every check before any I/O; throws VolbenchError. The plan stage
+ * checks every test's target (exists, fits, aligned, may be written) and the caller's limits
+ * over all tests and loops up front, so a bad last test is refused before the first one runs.
+ */
 export async function prepareSuite(name: string, options: SuiteRunOptions = {}): Promise<PreparedSuite> {
   const suite = loadSuite(name);
   const loops = loopCount(suite, options.loops);
-  const assertions = (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a));
-  const parsed = parseSpec(applyOverrides(suite, options));
-  const bound = bindAssertions(parsed, assertions);
-  // The plan stage checks every test's target (exists, fits, aligned, may be written) up front,
-  // so a bad last test is refused before the first one runs.
-  await planRun(parsed, { cwd: options.cwd });
-  return { suite, parsed, loops, assertions: bound };
+  const plan = await planRun(parseSpec(applyOverrides(suite, options)), { ...options, repeats: loops });
+  return { suite, parsed: plan.spec, loops, assertions: plan.assertions };
 }
 
-/** The suite's tests: runs of jobs up to the next stonewall, with their first group id. */
+/** The suite's tests: its stages (runs of jobs up to the next stonewall), with their first group id. */
 export function suiteTests(parsed: ParsedSpec): Array<{ jobs: ParsedJob[]; firstGroupid: number }> {
-  const tests: Array<{ jobs: ParsedJob[]; firstGroupid: number }> = [];
-  let groupid = 0;
-  parsed.jobs.forEach((job, i) => {
-    const o = job.options;
-    if (i > 0 && (o.stonewall || o.new_group)) groupid++;
-    if (i === 0 || startsStage(o, i)) tests.push({ jobs: [], firstGroupid: groupid });
-    tests[tests.length - 1].jobs.push(job);
-  });
-  return tests;
+  return stagesOf(parsed.jobs.map((j) => j.options)).map(({ members }) => ({
+    jobs: members.map(({ index }) => parsed.jobs[index]),
+    firstGroupid: members[0].groupid,
+  }));
 }
 
 /**
@@ -99,7 +93,7 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
 /** The files these jobs' unlink asks for, removed here when their last loop (testSpec) never ran. */
 function unlinkCutShort(jobs: ParsedJob[], cwd: string): void {
   for (const { options: o } of jobs) {
-    if (!o.unlink || o.ioengine === 'null') continue;
+    if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) continue;
     for (let instance = 0; instance < o.numjobs; instance++) {
       const path = instancePath(o, instance, cwd);
       if (existsSync(path) && statSync(path).isFile()) rmSync(path, { force: true });
@@ -116,6 +110,9 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   const { suite, parsed, loops } = prepared;
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the run was cancelled before it started');
   const tests = suiteTests(parsed);
+  // Each test is planned again as it starts, under the same rules; the limits and assertions
+  // were applied to the whole suite when it was prepared.
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined };
   const done: TestRuns[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
@@ -129,7 +126,7 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
         const jobs = test.jobs.map((j) => j.options.name);
         options.onTest?.({ suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops });
         const started = Date.now();
-        const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), options);
+        const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), perTest);
         runs.push({ result, durationMs: Date.now() - started });
         if (interrupted(result)) break;
       }
@@ -140,9 +137,7 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   } finally {
     if (stoppedIn !== null) unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), options.cwd ?? process.cwd());
   }
-  const result = mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops });
-  if (prepared.assertions.length === 0) return result;
-  return withAssertions(result, evaluateAssertions(result, prepared.assertions));
+  return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
 }
 
 /**

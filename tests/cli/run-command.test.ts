@@ -118,3 +118,36 @@ describe('volbench run', () => {
     expect(doc.jobs[0].read.io_bytes).toBeGreaterThan(0);
   });
 });
+
+describe('volbench run limits (--max-runtime, --max-size), as the service applies them', () => {
+  it('refuses a run longer than --max-runtime with exit 2 naming the runtime, before any I/O', async () => {
+    const path = scratch.path('toolong.dat');
+    const out = await volbench([
+      'run', '--name=long', `--filename=${path}`, '--size=1m', '--rw=randread', '--time_based', '--runtime=5s', '--max-runtime=2s',
+    ]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('job long would run 5s, over the limit of 2s [jobs[0].runtime]');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('gives a size-based job the budget as its runtime, so it stops in time', async () => {
+    const out = await volbench([
+      'run', '--name=slow', `--filename=${scratch.path('slow.dat')}`, '--size=8m', '--rw=read', '--bs=4k', '--rate=1m',
+      '--max-runtime=1', '--output-format=json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    // At 1 MiB/s the 8 MiB would take 8 s; the budget of 1 s moves about 1 MiB.
+    const bytes = JSON.parse(out.stdout).jobs[0].read.io_bytes;
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(3 * 1024 * 1024);
+  });
+
+  it('refuses a run addressing more than --max-size with exit 2 naming the size', async () => {
+    const out = await volbench(['run', '--name=big', `--filename=${scratch.path('big.dat')}`, '--size=2m', '--rw=write', '--max-size=1m']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('over the limit of 1048576 [jobs[0].size]');
+    const bad = await volbench(['run', '--name=x', '--size=1m', '--max-size=lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('[--max-size]');
+  });
+});

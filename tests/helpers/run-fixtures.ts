@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
+import { AUTO_ENGINES, ENGINE_NAMES, type EngineName } from '../../src/engine/engines.js';
 import { VolbenchError, availableEngines, runJobs } from '../../src/index.js';
 import type { FioDirStats, FioJob, FioResult } from '../../src/report/fio-result.js';
 import type { JobSpec, RawOptionValue } from '../../src/jobspec/types.js';
@@ -14,10 +15,9 @@ import type { JobSpec, RawOptionValue } from '../../src/jobspec/types.js';
 export const KiB = 1024;
 export const MiB = 1024 * 1024;
 
-export type EngineName = 'io_uring' | 'libaio' | 'psync' | 'sync' | 'null';
-export const ALL_ENGINES: readonly EngineName[] = ['io_uring', 'libaio', 'psync', 'sync', 'null'];
-/** The engines volbench tries, in order, when ioengine is unset. */
-export const AUTO_ENGINES: readonly EngineName[] = ['io_uring', 'libaio', 'psync'];
+export type { EngineName };
+export { AUTO_ENGINES };
+export const ALL_ENGINES: readonly EngineName[] = ENGINE_NAMES;
 
 let engines: EngineName[] | undefined;
 

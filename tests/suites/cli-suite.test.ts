@@ -53,6 +53,16 @@ describe('volbench suite', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
+  it('counts every test and loop against --max-runtime, as the service does', async () => {
+    const directory = scratch.path('budget');
+    mkdirSync(directory);
+    // kdiskmark: 8 tests of 2 s, 5 loops: 80 s in all.
+    const out = await volbench(['suite', 'kdiskmark', '--directory', directory, '--size=4m', '--runtime=2', '--max-runtime=60s']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('(the run: 80s over 5 loops), over the limit of 60s');
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
   it('exits 2 before any I/O on a malformed assertion or an unknown job, creating no file', async () => {
     const directory = scratch.path('refused');
     mkdirSync(directory);

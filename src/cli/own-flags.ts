@@ -1,0 +1,76 @@
+/**
+ * The flags `run` and `suite` share that fio lacks: the gates (--assert EXPR, repeatable,
+ * --junit FILE, --github) and the limits the service also applies (--max-runtime TIME,
+ * --max-size SIZE). They are taken out of the argument list before fio's flags are parsed.
+ */
+import { VolbenchError } from '../errors.js';
+import { parseSize } from '../jobspec/index.js';
+import { parseMaxRuntimeSec, type RunLimits } from '../plan/index.js';
+
+export interface GateArgs {
+  asserts: string[];
+  junit?: string;
+  github: boolean;
+}
+
+export interface OwnFlags extends GateArgs {
+  limits: RunLimits;
+  /** The arguments that are none of these, in order. */
+  rest: string[];
+}
+
+export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
+  --junit FILE, --github             gate reports: JUnit XML, GitHub Actions annotations
+  --max-runtime TIME                 refuse a run longer than TIME in all (stages one after
+                                     another, a suite's tests times its loops); jobs without a
+                                     runtime get what is left as theirs
+  --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
+`;
+
+const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size']);
+
+/** `--name value` or `--name=value`: the value and how many arguments it took (1 or 2). */
+export function flagValue(argv: readonly string[], i: number, name: string): [string, number] {
+  const arg = argv[i];
+  const prefix = `--${name}=`;
+  if (arg.startsWith(prefix)) return [arg.slice(prefix.length), 1];
+  const next = argv[i + 1];
+  if (next === undefined) throw new VolbenchError('EINVALID_ARGS', `--${name} needs a value`, { field: `--${name}` });
+  return [next, 2];
+}
+
+/** The flag name of `--name` / `--name=value`, or null for anything else. */
+export function flagName(arg: string): string | null {
+  const m = /^--([a-z_-]+)(?:=|$)/.exec(arg);
+  return m ? m[1] : null;
+}
+
+function setValue(out: OwnFlags, name: string, value: string): void {
+  if (name === 'assert') out.asserts.push(value);
+  else if (name === 'junit') out.junit = value;
+  else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
+  else out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
+}
+
+export function extractOwnFlags(argv: readonly string[]): OwnFlags {
+  const out: OwnFlags = { asserts: [], github: false, limits: {}, rest: [] };
+  for (let i = 0; i < argv.length; ) {
+    const name = flagName(argv[i]);
+    if (argv[i] === '--') {
+      out.rest.push(...argv.slice(i));
+      break;
+    }
+    if (name === 'github' && argv[i] === '--github') {
+      out.github = true;
+      i++;
+    } else if (name !== null && VALUE_FLAGS.has(name)) {
+      const [value, used] = flagValue(argv, i, name);
+      setValue(out, name, value);
+      i += used;
+    } else {
+      out.rest.push(argv[i]);
+      i++;
+    }
+  }
+  return out;
+}
