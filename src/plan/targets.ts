@@ -6,7 +6,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
@@ -18,11 +18,15 @@ import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from '../target/index.js';
 
-/** fio's default file name when a job gives no filename: `<jobname>.<instance>.0`. */
+/**
+ * An instance's target path, as fio names it: `filename` (fio's default when none is given:
+ * `<jobname>.<instance>.0`) inside `directory` when one is given, even an absolute filename
+ * (fio joins them: /tmp/A and /tmp/B/x give /tmp/A/tmp/B/x), else as given, relative to cwd.
+ */
 export function instancePath(o: JobOptions, instance: number, cwd: string): string {
-  const dir = o.directory === undefined ? cwd : resolve(cwd, o.directory);
-  if (o.filename !== undefined) return isAbsolute(o.filename) ? o.filename : resolve(dir, o.filename);
-  return resolve(dir, `${o.name}.${instance}.0`);
+  const name = o.filename ?? `${o.name}.${instance}.0`;
+  if (o.directory !== undefined) return join(resolve(cwd, o.directory), name);
+  return isAbsolute(name) ? name : resolve(cwd, name);
 }
 
 /** `name` is the option (size, offset, ...); `field` its path in the spec, for the error. */
