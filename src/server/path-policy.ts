@@ -4,7 +4,10 @@
  * will open it (every symlink followed, `realpath` of the longest existing prefix) and must land
  * under a target root. Block devices are usable only through a root that names the device.
  */
+import { constants as osConstants } from 'node:os';
 import { isAbsolute } from 'node:path';
+
+import { VolbenchError } from '../errors.js';
 
 import { resolveTarget } from '../target/index.js';
 import { HttpProblem } from './problem.js';
@@ -31,8 +34,12 @@ export interface AuthorizedPath {
   isRegularFile: boolean;
 }
 
+/**
+ * Names the path as given, never where it resolves: a resolution outside every root is nobody's
+ * business (a symlink to /proc/self/fd/N would tell where the store's files are).
+ */
 function outsideRoots(path: string, resolved: string, field: string, roots: TargetRoot[]): HttpProblem {
-  return pathOutsideRoots(resolved === path ? path : `${path} (resolves to ${resolved})`, field, roots);
+  return pathOutsideRoots(resolved === path ? path : `${path} (through a symbolic link)`, field, roots);
 }
 
 /** Where runs may and may not go: the roots, minus the server's own data directory. */
@@ -46,6 +53,14 @@ function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
+function unresolvable(path: string, field: string, err: unknown): VolbenchError {
+  const e = err as VolbenchError;
+  const reason = e.errno === osConstants.errno.ENOTDIR ? 'a component of the path is not a directory'
+    : e.errno === osConstants.errno.EACCES ? 'permission denied'
+      : e.errno === osConstants.errno.ELOOP ? 'too many levels of symbolic links' : 'it cannot be resolved';
+  return new VolbenchError('ETARGET', `${path} cannot be used: ${reason}`, { field, path, ...(e.errno === undefined ? {} : { errno: e.errno }) });
+}
+
 /** Resolves `path` and returns the root it falls under, or throws 403 naming the path. */
 export async function authorizePath(path: string, field: string, { roots, reserved }: PathScope): Promise<AuthorizedPath> {
   let target;
@@ -53,9 +68,10 @@ export async function authorizePath(path: string, field: string, { roots, reserv
     target = await resolveTarget(path);
   } catch (err) {
     // A path that cannot even be resolved says nothing about where it points: refuse it as
-    // outside unless its text is under a root, where the library's own message is useful.
+    // outside unless its text is under a root. Either way the answer names the path as given
+    // only: where its resolution failed may be outside every root.
     if (rootContaining(roots, path) === null) throw outsideRoots(path, path, field, roots);
-    throw err;
+    throw unresolvable(path, field, err);
   }
   const root = rootContaining(roots, target.resolvedPath);
   if (root === null) throw outsideRoots(path, target.resolvedPath, field, roots);

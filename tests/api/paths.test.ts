@@ -5,7 +5,7 @@
  * server allows it. The server's own data directory is off limits even inside a root.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,13 +64,32 @@ describe('resolved paths', () => {
     expect(existsSync(`${outside}/f`)).toBe(false);
   });
 
-  it('refuses a symlink inside the root that points outside (403), naming where it resolves', async () => {
+  it('refuses a symlink inside the root that points outside (403), without saying where it resolves', async () => {
     symlinkSync(outside, join(server.root, 'escape'));
     const body = await refused(job({ directory: join(server.root, 'escape') }), 403, 'jobs[0].directory');
-    expect(body.detail).toContain(`resolves to ${outside}`);
+    expect(body.detail).toContain(`${join(server.root, 'escape')} (through a symbolic link) is not under a target root`);
+    expect(body.detail).not.toContain(outside);
     symlinkSync(join(outside, 'not-yet'), join(server.root, 'dangling'));
     await refused(job({ filename: join(server.root, 'dangling') }), 403, 'jobs[0].filename');
     expect(existsSync(join(outside, 'not-yet'))).toBe(false);
+  });
+
+  it("never echoes where an outside path resolves: /proc/self/fd/N would tell the store's path", async () => {
+    // The service holds its database open; one of its fds resolves into the data dir.
+    const body = await refused(job({ filename: '/proc/self/fd/20' }), 403, 'jobs[0].filename');
+    expect(body.detail).not.toContain(server.dataDir);
+    expect(body.detail).not.toMatch(/resolves to/);
+    // A symlink inside the root whose resolution fails outside: the reason, not the place.
+    const elsewhere = mkdtempSync(join('/dev/shm', `volbench-api-elsewhere-${process.pid}-`));
+    try {
+      symlinkSync(join(elsewhere, 'file-not-dir', 'x'), join(server.root, 'broken'));
+      writeFileSync(join(elsewhere, 'file-not-dir'), '');
+      const broken = await refused(job({ filename: join(server.root, 'broken') }), 422, 'jobs[0].filename');
+      expect(broken.detail).toContain('a component of the path is not a directory');
+      expect(broken.detail).not.toContain(elsewhere);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('refuses a job name that makes a file outside the root through a symlinked directory', async () => {
@@ -188,7 +207,7 @@ describe.skipIf(loopSkip !== null)(`block devices${loopSkip ? `: skipped, ${loop
       const res = await devices.client.submit(rawJob(link, 'randread'));
       expect(res.status).toBe(403);
       expect(res.body.type).toBe('urn:volbench:problem:path-outside-roots');
-      expect(res.body.detail).toContain(`resolves to ${stray.device}`);
+      expect(res.body.detail).not.toContain(stray.device);
     } finally {
       stray.release();
     }
