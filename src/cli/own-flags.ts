@@ -25,9 +25,11 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
                                      another, a suite's tests times its loops); jobs without a
                                      runtime get what is left as theirs
   --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
+  --max-memory SIZE                  refuse a run whose I/O buffers (bs × iodepth × numjobs)
+                                     take more than SIZE in all
 `;
 
-const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size']);
+const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory']);
 
 /** `--name value` or `--name=value`: the value and how many arguments it took (1 or 2). */
 export function flagValue(argv: readonly string[], i: number, name: string): [string, number] {
@@ -49,7 +51,8 @@ function setValue(out: OwnFlags, name: string, value: string): void {
   if (name === 'assert') out.asserts.push(value);
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
-  else out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
+  else if (name === 'max-size') out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
+  else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 
 export function extractOwnFlags(argv: readonly string[]): OwnFlags {

@@ -23,6 +23,8 @@ export const SERVE_USAGE = `volbench serve [options]
   --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
+  --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
+                              0 for no limit (default a quarter of RAM)
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
 `;
 
@@ -37,6 +39,7 @@ const OPTIONS = {
   'queue-limit': { type: 'string' },
   'max-runtime': { type: 'string' },
   'max-size': { type: 'string' },
+  'max-memory': { type: 'string' },
   'keep-runs': { type: 'string' },
 } as const;
 
@@ -73,6 +76,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     queueLimit: count('queue-limit', values['queue-limit'], 0),
     maxRuntimeSec: maxRuntime === undefined ? undefined : parseMaxRuntimeSec(maxRuntime, '--max-runtime'),
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
+    maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };

@@ -19,6 +19,11 @@ export interface RunLimits {
   maxSizeBytes?: number;
   /** Most job instances (numjobs summed over the jobs). */
   maxInstances?: number;
+  /**
+   * Most memory the run's engine may take, in bytes: the I/O buffers (bs × iodepth per
+   * instance) and each instance's fixed share (histograms, rings, log buffers).
+   */
+  maxMemoryBytes?: number;
 }
 
 const NS_PER_S = 1e9;
@@ -102,6 +107,25 @@ export function withRuntimeBudget(spec: ParsedSpec, maxSec: number, repeats = 1)
     ...spec,
     jobs: spec.jobs.map((job, i) => (runtimes.has(i) ? { ...job, options: { ...job.options, runtime_ns: runtimes.get(i)! } } : job)),
   };
+}
+
+/** The memory one job needs, and what its size comes from, for the message that refuses it. */
+export interface JobMemory {
+  bytes: number;
+  /** e.g. "bs 64m × iodepth 8 × numjobs 2". */
+  why: string;
+}
+
+/** Refuses a run whose jobs need more than `maxBytes` of memory in all; `needs` per job. */
+export function checkRunMemory(spec: ParsedSpec, needs: readonly JobMemory[], maxBytes: number): void {
+  const total = needs.reduce((sum, n) => sum + n.bytes, 0);
+  if (maxBytes <= 0 || total <= maxBytes) return;
+  const worst = needs.reduce((a, n, i) => (n.bytes > needs[a].bytes ? i : a), 0);
+  const o = spec.jobs[worst].options;
+  const field = optionField(spec.jobs[worst], worst, o.iodepth > 1 ? 'iodepth' : 'bs');
+  throw limitError(field,
+    `the run needs ${total} bytes of memory, over the limit of ${maxBytes}; job ${o.name} takes ${needs[worst].bytes} (${needs[worst].why})`,
+    `bs × iodepth × numjobs adding up to at most ${maxBytes} bytes per run (--max-memory)`);
 }
 
 /** Refuses a run whose instances address more than `maxBytes` in all; `regions` per job. */

@@ -161,6 +161,23 @@ export function nativePlan(
   };
 }
 
+/**
+ * Memory one instance of a job takes in the engine: its I/O buffers (the largest block size
+ * rounded to a page, times iodepth: the engine allocates them so) and a fixed share for its
+ * histograms, counters, ring and log buffers.
+ */
+export function instanceMemoryBytes(o: JobOptions): number {
+  const maxBs = Math.max(...blockSizes(o).flat().map((e) => e.bs));
+  const unit = Math.ceil(maxBs / 4096) * 4096;
+  const logs = (o.write_bw_log ? 1 : 0) + (o.write_iops_log ? 1 : 0) + (o.write_lat_log ? 3 : 0);
+  return unit * o.iodepth + INSTANCE_FIXED_BYTES + logs * LOG_BUFFER_BYTES;
+}
+
+/** Histograms (up to 11 of 1,856 counters), series, ring and the rest of an instance. */
+const INSTANCE_FIXED_BYTES = 512 * 1024;
+/** A log's stdio buffer (native/log_writer.h). */
+const LOG_BUFFER_BYTES = 256 * 1024;
+
 function ioSizeFromPercent(o: JobOptions, regionBytes: number): number {
   if (o.io_size && 'percent' in o.io_size) {
     const minBs = Math.min(...blockSizes(o).flat().map((e) => e.bs));

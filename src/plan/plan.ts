@@ -10,9 +10,9 @@ import { bindAssertions, parseAssertion, type Assertion } from '../gates/index.j
 import { MAX_INSTANCES } from '../jobspec/options.js';
 import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
 import { directionsUsed } from '../jobspec/directions.js';
-import { engineSpec, enginesFor } from '../engine/engines.js';
-import { checkInstanceCount, checkRunSize, withRuntimeBudget, type RunLimits } from './limits.js';
-import { blockSizes, logPaths, nativePlan } from './native-plan.js';
+import { enginesFor } from '../engine/engines.js';
+import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, type JobMemory, type RunLimits } from './limits.js';
+import { blockSizes, instanceMemoryBytes, logPaths, nativePlan } from './native-plan.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
 
@@ -112,23 +112,32 @@ export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): Pars
 
 /**
  * The spec as it will run under `options`: the default target and the runtime budget applied,
- * the instance counts checked. planRun starts from this; a caller that checks paths itself
- * before any is probed (the service) checks this spec's.
+ * the instance count and memory checked. planRun starts from this; a caller that checks paths
+ * itself before any is probed (the service) checks this spec's.
  */
 export function effectiveSpec(spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats'> = {}): ParsedSpec {
   const { defaultTarget, limits = {}, repeats = 1 } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
+  if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes);
   const targeted = defaultTarget ? withDefaultTarget(spec, defaultTarget) : spec;
   return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);
 }
 
-/** Bytes each job addresses, for --max-size: engines that touch no target address nothing. */
+/**
+ * Bytes each job addresses, for --max-size. The null engine's jobs count too, though they touch
+ * nothing: their size is the work they do, and a limit that skips them bounds nothing.
+ */
 function addressedBytes(jobs: readonly PlannedJob[]): number[] {
-  return jobs.map((job) => {
-    if (!engineSpec(job.options.ioengine).touchesTarget) return 0;
-    return job.instances.reduce((sum, p) => sum + Math.max(p.regionBytes, p.layoutBytes), 0);
-  });
+  return jobs.map((job) => job.instances.reduce((sum, p) => sum + Math.max(p.regionBytes, p.layoutBytes), 0));
+}
+
+/** What each job's instances take in the engine: checked before any target is looked at. */
+function memoryNeeds(spec: ParsedSpec): JobMemory[] {
+  return spec.jobs.map(({ options: o }) => ({
+    bytes: instanceMemoryBytes(o) * o.numjobs,
+    why: `bs ${Math.max(...blockSizes(o).flat().map((e) => e.bs))} × iodepth ${o.iodepth} × numjobs ${o.numjobs}`,
+  }));
 }
 
 export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {

@@ -106,12 +106,19 @@ async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<string[]>
   return [...new Set(files)];
 }
 
+/**
+ * The devices the run's jobs work on. A job whose engine touches no device (null) takes the
+ * engine's own key instead: such runs burn CPU, so they queue one at a time like any other.
+ */
 async function queueKeys(plan: RunPlan): Promise<string[]> {
   const touching = plan.jobs.filter((j) => engineSpec(j.options.ioengine).touchesTarget);
   const paths = new Set(touching.flatMap((j) => j.instances.map((p) => p.path)));
   const keys = await Promise.all([...paths].map(queueKeyOf));
+  if (touching.length < plan.jobs.length) keys.push(ENGINE_ONLY_KEY);
   return [...new Set(keys)].sort();
 }
+
+const ENGINE_ONLY_KEY = 'engine:null';
 
 /** The library's rules as this service sets them, for a run whose default target is `base`. */
 function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats: number): PlanOptions {
@@ -121,7 +128,10 @@ function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats: number
   return {
     cwd,
     defaultTarget: base.kind === 'directory' ? { directory: base.realPath } : { filename: base.realPath },
-    limits: { maxRuntimeSec: limits.maxRuntimeSec, maxSizeBytes: limits.maxSizeBytes, maxInstances: limits.maxInstances },
+    limits: {
+      maxRuntimeSec: limits.maxRuntimeSec, maxSizeBytes: limits.maxSizeBytes, maxInstances: limits.maxInstances,
+      maxMemoryBytes: limits.maxMemoryBytes,
+    },
     repeats,
     // Decided by the root alone, whatever the spec's allow_block_write says.
     allowBlockWrite: (device) => writable.has(device),

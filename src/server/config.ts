@@ -3,7 +3,7 @@
  * tests share. Limits are per run, in the units their names say.
  */
 import { join } from 'node:path';
-import { homedir } from 'node:os';
+import { homedir, totalmem } from 'node:os';
 
 
 export interface ServerConfig {
@@ -25,6 +25,8 @@ export interface ServerConfig {
   maxSizeBytes?: number;
   /** Most job instances (threads) in one run. */
   maxInstances?: number;
+  /** Most memory one run's engine may take (I/O buffers: bs × iodepth × numjobs), 0 for no limit. */
+  maxMemoryBytes?: number;
   /** Finished runs kept in the store; older ones are deleted. */
   keepRuns?: number;
   /** Largest request body. */
@@ -43,13 +45,15 @@ export const DEFAULTS = {
   maxRuntimeSec: 600,
   maxSizeBytes: 64 * 1024 ** 3,
   maxInstances: 64,
+  /** A quarter of the machine's memory. */
+  maxMemoryBytes: Math.floor(totalmem() / 4),
   keepRuns: 1000,
   bodyLimitBytes: 1024 * 1024,
   maxWaitSec: 3600,
 } as const;
 
 export type Limits = Required<Pick<ServerConfig,
-  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
+  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
 
 export function limitsOf(config: ServerConfig): Limits {
   return {
@@ -58,6 +62,7 @@ export function limitsOf(config: ServerConfig): Limits {
     maxRuntimeSec: config.maxRuntimeSec ?? DEFAULTS.maxRuntimeSec,
     maxSizeBytes: config.maxSizeBytes ?? DEFAULTS.maxSizeBytes,
     maxInstances: config.maxInstances ?? DEFAULTS.maxInstances,
+    maxMemoryBytes: config.maxMemoryBytes ?? DEFAULTS.maxMemoryBytes,
     keepRuns: config.keepRuns ?? DEFAULTS.keepRuns,
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     maxWaitSec: config.maxWaitSec ?? DEFAULTS.maxWaitSec,

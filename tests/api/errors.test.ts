@@ -115,6 +115,37 @@ describe('server limits', () => {
     expect(body).toMatchObject({ type: 'urn:volbench:problem:limit-exceeded', field: 'jobs[0].numjobs' });
   });
 
+  it('a run whose I/O buffers exceed --max-memory is 422 naming iodepth, before anything is stored', async () => {
+    // bs × iodepth × numjobs: 64 MiB × 32 × 4 = 8 GiB of buffers, once accepted with 202.
+    const spec = { jobs: [{ name: 'huge', rw: 'randread', bs: '64m', iodepth: 32, numjobs: 4, size: '64m', ioengine: 'null', runtime: '1s' }] };
+    const small = await startServer({ maxMemoryBytes: 64 * 1024 * 1024 });
+    try {
+      const res = await small.client.submit(spec);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ type: 'urn:volbench:problem:limit-exceeded', field: 'jobs[0].iodepth' });
+      expect(res.body.detail).toContain('bs 67108864 × iodepth 32 × numjobs 4');
+      expect((await small.client.request('GET', '/v1/runs')).body.runs).toEqual([]);
+    } finally {
+      await small.close();
+    }
+    // The default is a quarter of the machine's memory; 8 GiB of buffers is over it on most.
+    const byDefault = await server.client.submit({ jobs: [{ ...spec.jobs[0], numjobs: 4, bs: '256m' }] });
+    expect(byDefault.status).toBe(422);
+  });
+
+  it('null-engine runs count against --max-size and queue one at a time', async () => {
+    const big = await problem(await server.client.submit({ jobs: [{ name: 'n', rw: 'read', size: '65m', ioengine: 'null' }] }), 422);
+    expect(big).toMatchObject({ type: 'urn:volbench:problem:limit-exceeded', field: 'jobs[0].size' });
+    const busy = { jobs: [{ name: 'n', rw: 'randread', size: '1m', ioengine: 'null', time_based: 1, runtime: '1500ms' }] };
+    const first = await server.client.submit(busy);
+    await server.client.waitForStatus(first.body.id, 'running');
+    const second = await server.client.submit(busy);
+    expect(second.body.status).toBe('queued');
+    expect((await server.client.request('GET', `/v1/runs/${second.body.id}`)).body.status).toBe('queued');
+    expect((await server.client.waitForEnd(first.body.id)).status).toBe('finished');
+    expect((await server.client.waitForEnd(second.body.id)).status).toBe('finished');
+  });
+
   it('?target= must name a root', async () => {
     const body = await problem(await server.client.submit(randreadSpec(), '?target=%2Ftmp'), 400);
     expect(body.field).toBe('query.target');

@@ -68,8 +68,16 @@ describe('planRun rules', () => {
     expect(big).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'jobs[0].size' });
     const many = await volbenchError(plan({ jobs: [read({ numjobs: 3, filename: scratch.path('many.dat') })] }, { limits: { maxInstances: 2 } }));
     expect(many).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'jobs[0].numjobs' });
-    // The null engine addresses nothing.
-    await expect(plan({ jobs: [read({ ioengine: 'null', size: '2m' })] }, { limits: { maxSizeBytes: MiB } })).resolves.toBeDefined();
+    // The null engine's size is the work it does: it counts too.
+    const idle = await volbenchError(plan({ jobs: [read({ ioengine: 'null', size: '2m' })] }, { limits: { maxSizeBytes: MiB } }));
+    expect(idle).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'jobs[0].size' });
+  });
+
+  it('refuses a run whose I/O buffers need more than maxMemoryBytes, before looking at any target', async () => {
+    const spec: JobSpec = { jobs: [read({ bs: '1m', iodepth: 16, numjobs: 2, filename: '/nonexistent/dir/x' })] };
+    const err = await volbenchError(plan(spec, { limits: { maxMemoryBytes: 16 * MiB } }));
+    expect(err).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'jobs[0].iodepth' });
+    expect(err.message).toContain('bs 1048576 × iodepth 16 × numjobs 2');
   });
 
   it('binds assertions before any I/O and judges them on the result', async () => {
