@@ -16,7 +16,7 @@ import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
-import { assertWritableBlockDevice, assertWritableFile, blockSizeFor } from '../target/index.js';
+import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage } from '../target/index.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -159,13 +159,14 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
         { field: `${field}.size`, path },
       );
     }
+    if (missing > 0 && info.exists) await refuseGrowingBackingFile(path, info.sizeBytes, layoutBytes, `${field}.size`);
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
+  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
   if (writes && info.isBlockDevice) {
-    const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(path)) : o.allow_block_write;
-    await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices);
+    await assertWritableBlockDevice(path, mayWrite(path), `${field}.allow_block_write`, ctx.heldDevices);
   }
-  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`);
+  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite);
   return {
     path,
     isBlockDevice: info.isBlockDevice,
@@ -175,6 +176,19 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     exclusive: writes && info.isBlockDevice,
     inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
   };
+}
+
+/**
+ * Laying a file out extends it, and a read job lays out too. Growing the file behind a loop
+ * device changes the device (a mounted image grew from 64 to 66 MiB under a read job), so a
+ * file that backs one is never extended, whatever the job does.
+ */
+async function refuseGrowingBackingFile(path: string, size: number, wanted: number, field: string): Promise<void> {
+  const { loopDevices } = await fileUsage(path);
+  if (loopDevices.length === 0) return;
+  throw new VolbenchError('ETARGET',
+    `${path} backs ${loopDevices.map((n) => `/dev/${n}`).join(', ')} and is ${size} bytes; the job would extend it to ${wanted}, and volbench never grows a file that backs a device`,
+    { field, path, accepted: `offset + size up to ${size}` });
 }
 
 /**

@@ -45,8 +45,12 @@ export async function fileUsage(path: string): Promise<FileUsage> {
   return { loopDevices, loopDevicesInUse, swap: await isSwapFile(id) };
 }
 
-/** Throws EUNSAFE_TARGET when writing to the file at `path` would corrupt a filesystem in use. */
-export async function assertWritableFile(path: string, field: string): Promise<void> {
+/**
+ * Throws EUNSAFE_TARGET when writing to the file at `path` would corrupt a filesystem in use, or
+ * would write a loop device that may not be written: a file that backs a device gets the
+ * device's protection (`allowDevice` says which devices may be written; none by default).
+ */
+export async function assertWritableFile(path: string, field: string, allowDevice: (devPath: string) => boolean = () => false): Promise<void> {
   const usage = await fileUsage(path);
   const name = describeTarget(await resolveTarget(path));
   if (usage.swap) {
@@ -62,6 +66,12 @@ export async function assertWritableFile(path: string, field: string): Promise<v
       `${name} backs ${devices}, which is mounted or in use; volbench never writes to a mounted device`,
       { path, field },
     );
+  }
+  const guarded = usage.loopDevices.map((n) => `/dev/${n}`).filter((dev) => !allowDevice(dev));
+  if (guarded.length > 0) {
+    throw new VolbenchError('EUNSAFE_TARGET',
+      `${name} backs ${guarded.join(', ')}; writing it writes that device, which needs allow_block_write=1 for it`,
+      { path, field, accepted: 'allow_block_write=1 (a service: a device root started with --allow-block-write)' });
   }
 }
 

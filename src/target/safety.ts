@@ -7,6 +7,7 @@
 import { VolbenchError } from '../errors.js';
 import type { SysfsBlockDevice } from './devnum.js';
 import { describeTarget, resolveTarget, sysfsOfBlockTarget, type ResolvedTarget } from './resolve.js';
+import { usedUnderneath } from './stacking.js';
 import { isInUse, usageOfDevice, type BlockDeviceUsage } from './usage.js';
 
 export type { BlockDeviceUsage } from './usage.js';
@@ -42,6 +43,12 @@ export async function assertWritableBlockDevice(
   const name = describeTarget(target);
   if (isInUse(usage)) {
     throw new VolbenchError('EUNSAFE_TARGET', inUseMessage(name, usage), { path: devPath, field });
+  }
+  const underneath = await usedUnderneath(dev);
+  if (underneath.length > 0) {
+    throw new VolbenchError('EUNSAFE_TARGET',
+      `${name} writes through ${underneath.join('; ')}, which is in use; volbench never writes to a device in use`,
+      { path: devPath, field });
   }
   if (!allowBlockWrite) {
     throw new VolbenchError(

@@ -212,4 +212,24 @@ describe.skipIf(loopSkip !== null)(`block devices${loopSkip ? `: skipped, ${loop
       stray.release();
     }
   });
+
+  it("refuses writes to a read-only device root's backing file when it sits in a directory root", async () => {
+    // The device root may not be written; its image inside the directory root was, before.
+    const image = join(devices.root, 'disk.img');
+    writeFileSync(image, Buffer.alloc(4 * MiB));
+    const loop = execFileSync('losetup', ['-f', '--show', image], { encoding: 'utf8' }).trim();
+    const guarded = await startServer({ targetRoots: [devices.root, loop] });
+    try {
+      const res = await guarded.client.submit(rawJob(image, 'randwrite'));
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'EUNSAFE_TARGET', field: 'jobs[0].filename' });
+      expect(res.body.detail).toContain(`backs ${loop}`);
+      const read = await guarded.client.submit(rawJob(image, 'randread'), '?wait=30');
+      expect(read.body.status).toBe('finished');
+    } finally {
+      await guarded.close();
+      execFileSync('losetup', ['-d', loop]);
+      rmSync(image, { force: true });
+    }
+  });
 });
