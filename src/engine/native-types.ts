@@ -23,6 +23,26 @@ export interface NativeBsSplit {
   pct: number;
 }
 
+/**
+ * A path as the engine opens it: `name` relative to the directory descriptor `dirFd`, beneath
+ * it (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). `dirFd` -1: nothing to open.
+ */
+export interface NativePathRef {
+  dirFd: number;
+  name: string;
+}
+
+/** What the target must be once opened, as planning saw it. */
+export interface NativeExpect {
+  /** new: did not exist (a file the run lays out); file: that regular file; device: that block device. */
+  kind: 'new' | 'file' | 'device';
+  /** st_dev and st_ino of an existing file, 0 otherwise. */
+  dev: bigint;
+  ino: bigint;
+  /** st_rdev of a block device, 0 otherwise. */
+  rdev: bigint;
+}
+
 /** Everything one job instance (one thread) needs, in numbers. */
 export interface NativeJobPlan {
   /** Used in error messages only. */
@@ -31,7 +51,12 @@ export interface NativeJobPlan {
   instance: number;
   /** Engines to try in order; the first that sets up runs (["io_uring", "libaio", "psync"] when unset). */
   engines: NativeEngineName[];
+  /** The target's path: for messages; the engine opens `target`. */
   path: string;
+  target: NativePathRef;
+  expect: NativeExpect;
+  /** Files the run must never open, whatever their name: [dev, ino] pairs, flattened. */
+  forbidden: bigint[];
   isBlockDevice: boolean;
   /** Open flags. */
   direct: boolean;
@@ -106,12 +131,17 @@ export interface NativeJobPlan {
   sampleWindowMs: number;
   /** Per-second time series (always on; costs nothing per I/O). */
   seriesIntervalMs: number;
-  /** Log files; empty string = not written. Paths are complete. */
+  /** Log files; empty string = not written. Paths are complete, for messages; the engine opens the refs. */
   bwLogPath: string;
   iopsLogPath: string;
   latLogPath: string;
   clatLogPath: string;
   slatLogPath: string;
+  bwLog: NativePathRef | null;
+  iopsLog: NativePathRef | null;
+  latLog: NativePathRef | null;
+  clatLog: NativePathRef | null;
+  slatLog: NativePathRef | null;
   logAvgMs: number;
   fixedBufs: boolean;
   registerFiles: boolean;

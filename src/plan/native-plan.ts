@@ -6,12 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import { engineSpec } from '../engine/engines.js';
-import type { NativeBsSplit, NativeEngineName, NativeJobPlan } from '../engine/native-types.js';
+import type { NativeBsSplit, NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
 
 export interface InstanceTarget {
   path: string;
+  /** How the engine opens it, and what it must find there. */
+  ref: NativePathRef;
+  expect: NativeExpect;
   isBlockDevice: boolean;
   regionOffset: number;
   regionBytes: number;
@@ -30,6 +33,9 @@ export interface LogPaths {
   clat: string;
   slat: string;
 }
+
+/** How the engine opens each log (null: not written). */
+export type LogRefs = { [K in keyof LogPaths]: NativePathRef | null };
 
 const RANDOM_MODES: ReadonlySet<RwMode> = new Set(['randread', 'randwrite', 'randtrim', 'randrw']);
 
@@ -77,6 +83,8 @@ export function nativePlan(
   target: InstanceTarget,
   engines: NativeEngineName[],
   logs: LogPaths,
+  logRefs: LogRefs,
+  forbidden: bigint[],
 ): NativeJobPlan {
   const used = directionsUsed(o);
   const reads = used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]);
@@ -88,6 +96,9 @@ export function nativePlan(
     instance,
     engines,
     path: target.path,
+    target: target.ref,
+    expect: target.expect,
+    forbidden,
     isBlockDevice: target.isBlockDevice,
     direct: o.direct,
     osync: o.sync,
@@ -150,6 +161,11 @@ export function nativePlan(
     latLogPath: logs.lat,
     clatLogPath: logs.clat,
     slatLogPath: logs.slat,
+    bwLog: logRefs.bw,
+    iopsLog: logRefs.iops,
+    latLog: logRefs.lat,
+    clatLog: logRefs.clat,
+    slatLog: logRefs.slat,
     logAvgMs: o.log_avg_msec,
     // Registered buffers save pinning the pages of every I/O wherever the kernel DMAs into them.
     // On an in-memory filesystem it copies instead, and Linux 6.18 punts reads into registered

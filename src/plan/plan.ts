@@ -15,6 +15,9 @@ import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, ty
 import { blockSizes, instanceMemoryBytes, logPaths, nativePlan } from './native-plan.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
+import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
+import { resolveTarget } from '../target/index.js';
+import type { LogPaths, LogRefs } from './native-plan.js';
 
 export interface PlannedJob {
   jobname: string;
@@ -38,6 +41,11 @@ export interface RunPlan {
   globalOptions?: Array<[string, string]>;
   /** Bound to the spec: judged on the result. */
   assertions: Assertion[];
+  /**
+   * Closes the directories the plan holds for the engine to open beneath. runPlan calls it when
+   * the run ends; a plan that is never run should be released by its maker. Idempotent.
+   */
+  release(): void;
 }
 
 /** Where jobs that name neither filename nor directory do their I/O. */
@@ -65,6 +73,14 @@ export interface PlanOptions {
   heldDevices?: ReadonlySet<string>;
   /** Judged on the result (`volbench.assertions`); refused before any I/O when they cannot apply. */
   assertions?: ReadonlyArray<Assertion | string>;
+  /**
+   * The only places the run may open: every target and log must be beneath a directory root or
+   * be a device root, and the engine opens it beneath the root's held descriptor. Without
+   * roots, each path is opened beneath its own directory, held from planning on.
+   */
+  roots?: readonly AnchorRoot[];
+  /** Files the run must never open under any name (a service's store): their dev and ino. */
+  forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
 }
 
 function checkJob(o: JobOptions, field: string): void {
@@ -140,11 +156,45 @@ function memoryNeeds(spec: ParsedSpec): JobMemory[] {
   }));
 }
 
+const LOG_OPTION: Record<keyof LogPaths, string> = {
+  bw: 'write_bw_log', iops: 'write_iops_log', lat: 'write_lat_log', clat: 'write_lat_log', slat: 'write_lat_log',
+};
+
+/** Where the engine opens each log: beneath its anchor, a regular file or a new one. */
+async function logRefs(paths: LogPaths, anchors: Anchors, jobField: string): Promise<LogRefs> {
+  const refs = {} as LogRefs;
+  for (const kind of Object.keys(paths) as Array<keyof LogPaths>) {
+    const path = paths[kind];
+    const field = `${jobField}.${LOG_OPTION[kind]}`;
+    if (path === '') {
+      refs[kind] = null;
+      continue;
+    }
+    const resolved = await resolveTarget(path);
+    if (resolved.exists && identityOf(resolved.stats).kind !== 'file') {
+      throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
+    }
+    refs[kind] = anchors.refer(resolved.resolvedPath, field);
+  }
+  return refs;
+}
+
 export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {
+  const anchors = new Anchors(options.roots);
+  try {
+    return await planWith(parsed, options, anchors);
+  } catch (err) {
+    anchors.release();
+    throw err;
+  }
+}
+
+async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Anchors): Promise<RunPlan> {
   const spec = effectiveSpec(parsed, options);
   const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));
   const cwd = options.cwd ?? process.cwd();
   const prober = new TargetProber();
+  const forbidden = (options.forbidden ?? []).flatMap(({ dev, ino }) => [dev, ino]);
   const jobs: PlannedJob[] = [];
   const targetIndex = new Map<string, number>();
   const targetPaths: string[] = [];
@@ -159,10 +209,12 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
       let firstPath = '';
       for (let i = 0; i < o.numjobs; i++) {
         const target = await resolveInstanceTarget(o, i, {
-          cwd, field, prober, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite,
+          cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite,
         });
         if (i === 0) firstPath = target.path;
-        instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logPaths(o, jobNumber++, cwd)));
+        const logs = logPaths(o, jobNumber++, cwd);
+        const refs = await logRefs(logs, anchors, field);
+        instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden));
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);
@@ -176,5 +228,8 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
   }
   checkRunSize(spec, addressedBytes(jobs), options.limits?.maxSizeBytes ?? 0);
   const stages = jobs.reduce((n, j) => Math.max(n, j.stage + 1), 1);
-  return { spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}) };
+  return {
+    spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}),
+    release: () => anchors.release(),
+  };
 }

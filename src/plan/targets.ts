@@ -16,7 +16,8 @@ import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
-import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage } from '../target/index.js';
+import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
+import { identityOf, type Anchors } from '../target/anchor.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -71,6 +72,8 @@ export interface ResolveContext {
   heldDevices?: ReadonlySet<string>;
   /** See PlanOptions.allowBlockWrite. */
   allowBlockWrite?: (devicePath: string) => boolean;
+  /** The directories the plan's paths are opened beneath. */
+  anchors: Anchors;
 }
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
@@ -167,8 +170,12 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     await assertWritableBlockDevice(path, mayWrite(path), `${field}.allow_block_write`, ctx.heldDevices);
   }
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite);
+  // Last, from what the checks above looked at: the engine opens this, and finds this there.
+  const resolved = await resolveTarget(path);
   return {
     path,
+    ref: ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`),
+    expect: identityOf(resolved.exists ? resolved.stats : null),
     isBlockDevice: info.isBlockDevice,
     regionOffset: offset,
     regionBytes: size,
@@ -206,6 +213,8 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
   const offset = 'bytes' in o.offset ? o.offset.bytes : 0;
   return {
     path,
+    ref: { dirFd: -1, name: '' },
+    expect: identityOf(null),
     isBlockDevice: false,
     regionOffset: offset,
     regionBytes: Math.floor(o.size.bytes / bs) * bs,

@@ -79,6 +79,14 @@ async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobR
  * signal aborted before a stage starts leaves that stage's jobs cancelled, never started.
  */
 export async function runPlan(plan: RunPlan, options: RunControl = {}): Promise<FioResult> {
+  try {
+    return await runPlanned(plan, options);
+  } finally {
+    plan.release();
+  }
+}
+
+async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
   // An engine that touches no device (null) adds nothing to disk_util.

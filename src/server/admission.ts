@@ -16,9 +16,9 @@ import { engineSpec } from '../engine/engines.js';
 import type { Assertion } from '../gates/index.js';
 import type { Limits } from './config.js';
 import { queueKeyOf } from './device-key.js';
-import { authorizePath, checkPathText, type PathScope } from './path-policy.js';
+import { authorizePath, checkPathText, reservedInodes, type PathScope } from './path-policy.js';
 import { blockWriteNotAllowed, logNotAFile } from './problems.js';
-import type { TargetRoot } from './roots.js';
+import { anchorRoots, type TargetRoot } from './roots.js';
 
 export interface AdmissionContext extends PathScope {
   limits: Limits;
@@ -136,6 +136,9 @@ function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats: number
     // Decided by the root alone, whatever the spec's allow_block_write says.
     allowBlockWrite: (device) => writable.has(device),
     heldDevices: ctx.heldDevices,
+    // Opened by the engine beneath the roots' held descriptors, never by name.
+    roots: anchorRoots(ctx.roots),
+    forbidden: reservedInodes(ctx.reserved),
   };
 }
 
@@ -154,12 +157,17 @@ export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionC
   effective.jobs.forEach((_, i) => checkJobPathTexts(effective, i));
   const used = await authorizeTargets(effective, ctx, planOptions.cwd!);
   const plan = await planRun(effective, { ...planOptions, assertions });
-  const files = await authorizePlan(plan, ctx);
-  return {
-    plan,
-    planOptions,
-    roots: ctx.roots.filter((r) => used.has(r)).map((r) => r.path),
-    files,
-    queueKeys: await queueKeys(plan),
-  };
+  try {
+    const files = await authorizePlan(plan, ctx);
+    return {
+      plan,
+      planOptions,
+      roots: ctx.roots.filter((r) => used.has(r)).map((r) => r.path),
+      files,
+      queueKeys: await queueKeys(plan),
+    };
+  } catch (err) {
+    plan.release();
+    throw err;
+  }
 }

@@ -15,7 +15,7 @@ import { limitsOf, type ServerConfig } from './config.js';
 import { registerErrorHandling } from './error-handler.js';
 import { validatorCompiler } from './keyed-union.js';
 import { registerOpenApi } from './openapi.js';
-import { resolveRoots } from './roots.js';
+import { closeRoots, resolveRoots } from './roots.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerEventsRoute } from './routes/run-events.js';
 import { registerRunRoutes } from './routes/run-get.js';
@@ -32,12 +32,19 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
   if (!config.token) throw new VolbenchError('EINVALID_ARGS', 'the service needs a token', { accepted: '--token or VOLBENCH_TOKEN' });
   const limits = limitsOf(config);
   const roots = await resolveRoots(config.targetRoots, config.allowBlockWrite);
-  const lock = lockDataDir(config.dataDir);
+  let lock: ReturnType<typeof lockDataDir>;
   let db: ReturnType<typeof openDatabase>;
+  try {
+    lock = lockDataDir(config.dataDir);
+  } catch (err) {
+    closeRoots(roots);
+    throw err;
+  }
   try {
     db = openDatabase(config.dataDir);
   } catch (err) {
     lock.close();
+    closeRoots(roots);
     throw err;
   }
   const reserved = [realpathSync(config.dataDir)];
@@ -55,6 +62,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     app.addHook('onClose', async () => {
       if (db.open) db.close();
       if (lock.open) lock.close();
+      closeRoots(roots);
     });
     await service.recover();
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
@@ -68,6 +76,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     await app.close();
     if (db.open) db.close();
     if (lock.open) lock.close();
+    closeRoots(roots);
     throw err;
   }
 }

@@ -5,7 +5,8 @@
  * under a target root. Block devices are usable only through a root that names the device.
  */
 import { constants as osConstants } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { lstatSync, readdirSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
 
@@ -53,6 +54,36 @@ function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
+export interface Inode {
+  dev: bigint;
+  ino: bigint;
+}
+
+/**
+ * The files in the reserved directories (the database, its journal, the token), by inode: a
+ * hard link to one of them inside a root has another name but the same inode.
+ */
+export function reservedInodes(reserved: readonly string[]): Inode[] {
+  const inodes: Inode[] = [];
+  for (const dir of reserved) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      try {
+        const st = lstatSync(join(dir, name), { bigint: true });
+        if (st.isFile()) inodes.push({ dev: st.dev, ino: st.ino });
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return inodes;
+}
+
 function unresolvable(path: string, field: string, err: unknown): VolbenchError {
   const e = err as VolbenchError;
   const reason = e.errno === osConstants.errno.ENOTDIR ? 'a component of the path is not a directory'
@@ -76,6 +107,10 @@ export async function authorizePath(path: string, field: string, { roots, reserv
   const root = rootContaining(roots, target.resolvedPath);
   if (root === null) throw outsideRoots(path, target.resolvedPath, field, roots);
   if (reserved.some((dir) => isInside(target.resolvedPath, dir))) {
+    throw reservedPath(path, field);
+  }
+  const { dev, ino } = target.stats;
+  if (target.exists && target.stats.isFile() && reservedInodes(reserved).some((r) => r.dev === dev && r.ino === ino)) {
     throw reservedPath(path, field);
   }
   const isBlockDevice = target.exists && target.stats.isBlockDevice();

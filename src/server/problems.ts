@@ -54,7 +54,7 @@ export function pathOutsideRoots(shown: string, field: string, roots: readonly R
 
 export function reservedPath(path: string, field: string): HttpProblem {
   return new HttpProblem(403, 'reserved-path', "Path inside the server's data directory",
-    `${path} is inside the server's data directory, which runs must not touch`, { field });
+    `${path} is (a link to) a file of the server's data directory, which runs must not touch`, { field });
 }
 
 export function blockDeviceNotARoot(path: string, field: string, deviceRoots: readonly RootNames[]): HttpProblem {

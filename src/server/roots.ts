@@ -2,10 +2,12 @@
  * Target roots: the directories and block devices the operator lets runs use. Each is resolved
  * once at start-up (symlinks included), so checks compare real paths with real paths.
  */
+import { closeSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
+import { openDirectory, type AnchorRoot } from '../target/anchor.js';
 
 export interface TargetRoot {
   /** As configured. */
@@ -15,13 +17,19 @@ export interface TargetRoot {
   kind: 'directory' | 'block_device';
   /** Runs may write the device (block device roots named by --allow-block-write only). */
   allowBlockWrite: boolean;
+  /**
+   * Held from start-up to close (closeRoots): the directory, or for a device root the directory
+   * holding its node. Runs open beneath it, so renaming anything inside a root (or a root's
+   * own path) cannot lead them out.
+   */
+  fd: number;
 }
 
 function configError(message: string): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', message, { accepted: 'existing directories or block devices' });
 }
 
-async function resolveRoot(path: string): Promise<Omit<TargetRoot, 'allowBlockWrite'>> {
+async function resolveRoot(path: string): Promise<Omit<TargetRoot, 'allowBlockWrite' | 'fd'>> {
   if (!isAbsolute(path)) throw configError(`target root ${path} is not an absolute path`);
   const realPath = await realpath(path).catch(() => {
     throw configError(`target root ${path} does not exist`);
@@ -51,7 +59,33 @@ export async function resolveRoots(paths: string[], allowBlockWrite: string[] = 
     }
     writable.add(real);
   }
-  return roots.map((r) => ({ ...r, allowBlockWrite: writable.has(r.realPath) }));
+  const opened: TargetRoot[] = [];
+  try {
+    for (const r of roots) {
+      const fd = openDirectory(r.kind === 'directory' ? r.realPath : dirname(r.realPath));
+      opened.push({ ...r, allowBlockWrite: writable.has(r.realPath), fd });
+    }
+  } catch (err) {
+    closeRoots(opened);
+    throw configError(`target root cannot be opened: ${(err as Error).message}`);
+  }
+  return opened;
+}
+
+/** Closes the roots' descriptors (the service's close). */
+export function closeRoots(roots: readonly TargetRoot[]): void {
+  for (const root of roots) {
+    try {
+      closeSync(root.fd);
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+/** The roots as the library's planner takes them. */
+export function anchorRoots(roots: readonly TargetRoot[]): AnchorRoot[] {
+  return roots.map((r) => ({ path: r.realPath, kind: r.kind, fd: r.fd }));
 }
 
 /** The root a resolved path falls under: inside a directory root, or exactly a device root. */

@@ -70,7 +70,10 @@ function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSigna
  * under the admission's rules as it starts), a spec as admitted.
  */
 async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions): Promise<FioResult> {
-  if (admitted.prepared !== null) return runPrepared(admitted.prepared, { ...admitted.planOptions, ...control });
+  if (admitted.prepared !== null) {
+    admitted.plan.release();
+    return runPrepared(admitted.prepared, { ...admitted.planOptions, ...control });
+  }
   return runPlan(admitted.plan, control);
 }
 
@@ -93,7 +96,10 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
 export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: AdmittedRun, signal: AbortSignal): Promise<void> {
   const startedAt = Date.now();
   const created = filesToCreate(admitted.files);
-  if (!deps.store.markRunning(run.id, startedAt, created)) return;
+  if (!deps.store.markRunning(run.id, startedAt, created)) {
+    admitted.plan.release();
+    return;
+  }
   deps.events.publish(run, 'started', { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
   let result: FioResult | null = null;
   let thrown: unknown = null;

@@ -90,6 +90,8 @@ export class RunService {
 
   async submit({ request, defaultRoot }: SubmitInput): Promise<RunRow> {
     const admitted = await admitRequest(request, defaultRoot, this.admissionContext(null));
+    // Planned again as it starts: this plan only proved that it can run.
+    admitted.plan.release();
     if (!this.queue.canAccept(admitted.queueKeys)) {
       throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     }
@@ -182,7 +184,9 @@ export class RunService {
     for (const run of this.store.withStatus('queued')) {
       try {
         // Queued by the devices its targets are on now: device names may change across a reboot.
-        this.enqueue(run.id, await this.admitStored(run));
+        const admitted = await this.admitStored(run);
+        admitted.plan.release();
+        this.enqueue(run.id, admitted);
       } catch (err) {
         this.endWithoutRunning(run, 'failed', knownProblem(err) ?? INTERNAL_PROBLEM);
       }
@@ -270,6 +274,7 @@ export class RunService {
     const done = this.admitAtStart(run, entry)
       .then((admitted) => {
         if (!signal.aborted) return executeRun(deps, run, admitted, signal);
+        admitted.plan.release();
         // Stopped before it started: cancelled, or on shutdown left queued for the next start-up.
         if (signal.reason === 'cancel') this.endWithoutRunning(run, 'cancelled', null);
         return undefined;

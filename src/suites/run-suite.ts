@@ -68,6 +68,8 @@ export async function prepareSuite(name: string, options: SuiteRunOptions = {}):
   const suite = loadSuite(name);
   const loops = loopCount(suite, options.loops);
   const plan = await planRun(parseSpec(applyOverrides(suite, options)), { ...options, repeats: loops });
+  // Each test is planned again as it starts; this plan only proved that the suite can run.
+  plan.release();
   return { suite, parsed: plan.spec, loops, assertions: plan.assertions };
 }
 

@@ -5,7 +5,7 @@
  * server allows it. The server's own data directory is off limits even inside a root.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,22 @@ describe('resolved paths', () => {
     const res = await server.client.submit({ global: { size: '1m', runtime: '1s' }, jobs: [{ name: 'defaulted', rw: 'write', bs: '4k' }] }, '?wait=30');
     expect(res.body.status).toBe('finished');
     expect(res.body.result.volbench.targets[0].path).toBe(join(server.root, 'defaulted.0.0'));
+  });
+
+  it("refuses a hard link inside a root to a file of the server's data directory", async () => {
+    // The reserved check compared paths only: another name for the same inode passed it.
+    const parent = mkdtempSync(join('/dev/shm', `volbench-api-links-${process.pid}-`));
+    mkdirSync(join(parent, 'root'));
+    const inner = await startServer({ dataDir: join(parent, 'data'), targetRoots: [join(parent, 'root')] });
+    try {
+      linkSync(join(parent, 'data', 'volbench.sqlite'), join(parent, 'root', 'innocent.dat'));
+      const res = await inner.client.submit(job({ filename: join(parent, 'root', 'innocent.dat') }));
+      expect(res.status).toBe(403);
+      expect(res.body.type).toBe('urn:volbench:problem:reserved-path');
+    } finally {
+      await inner.close();
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it("keeps runs out of the server's data directory even when a root contains it", async () => {
