@@ -48,7 +48,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     registerErrorHandling(app);
     registerAuth(app, config.token);
     await registerOpenApi(app);
-    const service = new RunService({ db, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
+    const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
     // preClose, before Fastify waits for open connections: stopping the runs sends their final
     // events, which ends the SSE streams that would otherwise hold the close up.
     app.addHook('preClose', async () => service.close());

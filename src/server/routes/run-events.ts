@@ -78,7 +78,7 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
     res.on('close', close);
     // A server that is closing ends the stream; the client resumes with Last-Event-ID.
     service.closing.addEventListener('abort', close, { once: true });
-    for (const event of service.events.replay(run.seq, last)) send(event);
+    for (const event of service.events.replay(run, last)) send(event);
     if (!closed && (service.closing.aborted || isTerminal(service.get(run.id)?.status ?? 'finished'))) close();
   });
 }

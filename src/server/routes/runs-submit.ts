@@ -93,6 +93,8 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
             'names a job, direction or metric the run will not report',
         ),
         429: problemResponse('The queue is full; Retry-After says when to try again'),
+        503: problemResponse("The service's store refuses writes (an I/O error, a read-only filesystem); the run is not stored"),
+        507: problemResponse("The filesystem of the service's data directory is full; the run is not stored"),
       },
     },
   }, async (request, reply) => {
