@@ -12,7 +12,7 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import { VolbenchError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
-import { registerErrorHandling } from './error-handler.js';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { validatorCompiler } from './keyed-union.js';
 import { registerOpenApi } from './openapi.js';
 import { resolveRoots } from './roots.js';
@@ -41,7 +41,15 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     throw err;
   }
   const reserved = [realpathSync(config.dataDir)];
-  const app = Fastify({ logger: config.logger ?? false, bodyLimit: limits.bodyLimitBytes });
+  const app = Fastify({
+    logger: config.logger ?? false,
+    bodyLimit: limits.bodyLimitBytes,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Refusals Fastify would answer in its own JSON go through the service's problems instead.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    return503OnClosing: false,
+  });
   try {
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);

@@ -115,7 +115,12 @@ export function queueFull(limit: number, retryAfterSec: number): HttpProblem {
     { 'retry-after': String(retryAfterSec) });
 }
 
-// 503, 507: the store cannot take what the request would record.
+// 503, 507: the service cannot take the request now.
+
+export function shuttingDown(): HttpProblem {
+  return new HttpProblem(503, 'shutting-down', 'Service shutting down',
+    'the server is shutting down; try again once it is back', {}, { connection: 'close' });
+}
 
 /** `what` says what the store did not take ("the run cannot be recorded"). */
 export function storeFull(dataDir: string, what: string): HttpProblem {
