@@ -1,0 +1,88 @@
+/**
+ * Regression: `--token` stayed readable by every local user in /proc/PID/cmdline, with no
+ * warning and no file to give the token in instead.
+ * Expected: `--token` still works but warns (recommending VOLBENCH_TOKEN or --token-file) and is
+ * scrubbed from the process's command line; `--token-file FILE` reads the token once, trimmed,
+ * and refuses a file group or others may read.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { serveConfig } from '../../src/cli/serve-command.js';
+import { ensureBuilt, spawnServe, waitForExit } from './helpers/child.js';
+import { ApiClient } from './helpers/server.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), `volbench-api-token-${process.pid}-`));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** serveConfig with what it writes to stderr. */
+function configFrom(argv: string[], env: NodeJS.ProcessEnv = {}): { token: string; stderr: string } {
+  let stderr = '';
+  const sink = { write: (text: string) => (stderr += text, true) } as unknown as NodeJS.WriteStream;
+  const config = serveConfig(['--data-dir', join(dir, 'data'), ...argv], env, { stdout: sink, stderr: sink });
+  return { token: config.token, stderr };
+}
+
+describe('--token', () => {
+  it('still works, with a warning that recommends VOLBENCH_TOKEN or --token-file', () => {
+    const { token, stderr } = configFrom(['--token', 'on-the-command-line']);
+    expect(token).toBe('on-the-command-line');
+    expect(stderr).toMatch(/warning: --token .*process list/);
+    expect(stderr).toContain('VOLBENCH_TOKEN');
+    expect(stderr).toContain('--token-file');
+  });
+
+  it('VOLBENCH_TOKEN warns about nothing', () => {
+    expect(configFrom([], { VOLBENCH_TOKEN: 'from-env' })).toEqual({ token: 'from-env', stderr: '' });
+  });
+
+  it('is scrubbed from /proc/PID/cmdline of a running server', async () => {
+    ensureBuilt();
+    const root = mkdtempSync(join('/dev/shm', `volbench-api-token-root-${process.pid}-`));
+    const secret = `cmdline-secret-${process.pid}`;
+    const serving = await spawnServe(['--data-dir', join(dir, 'cmdline'), '--target-root', root, '--token', secret]);
+    try {
+      expect(serving.stderr()).toContain('warning: --token');
+      const cmdline = readFileSync(`/proc/${serving.child.pid}/cmdline`, 'utf8');
+      expect(cmdline).toContain('--token');
+      expect(cmdline).not.toContain(secret);
+      expect((await new ApiClient(serving.url, secret).get('/v1/runs')).status).toBe(200);
+    } finally {
+      serving.child.kill('SIGTERM');
+      await waitForExit(serving.child);
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('--token-file', () => {
+  const tokenFile = (): string => join(dir, 'token-file');
+
+  it('reads the token once, trimmed, without a warning', () => {
+    writeFileSync(tokenFile(), '  from-a-file \n', { mode: 0o600 });
+    chmodSync(tokenFile(), 0o600);
+    expect(configFrom(['--token-file', tokenFile()])).toEqual({ token: 'from-a-file', stderr: '' });
+  });
+
+  it('refuses a file group or others may read, naming it and its mode', () => {
+    writeFileSync(tokenFile(), 'loose\n');
+    chmodSync(tokenFile(), 0o644);
+    expect(() => configFrom(['--token-file', tokenFile()])).toThrow(/--token-file .*token-file.* 0644/);
+    chmodSync(tokenFile(), 0o640);
+    expect(() => configFrom(['--token-file', tokenFile()])).toThrow(/0640/);
+  });
+
+  it('refuses an empty file, a missing one, and --token given as well', () => {
+    writeFileSync(tokenFile(), ' \n', { mode: 0o600 });
+    chmodSync(tokenFile(), 0o600);
+    expect(() => configFrom(['--token-file', tokenFile()])).toThrow(/no token/);
+    expect(() => configFrom(['--token-file', join(dir, 'missing')])).toThrow(/--token-file/);
+    expect(() => configFrom(['--token-file', tokenFile(), '--token', 'both'])).toThrow(/either --token or --token-file/);
+  });
+});
