@@ -1,19 +1,22 @@
 /**
- * Regression: `--token` stayed readable by every local user in /proc/PID/cmdline, with no
- * warning and no file to give the token in instead.
+ * Regression: the service's credential and what it guards leaked: `--token` stayed readable by
+ * every local user in /proc/PID/cmdline, with no warning and no file to give the token in
+ * instead; in a data directory that already existed the SQLite files were created 0644 (umask
+ * 022), so any local user could read every run.
  * Expected: `--token` still works but warns (recommending VOLBENCH_TOKEN or --token-file) and is
  * scrubbed from the process's command line; `--token-file FILE` reads the token once, trimmed,
- * and refuses a file group or others may read.
+ * and refuses a file group or others may read; the database, -wal and -shm (and the lock) are
+ * 0600 whatever the directory and umask.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { serveConfig } from '../../src/cli/serve-command.js';
 import { ensureBuilt, spawnServe, waitForExit } from './helpers/child.js';
-import { ApiClient } from './helpers/server.js';
+import { ApiClient, startServer, type TestServer } from './helpers/server.js';
 
 let dir: string;
 beforeAll(() => {
@@ -84,5 +87,39 @@ describe('--token-file', () => {
     expect(() => configFrom(['--token-file', tokenFile()])).toThrow(/no token/);
     expect(() => configFrom(['--token-file', join(dir, 'missing')])).toThrow(/--token-file/);
     expect(() => configFrom(['--token-file', tokenFile(), '--token', 'both'])).toThrow(/either --token or --token-file/);
+  });
+});
+
+describe('the store in a data directory that already exists', () => {
+  let server: TestServer | null = null;
+  const previousUmask = process.umask(0o022);
+  afterAll(() => {
+    process.umask(previousUmask);
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = null;
+  });
+
+  const modeOf = (path: string): string => (statSync(path).mode & 0o777).toString(8);
+  const storeFiles = (dataDir: string): string[] =>
+    ['volbench.sqlite', 'volbench.sqlite-wal', 'volbench.sqlite-shm', 'serve.lock'].map((f) => join(dataDir, f));
+
+  it('creates the database, its -wal and -shm and the lock 0600 in a 0755 directory', async () => {
+    const dataDir = join(dir, 'open-dir');
+    mkdirSync(dataDir, { mode: 0o755 });
+    server = await startServer({ dataDir });
+    await server.client.submit({ jobs: [{ name: 'n', rw: 'read', bs: '4k', size: '1m', ioengine: 'null' }] }, '?wait=10');
+    expect(storeFiles(dataDir).map(modeOf)).toEqual(['600', '600', '600', '600']);
+  });
+
+  it('tightens the files an earlier version left 0644, a crash\'s -wal and -shm included', async () => {
+    const dataDir = join(dir, 'open-dir');
+    for (const file of [join(dataDir, 'volbench.sqlite'), join(dataDir, 'serve.lock')]) chmodSync(file, 0o644);
+    // A clean close removes -wal and -shm; a killed server leaves them (empty ones open as no WAL).
+    for (const file of [join(dataDir, 'volbench.sqlite-wal'), join(dataDir, 'volbench.sqlite-shm')]) writeFileSync(file, '', { mode: 0o644 });
+    server = await startServer({ dataDir });
+    expect((await server.client.get('/v1/runs')).body.runs).toHaveLength(1);
+    expect(storeFiles(dataDir).map(modeOf)).toEqual(['600', '600', '600', '600']);
   });
 });
