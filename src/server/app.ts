@@ -14,6 +14,7 @@ import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { validatorCompiler } from './keyed-union.js';
+import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { resolveRoots } from './roots.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -42,7 +43,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
   }
   const reserved = [realpathSync(config.dataDir)];
   const app = Fastify({
-    logger: config.logger ?? false,
+    logger: loggerOptions(config.logger),
     bodyLimit: limits.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Refusals Fastify would answer in its own JSON go through the service's problems instead.

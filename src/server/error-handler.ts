@@ -106,7 +106,8 @@ export function answerClientError(this: FastifyInstance, err: Error & { code?: s
   // A connection reset or already gone has nobody left to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const problem = clientErrorProblem(err.code);
-  this.log.debug({ err }, 'client error');
+  // The code only: the error carries the raw bytes of the request, its Authorization header too.
+  this.log.debug({ code: err.code }, 'client error');
   const body = JSON.stringify(problem);
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +

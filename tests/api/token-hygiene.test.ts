@@ -2,15 +2,17 @@
  * Regression: the service's credential and what it guards leaked: `--token` stayed readable by
  * every local user in /proc/PID/cmdline, with no warning and no file to give the token in
  * instead; in a data directory that already existed the SQLite files were created 0644 (umask
- * 022), so any local user could read every run.
+ * 022), so any local user could read every run; and at VOLBENCH_LOG_LEVEL=info a request URL
+ * carrying ?token= was logged whole.
  * Expected: `--token` still works but warns (recommending VOLBENCH_TOKEN or --token-file) and is
  * scrubbed from the process's command line; `--token-file FILE` reads the token once, trimmed,
  * and refuses a file group or others may read; the database, -wal and -shm (and the lock) are
- * 0600 whatever the directory and umask.
+ * 0600 whatever the directory and umask; logged URLs and headers never carry a credential.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -121,5 +123,43 @@ describe('the store in a data directory that already exists', () => {
     server = await startServer({ dataDir });
     expect((await server.client.get('/v1/runs')).body.runs).toHaveLength(1);
     expect(storeFiles(dataDir).map(modeOf)).toEqual(['600', '600', '600', '600']);
+  });
+});
+
+describe('the request log', () => {
+  let server: TestServer;
+  let log = '';
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        log += chunk.toString();
+        done();
+      },
+    });
+    // trace: more than VOLBENCH_LOG_LEVEL=info logs, so nothing at any level carries a credential.
+    server = await startServer({ logger: { level: 'trace', stream } });
+  });
+  afterAll(async () => server?.close());
+
+  it('redacts token and authorization values in logged URLs and never logs the bearer token', async () => {
+    await server.client.get('/v1/runs?limit=5&token=query-secret-1');
+    await server.client.get('/v1/docs/?access_token=query-secret-2&Authorization=query-secret-3');
+    await server.client.get('/v1/runs/some-id?api_key=query-secret-4');
+    await server.client.request('GET', '/v1/runs', { headers: { 'x-padding': 'y'.repeat(20_000) } });
+    expect(log).toContain('limit=5&token=[redacted]');
+    expect(log).toContain('access_token=[redacted]');
+    for (const secret of ['query-secret-1', 'query-secret-2', 'query-secret-3', 'query-secret-4', server.token]) {
+      expect(log).not.toContain(secret);
+    }
+    // Node's error for the 431 holds the raw bytes of the request, its Authorization header too.
+    expect(log).not.toContain('rawPacket');
+  });
+
+  it('censors credential headers wherever a header object is logged', () => {
+    server.app.log.info({ headers: { authorization: 'Bearer header-secret-1', accept: 'text/plain' } }, 'headers');
+    server.app.log.info({ req: { headers: { cookie: 'session=header-secret-2' } } }, 'nested headers');
+    expect(log).not.toContain('header-secret');
+    expect(log).toContain('"accept":"text/plain"');
+    expect(log).toContain('"authorization":"[redacted]"');
   });
 });
