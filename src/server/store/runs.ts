@@ -10,7 +10,7 @@ import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js
 import type { Db } from './database.js';
 import { EventStore, type StoredEvent } from './events.js';
 import { HeldWrites } from './held-writes.js';
-import { storeProblemOf } from './store-errors.js';
+import { isStoreCondition, storeProblemOf } from './store-errors.js';
 
 export interface RunRow {
   seq: number;
@@ -255,7 +255,7 @@ export class RunStore {
       this.progressStmt.run(JSON.stringify(progress), id);
     } catch (err) {
       // The run's end records its last progress: one that the store cannot take now is not missed.
-      if (storeProblemOf(err, this.options.dataDir, 'progress') === null) throw err;
+      if (!isStoreCondition(err)) throw err;
     }
   }
 
@@ -333,17 +333,13 @@ export class RunStore {
     if (ended) this.pruneStmt.run(this.options.keepRuns);
   }
 
-  /** Said once as the store starts holding back, not on every retry. */
+  /** Logged once as the store starts holding back, not on every retry of a full disk. */
   private heldBack(err: unknown): void {
-    const condition = storeProblemOf(err, this.options.dataDir, 'runs held in memory') !== null;
-    if (!condition || this.retry === null) {
-      this.options.logError(err, `the store did not take what it was given; it is kept in memory and written every ${HELD_RETRY_MS} ms until it is`);
-    }
-    if (this.retry === null) {
-      this.retry = setInterval(() => this.flush(), HELD_RETRY_MS);
-      // Nothing held should keep a process alive that is otherwise done.
-      this.retry.unref();
-    }
+    if (this.retry !== null) return;
+    this.options.logError(err, `the store did not take what it was given; it is kept in memory and offered again every ${HELD_RETRY_MS} ms`);
+    this.retry = setInterval(() => this.flush(), HELD_RETRY_MS);
+    // Nothing held should keep a process alive that is otherwise done.
+    this.retry.unref();
   }
 
   private stopRetrying(): void {
@@ -409,7 +405,7 @@ export class RunStore {
       return this.pruneStmt.run(this.options.keepRuns).changes;
     } catch (err) {
       // Deleting needs room in the WAL too; the next run that ends prunes again.
-      if (storeProblemOf(err, this.options.dataDir, 'pruning') === null) throw err;
+      if (!isStoreCondition(err)) throw err;
       return 0;
     }
   }

@@ -12,10 +12,13 @@ import { storeFull, storeUnavailable } from '../problems.js';
 
 const UNAVAILABLE = /^SQLITE_(IOERR|READONLY|CANTOPEN|BUSY)/;
 
-/** The problem a store failure answers with, or null when `err` is not one. */
+/** Whether `err` is the store being unable to write now, rather than a bug. */
+export function isStoreCondition(err: unknown): err is InstanceType<typeof Database.SqliteError> {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_FULL' || UNAVAILABLE.test(err.code));
+}
+
+/** The problem a store failure answers with (`what` says what was not recorded), or null when `err` is not one. */
 export function storeProblemOf(err: unknown, dataDir: string, what: string): HttpProblem | null {
-  if (!(err instanceof Database.SqliteError)) return null;
-  if (err.code === 'SQLITE_FULL') return storeFull(dataDir, what);
-  if (UNAVAILABLE.test(err.code)) return storeUnavailable(dataDir, what, err.code);
-  return null;
+  if (!isStoreCondition(err)) return null;
+  return err.code === 'SQLITE_FULL' ? storeFull(dataDir, what) : storeUnavailable(dataDir, what, err.code);
 }
