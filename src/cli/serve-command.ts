@@ -8,7 +8,7 @@ import { VolbenchError } from '../errors.js';
 import { buildServer } from '../server/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
-import { loadOrCreateToken } from '../server/token.js';
+import { loadOrCreateToken, readTokenFile } from '../server/token.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
 
@@ -18,7 +18,9 @@ export const SERVE_USAGE = `volbench serve [options]
   --data-dir DIR              database and generated token (default $XDG_DATA_HOME/volbench)
   --target-root DIR|DEVICE    where runs may do I/O; repeat for several (the first is the default)
   --allow-block-write DEVICE  let runs write this block device, itself a --target-root; repeatable
-  --token TOKEN               bearer token (default: $VOLBENCH_TOKEN, else one generated and stored)
+  --token-file FILE           read the bearer token from FILE, which only its owner may read (chmod 600)
+  --token TOKEN               bearer token; other users see it in the process list: prefer --token-file
+                              or $VOLBENCH_TOKEN (with none of the three, one is generated and stored)
   --max-concurrent N          runs on different devices at once (default ${DEFAULTS.maxConcurrent})
   --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
@@ -35,6 +37,7 @@ const OPTIONS = {
   'target-root': { type: 'string', multiple: true },
   'allow-block-write': { type: 'string', multiple: true },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   'max-concurrent': { type: 'string' },
   'queue-limit': { type: 'string' },
   'max-runtime': { type: 'string' },
@@ -53,16 +56,48 @@ function count(flag: string, text: string | undefined, min: number): number | un
   return Number(text);
 }
 
+const TOKEN_FLAG_WARNING =
+  'volbench: warning: --token shows the token to every user of this host in the process list (/proc/PID/cmdline, ps) ' +
+  'until the server has read it; give it in VOLBENCH_TOKEN or with --token-file FILE (chmod 600) instead\n';
+
+/** --token (with a warning), --token-file, VOLBENCH_TOKEN, else the one stored in (or generated for) the data dir. */
+function serviceToken(flag: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv, dataDir: string, io: CommandIo): string {
+  if (flag !== undefined && file !== undefined) {
+    throw new VolbenchError('EINVALID_ARGS', 'give either --token or --token-file, not both', { field: '--token-file', accepted: 'one of them' });
+  }
+  if (flag) {
+    io.stderr.write(TOKEN_FLAG_WARNING);
+    return flag;
+  }
+  if (file !== undefined) return readTokenFile(file);
+  if (env.VOLBENCH_TOKEN) return env.VOLBENCH_TOKEN;
+  const stored = loadOrCreateToken(dataDir);
+  if (stored.generated) io.stderr.write(`volbench: generated an API token, stored in ${stored.path} (mode 0600):\n${stored.token}\n`);
+  else io.stderr.write(`volbench: using the API token stored in ${stored.path}\n`);
+  return stored.token;
+}
+
+/**
+ * What ps shows once the token is read: the command line with --token's value hidden, or null
+ * when there is none. Linux lets a process rewrite its own /proc/PID/cmdline (process.title),
+ * within the length of the original; the warning stays, since the token was visible until then.
+ */
+export function commandLineWithoutToken(argv: string[]): string | null {
+  let hidden = false;
+  const shown = argv.map((arg, i) => {
+    if (arg.startsWith('--token=') || argv[i - 1] === '--token') {
+      hidden = true;
+      return arg.startsWith('--token=') ? '--token=[hidden]' : '[hidden]';
+    }
+    return arg;
+  });
+  return hidden ? ['volbench', 'serve', ...shown].join(' ') : null;
+}
+
 export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandIo): ServerConfig & { host: string; port: number } {
   const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
   const dataDir = values['data-dir'] ?? defaultDataDir(env);
-  let token = values.token ?? env.VOLBENCH_TOKEN;
-  if (!token) {
-    const stored = loadOrCreateToken(dataDir);
-    token = stored.token;
-    if (stored.generated) io.stderr.write(`volbench: generated an API token, stored in ${stored.path} (mode 0600):\n${token}\n`);
-    else io.stderr.write(`volbench: using the API token stored in ${stored.path}\n`);
-  }
+  const token = serviceToken(values.token, values['token-file'], env, dataDir, io);
   const maxRuntime = values['max-runtime'];
   const maxSize = values['max-size'];
   return {
@@ -90,6 +125,8 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
     if (err instanceof VolbenchError) throw err;
     throw new VolbenchError('EINVALID_ARGS', `serve: ${(err as Error).message}`, { accepted: SERVE_USAGE });
   }
+  const title = commandLineWithoutToken(argv);
+  if (title !== null) process.title = title;
   const app = await buildServer(config);
   const address = await app.listen({ host: config.host, port: config.port });
   io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n`);

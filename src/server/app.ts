@@ -12,8 +12,9 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import { VolbenchError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
-import { registerErrorHandling } from './error-handler.js';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { validatorCompiler } from './keyed-union.js';
+import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { closeRoots, resolveRoots } from './roots.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -48,14 +49,22 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     throw err;
   }
   const reserved = [realpathSync(config.dataDir)];
-  const app = Fastify({ logger: config.logger ?? false, bodyLimit: limits.bodyLimitBytes });
+  const app = Fastify({
+    logger: loggerOptions(config.logger),
+    bodyLimit: limits.bodyLimitBytes,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Refusals Fastify would answer in its own JSON go through the service's problems instead.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    return503OnClosing: false,
+  });
   try {
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandling(app);
     registerAuth(app, config.token);
     await registerOpenApi(app);
-    const service = new RunService({ db, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
+    const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
     // preClose, before Fastify waits for open connections: stopping the runs sends their final
     // events, which ends the SSE streams that would otherwise hold the close up.
     app.addHook('preClose', async () => service.close());

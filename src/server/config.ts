@@ -35,8 +35,14 @@ export interface ServerConfig {
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */
   waitForEveryRun?: boolean;
-  /** Fastify's logger option. */
-  logger?: boolean | { level: string };
+  /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
+  logger?: boolean | LogOptions;
+}
+
+export interface LogOptions {
+  level: string;
+  /** Where log lines go instead of stdout (the tests read them). */
+  stream?: { write(line: string): unknown };
 }
 
 export const DEFAULTS = {

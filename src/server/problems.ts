@@ -114,3 +114,20 @@ export function queueFull(limit: number, retryAfterSec: number): HttpProblem {
   return new HttpProblem(429, 'queue-full', 'Queue full', `${limit} runs are already waiting (--queue-limit); try again later`, {},
     { 'retry-after': String(retryAfterSec) });
 }
+
+// 503, 507: the service cannot take the request now.
+
+export function shuttingDown(): HttpProblem {
+  return new HttpProblem(503, 'shutting-down', 'Service shutting down',
+    'the server is shutting down; try again once it is back', {}, { connection: 'close' });
+}
+
+/** `what` says what the store did not take ("the run cannot be recorded"). */
+export function storeFull(dataDir: string, what: string): HttpProblem {
+  return new HttpProblem(507, 'store-full', 'Store full', `${what}: the filesystem of the service's data directory ${dataDir} is full`);
+}
+
+export function storeUnavailable(dataDir: string, what: string, code: string): HttpProblem {
+  return new HttpProblem(503, 'store-unavailable', 'Store unavailable',
+    `${what}: the store in the service's data directory ${dataDir} refuses writes (${code})`);
+}

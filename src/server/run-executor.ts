@@ -96,11 +96,15 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
 export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: AdmittedRun, signal: AbortSignal): Promise<void> {
   const startedAt = Date.now();
   const created = filesToCreate(admitted.files);
-  if (!deps.store.markRunning(run.id, startedAt, created)) {
-    admitted.plan.release();
-    return;
+  // A store that cannot record the start throws its problem before any I/O: the run fails with it.
+  let started;
+  try {
+    started = deps.store.markRunning(run.id, startedAt, created, { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
+  } finally {
+    if (!started) admitted.plan.release();
   }
-  deps.events.publish(run, 'started', { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
+  if (started === null) return;
+  deps.events.emit(run.id, started);
   let result: FioResult | null = null;
   let thrown: unknown = null;
   try {
@@ -119,15 +123,14 @@ function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt:
   // Judged on whatever result the run has, as the library does; the status says how it ended.
   const assertions = asPrinted(outcome.result?.volbench.assertions ?? []);
   const gate = gateOf(assertions);
-  deps.store.finish(run.id, {
+  const final = deps.store.finish(run.id, {
     status: outcome.status,
     finishedAt,
     error: outcome.error,
     result: outcome.result === null ? null : storedResult(outcome.result),
     assertions,
     gate,
-  });
-  deps.events.publish(run, outcome.status, {
+  }, {
     id: run.id,
     status: outcome.status,
     finished_at: new Date(finishedAt).toISOString(),
@@ -135,6 +138,7 @@ function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt:
     gate,
     links: runLinks(run.id),
   });
+  deps.events.emit(run.id, final);
   const rootOf = (path: string): string | null => rootLabel(deps.roots, path);
   deps.metrics.recordRun(outcome.status, (finishedAt - startedAt) / 1000, outcome.result, rootOf);
 }

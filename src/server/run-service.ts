@@ -18,12 +18,13 @@ import { admitRequest, storedRequest, type AdmittedRun, type RunRequest } from '
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
-import { EventStore } from './store/events.js';
 import { RunStore, type ListQuery, type RunRow } from './store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from './problems.js';
 
 export interface RunServiceOptions {
   db: Db;
+  /** Where the store is: named when it cannot write. */
+  dataDir: string;
   roots: TargetRoot[];
   /** Real paths runs must not touch: the data directory. */
   reserved: string[];
@@ -61,8 +62,8 @@ export class RunService {
   private stopping = false;
 
   constructor(private readonly options: RunServiceOptions) {
-    this.store = new RunStore(options.db, options.limits.keepRuns);
-    this.events = new RunEvents(new EventStore(options.db));
+    this.store = new RunStore(options.db, { keepRuns: options.limits.keepRuns, dataDir: options.dataDir, logError: options.logError });
+    this.events = new RunEvents(this.store);
     this.queue = new RunQueue({
       maxConcurrent: options.limits.maxConcurrent,
       limit: options.limits.queueLimit,
@@ -95,8 +96,11 @@ export class RunService {
     if (!this.queue.canAccept(admitted.queueKeys)) {
       throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     }
-    const run = this.store.insert({
-      id: randomUUID(),
+    const id = randomUUID();
+    const createdAt = Date.now();
+    // A store that cannot take the run throws its problem: the run is refused, nothing is queued.
+    const { run, event } = this.store.insert({
+      id,
       spec: admitted.spec,
       jobFile: request.kind === 'spec' ? request.jobFile : null,
       suite: admitted.suite,
@@ -104,11 +108,11 @@ export class RunService {
       defaultRoot: defaultRoot?.path ?? null,
       roots: admitted.roots,
       queueKeys: admitted.queueKeys,
-      createdAt: Date.now(),
-    });
-    this.events.publish(run, 'queued', { id: run.id, status: 'queued', created_at: new Date(run.createdAt).toISOString(), links: runLinks(run.id) });
-    this.enqueue(run.id, admitted);
-    return this.store.get(run.id) ?? run;
+      createdAt,
+    }, { id, status: 'queued', created_at: new Date(createdAt).toISOString(), links: runLinks(id) });
+    this.events.emit(id, event);
+    this.enqueue(id, admitted);
+    return this.store.get(id) ?? run;
   }
 
   get(id: string): RunRow | null {
@@ -206,6 +210,11 @@ export class RunService {
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.all(active.map((a) => a.done));
     this.shutdown.abort();
+    const lost = this.store.close();
+    if (lost.length > 0) {
+      this.options.logError(new Error('the store still cannot be written'),
+        `the ends of runs ${lost.join(', ')} were never stored; a restart fails those that were running as interrupted`);
+    }
   }
 
   /**
@@ -255,8 +264,9 @@ export class RunService {
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {
     const finishedAt = Date.now();
-    this.store.finish(run.id, { status, finishedAt, error, result: null, assertions: [], gate: null });
-    this.events.publish(run, status, { id: run.id, status, finished_at: new Date(finishedAt).toISOString(), error, gate: null, links: runLinks(run.id) });
+    const final = this.store.finish(run.id, { status, finishedAt, error, result: null, assertions: [], gate: null },
+      { id: run.id, status, finished_at: new Date(finishedAt).toISOString(), error, gate: null, links: runLinks(run.id) });
+    this.events.emit(run.id, final);
   }
 
   private start(entry: QueueEntry): Promise<void> {
@@ -278,15 +288,14 @@ export class RunService {
         // Stopped before it started: cancelled, or on shutdown left queued for the next start-up.
         if (signal.reason === 'cancel') this.endWithoutRunning(run, 'cancelled', null);
         return undefined;
-      }, (err: unknown) => {
-        const problem = knownProblem(err);
-        if (problem === null) this.options.logError(err, `run ${run.id}`);
-        this.endWithoutRunning(run, 'failed', problem ?? INTERNAL_PROBLEM);
       })
       .catch((err: unknown) => {
-        this.options.logError(err, `run ${run.id}`);
+        // Refused as it starts (admitted again, or its start could not be recorded), or a bug:
+        // whatever it is, the run ends rather than stays queued or running with nothing behind it.
+        const problem = knownProblem(err);
+        if (problem === null) this.options.logError(err, `run ${run.id}`);
         const now = this.store.get(run.id);
-        if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', INTERNAL_PROBLEM);
+        if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', problem ?? INTERNAL_PROBLEM);
       })
       .finally(() => this.active.delete(run.id));
     this.active.set(run.id, { controller, done });

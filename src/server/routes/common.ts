@@ -1,6 +1,7 @@
 /** Pieces several routes share: the run id parameter, its 404, and problem responses. */
 import { z } from 'zod';
 
+import { MAX_PARAM_LENGTH } from '../error-handler.js';
 import { runNotFound } from '../problems.js';
 import { problemResponse } from '../schemas/problem.js';
 import type { RunService } from '../run-service.js';
@@ -16,3 +17,25 @@ export function getRunOr404(service: RunService, id: string): RunRow {
 
 export const unauthorizedResponse = problemResponse('Missing or wrong bearer token');
 export const notFoundResponse = problemResponse('No such run');
+
+/** What a path parameter that is not valid percent-encoded UTF-8 is answered with (by the router). */
+export const BAD_PARAM = 'a path parameter is not valid percent-encoded UTF-8';
+
+/**
+ * Statuses any route may answer besides its own: headers too large (refused by Node before any
+ * routing, so on every route alike), the server's own failure, and a server shutting down.
+ */
+export const anyRouteResponses = {
+  431: problemResponse('The request line and headers are larger than the server reads'),
+  500: problemResponse('The server failed to handle the request; its log has the details'),
+  503: problemResponse('The server is shutting down'),
+};
+
+/** The same, for a route that needs the token. */
+export const tokenRouteResponses = { 401: unauthorizedResponse, ...anyRouteResponses };
+
+/** A route with a path parameter: the router refuses one too long or badly encoded before the route runs. */
+export const pathParamResponses = {
+  400: problemResponse(`The path parameter is not valid: ${BAD_PARAM}`),
+  414: problemResponse(`A path parameter is longer than ${MAX_PARAM_LENGTH} characters`),
+};

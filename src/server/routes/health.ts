@@ -4,14 +4,14 @@ import { z } from 'zod';
 import { VERSION } from '../../version.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { named } from '../schemas/registry.js';
-import { unauthorizedResponse } from './common.js';
+import { anyRouteResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 const healthSchema = named('Health', z.object({ status: z.literal('ok'), version: z.string() }));
 
 export function registerHealthRoutes(app: ZodApp, { service }: RouteDeps): void {
   app.get('/v1/healthz', {
-    schema: { summary: 'Liveness; needs no token', tags: ['service'], security: [], response: { 200: jsonResponse('The service is up', healthSchema) } },
+    schema: { summary: 'Liveness; needs no token', tags: ['service'], security: [], response: { 200: jsonResponse('The service is up', healthSchema), ...anyRouteResponses } },
   }, async () => ({ status: 'ok' as const, version: VERSION }));
 
   app.get('/v1/metrics', {
@@ -20,7 +20,7 @@ export function registerHealthRoutes(app: ZodApp, { service }: RouteDeps): void 
       tags: ['service'],
       response: {
         200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: z.string() } } },
-        401: unauthorizedResponse,
+        ...tokenRouteResponses,
       },
     },
   }, async (_request, reply) => reply.type(service.metrics.contentType).send(await service.metrics.text()));

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { FINAL_EVENTS } from '../run-events.js';
 import { isTerminal } from '../run-service.js';
 import type { StoredEvent } from '../store/events.js';
-import { getRunOr404, notFoundResponse, runParams, unauthorizedResponse } from './common.js';
+import { getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 /** A comment line every so often keeps proxies from closing a quiet stream. */
@@ -41,7 +41,8 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
       headers: eventHeaders,
       response: {
         200: { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } },
-        401: unauthorizedResponse,
+        ...pathParamResponses,
+        ...tokenRouteResponses,
         404: notFoundResponse,
       },
     },
@@ -78,7 +79,7 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
     res.on('close', close);
     // A server that is closing ends the stream; the client resumes with Last-Event-ID.
     service.closing.addEventListener('abort', close, { once: true });
-    for (const event of service.events.replay(run.seq, last)) send(event);
+    for (const event of service.events.replay(run, last)) send(event);
     if (!closed && (service.closing.aborted || isTerminal(service.get(run.id)?.status ?? 'finished'))) close();
   });
 }

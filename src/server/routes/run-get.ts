@@ -5,7 +5,8 @@ import { isTerminal } from '../run-service.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { runSchema, type RunBody } from '../schemas/run.js';
 import { runNotFound } from '../problems.js';
-import { getRunOr404, notFoundResponse, runParams, unauthorizedResponse } from './common.js';
+import { problemResponse } from '../schemas/problem.js';
+import { BAD_PARAM, getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 export function registerRunRoutes(app: ZodApp, { service }: RouteDeps): void {
@@ -14,7 +15,7 @@ export function registerRunRoutes(app: ZodApp, { service }: RouteDeps): void {
       summary: 'A run: status, progress, spec or suite, timestamps, error, assertion outcomes and gate',
       tags: ['runs'],
       params: runParams,
-      response: { 200: jsonResponse('The run', runSchema), 401: unauthorizedResponse, 404: notFoundResponse },
+      response: { 200: jsonResponse('The run', runSchema), ...pathParamResponses, ...tokenRouteResponses, 404: notFoundResponse },
     },
   }, async (request, reply) => {
     // Already serialized by the route's own serializer (cached per version of the run): a string
@@ -33,8 +34,13 @@ export function registerRunRoutes(app: ZodApp, { service }: RouteDeps): void {
       response: {
         200: jsonResponse('The run has ended (cancelled now, or earlier with any status)', runSchema),
         202: jsonResponse('Cancel requested; the run is still stopping', runSchema),
-        401: unauthorizedResponse,
+        ...pathParamResponses,
+        ...tokenRouteResponses,
+        // DELETE may carry a body, which Fastify parses (and refuses) before the route runs.
+        400: problemResponse(`The path parameter is not valid (${BAD_PARAM}), or a JSON body does not parse`),
         404: notFoundResponse,
+        413: problemResponse('The body is larger than the server accepts'),
+        415: problemResponse('A body that is neither application/json nor text/plain'),
       },
     },
   }, async (request, reply) => {

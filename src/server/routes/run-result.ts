@@ -8,7 +8,7 @@ import { formatResult, type FioJson, type OutputFormat } from '../../report/inde
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { fioResultSchema } from '../schemas/fio-result.js';
-import { getRunOr404, runParams, unauthorizedResponse } from './common.js';
+import { BAD_PARAM, getRunOr404, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { noResult, runNotEnded } from '../problems.js';
 
@@ -37,7 +37,9 @@ export function registerResultRoute(app: ZodApp, { service }: RouteDeps): void {
             'text/plain': { schema: z.string() },
           },
         },
-        401: unauthorizedResponse,
+        ...pathParamResponses,
+        ...tokenRouteResponses,
+        400: problemResponse(`?format= is not json, json+ or normal, or ${BAD_PARAM}`),
         404: problemResponse('No such run, or the run ended without a result'),
         409: problemResponse('The run has not ended yet'),
       },

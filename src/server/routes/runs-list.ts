@@ -8,7 +8,7 @@ import { runSummaryView } from '../run-view.js';
 import { GATES } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { runListSchema, runStatusSchema } from '../schemas/run.js';
-import { unauthorizedResponse } from './common.js';
+import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { invalidRequest } from '../problems.js';
 
@@ -39,7 +39,11 @@ export function registerListRoute(app: ZodApp, { service }: RouteDeps): void {
       summary: 'List runs',
       tags: ['runs'],
       querystring: listQuery,
-      response: { 200: jsonResponse('A page of runs, newest first', runListSchema), 400: problemResponse('A query parameter is invalid'), 401: unauthorizedResponse },
+      response: {
+        200: jsonResponse('A page of runs, newest first', runListSchema),
+        400: problemResponse('A query parameter is invalid'),
+        ...tokenRouteResponses,
+      },
     },
   }, async (request) => {
     const { status, target, gate, limit, cursor } = request.query;

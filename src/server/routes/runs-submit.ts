@@ -17,7 +17,7 @@ import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { isSuiteBody, runRequestSchema, type SpecRunRequest, type SuiteRunRequest } from '../schemas/run-request.js';
 import { runAcceptedSchema, runWithResultSchema } from '../schemas/run.js';
 import type { RunRow } from '../store/runs.js';
-import { unauthorizedResponse } from './common.js';
+import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { invalidRequest, unknownTarget } from '../problems.js';
 
@@ -84,7 +84,7 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
         200: jsonResponse("The run ended within ?wait: the run with fio's JSON", runWithResultSchema),
         202: jsonResponse('The run is queued or running; Location names it', runAcceptedSchema),
         400: problemResponse('The spec, job file or an assertion does not parse, the suite is unknown, or a path is relative or holds .. or NUL'),
-        401: unauthorizedResponse,
+        ...tokenRouteResponses,
         403: problemResponse('A path is outside the target roots, or a block device may not be written'),
         413: problemResponse('The body is larger than the server accepts'),
         415: problemResponse('Neither application/json nor text/plain'),
@@ -93,6 +93,8 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
             'names a job, direction or metric the run will not report',
         ),
         429: problemResponse('The queue is full; Retry-After says when to try again'),
+        503: problemResponse("The service's store refuses writes (an I/O error, a read-only filesystem; the run is not stored), or the server is shutting down"),
+        507: problemResponse("The filesystem of the service's data directory is full; the run is not stored"),
       },
     },
   }, async (request, reply) => {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { listSuites, loadSuite, type Suite } from '../../suites/index.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { suiteListSchema, suiteSchema, type SuiteBody } from '../schemas/suite.js';
-import { unauthorizedResponse } from './common.js';
+import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { suiteNotFound } from '../problems.js';
 
@@ -37,7 +37,7 @@ export function registerSuiteRoutes(app: ZodApp, _deps: RouteDeps): void {
     schema: {
       summary: 'The shipped suites, with their fio job files',
       tags: ['suites'],
-      response: { 200: jsonResponse('Every suite, in the order volbench suite --list prints them', suiteListSchema), 401: unauthorizedResponse },
+      response: { 200: jsonResponse('Every suite, in the order volbench suite --list prints them', suiteListSchema), ...tokenRouteResponses },
     },
   }, async () => ({ suites: suiteViews() }));
 
@@ -46,7 +46,7 @@ export function registerSuiteRoutes(app: ZodApp, _deps: RouteDeps): void {
       summary: 'One suite, with its fio job file',
       tags: ['suites'],
       params: z.object({ name: z.string().describe('Suite name') }),
-      response: { 200: jsonResponse('The suite', suiteSchema), 401: unauthorizedResponse, 404: problemResponse('No such suite') },
+      response: { 200: jsonResponse('The suite', suiteSchema), ...pathParamResponses, ...tokenRouteResponses, 404: problemResponse('No such suite') },
     },
   }, async (request) => {
     const suite = suiteViews().find((s) => s.name === request.params.name);

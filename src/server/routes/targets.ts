@@ -2,7 +2,7 @@
 import { describeTarget } from '../target-info.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { targetListSchema } from '../schemas/target.js';
-import { unauthorizedResponse } from './common.js';
+import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 export function registerTargetsRoute(app: ZodApp, { service }: RouteDeps): void {
@@ -10,7 +10,7 @@ export function registerTargetsRoute(app: ZodApp, { service }: RouteDeps): void 
     schema: {
       summary: 'Target roots and their devices',
       tags: ['targets'],
-      response: { 200: jsonResponse('Every configured root', targetListSchema), 401: unauthorizedResponse },
+      response: { 200: jsonResponse('Every configured root', targetListSchema), ...tokenRouteResponses },
     },
   }, async () => ({
     targets: await Promise.all(service.roots.map((root) => describeTarget(root, service.queueCounts(root.path)))),

@@ -2,7 +2,7 @@
  * The service's SQLite database: runs and their events, in WAL mode so that readers (GET,
  * SSE replay) never wait for the writer. The schema is versioned with `user_version`.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -49,6 +49,31 @@ export const DATABASE_FILE = 'volbench.sqlite';
 const LOCK_FILE = 'serve.lock';
 
 /**
+ * Makes `file` (and whatever SQLite keeps beside it) readable by the service's user only. The
+ * data dir is 0700 only when this service created it; in one that already existed the files
+ * would get the umask's mode, 0644, and every local user could read each run. SQLite creates a
+ * database's -wal, -shm and -journal with the database's own mode, so a database file made 0600
+ * before SQLite opens it is enough for new ones; those an earlier version or a crash left are
+ * tightened here too.
+ */
+function ownerOnly(file: string): void {
+  for (const [path, create] of [[file, true], [`${file}-wal`, false], [`${file}-shm`, false], [`${file}-journal`, false]] as const) {
+    let fd: number;
+    try {
+      fd = openSync(path, create ? constants.O_RDWR | constants.O_CREAT : constants.O_RDONLY, 0o600);
+    } catch (err) {
+      if (!create && (err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    try {
+      fchmodSync(fd, 0o600);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/**
  * One service per data directory: a second one would fail the first one's running runs as
  * interrupted and run every queued run again. The lock is SQLite's own file lock, held by an
  * exclusive-mode connection on a file of its own (so the database stays readable by others);
@@ -57,6 +82,7 @@ const LOCK_FILE = 'serve.lock';
  */
 export function lockDataDir(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ownerOnly(join(dataDir, LOCK_FILE));
   // No busy wait: a held lock is an answer, not a moment's contention.
   const lock = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
@@ -76,6 +102,7 @@ export function lockDataDir(dataDir: string): Db {
 
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ownerOnly(join(dataDir, DATABASE_FILE));
   const db = new Database(join(dataDir, DATABASE_FILE));
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across a process crash in WAL mode; only a power loss may drop the

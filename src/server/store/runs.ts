@@ -1,13 +1,16 @@
 /**
  * Runs in the database: one row per run, from queued to its final status, with the spec (or
  * suite) and assertions it was submitted with, the files it may create, its last progress,
- * fio's JSON and the outcome of its assertions.
+ * fio's JSON and the outcome of its assertions, and each change of status with its event.
  */
 import type { JobSpec } from '../../jobspec/types.js';
 import type { Problem } from '../problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
 import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
 import type { Db } from './database.js';
+import { EventStore, type StoredEvent } from './events.js';
+import { HeldWrites } from './held-writes.js';
+import { isStoreCondition, storeProblemOf } from './store-errors.js';
 
 export interface RunRow {
   seq: number;
@@ -105,13 +108,45 @@ function fromRow(r: Row): RunRow {
   };
 }
 
+export interface RunStoreOptions {
+  /** Ended runs kept: each run that ends prunes the oldest ended ones. */
+  keepRuns: number;
+  /** Named by the problem a store that cannot write answers with. */
+  dataDir: string;
+  logError: (err: unknown, context: string) => void;
+}
+
+/** A run as events know it. */
+export interface RunKey {
+  id: string;
+  seq: number;
+}
+
+/** How often what the store could not take is offered to it again (every write offers it too). */
+export const HELD_RETRY_MS = 2000;
+
 /**
  * Runs that have not ended are also kept in memory, row objects replaced on every change: GETs
  * of a running run (what pollers hammer) need no database read, and a row object can key a
- * cache of its serialized form. The database stays the record: every change is written first.
+ * cache of its serialized form.
+ *
+ * A run is stored (with its queued event) and marked running (with its started event) only
+ * when the database takes it: a store that cannot write throws the problem to answer with, and
+ * nothing changes. Everything after that must not be lost and must not stop a run: events and
+ * a run's end go through memory (HeldWrites) and are written at once when the store can,
+ * else on a later write or a timer, while reads see them in memory.
+ *
+ * Writes run as .run() or transactions, never as RETURNING read with .get(): better-sqlite3
+ * does not report a commit that fails after the first row is read (SQLITE_FULL at commit
+ * handed back a row that was never stored).
  */
 export class RunStore {
   private readonly live = new Map<string, RunRow>();
+  private readonly held = new HeldWrites();
+  /** The last event number of each run that has not ended. */
+  private readonly lastEventSeq = new Map<string, number>();
+  private readonly events: EventStore;
+  private retry: NodeJS.Timeout | null = null;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly resultStmt;
@@ -122,18 +157,19 @@ export class RunStore {
   private readonly countStmt;
   private readonly pruneStmt;
 
-  /** `keepRuns` bounds the history: each run that ends prunes the oldest ended ones. */
-  constructor(private readonly db: Db, private readonly keepRuns: number) {
+  constructor(private readonly db: Db, private readonly options: RunStoreOptions) {
+    this.events = new EventStore(db);
     this.insertStmt = db.prepare(
       `INSERT INTO runs (id, status, spec, job_file, suite, asserts, default_root, roots, queue_keys, created_at)
-       VALUES (@id, 'queued', @spec, @jobFile, @suite, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt) RETURNING ${COLUMNS}`,
+       VALUES (@id, 'queued', @spec, @jobFile, @suite, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt)`,
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ?, files = ? WHERE id = ? AND status = 'queued'");
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
     this.finishStmt = db.prepare(
-      'UPDATE runs SET status = @status, finished_at = @finishedAt, error = @error, result = @result, assertions = @assertions, gate = @gate WHERE id = @id',
+      `UPDATE runs SET status = @status, finished_at = @finishedAt, error = @error, progress = @progress, result = @result,
+         assertions = @assertions, gate = @gate WHERE id = @id`,
     );
     this.byStatusStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE status = ? ORDER BY seq`);
     this.countStmt = db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status');
@@ -144,25 +180,36 @@ export class RunStore {
     );
   }
 
-  insert(run: NewRun): RunRow {
-    const row = this.insertStmt.get({
-      id: run.id,
-      spec: JSON.stringify(run.spec),
-      jobFile: run.jobFile,
-      suite: run.suite === null ? null : JSON.stringify(run.suite),
-      asserts: JSON.stringify(run.asserts),
-      defaultRoot: run.defaultRoot,
-      roots: JSON.stringify(run.roots),
-      queueKeys: JSON.stringify(run.queueKeys),
-      createdAt: run.createdAt,
-    }) as Row;
-    const inserted = fromRow(row);
-    this.live.set(inserted.id, inserted);
-    return inserted;
+  /** Stores a new run with its queued event; throws the store's problem when it cannot. */
+  insert(run: NewRun, queued: object): { run: RunRow; event: StoredEvent } {
+    this.flush();
+    const event: StoredEvent = { seq: 1, type: 'queued', data: JSON.stringify(queued) };
+    const seq = this.writing('the run cannot be recorded', () => {
+      const inserted = this.insertStmt.run({
+        id: run.id,
+        spec: JSON.stringify(run.spec),
+        jobFile: run.jobFile,
+        suite: run.suite === null ? null : JSON.stringify(run.suite),
+        asserts: JSON.stringify(run.asserts),
+        defaultRoot: run.defaultRoot,
+        roots: JSON.stringify(run.roots),
+        queueKeys: JSON.stringify(run.queueKeys),
+        createdAt: run.createdAt,
+      });
+      const runSeq = Number(inserted.lastInsertRowid);
+      this.events.insert(runSeq, event);
+      return runSeq;
+    });
+    const row: RunRow = {
+      ...run, seq, status: 'queued', files: [], startedAt: null, finishedAt: null, error: null, progress: null, assertions: [], gate: null,
+    };
+    this.live.set(row.id, row);
+    this.lastEventSeq.set(row.id, event.seq);
+    return { run: row, event };
   }
 
   get(id: string): RunRow | null {
-    const live = this.live.get(id);
+    const live = this.live.get(id) ?? this.held.row(id);
     if (live) return live;
     const row = this.getStmt.get(id) as Row | undefined;
     return row ? fromRow(row) : null;
@@ -174,35 +221,145 @@ export class RunStore {
     if (live) this.live.set(id, { ...live, ...change });
   }
 
-  /** fio's JSON document as stored, or null. */
+  /** fio's JSON document as stored (or held until it can be), or null. */
   result(id: string): string | null {
+    const held = this.held.result(id);
+    if (held !== undefined) return held;
     return (this.resultStmt.get(id) as string | null | undefined) ?? null;
   }
 
-  /** Marks a queued run running; false when it was no longer queued (cancelled meanwhile). */
-  markRunning(id: string, startedAt: number, files: string[]): boolean {
-    const changed = this.startStmt.run(startedAt, JSON.stringify(files), id).changes === 1;
-    if (changed) this.touch(id, { status: 'running', startedAt, files });
-    return changed;
+  /**
+   * Marks a queued run running, with its started event; null when it was no longer queued
+   * (cancelled meanwhile). A store that cannot record the start throws its problem: a run whose
+   * files are not recorded must not create any, since only that record lets a restart remove them.
+   */
+  markRunning(id: string, startedAt: number, files: string[], started: object): StoredEvent | null {
+    const run = this.live.get(id);
+    if (run?.status !== 'queued') return null;
+    this.flush();
+    const event: StoredEvent = { seq: this.nextEventSeq(run), type: 'started', data: JSON.stringify(started) };
+    const changed = this.writing('the run cannot be recorded as started, so it did not run', () => {
+      if (this.startStmt.run(startedAt, JSON.stringify(files), id).changes !== 1) return false;
+      this.events.insert(run.seq, event);
+      return true;
+    });
+    if (!changed) return null;
+    this.lastEventSeq.set(id, event.seq);
+    this.touch(id, { status: 'running', startedAt, files });
+    return event;
   }
 
   saveProgress(id: string, progress: RunProgressBody): void {
-    this.progressStmt.run(JSON.stringify(progress), id);
     this.touch(id, { progress });
+    try {
+      this.progressStmt.run(JSON.stringify(progress), id);
+    } catch (err) {
+      // The run's end records its last progress: one that the store cannot take now is not missed.
+      if (!isStoreCondition(err)) throw err;
+    }
   }
 
-  finish(id: string, end: RunFinish): void {
-    this.finishStmt.run({
-      id,
-      status: end.status,
-      finishedAt: end.finishedAt,
-      error: end.error === null ? null : JSON.stringify(end.error),
-      result: end.result,
-      assertions: JSON.stringify(end.assertions),
-      gate: end.gate,
-    });
+  /** Records an event of a run that has not ended; never fails for the store (see the class). */
+  appendEvent(run: RunKey, type: string, data: object): StoredEvent {
+    const event: StoredEvent = { seq: this.nextEventSeq(run), type, data: JSON.stringify(data) };
+    this.lastEventSeq.set(run.id, event.seq);
+    this.held.event(run, event);
+    this.flush();
+    return event;
+  }
+
+  /** Ends a run with its final event; never fails for the store (see the class). */
+  finish(id: string, end: RunFinish, final: object): StoredEvent {
+    const run = this.get(id);
+    if (run === null) throw new Error(`run ${id} is not in the store`);
+    const event: StoredEvent = { seq: this.nextEventSeq(run), type: end.status, data: JSON.stringify(final) };
+    const { status, finishedAt, error, assertions, gate } = end;
+    this.held.event(run, event);
+    this.held.end({ ...run, status, finishedAt, error, assertions, gate }, end.result, run.status);
     this.live.delete(id);
-    this.prune();
+    this.lastEventSeq.delete(id);
+    this.flush();
+    return event;
+  }
+
+  /** The run's events after `afterSeq`: those stored, then those held. */
+  eventsAfter(run: RunKey, afterSeq: number): StoredEvent[] {
+    return [...this.events.after(run.seq, afterSeq), ...this.held.eventsAfter(run.id, afterSeq)].sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Writes what is held in memory, all in one transaction; false when the store still cannot
+   * take it (it stays held, and a timer offers it again).
+   */
+  flush(): boolean {
+    if (this.held.isEmpty) return true;
+    if (!this.db.open) return false;
+    try {
+      this.db.transaction(() => this.writeHeld())();
+    } catch (err) {
+      this.heldBack(err);
+      return false;
+    }
+    this.held.clear();
+    this.stopRetrying();
+    return true;
+  }
+
+  /** A last write of what is held; returns the ids of runs whose end could not be stored. */
+  close(): string[] {
+    this.flush();
+    this.stopRetrying();
+    return this.held.endedIds();
+  }
+
+  private writeHeld(): void {
+    let ended = false;
+    for (const { runSeq, events, end } of this.held.entries()) {
+      for (const event of events) this.events.insert(runSeq, event);
+      if (end === null) continue;
+      const { row } = end;
+      this.finishStmt.run({
+        id: row.id,
+        status: row.status,
+        finishedAt: row.finishedAt,
+        error: row.error === null ? null : JSON.stringify(row.error),
+        progress: row.progress === null ? null : JSON.stringify(row.progress),
+        result: end.result,
+        assertions: JSON.stringify(row.assertions),
+        gate: row.gate,
+      });
+      ended = true;
+    }
+    if (ended) this.pruneStmt.run(this.options.keepRuns);
+  }
+
+  /** Logged once as the store starts holding back, not on every retry of a full disk. */
+  private heldBack(err: unknown): void {
+    if (this.retry !== null) return;
+    this.options.logError(err, `the store did not take what it was given; it is kept in memory and offered again every ${HELD_RETRY_MS} ms`);
+    this.retry = setInterval(() => this.flush(), HELD_RETRY_MS);
+    // Nothing held should keep a process alive that is otherwise done.
+    this.retry.unref();
+  }
+
+  private stopRetrying(): void {
+    if (this.retry !== null) clearInterval(this.retry);
+    this.retry = null;
+  }
+
+  /** The number of the run's next event: after its last one, stored or held. */
+  private nextEventSeq(run: RunKey): number {
+    const last = this.lastEventSeq.get(run.id) ?? Math.max(this.events.lastSeq(run.seq), ...this.held.eventsAfter(run.id, 0).map((e) => e.seq));
+    return last + 1;
+  }
+
+  /** Runs a write in a transaction; a store that cannot take it throws its problem. */
+  private writing<T>(what: string, write: () => T): T {
+    try {
+      return this.db.transaction(write)();
+    } catch (err) {
+      throw storeProblemOf(err, this.options.dataDir, what) ?? err;
+    }
   }
 
   /** Runs with this status, from the database; queued ones become live again (after a restart). */
@@ -232,17 +389,24 @@ export class RunStore {
       params.push(query.beforeSeq);
     }
     const sql = `SELECT ${COLUMNS} FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...params, query.limit) as Row[]).map(fromRow);
+    // Runs whose end is held may leave the page: ask for as many more.
+    const rows = (this.db.prepare(sql).all(...params, query.limit + this.held.endedCount) as Row[]).map(fromRow);
+    return this.held.overList(rows, query);
   }
 
   countByStatus(): Map<RunStatus, number> {
     const rows = this.countStmt.all() as Array<{ status: RunStatus; n: number }>;
-    return new Map(rows.map((r) => [r.status, r.n]));
+    return this.held.overCounts(new Map(rows.map((r) => [r.status, r.n])));
   }
 
-  /** Deletes the oldest ended runs (and their events) beyond `keep`; returns how many. */
-  /** Deletes the ended runs beyond the newest `keepRuns` (and their events). */
+  /** Deletes the ended runs beyond the newest `keepRuns` (and their events); returns how many. */
   prune(): number {
-    return this.pruneStmt.run(this.keepRuns).changes;
+    try {
+      return this.pruneStmt.run(this.options.keepRuns).changes;
+    } catch (err) {
+      // Deleting needs room in the WAL too; the next run that ends prunes again.
+      if (!isStoreCondition(err)) throw err;
+      return 0;
+    }
   }
 }

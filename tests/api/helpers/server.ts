@@ -25,14 +25,17 @@ export interface TestServer {
 export interface StartOptions extends Partial<ServerConfig> {
   /** Extra roots after the default one. */
   extraRoots?: string[];
+  /** Called with the app before it listens, while hooks may still be added. */
+  beforeListen?: (app: FastifyInstance) => void;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), `volbench-api-data-${process.pid}-`));
   const root = mkdtempSync(join('/dev/shm', `volbench-api-root-${process.pid}-`));
   const token = `test-token-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const { extraRoots = [], ...config } = options;
+  const { extraRoots = [], beforeListen, ...config } = options;
   const app = await buildServer({ dataDir, token, targetRoots: [root, ...extraRoots], ...config });
+  beforeListen?.(app);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     app,
