@@ -114,13 +114,11 @@ class Job {
   inline uint64_t RateDue(const IoUnit* u) const;
   inline bool CanStartNew(uint64_t now);
 
-  // The next moment the loop must wake for (a held rate-limited I/O, the end of think time),
-  // or 0.
-  // When a wait for a held I/O or think time must end: its due time, or sooner when the next
-  // event (a sample window, the end of the runtime) comes first.
   // The main phase has ended and no verify pass runs: nothing new is issued or waited for.
   bool PhaseOver() const { return main_done_ && !verifying_; }
-  // Nothing to wait for once the job stops or its phase is over.
+  // When a wait for a held (rate-limited) I/O or for the end of think time must end: its due
+  // time, or sooner when the next event (a sample window, the end of the runtime) comes first.
+  // 0 when there is nothing to wait for: the job stops or its phase is over.
   uint64_t WakeTime() const {
     if (stop_ || PhaseOver()) return 0;
     const uint64_t due = held_ ? held_due_ : think_until_;
