@@ -246,9 +246,9 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
     x.Set("slat", LatToJs(env, a.slat));
     x.Set("clat", LatToJs(env, a.clat));
     x.Set("lat", LatToJs(env, a.lat));
-    x.Set("slatHist", HistToJs(env, job.hist(0, d)));
-    x.Set("clatHist", HistToJs(env, job.hist(1, d)));
-    x.Set("latHist", HistToJs(env, job.hist(2, d)));
+    x.Set("slatHist", HistToJs(env, job.hist(kSlat, d)));
+    x.Set("clatHist", HistToJs(env, job.hist(kClat, d)));
+    x.Set("latHist", HistToJs(env, job.hist(kLat, d)));
     x.Set("bw", SampleToJs(env, a.bw));
     x.Set("iops", SampleToJs(env, a.iops));
     dirs.Set(static_cast<uint32_t>(d), x);

@@ -64,7 +64,7 @@ Job::~Job() {
   std::free(buffers_);
 }
 
-const Histogram* Job::hist(int kind, int dir) const { return hist_[kind][dir]; }
+const Histogram* Job::hist(LatKind kind, int dir) const { return hist_[kind][dir]; }
 
 void Job::SetError(int err, const char* syscall, const std::string& message) {
   stop_ = true;
@@ -151,14 +151,17 @@ bool Job::AllocateUnits() {
     }
     if (!dir_used_[d]) continue;
     for (const BsEntry& e : table) min_bs_ = min_bs_ == 0 || e.bs < min_bs_ ? e.bs : min_bs_;
-    const bool want[3] = {plan_.hist_slat && !plan_.disable_slat, !plan_.disable_clat, plan_.hist_lat && !plan_.disable_lat};
-    for (int k = 0; k < 3; k++) {
+    bool want[kLatKinds];
+    want[kSlat] = plan_.hist_slat && !plan_.disable_slat;
+    want[kClat] = !plan_.disable_clat;
+    want[kLat] = plan_.hist_lat && !plan_.disable_lat;
+    for (int k = 0; k < kLatKinds; k++) {
       if (!want[k]) continue;
       hist_store_.push_back(std::make_unique<Histogram>());
       hist_store_.back()->Clear();
       hist_[k][d] = hist_store_.back().get();
     }
-    if (hist_[1][d]) {
+    if (hist_[kClat][d]) {
       series_prev_hist_[d] = std::make_unique<Histogram>();
       series_prev_hist_[d]->Clear();
     }
@@ -272,14 +275,15 @@ void Job::TakeSamples(uint64_t now) {
     result_.dirs[d].bw.Add(static_cast<double>(bw));
     result_.dirs[d].iops.Add(static_cast<double>(iops));
     if (plan_.log_avg_ms && !per_io_logs_) {
-      if (bw_log_.active()) bw_log_.Line(t_ms, bw, d, 0);
-      if (iops_log_.active()) iops_log_.Line(t_ms, iops, d, 0);
-      const LatStats* now_lat[3] = {&a.slat, &a.clat, &a.lat};
-      LogWriter* lat_logs[3] = {&slat_log_, &clat_log_, &lat_log_};
-      for (int k = 0; k < 3; k++) {
+      if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, bw, d, 0);
+      if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, iops, d, 0);
+      const LatStats* now_lat[kLatKinds] = {&a.slat, &a.clat, &a.lat};
+      static constexpr LogKind kLogOf[kLatKinds] = {kSlatLog, kClatLog, kLatLog};
+      for (int k = 0; k < kLatKinds; k++) {
         const LatStats& prev = sample_prev_lat_[k][d];
         const uint64_t n = now_lat[k]->n - prev.n;
-        if (lat_logs[k]->active() && n > 0) lat_logs[k]->Line(t_ms, (now_lat[k]->sum - prev.sum) / n, d, 0);
+        LogWriter& log = logs_[kLogOf[k]];
+        if (log.active() && n > 0) log.Line(t_ms, (now_lat[k]->sum - prev.sum) / n, d, 0);
         sample_prev_lat_[k][d] = *now_lat[k];
       }
     }
@@ -307,7 +311,7 @@ void Job::TakeSeriesPoint(uint64_t now) {
     s.bytes = a.bytes - series_prev_bytes_[d];
     const uint64_t n = a.clat.n - series_prev_clat_n_[d];
     s.clat_mean_ns = n ? static_cast<double>(a.clat.sum - series_prev_clat_sum_[d]) / static_cast<double>(n) : 0.0;
-    if (Histogram* h = hist_[1][d]) {
+    if (Histogram* h = hist_[kClat][d]) {
       Histogram* prev = series_prev_hist_[d].get();
       // The interval's histogram is the difference of two cumulative ones; reuse prev for it.
       for (int i = 0; i < kHistBuckets; i++) {
@@ -354,11 +358,11 @@ void Job::FoldLastSeriesPoint() {
 
 void Job::WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat) {
   const uint64_t t_ms = (now - measure_start_ns_) / 1000000;
-  if (bw_log_.active()) bw_log_.Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, u->ddir, u->len);
-  if (iops_log_.active()) iops_log_.Line(t_ms, 1, u->ddir, u->len);
-  if (lat_log_.active()) lat_log_.Line(t_ms, lat, u->ddir, u->len);
-  if (clat_log_.active()) clat_log_.Line(t_ms, clat, u->ddir, u->len);
-  if (slat_log_.active() && !u->inline_done) slat_log_.Line(t_ms, slat, u->ddir, u->len);
+  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, u->ddir, u->len);
+  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, 1, u->ddir, u->len);
+  if (logs_[kLatLog].active()) logs_[kLatLog].Line(t_ms, lat, u->ddir, u->len);
+  if (logs_[kClatLog].active()) logs_[kClatLog].Line(t_ms, clat, u->ddir, u->len);
+  if (logs_[kSlatLog].active() && !u->inline_done) logs_[kSlatLog].Line(t_ms, slat, u->ddir, u->len);
 }
 
 bool Job::StartVerifyIfDue() {
@@ -457,14 +461,18 @@ void Job::Run() {
   verify_reads_ = plan_.verify_crc32c && plan_.read_pct == 100;
   if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
-    const std::string* paths[5] = {&plan_.bw_log_path, &plan_.iops_log_path, &plan_.lat_log_path,
-                                   &plan_.clat_log_path, &plan_.slat_log_path};
-    LogWriter* logs[5] = {&bw_log_, &iops_log_, &lat_log_, &clat_log_, &slat_log_};
-    for (int i = 0; i < 5 && result_.error == 0; i++) {
-      if (const int err = logs[i]->Open(*paths[i])) SetError(err, "fopen", "opening log " + *paths[i]);
+    const std::string* paths[kLogKinds];
+    paths[kBwLog] = &plan_.bw_log_path;
+    paths[kIopsLog] = &plan_.iops_log_path;
+    paths[kLatLog] = &plan_.lat_log_path;
+    paths[kClatLog] = &plan_.clat_log_path;
+    paths[kSlatLog] = &plan_.slat_log_path;
+    bool any_log = false;
+    for (int i = 0; i < kLogKinds && result_.error == 0; i++) {
+      if (const int err = logs_[i].Open(*paths[i])) SetError(err, "fopen", "opening log " + *paths[i]);
+      any_log |= logs_[i].active();
     }
-    per_io_logs_ = plan_.log_avg_ms == 0 && (bw_log_.active() || iops_log_.active() || lat_log_.active() ||
-                                             clat_log_.active() || slat_log_.active());
+    per_io_logs_ = plan_.log_avg_ms == 0 && any_log;
     int setup_err = 0;
     const char* setup_call = "engine setup";
     EngineKind failed = EngineKind::kPsync;
@@ -496,8 +504,8 @@ void Job::Run() {
     if (!ran && result_.error == 0) {
       SetError(setup_err ? setup_err : EINVAL, setup_call, std::string("setting up the ") + EngineName(failed) + " engine");
     }
-    for (int i = 0; i < 5; i++) {
-      const int err = logs[i]->Close();
+    for (int i = 0; i < kLogKinds; i++) {
+      const int err = logs_[i].Close();
       if (err != 0 && result_.error == 0) SetError(err, "write", "writing log " + *paths[i]);
     }
   }

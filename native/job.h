@@ -20,6 +20,9 @@
 namespace vb {
 
 constexpr int kDepthBuckets = 7;
+
+// The three latencies of an I/O, fio's names: submission, completion, and both together.
+enum LatKind : int { kSlat, kClat, kLat, kLatKinds };
 // A final series interval shorter than this joins the one before it.
 constexpr uint64_t kMinSeriesTailNs = 200000000;
 
@@ -83,7 +86,7 @@ class Job {
   const JobPlan& plan() const { return plan_; }
   JobResult& result() { return result_; }
   JobProgress& progress() { return progress_; }
-  const Histogram* hist(int kind, int dir) const;  // kind: 0 slat, 1 clat, 2 lat
+  const Histogram* hist(LatKind kind, int dir) const;
   const Histogram* sync_hist() const { return sync_hist_.get(); }
   // Fails the job before it starts (its target could not be laid out or claimed, or its thread
   // could not start).
@@ -195,18 +198,20 @@ class Job {
   uint64_t last_sample_ns_ = 0;
   uint64_t last_series_ns_ = 0;
   uint64_t sample_prev_bytes_[kDirs] = {}, sample_prev_ios_[kDirs] = {};
-  LatStats sample_prev_lat_[3][kDirs];
+  LatStats sample_prev_lat_[kLatKinds][kDirs];
   uint64_t series_prev_bytes_[kDirs] = {}, series_prev_ios_[kDirs] = {}, series_prev_clat_sum_[kDirs] = {},
            series_prev_clat_n_[kDirs] = {};
   std::unique_ptr<Histogram> series_prev_hist_[kDirs];
 
-  // Histograms that are kept (null when not): [slat, clat, lat][direction].
+  // Histograms that are kept (null when not), by LatKind and direction.
   std::vector<std::unique_ptr<Histogram>> hist_store_;
-  Histogram* hist_[3][kDirs] = {};
+  Histogram* hist_[kLatKinds][kDirs] = {};
   std::unique_ptr<Histogram> sync_hist_;
   bool dir_used_[kDirs] = {false, false, false};
 
-  LogWriter bw_log_, iops_log_, lat_log_, clat_log_, slat_log_;
+  // fio's log files, in the order they are opened.
+  enum LogKind : int { kBwLog, kIopsLog, kLatLog, kClatLog, kSlatLog, kLogKinds };
+  LogWriter logs_[kLogKinds];
   bool per_io_logs_ = false;
   // Main-phase reads checked against their verify header: only in a job that does not write, where
   // every block read was written earlier (by another job or run). A mixed job checks what it

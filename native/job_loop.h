@@ -12,13 +12,13 @@
 namespace vb {
 
 // fio's depth buckets: 1, 2-3, 4-7, ... 32-63, >=64.
-inline int DepthLevelBucket(unsigned depth) {
+constexpr int DepthLevelBucket(unsigned depth) {
   const int b = 31 - __builtin_clz(depth | 1);
   return b < kDepthBuckets - 1 ? b : kDepthBuckets - 1;
 }
 
 // fio's submit/complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
-inline int BatchBucket(unsigned n) {
+constexpr int BatchBucket(unsigned n) {
   if (n == 0) return 0;
   if (n <= 4) return 1;
   const int b = 32 - __builtin_clz(n - 1);  // ceil(log2(n))
@@ -164,16 +164,16 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
   const uint64_t lat = now - u->start_ns;
   if (!plan_.disable_clat) {
     a.clat.Add(clat);
-    if (Histogram* h = hist_[1][d]) h->Add(clat);
+    if (Histogram* h = hist_[kClat][d]) h->Add(clat);
   }
   if (!plan_.disable_lat) {
     a.lat.Add(lat);
-    if (Histogram* h = hist_[2][d]) h->Add(lat);
+    if (Histogram* h = hist_[kLat][d]) h->Add(lat);
   }
   if (!plan_.disable_slat && !u->inline_done) {
     const uint64_t slat = u->issue_ns - u->start_ns;
     a.slat.Add(slat);
-    if (Histogram* h = hist_[0][d]) h->Add(slat);
+    if (Histogram* h = hist_[kSlat][d]) h->Add(slat);
   }
   if (__builtin_expect(u->verify_read || (d == kRead && verify_reads_), 0)) VerifyRead(u);
   if (__builtin_expect(per_io_logs_, 0)) WriteIoLogLines(u, now, clat, lat, u->issue_ns - u->start_ns);
@@ -273,9 +273,10 @@ class JobLoop {
             j.stop_ = true;
             j.result_.cancelled = true;
           }
-          j.result_.depth_level[0]++;
-          j.result_.depth_submit[1]++;
-          j.result_.depth_complete[1]++;
+          // One I/O at a time: a depth of one, submitted and completed in batches of one.
+          j.result_.depth_level[DepthLevelBucket(1)]++;
+          j.result_.depth_submit[BatchBucket(1)]++;
+          j.result_.depth_complete[BatchBucket(1)]++;
           eng.Reap(complete);
           if (now >= j.next_event_ns_) j.HandleEvents(now);
         } else {
