@@ -29,6 +29,8 @@ const char* PhaseName(Phase p) {
     case Phase::kRunning: return "running";
     case Phase::kVerify: return "verify";
     case Phase::kDone: return "done";
+    case Phase::kDraining: return "draining";
+    case Phase::kStopping: return "stopping";
   }
   return "unknown";
 }
@@ -55,6 +57,17 @@ uint64_t TimevalNs(const timeval& tv) {
 
 const char* DirName(uint8_t d) { return d == kRead ? "read" : d == kWrite ? "write" : d == kTrim ? "trim" : "sync"; }
 
+// Whether a job in phase `from` moves to `to` when asked. Stopping is final until done. Only
+// the main phase (ramp, running) drains: a runtime that ends during the verify pass lets the
+// pass finish. And the ramp's end asks for running, which moves nothing when the main phase
+// has already ended inside the ramp.
+bool Moves(Phase from, Phase to) {
+  if (from == Phase::kStopping) return to == Phase::kDone;
+  if (to == Phase::kDraining) return from == Phase::kRamp || from == Phase::kRunning;
+  if (to == Phase::kRunning) return from != Phase::kDraining && from != Phase::kVerify;
+  return true;
+}
+
 }  // namespace
 
 Job::Job(JobPlan plan, const std::atomic<bool>* cancel) : plan_(std::move(plan)), cancel_(cancel) {}
@@ -66,8 +79,23 @@ Job::~Job() {
 
 const Histogram* Job::hist(LatKind kind, int dir) const { return hist_[kind][dir]; }
 
+// The one place the phase changes. A job's life:
+//   pending -> [startdelay] -> [ramp] -> running -> draining -> [verify] -> done
+// where a verify_only job goes straight to verify, a main phase can end inside the ramp, and a
+// cancel or an error leads from anywhere to stopping. Progress shows every phase asked for that
+// it has a name for, moved to or not: "ramp" turns into "running" at the ramp's end however the
+// main phase went, and only "verify" is never taken back.
+void Job::EnterPhase(Phase next) {
+  if (Moves(phase_, next)) phase_ = next;
+  if (next == Phase::kDraining || next == Phase::kStopping) return;
+  const int shown = progress_.phase.load(std::memory_order_relaxed);
+  if (next == Phase::kRunning && shown == static_cast<int>(Phase::kVerify)) return;
+  progress_.phase.store(static_cast<int>(next),
+                        next == Phase::kDone ? std::memory_order_release : std::memory_order_relaxed);
+}
+
 void Job::SetError(int err, const char* syscall, const std::string& message) {
-  stop_ = true;
+  EnterPhase(Phase::kStopping);
   if (result_.error != 0) return;
   result_.error = err;
   result_.error_syscall = syscall;
@@ -87,7 +115,7 @@ void Job::FailIo(const IoUnit* u, int err) {
 void Job::VerifyRead(const IoUnit* u) {
   char why[256];
   if (!CheckVerifyHeader(u->buf, u->len, u->offset, why, sizeof(why))) {
-    stop_ = true;
+    EnterPhase(Phase::kStopping);
     if (result_.error == 0) {
       result_.error = EILSEQ;
       result_.error_syscall = "verify";
@@ -188,10 +216,7 @@ void Job::SleepCancellable(uint64_t ns) {
   const uint64_t until = NowNs() + ns;
   for (;;) {
     if (cancel_->load(std::memory_order_relaxed)) {
-      if (!stop_) {
-        stop_ = true;
-        result_.cancelled = true;
-      }
+      PollCancel();
       return;
     }
     const uint64_t now = NowNs();
@@ -203,7 +228,7 @@ void Job::SleepCancellable(uint64_t ns) {
 }
 
 void Job::BeginMeasuring(uint64_t now) {
-  ramping_ = false;
+  ramp_end_ns_ = 0;
   measure_start_ns_ = now;
   rate_start_ns_ = now;
   result_.started_at_ms = WallMs();
@@ -235,12 +260,11 @@ void Job::BeginMeasuring(uint64_t now) {
   ctx_start_ = static_cast<uint64_t>(ru.ru_nvcsw + ru.ru_nivcsw);
   majf_start_ = static_cast<uint64_t>(ru.ru_majflt);
   minf_start_ = static_cast<uint64_t>(ru.ru_minflt);
-  progress_.phase.store(static_cast<int>(verifying_ ? Phase::kVerify : Phase::kRunning), std::memory_order_relaxed);
   ScheduleNextEvent();
 }
 
 void Job::ScheduleNextEvent() {
-  if (ramping_) {
+  if (ramp_end_ns_) {
     next_event_ns_ = ramp_end_ns_;
     return;
   }
@@ -248,12 +272,15 @@ void Job::ScheduleNextEvent() {
 }
 
 void Job::HandleEvents(uint64_t now) {
-  if (ramping_) {
-    if (now >= ramp_end_ns_) BeginMeasuring(now);
+  if (ramp_end_ns_) {
+    if (now >= ramp_end_ns_) {
+      BeginMeasuring(now);
+      EnterPhase(Phase::kRunning);
+    }
     return;
   }
   if (now >= end_ns_) {
-    main_done_ = true;
+    EnterPhase(Phase::kDraining);
     end_ns_ = UINT64_MAX;
   }
   if (now >= next_sample_ns_) TakeSamples(now);
@@ -366,10 +393,10 @@ void Job::WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t
 }
 
 bool Job::StartVerifyIfDue() {
-  if (verifying_ || stop_ || !plan_.verify_crc32c || !plan_.do_verify || written_.empty()) return false;
-  verifying_ = true;
+  if (phase_ == Phase::kVerify || Stopping() || !plan_.verify_crc32c || !plan_.do_verify || written_.empty())
+    return false;
   verify_block_ = 0;
-  progress_.phase.store(static_cast<int>(Phase::kVerify), std::memory_order_relaxed);
+  EnterPhase(Phase::kVerify);
   return true;
 }
 
@@ -378,7 +405,8 @@ void Job::Finish(uint64_t now) {
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
   now = NowNs();
   if (measure_start_ns_ == 0) measure_start_ns_ = now;
-  if (!ramping_) {
+  const bool measured = ramp_end_ns_ == 0;
+  if (measured) {
     // A last, shorter interval for the series when it saw any I/O; a sliver (the I/Os still in
     // flight when the runtime ended) joins the interval before it rather than standing alone.
     bool any = false;
@@ -389,7 +417,7 @@ void Job::Finish(uint64_t now) {
       if (sliver) FoldLastSeriesPoint();
     }
   }
-  result_.runtime_ns = ramping_ ? 0 : now - measure_start_ns_;
+  result_.runtime_ns = measured ? now - measure_start_ns_ : 0;
   for (auto& d : result_.dirs) d.runtime_ns = d.ios ? result_.runtime_ns : 0;
   rusage ru;
   getrusage(RUSAGE_THREAD, &ru);
@@ -428,24 +456,20 @@ bool Job::TryEngine(int* setup_err) {
   result_.engine_set = true;
 
   if (plan_.start_delay_ns) {
-    progress_.phase.store(static_cast<int>(Phase::kStartDelay), std::memory_order_relaxed);
+    EnterPhase(Phase::kStartDelay);
     SleepCancellable(plan_.start_delay_ns);
   }
   const uint64_t now = NowNs();
-  if (plan_.verify_only) {
-    main_done_ = true;
-    verifying_ = true;
-  }
   if (plan_.ramp_ns && !plan_.verify_only) {
-    ramping_ = true;
     ramp_end_ns_ = now + plan_.ramp_ns;
     rate_start_ns_ = now;
-    progress_.phase.store(static_cast<int>(Phase::kRamp), std::memory_order_relaxed);
+    EnterPhase(Phase::kRamp);
     ScheduleNextEvent();
   } else {
     BeginMeasuring(now);
+    EnterPhase(plan_.verify_only ? Phase::kVerify : Phase::kRunning);
   }
-  if (!stop_) JobLoop<E>::Run(*this, engine);
+  if (!Stopping()) JobLoop<E>::Run(*this, engine);
   Finish(NowNs());
   engine.Teardown();
   return true;
@@ -514,7 +538,7 @@ void Job::Run() {
     fd_ = -1;
   }
   result_.elapsed_ns = NowNs() - thread_start_ns_;
-  progress_.phase.store(static_cast<int>(Phase::kDone), std::memory_order_release);
+  EnterPhase(Phase::kDone);
 }
 
 }  // namespace vb

@@ -43,7 +43,22 @@ struct SeriesPoint {
   SeriesDir dirs[kDirs];
 };
 
-enum class Phase : int { kPending, kLayout, kStartDelay, kRamp, kRunning, kVerify, kDone };
+// Where a job is in its life. Progress reports the first seven by name; draining and stopping
+// are the job's own, and progress goes on showing the phase before them.
+enum class Phase : int {
+  kPending,
+  kLayout,
+  kStartDelay,
+  kRamp,
+  kRunning,
+  kVerify,
+  kDone,
+  // The main phase has ended (its size or runtime reached): what is in flight completes, nothing
+  // new starts, and a verify pass may follow.
+  kDraining,
+  // Cancelled, or failed: what is in flight completes, nothing new starts, no verify pass.
+  kStopping,
+};
 const char* PhaseName(Phase p);
 
 struct JobResult {
@@ -109,6 +124,12 @@ class Job {
   void ScheduleNextEvent();
   void Finish(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
+  void EnterPhase(Phase next);
+  bool Stopping() const { return phase_ == Phase::kStopping; }
+  // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
+  // or the job stops.
+  bool IssuingOver() const { return phase_ == Phase::kDraining || phase_ == Phase::kStopping; }
+  inline void PollCancel();
   void WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);
 
   // Hot path, defined inline in job_loop.h.
@@ -117,13 +138,11 @@ class Job {
   inline uint64_t RateDue(const IoUnit* u) const;
   inline bool CanStartNew(uint64_t now);
 
-  // The main phase has ended and no verify pass runs: nothing new is issued or waited for.
-  bool PhaseOver() const { return main_done_ && !verifying_; }
   // When a wait for a held (rate-limited) I/O or for the end of think time must end: its due
   // time, or sooner when the next event (a sample window, the end of the runtime) comes first.
-  // 0 when there is nothing to wait for: the job stops or its phase is over.
+  // 0 when there is nothing to wait for.
   uint64_t WakeTime() const {
-    if (stop_ || PhaseOver()) return 0;
+    if (IssuingOver()) return 0;
     const uint64_t due = held_ ? held_due_ : think_until_;
     return due && next_event_ns_ < due ? next_event_ns_ : due;
   }
@@ -163,13 +182,13 @@ class Job {
   // Smallest block size of the directions in use.
   uint32_t min_bs_ = 0;
 
-  // Where the job is.
-  bool ramping_ = false;
-  bool main_done_ = false;
-  bool verifying_ = false;
-  bool stop_ = false;
+  // Where the job is; it changes only in EnterPhase().
+  Phase phase_ = Phase::kPending;
   uint64_t thread_start_ns_ = 0;
   uint64_t measure_start_ns_ = 0;
+  // When ramp_time ends, while it runs; 0 once measuring. A timer rather than the ramp phase:
+  // a size-based job can issue all its bytes inside the ramp, and measuring still begins at its
+  // end.
   uint64_t ramp_end_ns_ = 0;
   uint64_t end_ns_ = UINT64_MAX;
   uint64_t loop_bytes_issued_ = 0;

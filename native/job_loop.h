@@ -31,8 +31,8 @@ inline bool Job::Prep(IoUnit* u) {
   u->done = 0;
   u->inline_done = false;
   u->verify_read = false;
-  u->ramp = ramping_;
-  if (__builtin_expect(verifying_, 0)) {
+  u->ramp = phase_ == Phase::kRamp;
+  if (__builtin_expect(phase_ == Phase::kVerify, 0)) {
     while (verify_block_ < verify_blocks_ && !written_.empty() &&
            !(written_[verify_block_ >> 6] & (uint64_t{1} << (verify_block_ & 63))))
       verify_block_++;
@@ -81,13 +81,13 @@ inline bool Job::Prep(IoUnit* u) {
     if (loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
       loops_done_++;
       if (!plan_.time_based && loops_done_ >= plan_.loops) {
-        main_done_ = true;
+        EnterPhase(Phase::kDraining);
         return false;
       }
       loop_bytes_issued_ = 0;
       offsets_.Rewind();
       if (bs > plan_.io_bytes_per_loop) {
-        main_done_ = true;
+        EnterPhase(Phase::kDraining);
         return false;
       }
     }
@@ -199,7 +199,7 @@ inline uint64_t Job::RateDue(const IoUnit* u) const {
 // Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
 // everything in flight has completed.
 inline bool Job::CanStartNew(uint64_t now) {
-  if (stop_) return false;
+  if (Stopping()) return false;
   if (think_until_) {
     if (now < think_until_) return false;
     think_until_ = 0;
@@ -211,7 +211,15 @@ inline bool Job::CanStartNew(uint64_t now) {
     return false;
   }
   if (sync_due_ && inflight_) return false;
-  return !PhaseOver();
+  return !IssuingOver();
+}
+
+// A cancel stops the job once; one that stops for an error first is not marked cancelled.
+inline void Job::PollCancel() {
+  if (__builtin_expect(cancel_->load(std::memory_order_relaxed), 0) && !Stopping()) {
+    EnterPhase(Phase::kStopping);
+    result_.cancelled = true;
+  }
 }
 
 template <class E>
@@ -223,23 +231,20 @@ class JobLoop {
     const unsigned batch_submit = j.plan_.batch_submit;
     auto complete = [&j, &now](IoUnit* u) { j.Complete(u, now); };
     for (;;) {
-      if (__builtin_expect(j.cancel_->load(std::memory_order_relaxed), 0) && !j.stop_) {
-        j.stop_ = true;
-        j.result_.cancelled = true;
-      }
+      j.PollCancel();
       unsigned staged = 0;
       bool batch_full = false;
       while (j.inflight_ < depth) {
         IoUnit* u;
         if (j.nretry_) {
           u = j.retry_[--j.nretry_];
-          if (j.stop_) {
+          if (j.Stopping()) {
             j.free_[j.nfree_++] = u;
             continue;
           }
         } else if (j.held_) {
           // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
-          if (j.stop_ || j.PhaseOver()) {
+          if (j.IssuingOver()) {
             j.free_[j.nfree_++] = j.held_;
             j.held_ = nullptr;
             break;
@@ -269,10 +274,7 @@ class JobLoop {
         if constexpr (E::kInline) {
           eng.Queue(u);
           now = NowNs();
-          if (__builtin_expect(j.cancel_->load(std::memory_order_relaxed), 0) && !j.stop_) {
-            j.stop_ = true;
-            j.result_.cancelled = true;
-          }
+          j.PollCancel();
           // One I/O at a time: a depth of one, submitted and completed in batches of one.
           j.result_.depth_level[DepthLevelBucket(1)]++;
           j.result_.depth_submit[BatchBucket(1)]++;
@@ -321,7 +323,7 @@ class JobLoop {
         // Nothing in flight and nothing was started: wait for a due time, start the verify
         // pass, or end.
         const uint64_t wake = j.WakeTime();
-        if (wake && !j.stop_) {
+        if (wake && !j.Stopping()) {
           j.SleepCancellable(wake > now ? wake - now : 0);
         } else if (!j.StartVerifyIfDue()) {
           break;
