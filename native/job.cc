@@ -207,8 +207,7 @@ bool Job::AllocateUnits() {
     verify_blocks_ = plan_.region_bytes / verify_bs_;
     if (dir_used_[kWrite] && !plan_.verify_only) written_.assign((verify_blocks_ + 63) / 64, 0);
   }
-  rate_limited_ = false;
-  for (int d = 0; d < kDirs; d++) rate_limited_ |= plan_.rate_bytes[d] || plan_.rate_iops[d];
+  pacer_.Init(plan_);
   return true;
 }
 
@@ -230,11 +229,10 @@ void Job::SleepCancellable(uint64_t ns) {
 void Job::BeginMeasuring(uint64_t now) {
   ramp_end_ns_ = 0;
   measure_start_ns_ = now;
-  rate_start_ns_ = now;
+  pacer_.Restart(now);
   result_.started_at_ms = WallMs();
   for (int d = 0; d < kDirs; d++) {
     result_.dirs[d] = DirResult();
-    issued_ios_[d] = issued_bytes_[d] = 0;
     sample_prev_bytes_[d] = sample_prev_ios_[d] = 0;
     series_prev_bytes_[d] = series_prev_ios_[d] = series_prev_clat_sum_[d] = series_prev_clat_n_[d] = 0;
     for (auto& s : sample_prev_lat_) s[d] = LatStats();
@@ -462,7 +460,7 @@ bool Job::TryEngine(int* setup_err) {
   const uint64_t now = NowNs();
   if (plan_.ramp_ns && !plan_.verify_only) {
     ramp_end_ns_ = now + plan_.ramp_ns;
-    rate_start_ns_ = now;
+    pacer_.Restart(now);
     EnterPhase(Phase::kRamp);
     ScheduleNextEvent();
   } else {

@@ -13,6 +13,7 @@
 #include "io_unit.h"
 #include "log_writer.h"
 #include "offsets.h"
+#include "pacer.h"
 #include "plan.h"
 #include "rng.h"
 #include "stats.h"
@@ -135,7 +136,6 @@ class Job {
   // Hot path, defined inline in job_loop.h.
   inline bool Prep(IoUnit* u);
   inline void Complete(IoUnit* u, uint64_t now);
-  inline uint64_t RateDue(const IoUnit* u) const;
   inline bool CanStartNew(uint64_t now);
 
   // When a wait for a held (rate-limited) I/O or for the end of think time must end: its due
@@ -143,7 +143,7 @@ class Job {
   // 0 when there is nothing to wait for.
   uint64_t WakeTime() const {
     if (IssuingOver()) return 0;
-    const uint64_t due = held_ ? held_due_ : think_until_;
+    const uint64_t due = pacer_.Due();
     return due && next_event_ns_ < due ? next_event_ns_ : due;
   }
   // Called when nothing is in flight and nothing can start: begins the verify pass when one is
@@ -170,8 +170,6 @@ class Job {
   unsigned nfree_ = 0;
   std::vector<IoUnit*> retry_;
   unsigned nretry_ = 0;
-  IoUnit* held_ = nullptr;
-  uint64_t held_due_ = 0;
   unsigned inflight_ = 0;
 
   Rng rng_;
@@ -193,15 +191,9 @@ class Job {
   uint64_t end_ns_ = UINT64_MAX;
   uint64_t loop_bytes_issued_ = 0;
   uint64_t loops_done_ = 0;
-  uint64_t issued_ios_[kDirs] = {0, 0, 0};
-  uint64_t issued_bytes_[kDirs] = {0, 0, 0};
   uint64_t writes_since_sync_ = 0;
   bool sync_due_ = false;
-  uint64_t think_count_ = 0;
-  bool think_pending_ = false;
-  uint64_t think_until_ = 0;
-  bool rate_limited_ = false;
-  uint64_t rate_start_ns_ = 0;
+  Pacer pacer_;
   uint64_t write_salt_ = 0;
 
   // Verify: which blocks were written, and where the verify pass is.

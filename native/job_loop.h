@@ -98,8 +98,7 @@ inline bool Job::Prep(IoUnit* u) {
   u->ddir = d;
   u->len = bs;
   u->offset = offsets_.Next(d, bs, rng_);
-  issued_ios_[d]++;
-  issued_bytes_[d] += bs;
+  pacer_.CountIssued(d, bs);
   if (d == kWrite) {
     if (plan_.refill_buffers) {
       FillBuffer(u->buf, bs, plan_, rng_);
@@ -117,10 +116,7 @@ inline bool Job::Prep(IoUnit* u) {
       sync_due_ = true;
     }
   }
-  if (plan_.thinktime_ns && ++think_count_ >= plan_.thinktime_blocks) {
-    think_count_ = 0;
-    think_pending_ = true;
-  }
+  pacer_.CountThink();
   return true;
 }
 
@@ -180,36 +176,11 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
   free_[nfree_++] = u;
 }
 
-inline uint64_t Job::RateDue(const IoUnit* u) const {
-  const uint8_t d = u->ddir;
-  if (d > kTrim) return 0;
-  uint64_t due = 0;
-  if (plan_.rate_iops[d]) {
-    due = rate_start_ns_ + static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d] - 1) *
-                                                 1000000000u / plan_.rate_iops[d]);
-  }
-  if (plan_.rate_bytes[d]) {
-    const uint64_t t = rate_start_ns_ + static_cast<uint64_t>(static_cast<unsigned __int128>(issued_bytes_[d] - u->len) *
-                                                              1000000000u / plan_.rate_bytes[d]);
-    due = t > due ? t : due;
-  }
-  return due;
-}
-
 // Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
 // everything in flight has completed.
 inline bool Job::CanStartNew(uint64_t now) {
   if (Stopping()) return false;
-  if (think_until_) {
-    if (now < think_until_) return false;
-    think_until_ = 0;
-  }
-  if (think_pending_) {
-    if (inflight_) return false;
-    think_pending_ = false;
-    think_until_ = now + plan_.thinktime_ns;
-    return false;
-  }
+  if (pacer_.Thinking(now, inflight_)) return false;
   if (sync_due_ && inflight_) return false;
   return !IssuingOver();
 }
@@ -242,16 +213,14 @@ class JobLoop {
             j.free_[j.nfree_++] = u;
             continue;
           }
-        } else if (j.held_) {
+        } else if (j.pacer_.held()) {
           // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
           if (j.IssuingOver()) {
-            j.free_[j.nfree_++] = j.held_;
-            j.held_ = nullptr;
+            j.free_[j.nfree_++] = j.pacer_.Release();
             break;
           }
-          if (j.held_due_ > now) break;
-          u = j.held_;
-          j.held_ = nullptr;
+          if (j.pacer_.held_due() > now) break;
+          u = j.pacer_.Release();
           u->start_ns = E::kInline ? NowNs() : now;
         } else {
           if (!j.CanStartNew(now)) break;
@@ -260,14 +229,7 @@ class JobLoop {
             j.free_[j.nfree_++] = u;
             break;
           }
-          if (j.rate_limited_) {
-            const uint64_t due = j.RateDue(u);
-            if (due > now) {
-              j.held_ = u;
-              j.held_due_ = due;
-              break;
-            }
-          }
+          if (j.pacer_.Hold(u, now)) break;
           u->start_ns = E::kInline ? NowNs() : now;
         }
         j.inflight_++;
