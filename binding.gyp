@@ -12,6 +12,7 @@
         "native/probe.cc",
         "native/runner.cc",
         "native/target.cc",
+        "native/verifier.cc",
         "native/engines/common.cc",
         "native/engines/io_uring.cc",
         "native/engines/libaio.cc"

@@ -94,13 +94,16 @@ void Job::EnterPhase(Phase next) {
                         next == Phase::kDone ? std::memory_order_release : std::memory_order_relaxed);
 }
 
-void Job::SetError(int err, const char* syscall, const std::string& message) {
+void Job::Fail(int err, const char* syscall, std::string message) {
   EnterPhase(Phase::kStopping);
   if (result_.error != 0) return;
   result_.error = err;
   result_.error_syscall = syscall;
-  result_.error_message = message.empty() ? std::string(syscall) + ": " + std::strerror(err)
-                                          : message + ": " + std::strerror(err);
+  result_.error_message = std::move(message);
+}
+
+void Job::SetError(int err, const char* syscall, const std::string& message) {
+  Fail(err, syscall, (message.empty() ? std::string(syscall) : message) + ": " + std::strerror(err));
 }
 
 void Job::FailEarly(int err, const char* syscall, const std::string& message) { SetError(err, syscall, message); }
@@ -113,15 +116,8 @@ void Job::FailIo(const IoUnit* u, int err) {
 }
 
 void Job::VerifyRead(const IoUnit* u) {
-  char why[256];
-  if (!CheckVerifyHeader(u->buf, u->len, u->offset, why, sizeof(why))) {
-    EnterPhase(Phase::kStopping);
-    if (result_.error == 0) {
-      result_.error = EILSEQ;
-      result_.error_syscall = "verify";
-      result_.error_message = std::string(why) + " on " + plan_.path;
-    }
-  }
+  std::string why;
+  if (const int err = verifier_.CheckRead(u, plan_.path, &why)) Fail(err, "verify", std::move(why));
 }
 
 bool Job::Open() {
@@ -198,14 +194,10 @@ bool Job::AllocateUnits() {
     sync_hist_ = std::make_unique<Histogram>();
     sync_hist_->Clear();
   }
-  if (plan_.verify_crc32c) {
-    verify_bs_ = fixed_bs_[kWrite] ? fixed_bs_[kWrite] : fixed_bs_[kRead];
-    if (verify_bs_ == 0) {
-      SetError(EINVAL, "verify", "verify needs one block size");
-      return false;
-    }
-    verify_blocks_ = plan_.region_bytes / verify_bs_;
-    if (dir_used_[kWrite] && !plan_.verify_only) written_.assign((verify_blocks_ + 63) / 64, 0);
+  if (plan_.verify_crc32c &&
+      !verifier_.Init(plan_, fixed_bs_[kWrite] ? fixed_bs_[kWrite] : fixed_bs_[kRead], dir_used_[kWrite])) {
+    SetError(EINVAL, "verify", "verify needs one block size");
+    return false;
   }
   pacer_.Init(plan_);
   return true;
@@ -391,9 +383,8 @@ void Job::WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t
 }
 
 bool Job::StartVerifyIfDue() {
-  if (phase_ == Phase::kVerify || Stopping() || !plan_.verify_crc32c || !plan_.do_verify || written_.empty())
-    return false;
-  verify_block_ = 0;
+  if (phase_ == Phase::kVerify || Stopping() || !verifier_.PassDue()) return false;
+  verifier_.StartPass();
   EnterPhase(Phase::kVerify);
   return true;
 }
@@ -480,7 +471,6 @@ void Job::Run() {
   // Seeded first: the buffers are filled from it, so randseed decides their contents too.
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);
-  verify_reads_ = plan_.verify_crc32c && plan_.read_pct == 100;
   if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
     const std::string* paths[kLogKinds];

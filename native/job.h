@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "stats.h"
+#include "verifier.h"
 
 namespace vb {
 
@@ -125,6 +126,8 @@ class Job {
   void ScheduleNextEvent();
   void Finish(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
+  // Stops the job and records the first error only: later ones follow from it.
+  void Fail(int err, const char* syscall, std::string message);
   void EnterPhase(Phase next);
   bool Stopping() const { return phase_ == Phase::kStopping; }
   // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
@@ -196,11 +199,7 @@ class Job {
   Pacer pacer_;
   uint64_t write_salt_ = 0;
 
-  // Verify: which blocks were written, and where the verify pass is.
-  std::vector<uint64_t> written_;
-  uint32_t verify_bs_ = 0;
-  uint64_t verify_block_ = 0;
-  uint64_t verify_blocks_ = 0;
+  Verifier verifier_;
 
   // Time-driven work: samples, series, runtime end; one comparison per loop iteration.
   uint64_t next_event_ns_ = UINT64_MAX;
@@ -224,10 +223,6 @@ class Job {
   enum LogKind : int { kBwLog, kIopsLog, kLatLog, kClatLog, kSlatLog, kLogKinds };
   LogWriter logs_[kLogKinds];
   bool per_io_logs_ = false;
-  // Main-phase reads checked against their verify header: only in a job that does not write, where
-  // every block read was written earlier (by another job or run). A mixed job checks what it
-  // wrote in its verify phase instead, as a read may reach a block it has not written yet.
-  bool verify_reads_ = false;
 
   uint64_t usr_start_ns_ = 0, sys_start_ns_ = 0, ctx_start_ = 0, majf_start_ = 0, minf_start_ = 0;
 };

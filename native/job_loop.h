@@ -32,19 +32,7 @@ inline bool Job::Prep(IoUnit* u) {
   u->inline_done = false;
   u->verify_read = false;
   u->ramp = phase_ == Phase::kRamp;
-  if (__builtin_expect(phase_ == Phase::kVerify, 0)) {
-    while (verify_block_ < verify_blocks_ && !written_.empty() &&
-           !(written_[verify_block_ >> 6] & (uint64_t{1} << (verify_block_ & 63))))
-      verify_block_++;
-    if (verify_block_ >= verify_blocks_) return false;
-    u->ddir = kRead;
-    u->len = verify_bs_;
-    u->offset = plan_.region_offset + verify_block_ * verify_bs_;
-    u->verify_read = true;
-    u->ramp = false;
-    verify_block_++;
-    return true;
-  }
+  if (__builtin_expect(phase_ == Phase::kVerify, 0)) return verifier_.NextRead(u);
   if (__builtin_expect(sync_due_, 0)) {
     sync_due_ = false;
     // As fio: an fsync precedes the next write, so none follows the job's last one (end_fsync
@@ -105,11 +93,7 @@ inline bool Job::Prep(IoUnit* u) {
     } else if (plan_.scramble_buffers) {
       ScrambleBuffer(u->buf, bs, (write_salt_++ << 20) ^ u->offset);
     }
-    if (plan_.verify_crc32c) {
-      StampVerifyHeader(u->buf, bs, u->offset, rng_.Next());
-      const uint64_t block = (u->offset - plan_.region_offset) / verify_bs_;
-      written_[block >> 6] |= uint64_t{1} << (block & 63);
-    }
+    if (plan_.verify_crc32c) verifier_.StampWrite(u, rng_.Next());
     const uint64_t every = plan_.fsync_every ? plan_.fsync_every : plan_.fdatasync_every;
     if (every && ++writes_since_sync_ >= every) {
       writes_since_sync_ = 0;
@@ -171,7 +155,7 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
     a.slat.Add(slat);
     if (Histogram* h = hist_[kSlat][d]) h->Add(slat);
   }
-  if (__builtin_expect(u->verify_read || (d == kRead && verify_reads_), 0)) VerifyRead(u);
+  if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
   if (__builtin_expect(per_io_logs_, 0)) WriteIoLogLines(u, now, clat, lat, u->issue_ns - u->start_ns);
   free_[nfree_++] = u;
 }
