@@ -11,6 +11,7 @@
         "native/offsets.cc",
         "native/probe.cc",
         "native/runner.cc",
+        "native/sampler.cc",
         "native/target.cc",
         "native/verifier.cc",
         "native/engines/common.cc",

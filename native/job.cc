@@ -55,6 +55,17 @@ uint64_t TimevalNs(const timeval& tv) {
   return static_cast<uint64_t>(tv.tv_sec) * 1000000000ull + static_cast<uint64_t>(tv.tv_usec) * 1000ull;
 }
 
+// The thread's CPU use since `start`: fio's usr/sys/ctx/majf/minf.
+void CountCpuSince(const rusage& start, JobResult& r) {
+  rusage now;
+  getrusage(RUSAGE_THREAD, &now);
+  r.usr_ns = TimevalNs(now.ru_utime) - TimevalNs(start.ru_utime);
+  r.sys_ns = TimevalNs(now.ru_stime) - TimevalNs(start.ru_stime);
+  r.ctx = static_cast<uint64_t>(now.ru_nvcsw + now.ru_nivcsw - start.ru_nvcsw - start.ru_nivcsw);
+  r.majf = static_cast<uint64_t>(now.ru_majflt - start.ru_majflt);
+  r.minf = static_cast<uint64_t>(now.ru_minflt - start.ru_minflt);
+}
+
 const char* DirName(uint8_t d) { return d == kRead ? "read" : d == kWrite ? "write" : d == kTrim ? "trim" : "sync"; }
 
 // Whether a job in phase `from` moves to `to` when asked. Stopping is final until done. Only
@@ -76,8 +87,6 @@ Job::~Job() {
   if (fd_ >= 0) close(fd_);
   std::free(buffers_);
 }
-
-const Histogram* Job::hist(LatKind kind, int dir) const { return hist_[kind][dir]; }
 
 // The one place the phase changes. A job's life:
 //   pending -> [startdelay] -> [ramp] -> running -> draining -> [verify] -> done
@@ -175,25 +184,9 @@ bool Job::AllocateUnits() {
     }
     if (!dir_used_[d]) continue;
     for (const BsEntry& e : table) min_bs_ = min_bs_ == 0 || e.bs < min_bs_ ? e.bs : min_bs_;
-    bool want[kLatKinds];
-    want[kSlat] = plan_.hist_slat && !plan_.disable_slat;
-    want[kClat] = !plan_.disable_clat;
-    want[kLat] = plan_.hist_lat && !plan_.disable_lat;
-    for (int k = 0; k < kLatKinds; k++) {
-      if (!want[k]) continue;
-      hist_store_.push_back(std::make_unique<Histogram>());
-      hist_store_.back()->Clear();
-      hist_[k][d] = hist_store_.back().get();
-    }
-    if (hist_[kClat][d]) {
-      series_prev_hist_[d] = std::make_unique<Histogram>();
-      series_prev_hist_[d]->Clear();
-    }
   }
-  if (plan_.fsync_every || plan_.fdatasync_every) {
-    sync_hist_ = std::make_unique<Histogram>();
-    sync_hist_->Clear();
-  }
+  hists_.Allocate(plan_, dir_used_);
+  sampler_.Init(dir_used_, &hists_, thread_start_ns_);
   if (plan_.verify_crc32c &&
       !verifier_.Init(plan_, fixed_bs_[kWrite] ? fixed_bs_[kWrite] : fixed_bs_[kRead], dir_used_[kWrite])) {
     SetError(EINVAL, "verify", "verify needs one block size");
@@ -220,36 +213,16 @@ void Job::SleepCancellable(uint64_t ns) {
 
 void Job::BeginMeasuring(uint64_t now) {
   ramp_end_ns_ = 0;
-  measure_start_ns_ = now;
   pacer_.Restart(now);
+  sampler_.Begin(now);
   result_.started_at_ms = WallMs();
-  for (int d = 0; d < kDirs; d++) {
-    result_.dirs[d] = DirResult();
-    sample_prev_bytes_[d] = sample_prev_ios_[d] = 0;
-    series_prev_bytes_[d] = series_prev_ios_[d] = series_prev_clat_sum_[d] = series_prev_clat_n_[d] = 0;
-    for (auto& s : sample_prev_lat_) s[d] = LatStats();
-    for (auto& row : hist_)
-      if (row[d]) row[d]->Clear();
-    if (series_prev_hist_[d]) series_prev_hist_[d]->Clear();
-  }
+  for (DirResult& a : result_.dirs) a = DirResult();
+  hists_.Clear();
   result_.sync_ios = 0;
   result_.sync_lat.Reset();
-  if (sync_hist_) sync_hist_->Clear();
   for (int i = 0; i < kDepthBuckets; i++) result_.depth_level[i] = result_.depth_submit[i] = result_.depth_complete[i] = 0;
   end_ns_ = plan_.runtime_ns ? now + plan_.runtime_ns : UINT64_MAX;
-  last_sample_ns_ = last_series_ns_ = now;
-  next_sample_ns_ = now + plan_.sample_window_ms * 1000000ull;
-  next_series_ns_ = now + plan_.series_interval_ms * 1000000ull;
-  result_.series.clear();
-  if (plan_.runtime_ns && plan_.series_interval_ms)
-    result_.series.reserve(plan_.runtime_ns / (plan_.series_interval_ms * 1000000ull) + 2);
-  rusage ru;
-  getrusage(RUSAGE_THREAD, &ru);
-  usr_start_ns_ = TimevalNs(ru.ru_utime);
-  sys_start_ns_ = TimevalNs(ru.ru_stime);
-  ctx_start_ = static_cast<uint64_t>(ru.ru_nvcsw + ru.ru_nivcsw);
-  majf_start_ = static_cast<uint64_t>(ru.ru_majflt);
-  minf_start_ = static_cast<uint64_t>(ru.ru_minflt);
+  getrusage(RUSAGE_THREAD, &cpu_start_);
   ScheduleNextEvent();
 }
 
@@ -258,7 +231,7 @@ void Job::ScheduleNextEvent() {
     next_event_ns_ = ramp_end_ns_;
     return;
   }
-  next_event_ns_ = std::min({next_sample_ns_, next_series_ns_, end_ns_});
+  next_event_ns_ = std::min(sampler_.NextDue(), end_ns_);
 }
 
 void Job::HandleEvents(uint64_t now) {
@@ -273,113 +246,8 @@ void Job::HandleEvents(uint64_t now) {
     EnterPhase(Phase::kDraining);
     end_ns_ = UINT64_MAX;
   }
-  if (now >= next_sample_ns_) TakeSamples(now);
-  if (now >= next_series_ns_) TakeSeriesPoint(now);
+  sampler_.Tick(now);
   ScheduleNextEvent();
-}
-
-void Job::TakeSamples(uint64_t now) {
-  const double dt_ms = static_cast<double>(now - last_sample_ns_) / 1e6;
-  const uint64_t t_ms = (now - measure_start_ns_ + 500000) / 1000000;
-  for (int d = 0; d < kDirs; d++) {
-    const DirResult& a = result_.dirs[d];
-    if (!dir_used_[d] || dt_ms <= 0) continue;
-    const uint64_t dbytes = a.bytes - sample_prev_bytes_[d];
-    const uint64_t dios = a.ios - sample_prev_ios_[d];
-    // fio's samples are whole KiB/s and IOPS.
-    const uint64_t bw = static_cast<uint64_t>(static_cast<double>(dbytes) * 1000.0 / dt_ms / 1024.0);
-    const uint64_t iops = static_cast<uint64_t>(static_cast<double>(dios) * 1000.0 / dt_ms + 0.5);
-    result_.dirs[d].bw.Add(static_cast<double>(bw));
-    result_.dirs[d].iops.Add(static_cast<double>(iops));
-    if (plan_.log_avg_ms && !per_io_logs_) {
-      if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, bw, d, 0);
-      if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, iops, d, 0);
-      const LatStats* now_lat[kLatKinds] = {&a.slat, &a.clat, &a.lat};
-      static constexpr LogKind kLogOf[kLatKinds] = {kSlatLog, kClatLog, kLatLog};
-      for (int k = 0; k < kLatKinds; k++) {
-        const LatStats& prev = sample_prev_lat_[k][d];
-        const uint64_t n = now_lat[k]->n - prev.n;
-        LogWriter& log = logs_[kLogOf[k]];
-        if (log.active() && n > 0) log.Line(t_ms, (now_lat[k]->sum - prev.sum) / n, d, 0);
-        sample_prev_lat_[k][d] = *now_lat[k];
-      }
-    }
-    sample_prev_bytes_[d] = a.bytes;
-    sample_prev_ios_[d] = a.ios;
-    progress_.ios[d].store(a.ios, std::memory_order_relaxed);
-    progress_.bytes[d].store(a.bytes, std::memory_order_relaxed);
-  }
-  progress_.elapsed_ms.store((now - thread_start_ns_) / 1000000, std::memory_order_relaxed);
-  last_sample_ns_ = now;
-  const uint64_t window = plan_.sample_window_ms * 1000000ull;
-  next_sample_ns_ += window;
-  if (next_sample_ns_ <= now) next_sample_ns_ = now + window;
-}
-
-void Job::TakeSeriesPoint(uint64_t now) {
-  SeriesPoint p;
-  p.t_ms = (now - measure_start_ns_ + 500000) / 1000000;
-  p.dur_ms = (now - last_series_ns_ + 500000) / 1000000;
-  for (int d = 0; d < kDirs; d++) {
-    if (!dir_used_[d]) continue;
-    const DirResult& a = result_.dirs[d];
-    SeriesDir& s = p.dirs[d];
-    s.ios = a.ios - series_prev_ios_[d];
-    s.bytes = a.bytes - series_prev_bytes_[d];
-    const uint64_t n = a.clat.n - series_prev_clat_n_[d];
-    s.clat_mean_ns = n ? static_cast<double>(a.clat.sum - series_prev_clat_sum_[d]) / static_cast<double>(n) : 0.0;
-    if (Histogram* h = hist_[kClat][d]) {
-      Histogram* prev = series_prev_hist_[d].get();
-      // The interval's histogram is the difference of two cumulative ones; reuse prev for it.
-      for (int i = 0; i < kHistBuckets; i++) {
-        const uint64_t cur = h->counts[i];
-        prev->counts[i] = cur - prev->counts[i];
-      }
-      s.clat_p99_ns = HistPercentile(prev->counts, n, 99.0);
-      std::memcpy(prev->counts, h->counts, sizeof(prev->counts));
-    }
-    series_prev_ios_[d] = a.ios;
-    series_prev_bytes_[d] = a.bytes;
-    series_prev_clat_n_[d] = a.clat.n;
-    series_prev_clat_sum_[d] = a.clat.sum;
-  }
-  result_.series.push_back(p);
-  {
-    std::lock_guard<std::mutex> lock(progress_.last_mutex);
-    progress_.last = p;
-    progress_.has_last = true;
-  }
-  last_series_ns_ = now;
-  const uint64_t interval = plan_.series_interval_ms * 1000000ull;
-  next_series_ns_ += interval;
-  if (next_series_ns_ <= now) next_series_ns_ = now + interval;
-}
-
-void Job::FoldLastSeriesPoint() {
-  SeriesPoint tail = result_.series.back();
-  result_.series.pop_back();
-  SeriesPoint& p = result_.series.back();
-  p.t_ms = tail.t_ms;
-  p.dur_ms += tail.dur_ms;
-  for (int d = 0; d < kDirs; d++) {
-    SeriesDir& a = p.dirs[d];
-    const SeriesDir& b = tail.dirs[d];
-    const uint64_t n = a.ios + b.ios;
-    if (n) a.clat_mean_ns = (a.clat_mean_ns * static_cast<double>(a.ios) + b.clat_mean_ns * static_cast<double>(b.ios)) / static_cast<double>(n);
-    // Both halves' p99 bound the whole interval's from above; keep the larger.
-    a.clat_p99_ns = std::max(a.clat_p99_ns, b.clat_p99_ns);
-    a.ios = n;
-    a.bytes += b.bytes;
-  }
-}
-
-void Job::WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat) {
-  const uint64_t t_ms = (now - measure_start_ns_) / 1000000;
-  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, u->ddir, u->len);
-  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, 1, u->ddir, u->len);
-  if (logs_[kLatLog].active()) logs_[kLatLog].Line(t_ms, lat, u->ddir, u->len);
-  if (logs_[kClatLog].active()) logs_[kClatLog].Line(t_ms, clat, u->ddir, u->len);
-  if (logs_[kSlatLog].active() && !u->inline_done) logs_[kSlatLog].Line(t_ms, slat, u->ddir, u->len);
 }
 
 bool Job::StartVerifyIfDue() {
@@ -389,36 +257,17 @@ bool Job::StartVerifyIfDue() {
   return true;
 }
 
-void Job::Finish(uint64_t now) {
+void Job::Finish() {
   if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
-  now = NowNs();
-  if (measure_start_ns_ == 0) measure_start_ns_ = now;
+  const uint64_t now = NowNs();
+  // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
-  if (measured) {
-    // A last, shorter interval for the series when it saw any I/O; a sliver (the I/Os still in
-    // flight when the runtime ended) joins the interval before it rather than standing alone.
-    bool any = false;
-    for (int d = 0; d < kDirs; d++) any |= result_.dirs[d].ios != series_prev_ios_[d];
-    if (any && now > last_series_ns_) {
-      const bool sliver = !result_.series.empty() && now - last_series_ns_ < kMinSeriesTailNs;
-      TakeSeriesPoint(now);
-      if (sliver) FoldLastSeriesPoint();
-    }
-  }
-  result_.runtime_ns = measured ? now - measure_start_ns_ : 0;
+  if (measured) sampler_.EndSeries(now);
+  result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
   for (auto& d : result_.dirs) d.runtime_ns = d.ios ? result_.runtime_ns : 0;
-  rusage ru;
-  getrusage(RUSAGE_THREAD, &ru);
-  result_.usr_ns = TimevalNs(ru.ru_utime) - usr_start_ns_;
-  result_.sys_ns = TimevalNs(ru.ru_stime) - sys_start_ns_;
-  result_.ctx = static_cast<uint64_t>(ru.ru_nvcsw + ru.ru_nivcsw) - ctx_start_;
-  result_.majf = static_cast<uint64_t>(ru.ru_majflt) - majf_start_;
-  result_.minf = static_cast<uint64_t>(ru.ru_minflt) - minf_start_;
-  for (int d = 0; d < kDirs; d++) {
-    progress_.ios[d].store(result_.dirs[d].ios, std::memory_order_relaxed);
-    progress_.bytes[d].store(result_.dirs[d].bytes, std::memory_order_relaxed);
-  }
+  CountCpuSince(cpu_start_, result_);
+  sampler_.PublishTotals();
 }
 
 template <class E>
@@ -459,7 +308,7 @@ bool Job::TryEngine(int* setup_err) {
     EnterPhase(plan_.verify_only ? Phase::kVerify : Phase::kRunning);
   }
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
-  Finish(NowNs());
+  Finish();
   engine.Teardown();
   return true;
 }
@@ -473,18 +322,10 @@ void Job::Run() {
   rng_.Seed(seed);
   if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
-    const std::string* paths[kLogKinds];
-    paths[kBwLog] = &plan_.bw_log_path;
-    paths[kIopsLog] = &plan_.iops_log_path;
-    paths[kLatLog] = &plan_.lat_log_path;
-    paths[kClatLog] = &plan_.clat_log_path;
-    paths[kSlatLog] = &plan_.slat_log_path;
-    bool any_log = false;
-    for (int i = 0; i < kLogKinds && result_.error == 0; i++) {
-      if (const int err = logs_[i].Open(*paths[i])) SetError(err, "fopen", "opening log " + *paths[i]);
-      any_log |= logs_[i].active();
+    const std::string* log = nullptr;
+    if (result_.error == 0) {
+      if (const int err = sampler_.OpenLogs(&log)) SetError(err, "fopen", "opening log " + *log);
     }
-    per_io_logs_ = plan_.log_avg_ms == 0 && any_log;
     int setup_err = 0;
     const char* setup_call = "engine setup";
     EngineKind failed = EngineKind::kPsync;
@@ -516,9 +357,8 @@ void Job::Run() {
     if (!ran && result_.error == 0) {
       SetError(setup_err ? setup_err : EINVAL, setup_call, std::string("setting up the ") + EngineName(failed) + " engine");
     }
-    for (int i = 0; i < kLogKinds; i++) {
-      const int err = logs_[i].Close();
-      if (err != 0 && result_.error == 0) SetError(err, "write", "writing log " + *paths[i]);
+    if (const int err = sampler_.CloseLogs(&log)) {
+      if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }
   }
   if (fd_ >= 0) {

@@ -115,7 +115,7 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
       const uint64_t lat = now - u->start_ns;
       result_.sync_ios++;
       result_.sync_lat.Add(lat);
-      if (sync_hist_) sync_hist_->Add(lat);
+      if (Histogram* h = hists_.sync()) h->Add(lat);
     }
     free_[nfree_++] = u;
     return;
@@ -144,19 +144,19 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
   const uint64_t lat = now - u->start_ns;
   if (!plan_.disable_clat) {
     a.clat.Add(clat);
-    if (Histogram* h = hist_[kClat][d]) h->Add(clat);
+    if (Histogram* h = hists_.at(kClat, d)) h->Add(clat);
   }
   if (!plan_.disable_lat) {
     a.lat.Add(lat);
-    if (Histogram* h = hist_[kLat][d]) h->Add(lat);
+    if (Histogram* h = hists_.at(kLat, d)) h->Add(lat);
   }
   if (!plan_.disable_slat && !u->inline_done) {
     const uint64_t slat = u->issue_ns - u->start_ns;
     a.slat.Add(slat);
-    if (Histogram* h = hist_[kSlat][d]) h->Add(slat);
+    if (Histogram* h = hists_.at(kSlat, d)) h->Add(slat);
   }
   if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
-  if (__builtin_expect(per_io_logs_, 0)) WriteIoLogLines(u, now, clat, lat, u->issue_ns - u->start_ns);
+  sampler_.LogIo(u, now, clat, lat);
   free_[nfree_++] = u;
 }
 
