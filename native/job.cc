@@ -66,6 +66,14 @@ void CountCpuSince(const rusage& start, JobResult& r) {
   r.minf = static_cast<uint64_t>(now.ru_minflt - start.ru_minflt);
 }
 
+// The directions a job issues I/O in; a verify pass reads.
+void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
+  used[kTrim] = plan.trim_pct == 100;
+  used[kRead] = !used[kTrim] && plan.read_pct > 0;
+  used[kWrite] = !used[kTrim] && plan.read_pct < 100;
+  if (plan.verify_only || (plan.verify_crc32c && plan.do_verify && used[kWrite])) used[kRead] = true;
+}
+
 const char* DirName(uint8_t d) { return d == kRead ? "read" : d == kWrite ? "write" : d == kTrim ? "trim" : "sync"; }
 
 // Whether a job in phase `from` moves to `to` when asked. Stopping is final until done. Only
@@ -85,7 +93,6 @@ Job::Job(JobPlan plan, const std::atomic<bool>* cancel) : plan_(std::move(plan))
 
 Job::~Job() {
   if (fd_ >= 0) close(fd_);
-  std::free(buffers_);
 }
 
 // The one place the phase changes. A job's life:
@@ -148,47 +155,18 @@ bool Job::Open() {
 }
 
 bool Job::AllocateUnits() {
-  const uint32_t max_bs = std::max<uint32_t>(plan_.MaxBs(), 1);
-  unit_bytes_ = (max_bs + 4095) & ~4095u;
-  const unsigned depth = std::max<unsigned>(plan_.io_depth, 1);
-  buffer_bytes_ = static_cast<uint64_t>(unit_bytes_) * depth;
-  void* mem = nullptr;
-  if (posix_memalign(&mem, 4096, buffer_bytes_) != 0) {
+  if (!units_.Allocate(std::max<unsigned>(plan_.io_depth, 1), std::max<uint32_t>(plan_.MaxBs(), 1))) {
     SetError(ENOMEM, "posix_memalign", "allocating I/O buffers");
     return false;
   }
-  buffers_ = static_cast<char*>(mem);
-  FillBuffer(buffers_, buffer_bytes_, plan_, rng_);
-  units_.assign(depth, IoUnit{});
-  free_.assign(depth, nullptr);
-  retry_.assign(depth, nullptr);
-  for (unsigned i = 0; i < depth; i++) {
-    units_[i].buf = buffers_ + static_cast<uint64_t>(i) * unit_bytes_;
-    units_[i].slot = static_cast<uint16_t>(i);
-    free_[i] = &units_[i];
-  }
-  nfree_ = depth;
-
-  dir_used_[kTrim] = plan_.trim_pct == 100;
-  dir_used_[kRead] = !dir_used_[kTrim] && plan_.read_pct > 0;
-  dir_used_[kWrite] = !dir_used_[kTrim] && plan_.read_pct < 100;
-  if (plan_.verify_only || (plan_.verify_crc32c && plan_.do_verify && dir_used_[kWrite])) dir_used_[kRead] = true;
-  for (int d = 0; d < kDirs; d++) {
-    const auto& table = plan_.bs[d];
-    if (table.size() == 1) {
-      fixed_bs_[d] = table[0].bs;
-    } else if (!table.empty()) {
-      for (const BsEntry& e : table)
-        for (uint32_t k = 0; k < e.pct && bs_pick_[d].size() < 100; k++) bs_pick_[d].push_back(e.bs);
-      while (bs_pick_[d].size() < 100) bs_pick_[d].push_back(table.back().bs);
-    }
-    if (!dir_used_[d]) continue;
-    for (const BsEntry& e : table) min_bs_ = min_bs_ == 0 || e.bs < min_bs_ ? e.bs : min_bs_;
-  }
-  hists_.Allocate(plan_, dir_used_);
-  sampler_.Init(dir_used_, &hists_, thread_start_ns_);
-  if (plan_.verify_crc32c &&
-      !verifier_.Init(plan_, fixed_bs_[kWrite] ? fixed_bs_[kWrite] : fixed_bs_[kRead], dir_used_[kWrite])) {
+  FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, rng_);
+  bool dir_used[kDirs];
+  DirsInUse(plan_, dir_used);
+  sizes_.Init(plan_, dir_used);
+  hists_.Allocate(plan_, dir_used);
+  sampler_.Init(dir_used, &hists_, thread_start_ns_);
+  const uint32_t verify_bs = sizes_.fixed(kWrite) ? sizes_.fixed(kWrite) : sizes_.fixed(kRead);
+  if (plan_.verify_crc32c && !verifier_.Init(plan_, verify_bs, dir_used[kWrite])) {
     SetError(EINVAL, "verify", "verify needs one block size");
     return false;
   }
@@ -276,11 +254,11 @@ bool Job::TryEngine(int* setup_err) {
   EngineSetup s;
   s.fd = fd_;
   s.is_block_device = plan_.is_block_device;
-  s.depth = static_cast<unsigned>(units_.size());
-  s.units = units_.data();
-  s.unit_count = static_cast<unsigned>(units_.size());
-  s.buffers = buffers_;
-  s.buffer_bytes = buffer_bytes_;
+  s.depth = units_.size();
+  s.units = units_.units();
+  s.unit_count = units_.size();
+  s.buffers = units_.buffers();
+  s.buffer_bytes = units_.buffer_bytes();
   s.fixed_bufs = plan_.fixed_bufs;
   s.register_files = plan_.register_files;
   s.sq_thread_poll = plan_.sq_thread_poll;

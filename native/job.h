@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "block_sizes.h"
 #include "histogram.h"
 #include "io_unit.h"
 #include "job_result.h"
@@ -18,6 +19,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "sampler.h"
+#include "unit_pool.h"
 #include "verifier.h"
 
 namespace vb {
@@ -83,7 +85,8 @@ class Job {
   void FailIo(const IoUnit* u, int err);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ + min_bs_ > plan_.io_bytes_per_loop;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops &&
+           loop_bytes_issued_ + sizes_.smallest() > plan_.io_bytes_per_loop;
   }
   void VerifyRead(const IoUnit* u);
 
@@ -93,23 +96,12 @@ class Job {
   JobProgress progress_;
 
   int fd_ = -1;
-  char* buffers_ = nullptr;
-  uint64_t buffer_bytes_ = 0;
-  uint32_t unit_bytes_ = 0;
-  std::vector<IoUnit> units_;
-  std::vector<IoUnit*> free_;
-  unsigned nfree_ = 0;
-  std::vector<IoUnit*> retry_;
-  unsigned nretry_ = 0;
+  UnitPool units_;
   unsigned inflight_ = 0;
 
   Rng rng_;
   OffsetGen offsets_;
-  // Cumulative bs tables per direction: pick by a draw in [0, 100).
-  std::vector<uint32_t> bs_pick_[kDirs];
-  uint32_t fixed_bs_[kDirs] = {0, 0, 0};
-  // Smallest block size of the directions in use.
-  uint32_t min_bs_ = 0;
+  BlockSizes sizes_;
 
   // Where the job is; it changes only in EnterPhase().
   Phase phase_ = Phase::kPending;
@@ -133,7 +125,6 @@ class Job {
   uint64_t next_event_ns_ = UINT64_MAX;
 
   LatHistograms hists_;
-  bool dir_used_[kDirs] = {false, false, false};
   Sampler sampler_{plan_, result_, progress_};
 
   // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.

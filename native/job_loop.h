@@ -54,17 +54,13 @@ inline bool Job::Prep(IoUnit* u) {
   } else {
     d = rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
   }
-  uint32_t bs = fixed_bs_[d] ? fixed_bs_[d] : bs_pick_[d][rng_.Below(100)];
+  uint32_t bs = sizes_.Pick(d, rng_);
   if (!plan_.time_based || plan_.io_bytes_per_loop) {
     // Size-based: a loop ends when its bytes are issued (time-based jobs just start over).
     // With bssplit, a size too big for the rest of the loop gives way to the largest one that
     // fits, as fio does, so that a loop transfers exactly its bytes.
-    if (!fixed_bs_[d] && loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
-      const uint64_t left = plan_.io_bytes_per_loop - loop_bytes_issued_;
-      uint32_t fit = 0;
-      for (const BsEntry& e : plan_.bs[d])
-        if (e.bs <= left && e.bs > fit) fit = e.bs;
-      if (fit) bs = fit;
+    if (!sizes_.fixed(d) && loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
+      if (const uint32_t fit = sizes_.LargestWithin(d, plan_.io_bytes_per_loop - loop_bytes_issued_)) bs = fit;
     }
     if (loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
       loops_done_++;
@@ -117,24 +113,24 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
       result_.sync_lat.Add(lat);
       if (Histogram* h = hists_.sync()) h->Add(lat);
     }
-    free_[nfree_++] = u;
+    units_.Free(u);
     return;
   }
   const uint32_t want = u->len - u->done;
   if (__builtin_expect(res < 0 || static_cast<uint32_t>(res) < want, 0)) {
     if (res <= 0) {
       FailIo(u, res < 0 ? -res : EIO);
-      free_[nfree_++] = u;
+      units_.Free(u);
       return;
     }
     // A short transfer: count it and send the rest again, as fio does.
     result_.dirs[d].short_ios++;
     u->done += static_cast<uint32_t>(res);
-    retry_[nretry_++] = u;
+    units_.Resend(u);
     return;
   }
   if (u->ramp) {
-    free_[nfree_++] = u;
+    units_.Free(u);
     return;
   }
   DirResult& a = result_.dirs[d];
@@ -157,7 +153,7 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
   }
   if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
   sampler_.LogIo(u, now, clat, lat);
-  free_[nfree_++] = u;
+  units_.Free(u);
 }
 
 // Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
@@ -191,16 +187,16 @@ class JobLoop {
       bool batch_full = false;
       while (j.inflight_ < depth) {
         IoUnit* u;
-        if (j.nretry_) {
-          u = j.retry_[--j.nretry_];
+        if (j.units_.HasResend()) {
+          u = j.units_.TakeResend();
           if (j.Stopping()) {
-            j.free_[j.nfree_++] = u;
+            j.units_.Free(u);
             continue;
           }
         } else if (j.pacer_.held()) {
           // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
           if (j.IssuingOver()) {
-            j.free_[j.nfree_++] = j.pacer_.Release();
+            j.units_.Free(j.pacer_.Release());
             break;
           }
           if (j.pacer_.held_due() > now) break;
@@ -208,9 +204,9 @@ class JobLoop {
           u->start_ns = E::kInline ? NowNs() : now;
         } else {
           if (!j.CanStartNew(now)) break;
-          u = j.free_[--j.nfree_];
+          u = j.units_.Take();
           if (!j.Prep(u)) {
-            j.free_[j.nfree_++] = u;
+            j.units_.Free(u);
             break;
           }
           if (j.pacer_.Hold(u, now)) break;
@@ -265,7 +261,7 @@ class JobLoop {
           continue;
         }
       }
-      if (j.inflight_ == 0 && j.nretry_ == 0) {
+      if (j.inflight_ == 0 && !j.units_.HasResend()) {
         // Nothing in flight and nothing was started: wait for a due time, start the verify
         // pass, or end.
         const uint64_t wake = j.WakeTime();
