@@ -248,9 +248,7 @@ void Job::Finish() {
   sampler_.PublishTotals();
 }
 
-template <class E>
-bool Job::TryEngine(int* setup_err) {
-  E engine;
+EngineSetup Job::SetupFor() {
   EngineSetup s;
   s.fd = fd_;
   s.is_block_device = plan_.is_block_device;
@@ -263,14 +261,11 @@ bool Job::TryEngine(int* setup_err) {
   s.register_files = plan_.register_files;
   s.sq_thread_poll = plan_.sq_thread_poll;
   s.hipri = plan_.hipri;
-  const int r = engine.Setup(s);
-  if (r < 0) {
-    *setup_err = -r;
-    return false;
-  }
-  result_.engine = E::kKind;
-  result_.engine_set = true;
+  return s;
+}
 
+// The start delay, then the ramp or measuring at once.
+void Job::Start() {
   if (plan_.start_delay_ns) {
     EnterPhase(Phase::kStartDelay);
     SleepCancellable(plan_.start_delay_ns);
@@ -285,10 +280,20 @@ bool Job::TryEngine(int* setup_err) {
     BeginMeasuring(now);
     EnterPhase(plan_.verify_only ? Phase::kVerify : Phase::kRunning);
   }
-  if (!Stopping()) JobLoop<E>::Run(*this, engine);
-  Finish();
-  engine.Teardown();
-  return true;
+}
+
+bool Job::AwaitNext(uint64_t now) {
+  const uint64_t wake = WakeTime();
+  if (wake && !Stopping()) {
+    SleepCancellable(wake > now ? wake - now : 0);
+    return true;
+  }
+  return StartVerifyIfDue();
+}
+
+void Job::FailSubmit(int err, const char* syscall) {
+  SetError(err, syscall, "submitting I/O");
+  inflight_ = 0;
 }
 
 void Job::Run() {
@@ -312,21 +317,21 @@ void Job::Run() {
       failed = plan_.engines[i];
       switch (failed) {
         case EngineKind::kIoUring:
-          ran = TryEngine<IoUringEngine>(&setup_err);
+          ran = RunWith<IoUringEngine>(&setup_err);
           setup_call = "io_uring_setup";
           break;
         case EngineKind::kLibaio:
-          ran = TryEngine<LibaioEngine>(&setup_err);
+          ran = RunWith<LibaioEngine>(&setup_err);
           setup_call = "io_setup";
           break;
         case EngineKind::kPsync:
-          ran = TryEngine<PsyncEngine>(&setup_err);
+          ran = RunWith<PsyncEngine>(&setup_err);
           break;
         case EngineKind::kSync:
-          ran = TryEngine<SyncEngine>(&setup_err);
+          ran = RunWith<SyncEngine>(&setup_err);
           break;
         case EngineKind::kNull:
-          ran = TryEngine<NullEngine>(&setup_err);
+          ran = RunWith<NullEngine>(&setup_err);
           break;
       }
       // Fall back only when the kernel refuses the engine itself.

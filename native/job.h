@@ -1,5 +1,7 @@
 // One job instance: its own thread, target fd, buffers, engine and statistics. Everything it
 // needs is allocated before the first I/O; the hot loop (job_loop.h) only updates counters.
+// Each concern has a type of its own: the I/O slots (UnitPool), block sizes, pacing, verify,
+// and sampling; Job holds the phase and ties them together.
 #pragma once
 
 #include <sys/resource.h>
@@ -24,6 +26,8 @@
 
 namespace vb {
 
+struct EngineSetup;
+
 class Job {
  public:
   Job(JobPlan plan, const std::atomic<bool>* cancel);
@@ -43,34 +47,26 @@ class Job {
   // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
 
- private:
+  // Sets engine E up and runs the job on it, to the end; false, with *setup_err, when E's setup
+  // fails. Defined in job_loop.h.
   template <class E>
-  friend class JobLoop;
+  bool RunWith(int* setup_err);
 
-  bool Open();
-  bool AllocateUnits();
-  template <class E>
-  bool TryEngine(int* setup_err);
-  void SleepCancellable(uint64_t ns);
-  void BeginMeasuring(uint64_t now);
-  void HandleEvents(uint64_t now);
-  void ScheduleNextEvent();
-  void Finish();
-  void SetError(int err, const char* syscall, const std::string& message);
-  // Stops the job and records the first error only: later ones follow from it.
-  void Fail(int err, const char* syscall, std::string message);
-  void EnterPhase(Phase next);
-  bool Stopping() const { return phase_ == Phase::kStopping; }
-  // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
-  // or the job stops.
-  bool IssuingOver() const { return phase_ == Phase::kDraining || phase_ == Phase::kStopping; }
+  // What the loop (job_loop.h) asks of the job, inline in job_io.h. The loop drives the engine;
+  // the job decides what to issue and what each completion means.
   inline void PollCancel();
-
-  // Hot path, defined inline in job_loop.h.
-  inline bool Prep(IoUnit* u);
+  // The next I/O to queue, counted in flight; null when none may start now. Always inlined:
+  // it is the loop's own logic, kept here because it reads the job's state.
+  template <bool kClockPerIo>
+  [[gnu::always_inline]] inline IoUnit* NextIo(uint64_t now);
   inline void Complete(IoUnit* u, uint64_t now);
-  inline bool CanStartNew(uint64_t now);
-
+  unsigned inflight() const { return inflight_; }
+  // Nothing is in flight or waiting to be sent again.
+  bool Idle() const { return inflight_ == 0 && !units_.HasResend(); }
+  // Time-driven work, when some is due: one comparison per call.
+  void Tick(uint64_t now) {
+    if (now >= next_event_ns_) HandleEvents(now);
+  }
   // When a wait for a held (rate-limited) I/O or for the end of think time must end: its due
   // time, or sooner when the next event (a sample window, the end of the runtime) comes first.
   // 0 when there is nothing to wait for.
@@ -79,29 +75,56 @@ class Job {
     const uint64_t due = pacer_.Due();
     return due && next_event_ns_ < due ? next_event_ns_ : due;
   }
-  // Called when nothing is in flight and nothing can start: begins the verify pass when one is
-  // due and returns true, else returns false (the job is over).
-  bool StartVerifyIfDue();
+  // Called when the job is idle and nothing could start: waits for the held I/O or think time
+  // to come due, or begins the verify pass; false when the job's I/O is over.
+  bool AwaitNext(uint64_t now);
+  // The engine could not submit: the job fails, and the engine's teardown waits for or cancels
+  // whatever is still in flight.
+  void FailSubmit(int err, const char* syscall);
+
+ private:
+  bool Open();
+  bool AllocateUnits();
+  EngineSetup SetupFor();
+  void Start();
+  void SleepCancellable(uint64_t ns);
+  void BeginMeasuring(uint64_t now);
+  void HandleEvents(uint64_t now);
+  void ScheduleNextEvent();
+  void Finish();
+  void SetError(int err, const char* syscall, const std::string& message);
+  // Stops the job and records the first error only: later ones follow from it.
+  void Fail(int err, const char* syscall, std::string message);
   void FailIo(const IoUnit* u, int err);
+  void VerifyRead(const IoUnit* u);
+
+  void EnterPhase(Phase next);
+  bool Stopping() const { return phase_ == Phase::kStopping; }
+  // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
+  // or the job stops.
+  bool IssuingOver() const { return phase_ == Phase::kDraining || phase_ == Phase::kStopping; }
+  // Begins the verify pass, when the main phase has ended and one is due; false when not.
+  bool StartVerifyIfDue();
+
+  // Hot path, inline in job_io.h.
+  inline bool CanStartNew(uint64_t now);
+  inline bool Prep(IoUnit* u);
+  inline uint8_t PickDir();
+  inline bool ChargeLoop(uint8_t d, uint32_t* bs);
+  inline void PrepWrite(IoUnit* u);
+  inline void CompleteSync(IoUnit* u, uint64_t now);
+  inline void Account(const IoUnit* u, uint64_t now);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
     return !plan_.time_based && loops_done_ + 1 >= plan_.loops &&
            loop_bytes_issued_ + sizes_.smallest() > plan_.io_bytes_per_loop;
   }
-  void VerifyRead(const IoUnit* u);
 
   JobPlan plan_;
   const std::atomic<bool>* cancel_;
   JobResult result_;
   JobProgress progress_;
-
   int fd_ = -1;
-  UnitPool units_;
-  unsigned inflight_ = 0;
-
-  Rng rng_;
-  OffsetGen offsets_;
-  BlockSizes sizes_;
 
   // Where the job is; it changes only in EnterPhase().
   Phase phase_ = Phase::kPending;
@@ -110,23 +133,29 @@ class Job {
   // a size-based job can issue all its bytes inside the ramp, and measuring still begins at its
   // end.
   uint64_t ramp_end_ns_ = 0;
+  // When the runtime ends, once measuring.
   uint64_t end_ns_ = UINT64_MAX;
-  uint64_t loop_bytes_issued_ = 0;
-  uint64_t loops_done_ = 0;
-  uint64_t writes_since_sync_ = 0;
-  bool sync_due_ = false;
-  Pacer pacer_;
-  uint64_t write_salt_ = 0;
-
-  Verifier verifier_;
-
   // Time-driven work (the ramp's end, sample windows, series intervals, the runtime's end):
   // the earliest of them, so that the loop makes one comparison per iteration.
   uint64_t next_event_ns_ = UINT64_MAX;
 
+  // What to issue next: in which slot, where, how big, how far through its loops, and whether
+  // a sync point is due.
+  UnitPool units_;
+  unsigned inflight_ = 0;
+  Rng rng_;
+  OffsetGen offsets_;
+  BlockSizes sizes_;
+  uint64_t loop_bytes_issued_ = 0;
+  uint64_t loops_done_ = 0;
+  uint64_t writes_since_sync_ = 0;
+  bool sync_due_ = false;
+  uint64_t write_salt_ = 0;
+
+  Pacer pacer_;
+  Verifier verifier_;
   LatHistograms hists_;
   Sampler sampler_{plan_, result_, progress_};
-
   // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.
   rusage cpu_start_{};
 };
