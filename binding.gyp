@@ -16,7 +16,8 @@
         "native/verifier.cc",
         "native/engines/common.cc",
         "native/engines/io_uring.cc",
-        "native/engines/libaio.cc"
+        "native/engines/libaio.cc",
+        "native/engines/registry.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],

@@ -8,15 +8,11 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
-#include "engines/io_uring.h"
-#include "engines/libaio.h"
-#include "engines/null_engine.h"
-#include "engines/sync_engines.h"
-#include "job_loop.h"
+#include "engines/registry.h"
+#include "job_io.h"
 
 namespace vb {
 
@@ -33,20 +29,6 @@ const char* PhaseName(Phase p) {
     case Phase::kStopping: return "stopping";
   }
   return "unknown";
-}
-
-const char* IoSyscallName(EngineKind engine, uint8_t ddir) {
-  if (ddir == kTrim) return "ioctl(BLKDISCARD)";
-  if (ddir == kSync) return "fsync";
-  if (ddir == kDataSync) return "fdatasync";
-  switch (engine) {
-    case EngineKind::kIoUring: return "io_uring_enter";
-    case EngineKind::kLibaio: return "io_submit";
-    case EngineKind::kPsync: return ddir == kRead ? "pread" : "pwrite";
-    case EngineKind::kSync: return ddir == kRead ? "read" : "write";
-    case EngineKind::kNull: return "null";
-  }
-  return "io";
 }
 
 namespace {
@@ -128,7 +110,7 @@ void Job::FailIo(const IoUnit* u, int err) {
   char msg[512];
   std::snprintf(msg, sizeof(msg), "%s of %u bytes at offset %" PRIu64 " on %s failed", DirName(u->ddir), u->len,
                 u->offset, plan_.path.c_str());
-  SetError(err, IoSyscallName(result_.engine, u->ddir), msg);
+  SetError(err, IoSyscallName(*result_.engine, u->ddir), msg);
 }
 
 void Job::VerifyRead(const IoUnit* u) {
@@ -296,50 +278,33 @@ void Job::FailSubmit(int err, const char* syscall) {
   inflight_ = 0;
 }
 
+// Tries the plan's engines in order, falling back only when the kernel refuses one.
+void Job::RunEngines() {
+  const std::vector<const EngineEntry*>& engines = plan_.engines;
+  int setup_err = 0;
+  for (size_t i = 0; i < engines.size(); i++) {
+    if ((this->*engines[i]->run)(&setup_err)) return;
+    if (IsUnsupportedEngineError(setup_err) && i + 1 < engines.size()) continue;
+    const EngineOps& ops = *engines[i]->ops;
+    SetError(setup_err ? setup_err : EINVAL, ops.setup_syscall, std::string("setting up the ") + ops.name + " engine");
+    return;
+  }
+}
+
 void Job::Run() {
   thread_start_ns_ = NowNs();
-  // The null engine does no I/O, so it opens nothing (as fio's null engine).
-  const bool null_only = plan_.engines.size() == 1 && plan_.engines[0] == EngineKind::kNull;
+  // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
+  const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0]->ops->needs_target;
   // Seeded first: the buffers are filled from it, so randseed decides their contents too.
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);
-  if (result_.error == 0 && (null_only || Open()) && AllocateUnits()) {
+  if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       if (const int err = sampler_.OpenLogs(&log)) SetError(err, "fopen", "opening log " + *log);
     }
-    int setup_err = 0;
-    const char* setup_call = "engine setup";
-    EngineKind failed = EngineKind::kPsync;
-    bool ran = false;
-    for (size_t i = 0; i < plan_.engines.size() && result_.error == 0 && !ran; i++) {
-      failed = plan_.engines[i];
-      switch (failed) {
-        case EngineKind::kIoUring:
-          ran = RunWith<IoUringEngine>(&setup_err);
-          setup_call = "io_uring_setup";
-          break;
-        case EngineKind::kLibaio:
-          ran = RunWith<LibaioEngine>(&setup_err);
-          setup_call = "io_setup";
-          break;
-        case EngineKind::kPsync:
-          ran = RunWith<PsyncEngine>(&setup_err);
-          break;
-        case EngineKind::kSync:
-          ran = RunWith<SyncEngine>(&setup_err);
-          break;
-        case EngineKind::kNull:
-          ran = RunWith<NullEngine>(&setup_err);
-          break;
-      }
-      // Fall back only when the kernel refuses the engine itself.
-      if (!ran && !IsUnsupportedEngineError(setup_err)) break;
-    }
-    if (!ran && result_.error == 0) {
-      SetError(setup_err ? setup_err : EINVAL, setup_call, std::string("setting up the ") + EngineName(failed) + " engine");
-    }
+    if (result_.error == 0) RunEngines();
     if (const int err = sampler_.CloseLogs(&log)) {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }

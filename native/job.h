@@ -86,6 +86,7 @@ class Job {
   bool Open();
   bool AllocateUnits();
   EngineSetup SetupFor();
+  void RunEngines();
   void Start();
   void SleepCancellable(uint64_t ns);
   void BeginMeasuring(uint64_t now);

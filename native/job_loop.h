@@ -25,8 +25,6 @@ constexpr int BatchBucket(unsigned n) {
   return b - 1 < kDepthBuckets - 1 ? b - 1 : kDepthBuckets - 1;
 }
 
-const char* IoSyscallName(EngineKind engine, uint8_t ddir);
-
 template <class E>
 class JobLoop {
  public:
@@ -94,12 +92,12 @@ class JobLoop {
   }
 
   // Submits what is staged and waits, no longer than the job's next due time; the engine's
-  // result, after failing the job when it is an error.
+  // result, after failing the job when it is an error (named by the call that submits reads).
   static int Commit(Job& j, E& eng, uint64_t now, unsigned min_complete) {
     const uint64_t wake = j.WakeTime();
     const uint64_t timeout = wake ? (wake > now ? wake - now : 1) : 0;
     const int r = eng.Commit(min_complete, timeout);
-    if (__builtin_expect(r < 0, 0)) j.FailSubmit(-r, IoSyscallName(E::kKind, kRead));
+    if (__builtin_expect(r < 0, 0)) j.FailSubmit(-r, IoSyscallName(E::kOps, kRead));
     return r;
   }
 };
@@ -112,8 +110,7 @@ bool Job::RunWith(int* setup_err) {
     *setup_err = -r;
     return false;
   }
-  result_.engine = E::kKind;
-  result_.engine_set = true;
+  result_.engine = &E::kOps;
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
   Finish();

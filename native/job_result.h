@@ -54,9 +54,11 @@ enum class Phase : int {
 };
 const char* PhaseName(Phase p);
 
+struct EngineOps;
+
 struct JobResult {
-  EngineKind engine = EngineKind::kNull;
-  bool engine_set = false;
+  // The engine that ran, after any fallback; null until one is set up.
+  const EngineOps* engine = nullptr;
   int error = 0;
   std::string error_syscall, error_message;
   bool cancelled = false;
