@@ -55,12 +55,16 @@ class Job {
   // What the loop (job_loop.h) asks of the job, inline in job_io.h. The loop drives the engine;
   // the job decides what to issue and what each completion means.
   inline void PollCancel();
-  // The next I/O to queue, counted in flight; null when none may start now. Always inlined:
-  // it is the loop's own logic, kept here because it reads the job's state.
+  // Takes the next I/O to queue into `u`, counted in flight; false when none may start now.
+  // Always inlined: it is the loop's own logic, kept here because it reads the job's state
+  // (and a bool, unlike a pointer the compiler cannot prove non-null, costs the loop no test).
   template <bool kClockPerIo>
-  [[gnu::always_inline]] inline IoUnit* NextIo(uint64_t now);
+  [[gnu::always_inline]] inline bool NextIo(uint64_t now, IoUnit*& u);
   inline void Complete(IoUnit* u, uint64_t now);
   unsigned inflight() const { return inflight_; }
+  // iodepth I/Os are in flight. (Read from the plan each time: a local copy of the depth would
+  // cost the loop a register it spills.)
+  bool QueueFull() const { return inflight_ >= plan_.io_depth; }
   // Nothing is in flight or waiting to be sent again.
   bool Idle() const { return inflight_ == 0 && !units_.HasResend(); }
   // Time-driven work, when some is due: one comparison per call.
@@ -102,8 +106,8 @@ class Job {
   void EnterPhase(Phase next);
   bool Stopping() const { return phase_ == Phase::kStopping; }
   // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
-  // or the job stops.
-  bool IssuingOver() const { return phase_ == Phase::kDraining || phase_ == Phase::kStopping; }
+  // or the job stops. These are the last two phases, so one comparison tells.
+  bool IssuingOver() const { return phase_ >= Phase::kDraining; }
   // Begins the verify pass, when the main phase has ended and one is due; false when not.
   bool StartVerifyIfDue();
 

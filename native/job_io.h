@@ -23,35 +23,36 @@ inline void Job::PollCancel() {
 // held I/O's latency starts here: at the batch's clock reading, or at a fresh one when the
 // engine performs each I/O as it is queued.
 template <bool kClockPerIo>
-inline IoUnit* Job::NextIo(uint64_t now) {
+inline bool Job::NextIo(uint64_t now, IoUnit*& u) {
   if (units_.HasResend()) {
     if (!Stopping()) {
       inflight_++;
-      return units_.TakeResend();
+      u = units_.TakeResend();
+      return true;
     }
+    // A stopping job drops what it would have sent again.
     while (units_.HasResend()) units_.Free(units_.TakeResend());
   }
-  IoUnit* u = pacer_.held();
-  if (u) {
+  if (pacer_.held()) {
     // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
     if (IssuingOver()) {
       units_.Free(pacer_.Release());
-      return nullptr;
+      return false;
     }
-    if (pacer_.held_due() > now) return nullptr;
-    pacer_.Release();
+    if (pacer_.held_due() > now) return false;
+    u = pacer_.Release();
   } else {
-    if (!CanStartNew(now)) return nullptr;
+    if (!CanStartNew(now)) return false;
     u = units_.Take();
     if (!Prep(u)) {
       units_.Free(u);
-      return nullptr;
+      return false;
     }
-    if (pacer_.Hold(u, now)) return nullptr;
+    if (pacer_.Hold(u, now)) return false;
   }
   u->start_ns = kClockPerIo ? NowNs() : now;
   inflight_++;
-  return u;
+  return true;
 }
 
 // Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
@@ -66,8 +67,7 @@ inline bool Job::CanStartNew(uint64_t now) {
 inline bool Job::Prep(IoUnit* u) {
   u->done = 0;
   u->inline_done = false;
-  u->verify_read = false;
-  u->ramp = phase_ == Phase::kRamp;
+  u->phase = phase_;
   if (__builtin_expect(phase_ == Phase::kVerify, 0)) return verifier_.NextRead(u);
   if (__builtin_expect(sync_due_, 0)) {
     sync_due_ = false;
@@ -164,14 +164,15 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
     units_.Resend(u);
     return;
   }
-  if (!u->ramp) Account(u, now);
+  // Ramp I/O completes uncounted.
+  if (u->phase != Phase::kRamp) Account(u, now);
   units_.Free(u);
 }
 
 inline void Job::CompleteSync(IoUnit* u, uint64_t now) {
   if (u->res < 0) {
     SetError(-u->res, u->ddir == kDataSync ? "fdatasync" : "fsync", "");
-  } else if (!u->ramp) {
+  } else if (u->phase != Phase::kRamp) {
     const uint64_t lat = now - u->start_ns;
     result_.sync_ios++;
     result_.sync_lat.Add(lat);

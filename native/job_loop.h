@@ -38,9 +38,9 @@ class JobLoop {
       j.PollCancel();
       unsigned staged = 0;
       bool batch_full = false;
-      while (j.inflight() < depth) {
-        IoUnit* u = j.NextIo<E::kInline>(now);
-        if (!u) break;
+      while (!j.QueueFull()) {
+        IoUnit* u;
+        if (!j.NextIo<E::kInline>(now, u)) break;
         eng.Queue(u);
         if constexpr (E::kInline) {
           now = NowNs();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "phase.h"
 #include "plan.h"
 #include "stats.h"
 
@@ -35,24 +36,6 @@ struct SeriesPoint {
   uint64_t t_ms = 0, dur_ms = 0;
   SeriesDir dirs[kDirs];
 };
-
-// Where a job is in its life. Progress reports the first seven by name; draining and stopping
-// are the job's own, and progress goes on showing the phase before them.
-enum class Phase : int {
-  kPending,
-  kLayout,
-  kStartDelay,
-  kRamp,
-  kRunning,
-  kVerify,
-  kDone,
-  // The main phase has ended (its size or runtime reached): what is in flight completes, nothing
-  // new starts, and a verify pass may follow.
-  kDraining,
-  // Cancelled, or failed: what is in flight completes, nothing new starts, no verify pass.
-  kStopping,
-};
-const char* PhaseName(Phase p);
 
 struct EngineOps;
 

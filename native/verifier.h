@@ -39,8 +39,6 @@ class Verifier {
     u->ddir = kRead;
     u->len = bs_;
     u->offset = region_offset_ + block_ * bs_;
-    u->verify_read = true;
-    u->ramp = false;
     block_++;
     return true;
   }
@@ -49,7 +47,7 @@ class Verifier {
   // main-phase reads only in a job that does not write, where every block read was written
   // earlier (by another job or run). A mixed job checks what it wrote in its verify pass
   // instead, as a read may reach a block it has not written yet.
-  bool Checks(const IoUnit* u) const { return u->verify_read || (u->ddir == kRead && check_reads_); }
+  bool Checks(const IoUnit* u) const { return u->phase == Phase::kVerify || (u->ddir == kRead && check_reads_); }
   // 0, or EILSEQ with `message` saying which block of `path` is wrong and how.
   int CheckRead(const IoUnit* u, const std::string& path, std::string* message) const;
 
