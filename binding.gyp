@@ -11,10 +11,13 @@
         "native/offsets.cc",
         "native/probe.cc",
         "native/runner.cc",
+        "native/sampler.cc",
         "native/target.cc",
+        "native/verifier.cc",
         "native/engines/common.cc",
         "native/engines/io_uring.cc",
-        "native/engines/libaio.cc"
+        "native/engines/libaio.cc",
+        "native/engines/registry.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],

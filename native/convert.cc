@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engines/registry.h"
+
 namespace vb {
 namespace {
 
@@ -53,12 +55,8 @@ void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
   }
 }
 
-EngineKind EngineFromName(Napi::Env env, const std::string& s) {
-  if (s == "io_uring") return EngineKind::kIoUring;
-  if (s == "libaio") return EngineKind::kLibaio;
-  if (s == "psync") return EngineKind::kPsync;
-  if (s == "sync") return EngineKind::kSync;
-  if (s == "null") return EngineKind::kNull;
+const EngineEntry* EngineFromName(Napi::Env env, const std::string& s) {
+  if (const EngineEntry* e = FindEngine(s)) return e;
   throw Napi::TypeError::New(env, "unknown engine '" + s + "'");
 }
 
@@ -226,7 +224,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("jobName", job.plan().job_name);
   o.Set("instance", job.plan().instance);
-  o.Set("engine", r.engine_set ? EngineName(r.engine) : EngineName(job.plan().engines.front()));
+  o.Set("engine", (r.engine ? r.engine : job.plan().engines.front()->ops)->name);
   o.Set("error", r.error);
   o.Set("errorSyscall", r.error_syscall);
   o.Set("errorMessage", r.error_message);
@@ -246,9 +244,9 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
     x.Set("slat", LatToJs(env, a.slat));
     x.Set("clat", LatToJs(env, a.clat));
     x.Set("lat", LatToJs(env, a.lat));
-    x.Set("slatHist", HistToJs(env, job.hist(0, d)));
-    x.Set("clatHist", HistToJs(env, job.hist(1, d)));
-    x.Set("latHist", HistToJs(env, job.hist(2, d)));
+    x.Set("slatHist", HistToJs(env, job.hist(kSlat, d)));
+    x.Set("clatHist", HistToJs(env, job.hist(kClat, d)));
+    x.Set("latHist", HistToJs(env, job.hist(kLat, d)));
     x.Set("bw", SampleToJs(env, a.bw));
     x.Set("iops", SampleToJs(env, a.iops));
     dirs.Set(static_cast<uint32_t>(d), x);

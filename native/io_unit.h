@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "phase.h"
+
 namespace vb {
 
 struct IoUnit {
@@ -21,10 +23,9 @@ struct IoUnit {
   uint8_t ddir;
   // Completed inside Queue() (sync engines, trims): no submission latency to report.
   bool inline_done;
-  // Issued during ramp_time: completes, but is not counted.
-  bool ramp;
-  // A read issued by the verify pass.
-  bool verify_read;
+  // The job's phase when the I/O was prepared: I/O of the ramp completes but is not counted,
+  // and reads of the verify pass have their header checked.
+  Phase phase;
 };
 
 }  // namespace vb

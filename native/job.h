@@ -1,74 +1,32 @@
 // One job instance: its own thread, target fd, buffers, engine and statistics. Everything it
 // needs is allocated before the first I/O; the hot loop (job_loop.h) only updates counters.
+// Each concern has a type of its own: the I/O slots (UnitPool), block sizes, pacing, verify,
+// and sampling; Job holds the phase and ties them together.
 #pragma once
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "block_sizes.h"
 #include "histogram.h"
 #include "io_unit.h"
-#include "log_writer.h"
+#include "job_result.h"
+#include "lat_histograms.h"
 #include "offsets.h"
+#include "pacer.h"
 #include "plan.h"
 #include "rng.h"
-#include "stats.h"
+#include "sampler.h"
+#include "unit_pool.h"
+#include "verifier.h"
 
 namespace vb {
 
-constexpr int kDepthBuckets = 7;
-// A final series interval shorter than this joins the one before it.
-constexpr uint64_t kMinSeriesTailNs = 200000000;
-
-struct DirResult {
-  uint64_t bytes = 0, ios = 0, short_ios = 0, drop_ios = 0, runtime_ns = 0;
-  LatStats slat, clat, lat;
-  SampleStats bw, iops;
-};
-
-struct SeriesDir {
-  uint64_t ios = 0, bytes = 0;
-  double clat_mean_ns = 0;
-  uint64_t clat_p99_ns = 0;
-};
-
-struct SeriesPoint {
-  uint64_t t_ms = 0, dur_ms = 0;
-  SeriesDir dirs[kDirs];
-};
-
-enum class Phase : int { kPending, kLayout, kStartDelay, kRamp, kRunning, kVerify, kDone };
-const char* PhaseName(Phase p);
-
-struct JobResult {
-  EngineKind engine = EngineKind::kNull;
-  bool engine_set = false;
-  int error = 0;
-  std::string error_syscall, error_message;
-  bool cancelled = false;
-  uint64_t started_at_ms = 0;
-  uint64_t runtime_ns = 0, elapsed_ns = 0;
-  DirResult dirs[kDirs];
-  uint64_t sync_ios = 0;
-  LatStats sync_lat;
-  uint64_t usr_ns = 0, sys_ns = 0, ctx = 0, majf = 0, minf = 0;
-  uint64_t depth_level[kDepthBuckets] = {}, depth_submit[kDepthBuckets] = {}, depth_complete[kDepthBuckets] = {};
-  std::vector<SeriesPoint> series;
-};
-
-// What the progress reporter reads while the job runs (at most every sample window).
-struct JobProgress {
-  std::atomic<int> phase{static_cast<int>(Phase::kPending)};
-  std::atomic<uint64_t> ios[kDirs] = {};
-  std::atomic<uint64_t> bytes[kDirs] = {};
-  std::atomic<uint64_t> elapsed_ms{0};
-  std::mutex last_mutex;
-  bool has_last = false;
-  SeriesPoint last;
-};
+struct EngineSetup;
 
 class Job {
  public:
@@ -83,139 +41,128 @@ class Job {
   const JobPlan& plan() const { return plan_; }
   JobResult& result() { return result_; }
   JobProgress& progress() { return progress_; }
-  const Histogram* hist(int kind, int dir) const;  // kind: 0 slat, 1 clat, 2 lat
-  const Histogram* sync_hist() const { return sync_hist_.get(); }
+  const Histogram* hist(LatKind kind, int dir) const { return hists_.at(kind, dir); }
+  const Histogram* sync_hist() const { return hists_.sync(); }
   // Fails the job before it starts (its target could not be laid out or claimed, or its thread
   // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
 
- private:
+  // Sets engine E up and runs the job on it, to the end; false, with *setup_err, when E's setup
+  // fails. Defined in job_loop.h.
   template <class E>
-  friend class JobLoop;
+  bool RunWith(int* setup_err);
 
+  // What the loop (job_loop.h) asks of the job, inline in job_io.h. The loop drives the engine;
+  // the job decides what to issue and what each completion means.
+  inline void PollCancel();
+  // Takes the next I/O to queue into `u`, counted in flight; false when none may start now.
+  // Always inlined: it is the loop's own logic, kept here because it reads the job's state
+  // (and a bool, unlike a pointer the compiler cannot prove non-null, costs the loop no test).
+  template <bool kClockPerIo>
+  [[gnu::always_inline]] inline bool NextIo(uint64_t now, IoUnit*& u);
+  inline void Complete(IoUnit* u, uint64_t now);
+  unsigned inflight() const { return inflight_; }
+  // iodepth I/Os are in flight. (Read from the plan each time: a local copy of the depth would
+  // cost the loop a register it spills.)
+  bool QueueFull() const { return inflight_ >= plan_.io_depth; }
+  // Nothing is in flight or waiting to be sent again.
+  bool Idle() const { return inflight_ == 0 && !units_.HasResend(); }
+  // Time-driven work, when some is due: one comparison per call.
+  void Tick(uint64_t now) {
+    if (now >= next_event_ns_) HandleEvents(now);
+  }
+  // When a wait for a held (rate-limited) I/O or for the end of think time must end: its due
+  // time, or sooner when the next event (a sample window, the end of the runtime) comes first.
+  // 0 when there is nothing to wait for.
+  uint64_t WakeTime() const {
+    if (IssuingOver()) return 0;
+    const uint64_t due = pacer_.Due();
+    return due && next_event_ns_ < due ? next_event_ns_ : due;
+  }
+  // Called when the job is idle and nothing could start: waits for the held I/O or think time
+  // to come due, or begins the verify pass; false when the job's I/O is over.
+  bool AwaitNext(uint64_t now);
+  // The engine could not submit: the job fails, and the engine's teardown waits for or cancels
+  // whatever is still in flight.
+  void FailSubmit(int err, const char* syscall);
+
+ private:
   bool Open();
   bool AllocateUnits();
-  template <class E>
-  bool TryEngine(int* setup_err);
+  EngineSetup SetupFor();
+  void RunEngines();
+  void Start();
   void SleepCancellable(uint64_t ns);
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
-  void TakeSamples(uint64_t now);
-  void TakeSeriesPoint(uint64_t now);
-  void FoldLastSeriesPoint();
   void ScheduleNextEvent();
-  void Finish(uint64_t now);
+  void Finish();
   void SetError(int err, const char* syscall, const std::string& message);
-  void WriteIoLogLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);
-
-  // Hot path, defined inline in job_loop.h.
-  inline bool Prep(IoUnit* u);
-  inline void Complete(IoUnit* u, uint64_t now);
-  inline uint64_t RateDue(const IoUnit* u) const;
-  inline bool CanStartNew(uint64_t now);
-
-  // The next moment the loop must wake for (a held rate-limited I/O, the end of think time),
-  // or 0.
-  // When a wait for a held I/O or think time must end: its due time, or sooner when the next
-  // event (a sample window, the end of the runtime) comes first.
-  // The main phase has ended and no verify pass runs: nothing new is issued or waited for.
-  bool PhaseOver() const { return main_done_ && !verifying_; }
-  // Nothing to wait for once the job stops or its phase is over.
-  uint64_t WakeTime() const {
-    if (stop_ || PhaseOver()) return 0;
-    const uint64_t due = held_ ? held_due_ : think_until_;
-    return due && next_event_ns_ < due ? next_event_ns_ : due;
-  }
-  // Called when nothing is in flight and nothing can start: begins the verify pass when one is
-  // due and returns true, else returns false (the job is over).
-  bool StartVerifyIfDue();
+  // Stops the job and records the first error only: later ones follow from it.
+  void Fail(int err, const char* syscall, std::string message);
   void FailIo(const IoUnit* u, int err);
+  void VerifyRead(const IoUnit* u);
+
+  void EnterPhase(Phase next);
+  bool Stopping() const { return phase_ == Phase::kStopping; }
+  // Nothing new is issued or waited for: the main phase has ended with no verify pass running,
+  // or the job stops. These are the last two phases, so one comparison tells.
+  bool IssuingOver() const { return phase_ >= Phase::kDraining; }
+  // Begins the verify pass, when the main phase has ended and one is due; false when not.
+  bool StartVerifyIfDue();
+
+  // Hot path, inline in job_io.h.
+  inline bool CanStartNew(uint64_t now);
+  inline bool Prep(IoUnit* u);
+  inline uint8_t PickDir();
+  inline bool ChargeLoop(uint8_t d, uint32_t* bs);
+  inline void PrepWrite(IoUnit* u);
+  inline void CompleteSync(IoUnit* u, uint64_t now);
+  inline void Account(const IoUnit* u, uint64_t now);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ + min_bs_ > plan_.io_bytes_per_loop;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops &&
+           loop_bytes_issued_ + sizes_.smallest() > plan_.io_bytes_per_loop;
   }
-  void VerifyRead(const IoUnit* u);
 
   JobPlan plan_;
   const std::atomic<bool>* cancel_;
   JobResult result_;
   JobProgress progress_;
-
   int fd_ = -1;
-  char* buffers_ = nullptr;
-  uint64_t buffer_bytes_ = 0;
-  uint32_t unit_bytes_ = 0;
-  std::vector<IoUnit> units_;
-  std::vector<IoUnit*> free_;
-  unsigned nfree_ = 0;
-  std::vector<IoUnit*> retry_;
-  unsigned nretry_ = 0;
-  IoUnit* held_ = nullptr;
-  uint64_t held_due_ = 0;
-  unsigned inflight_ = 0;
 
+  // Where the job is; it changes only in EnterPhase().
+  Phase phase_ = Phase::kPending;
+  uint64_t thread_start_ns_ = 0;
+  // When ramp_time ends, while it runs; 0 once measuring. A timer rather than the ramp phase:
+  // a size-based job can issue all its bytes inside the ramp, and measuring still begins at its
+  // end.
+  uint64_t ramp_end_ns_ = 0;
+  // When the runtime ends, once measuring.
+  uint64_t end_ns_ = UINT64_MAX;
+  // Time-driven work (the ramp's end, sample windows, series intervals, the runtime's end):
+  // the earliest of them, so that the loop makes one comparison per iteration.
+  uint64_t next_event_ns_ = UINT64_MAX;
+
+  // What to issue next: in which slot, where, how big, how far through its loops, and whether
+  // a sync point is due.
+  UnitPool units_;
+  unsigned inflight_ = 0;
   Rng rng_;
   OffsetGen offsets_;
-  // Cumulative bs tables per direction: pick by a draw in [0, 100).
-  std::vector<uint32_t> bs_pick_[kDirs];
-  uint32_t fixed_bs_[kDirs] = {0, 0, 0};
-  // Smallest block size of the directions in use.
-  uint32_t min_bs_ = 0;
-
-  // Where the job is.
-  bool ramping_ = false;
-  bool main_done_ = false;
-  bool verifying_ = false;
-  bool stop_ = false;
-  uint64_t thread_start_ns_ = 0;
-  uint64_t measure_start_ns_ = 0;
-  uint64_t ramp_end_ns_ = 0;
-  uint64_t end_ns_ = UINT64_MAX;
+  BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;
   uint64_t loops_done_ = 0;
-  uint64_t issued_ios_[kDirs] = {0, 0, 0};
-  uint64_t issued_bytes_[kDirs] = {0, 0, 0};
   uint64_t writes_since_sync_ = 0;
   bool sync_due_ = false;
-  uint64_t think_count_ = 0;
-  bool think_pending_ = false;
-  uint64_t think_until_ = 0;
-  bool rate_limited_ = false;
-  uint64_t rate_start_ns_ = 0;
   uint64_t write_salt_ = 0;
 
-  // Verify: which blocks were written, and where the verify pass is.
-  std::vector<uint64_t> written_;
-  uint32_t verify_bs_ = 0;
-  uint64_t verify_block_ = 0;
-  uint64_t verify_blocks_ = 0;
-
-  // Time-driven work: samples, series, runtime end; one comparison per loop iteration.
-  uint64_t next_event_ns_ = UINT64_MAX;
-  uint64_t next_sample_ns_ = UINT64_MAX;
-  uint64_t next_series_ns_ = UINT64_MAX;
-  uint64_t last_sample_ns_ = 0;
-  uint64_t last_series_ns_ = 0;
-  uint64_t sample_prev_bytes_[kDirs] = {}, sample_prev_ios_[kDirs] = {};
-  LatStats sample_prev_lat_[3][kDirs];
-  uint64_t series_prev_bytes_[kDirs] = {}, series_prev_ios_[kDirs] = {}, series_prev_clat_sum_[kDirs] = {},
-           series_prev_clat_n_[kDirs] = {};
-  std::unique_ptr<Histogram> series_prev_hist_[kDirs];
-
-  // Histograms that are kept (null when not): [slat, clat, lat][direction].
-  std::vector<std::unique_ptr<Histogram>> hist_store_;
-  Histogram* hist_[3][kDirs] = {};
-  std::unique_ptr<Histogram> sync_hist_;
-  bool dir_used_[kDirs] = {false, false, false};
-
-  LogWriter bw_log_, iops_log_, lat_log_, clat_log_, slat_log_;
-  bool per_io_logs_ = false;
-  // Main-phase reads checked against their verify header: only in a job that does not write, where
-  // every block read was written earlier (by another job or run). A mixed job checks what it
-  // wrote in its verify phase instead, as a read may reach a block it has not written yet.
-  bool verify_reads_ = false;
-
-  uint64_t usr_start_ns_ = 0, sys_start_ns_ = 0, ctx_start_ = 0, majf_start_ = 0, minf_start_ = 0;
+  Pacer pacer_;
+  Verifier verifier_;
+  LatHistograms hists_;
+  Sampler sampler_{plan_, result_, progress_};
+  // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.
+  rusage cpu_start_{};
 };
 
 }  // namespace vb

@@ -1,217 +1,28 @@
-// The hot loop: prepare I/Os into free slots, hand the batch to the engine, account completions.
-// Instantiated once per engine so that engine calls inline; nothing here allocates, locks or
-// reads the clock per I/O (asynchronous engines read it twice per batch).
+// The hot loop: take the job's next I/Os, hand them to the engine in batches, and give each
+// completion back to the job. Instantiated once per engine so that engine calls inline; nothing
+// here allocates, locks or reads the clock per I/O (asynchronous engines read it twice per
+// batch).
 #pragma once
 
-#include <cerrno>
-
-#include "buffers.h"
 #include "clock.h"
+#include "engines/engine.h"
 #include "job.h"
+#include "job_io.h"
 
 namespace vb {
 
 // fio's depth buckets: 1, 2-3, 4-7, ... 32-63, >=64.
-inline int DepthLevelBucket(unsigned depth) {
+constexpr int DepthLevelBucket(unsigned depth) {
   const int b = 31 - __builtin_clz(depth | 1);
   return b < kDepthBuckets - 1 ? b : kDepthBuckets - 1;
 }
 
 // fio's submit/complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
-inline int BatchBucket(unsigned n) {
+constexpr int BatchBucket(unsigned n) {
   if (n == 0) return 0;
   if (n <= 4) return 1;
   const int b = 32 - __builtin_clz(n - 1);  // ceil(log2(n))
   return b - 1 < kDepthBuckets - 1 ? b - 1 : kDepthBuckets - 1;
-}
-
-const char* IoSyscallName(EngineKind engine, uint8_t ddir);
-
-inline bool Job::Prep(IoUnit* u) {
-  u->done = 0;
-  u->inline_done = false;
-  u->verify_read = false;
-  u->ramp = ramping_;
-  if (__builtin_expect(verifying_, 0)) {
-    while (verify_block_ < verify_blocks_ && !written_.empty() &&
-           !(written_[verify_block_ >> 6] & (uint64_t{1} << (verify_block_ & 63))))
-      verify_block_++;
-    if (verify_block_ >= verify_blocks_) return false;
-    u->ddir = kRead;
-    u->len = verify_bs_;
-    u->offset = plan_.region_offset + verify_block_ * verify_bs_;
-    u->verify_read = true;
-    u->ramp = false;
-    verify_block_++;
-    return true;
-  }
-  if (__builtin_expect(sync_due_, 0)) {
-    sync_due_ = false;
-    // As fio: an fsync precedes the next write, so none follows the job's last one (end_fsync
-    // is the option for that).
-    if (!LastIoIssued()) {
-      u->ddir = plan_.fsync_every ? kSync : kDataSync;
-      u->len = 0;
-      u->offset = 0;
-      return true;
-    }
-  }
-  uint8_t d;
-  if (plan_.read_pct == 100) {
-    d = kRead;
-  } else if (plan_.trim_pct == 100) {
-    d = kTrim;
-  } else if (plan_.read_pct == 0) {
-    d = kWrite;
-  } else {
-    d = rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
-  }
-  uint32_t bs = fixed_bs_[d] ? fixed_bs_[d] : bs_pick_[d][rng_.Below(100)];
-  if (!plan_.time_based || plan_.io_bytes_per_loop) {
-    // Size-based: a loop ends when its bytes are issued (time-based jobs just start over).
-    // With bssplit, a size too big for the rest of the loop gives way to the largest one that
-    // fits, as fio does, so that a loop transfers exactly its bytes.
-    if (!fixed_bs_[d] && loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
-      const uint64_t left = plan_.io_bytes_per_loop - loop_bytes_issued_;
-      uint32_t fit = 0;
-      for (const BsEntry& e : plan_.bs[d])
-        if (e.bs <= left && e.bs > fit) fit = e.bs;
-      if (fit) bs = fit;
-    }
-    if (loop_bytes_issued_ + bs > plan_.io_bytes_per_loop) {
-      loops_done_++;
-      if (!plan_.time_based && loops_done_ >= plan_.loops) {
-        main_done_ = true;
-        return false;
-      }
-      loop_bytes_issued_ = 0;
-      offsets_.Rewind();
-      if (bs > plan_.io_bytes_per_loop) {
-        main_done_ = true;
-        return false;
-      }
-    }
-    // Ramp I/O counts toward size, as fio's: a size-based job moves `size` bytes in all and
-    // reports what it moved after the ramp.
-    loop_bytes_issued_ += bs;
-  }
-  u->ddir = d;
-  u->len = bs;
-  u->offset = offsets_.Next(d, bs, rng_);
-  issued_ios_[d]++;
-  issued_bytes_[d] += bs;
-  if (d == kWrite) {
-    if (plan_.refill_buffers) {
-      FillBuffer(u->buf, bs, plan_, rng_);
-    } else if (plan_.scramble_buffers) {
-      ScrambleBuffer(u->buf, bs, (write_salt_++ << 20) ^ u->offset);
-    }
-    if (plan_.verify_crc32c) {
-      StampVerifyHeader(u->buf, bs, u->offset, rng_.Next());
-      const uint64_t block = (u->offset - plan_.region_offset) / verify_bs_;
-      written_[block >> 6] |= uint64_t{1} << (block & 63);
-    }
-    const uint64_t every = plan_.fsync_every ? plan_.fsync_every : plan_.fdatasync_every;
-    if (every && ++writes_since_sync_ >= every) {
-      writes_since_sync_ = 0;
-      sync_due_ = true;
-    }
-  }
-  if (plan_.thinktime_ns && ++think_count_ >= plan_.thinktime_blocks) {
-    think_count_ = 0;
-    think_pending_ = true;
-  }
-  return true;
-}
-
-inline void Job::Complete(IoUnit* u, uint64_t now) {
-  inflight_--;
-  const int32_t res = u->res;
-  const uint8_t d = u->ddir;
-  if (__builtin_expect(d > kTrim, 0)) {
-    if (res < 0) {
-      SetError(-res, d == kDataSync ? "fdatasync" : "fsync", "");
-    } else if (!u->ramp) {
-      const uint64_t lat = now - u->start_ns;
-      result_.sync_ios++;
-      result_.sync_lat.Add(lat);
-      if (sync_hist_) sync_hist_->Add(lat);
-    }
-    free_[nfree_++] = u;
-    return;
-  }
-  const uint32_t want = u->len - u->done;
-  if (__builtin_expect(res < 0 || static_cast<uint32_t>(res) < want, 0)) {
-    if (res <= 0) {
-      FailIo(u, res < 0 ? -res : EIO);
-      free_[nfree_++] = u;
-      return;
-    }
-    // A short transfer: count it and send the rest again, as fio does.
-    result_.dirs[d].short_ios++;
-    u->done += static_cast<uint32_t>(res);
-    retry_[nretry_++] = u;
-    return;
-  }
-  if (u->ramp) {
-    free_[nfree_++] = u;
-    return;
-  }
-  DirResult& a = result_.dirs[d];
-  a.ios++;
-  a.bytes += u->len;
-  const uint64_t clat = now - u->issue_ns;
-  const uint64_t lat = now - u->start_ns;
-  if (!plan_.disable_clat) {
-    a.clat.Add(clat);
-    if (Histogram* h = hist_[1][d]) h->Add(clat);
-  }
-  if (!plan_.disable_lat) {
-    a.lat.Add(lat);
-    if (Histogram* h = hist_[2][d]) h->Add(lat);
-  }
-  if (!plan_.disable_slat && !u->inline_done) {
-    const uint64_t slat = u->issue_ns - u->start_ns;
-    a.slat.Add(slat);
-    if (Histogram* h = hist_[0][d]) h->Add(slat);
-  }
-  if (__builtin_expect(u->verify_read || (d == kRead && verify_reads_), 0)) VerifyRead(u);
-  if (__builtin_expect(per_io_logs_, 0)) WriteIoLogLines(u, now, clat, lat, u->issue_ns - u->start_ns);
-  free_[nfree_++] = u;
-}
-
-inline uint64_t Job::RateDue(const IoUnit* u) const {
-  const uint8_t d = u->ddir;
-  if (d > kTrim) return 0;
-  uint64_t due = 0;
-  if (plan_.rate_iops[d]) {
-    due = rate_start_ns_ + static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d] - 1) *
-                                                 1000000000u / plan_.rate_iops[d]);
-  }
-  if (plan_.rate_bytes[d]) {
-    const uint64_t t = rate_start_ns_ + static_cast<uint64_t>(static_cast<unsigned __int128>(issued_bytes_[d] - u->len) *
-                                                              1000000000u / plan_.rate_bytes[d]);
-    due = t > due ? t : due;
-  }
-  return due;
-}
-
-// Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
-// everything in flight has completed.
-inline bool Job::CanStartNew(uint64_t now) {
-  if (stop_) return false;
-  if (think_until_) {
-    if (now < think_until_) return false;
-    think_until_ = 0;
-  }
-  if (think_pending_) {
-    if (inflight_) return false;
-    think_pending_ = false;
-    think_until_ = now + plan_.thinktime_ns;
-    return false;
-  }
-  if (sync_due_ && inflight_) return false;
-  return !PhaseOver();
 }
 
 template <class E>
@@ -219,67 +30,28 @@ class JobLoop {
  public:
   static void Run(Job& j, E& eng) {
     uint64_t now = NowNs();
-    const unsigned depth = j.plan_.io_depth;
-    const unsigned batch_submit = j.plan_.batch_submit;
+    const unsigned depth = j.plan().io_depth;
+    const unsigned batch_submit = j.plan().batch_submit;
+    JobResult& r = j.result();
     auto complete = [&j, &now](IoUnit* u) { j.Complete(u, now); };
     for (;;) {
-      if (__builtin_expect(j.cancel_->load(std::memory_order_relaxed), 0) && !j.stop_) {
-        j.stop_ = true;
-        j.result_.cancelled = true;
-      }
+      j.PollCancel();
       unsigned staged = 0;
       bool batch_full = false;
-      while (j.inflight_ < depth) {
+      while (!j.QueueFull()) {
         IoUnit* u;
-        if (j.nretry_) {
-          u = j.retry_[--j.nretry_];
-          if (j.stop_) {
-            j.free_[j.nfree_++] = u;
-            continue;
-          }
-        } else if (j.held_) {
-          // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
-          if (j.stop_ || j.PhaseOver()) {
-            j.free_[j.nfree_++] = j.held_;
-            j.held_ = nullptr;
-            break;
-          }
-          if (j.held_due_ > now) break;
-          u = j.held_;
-          j.held_ = nullptr;
-          u->start_ns = E::kInline ? NowNs() : now;
-        } else {
-          if (!j.CanStartNew(now)) break;
-          u = j.free_[--j.nfree_];
-          if (!j.Prep(u)) {
-            j.free_[j.nfree_++] = u;
-            break;
-          }
-          if (j.rate_limited_) {
-            const uint64_t due = j.RateDue(u);
-            if (due > now) {
-              j.held_ = u;
-              j.held_due_ = due;
-              break;
-            }
-          }
-          u->start_ns = E::kInline ? NowNs() : now;
-        }
-        j.inflight_++;
+        if (!j.NextIo<E::kInline>(now, u)) break;
+        eng.Queue(u);
         if constexpr (E::kInline) {
-          eng.Queue(u);
           now = NowNs();
-          if (__builtin_expect(j.cancel_->load(std::memory_order_relaxed), 0) && !j.stop_) {
-            j.stop_ = true;
-            j.result_.cancelled = true;
-          }
-          j.result_.depth_level[0]++;
-          j.result_.depth_submit[1]++;
-          j.result_.depth_complete[1]++;
+          j.PollCancel();
+          // One I/O at a time: a depth of one, submitted and completed in batches of one.
+          r.depth_level[DepthLevelBucket(1)]++;
+          r.depth_submit[BatchBucket(1)]++;
+          r.depth_complete[BatchBucket(1)]++;
           eng.Reap(complete);
-          if (now >= j.next_event_ns_) j.HandleEvents(now);
+          j.Tick(now);
         } else {
-          eng.Queue(u);
           staged++;
           if (batch_submit && staged >= batch_submit) {
             batch_full = true;
@@ -289,47 +61,61 @@ class JobLoop {
       }
       if constexpr (!E::kInline) {
         if (staged) {
-          j.result_.depth_level[DepthLevelBucket(j.inflight_)] += staged;
-          j.result_.depth_submit[BatchBucket(staged)]++;
+          r.depth_level[DepthLevelBucket(j.inflight())] += staged;
+          r.depth_submit[BatchBucket(staged)]++;
         }
-        if (j.inflight_) {
-          // Wait for completions unless we stopped filling only to honour iodepth_batch_submit
-          // with room left in the queue.
-          unsigned min_complete = 0;
-          if (!batch_full || j.inflight_ >= depth) {
-            min_complete = j.plan_.batch_complete_min ? j.plan_.batch_complete_min : 1;
-            if (min_complete > j.inflight_) min_complete = j.inflight_;
-          }
-          const uint64_t wake = j.WakeTime();
-          const uint64_t timeout = wake ? (wake > now ? wake - now : 1) : 0;
-          const int r = eng.Commit(min_complete, timeout);
-          if (__builtin_expect(r < 0, 0)) {
-            j.SetError(-r, IoSyscallName(E::kKind, 0), "submitting I/O");
-            // The engine's teardown waits for or cancels whatever is still in flight.
-            j.inflight_ = 0;
-            break;
-          }
+        if (j.inflight()) {
+          const int err = Commit(j, eng, now, MinComplete(j, depth, batch_full));
+          if (__builtin_expect(err < 0, 0)) break;
           now = NowNs();
           const unsigned n = eng.Reap(complete);
-          if (n) j.result_.depth_complete[BatchBucket(n)]++;
-          if (now >= j.next_event_ns_) j.HandleEvents(now);
+          if (n) r.depth_complete[BatchBucket(n)]++;
+          j.Tick(now);
           continue;
         }
       }
-      if (j.inflight_ == 0 && j.nretry_ == 0) {
-        // Nothing in flight and nothing was started: wait for a due time, start the verify
-        // pass, or end.
-        const uint64_t wake = j.WakeTime();
-        if (wake && !j.stop_) {
-          j.SleepCancellable(wake > now ? wake - now : 0);
-        } else if (!j.StartVerifyIfDue()) {
-          break;
-        }
+      if (j.Idle()) {
+        if (!j.AwaitNext(now)) break;
         now = NowNs();
-        if (now >= j.next_event_ns_) j.HandleEvents(now);
+        j.Tick(now);
       }
     }
   }
+
+ private:
+  // Completions to wait for: none when filling stopped only to honour iodepth_batch_submit with
+  // room left in the queue, else iodepth_batch_complete_min (at least one, at most all).
+  static unsigned MinComplete(const Job& j, unsigned depth, bool batch_full) {
+    if (batch_full && j.inflight() < depth) return 0;
+    const unsigned min = j.plan().batch_complete_min ? j.plan().batch_complete_min : 1;
+    return min < j.inflight() ? min : j.inflight();
+  }
+
+  // Submits what is staged and waits, no longer than the job's next due time; the engine's
+  // result, after failing the job when it is an error (named by the call that submits reads).
+  static int Commit(Job& j, E& eng, uint64_t now, unsigned min_complete) {
+    const uint64_t wake = j.WakeTime();
+    const uint64_t timeout = wake ? (wake > now ? wake - now : 1) : 0;
+    const int r = eng.Commit(min_complete, timeout);
+    if (__builtin_expect(r < 0, 0)) j.FailSubmit(-r, IoSyscallName(E::kOps, kRead));
+    return r;
+  }
 };
+
+template <class E>
+bool Job::RunWith(int* setup_err) {
+  E engine;
+  const int r = engine.Setup(SetupFor());
+  if (r < 0) {
+    *setup_err = -r;
+    return false;
+  }
+  result_.engine = &E::kOps;
+  Start();
+  if (!Stopping()) JobLoop<E>::Run(*this, engine);
+  Finish();
+  engine.Teardown();
+  return true;
+}
 
 }  // namespace vb

@@ -11,9 +11,8 @@ namespace vb {
 enum Ddir : uint8_t { kRead = 0, kWrite = 1, kTrim = 2, kSync = 3, kDataSync = 4 };
 constexpr int kDirs = 3;
 
-enum class EngineKind : uint8_t { kIoUring, kLibaio, kPsync, kSync, kNull };
-
-const char* EngineName(EngineKind e);
+// An engine's entry in the registry (engines/registry.h).
+struct EngineEntry;
 
 struct BsEntry {
   uint32_t bs;
@@ -28,7 +27,8 @@ enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
 struct JobPlan {
   std::string job_name;
   uint32_t instance = 0;
-  std::vector<EngineKind> engines;
+  // The engines to try, in order: the next when the kernel refuses one.
+  std::vector<const EngineEntry*> engines;
   std::string path;
   bool is_block_device = false;
   bool direct = false;

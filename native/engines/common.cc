@@ -6,15 +6,12 @@
 
 namespace vb {
 
-const char* EngineName(EngineKind e) {
-  switch (e) {
-    case EngineKind::kIoUring: return "io_uring";
-    case EngineKind::kLibaio: return "libaio";
-    case EngineKind::kPsync: return "psync";
-    case EngineKind::kSync: return "sync";
-    case EngineKind::kNull: return "null";
-  }
-  return "unknown";
+const char* IoSyscallName(const EngineOps& ops, uint8_t ddir) {
+  // Every engine trims and syncs the same way, whatever it does with reads and writes.
+  if (ddir == kTrim) return "ioctl(BLKDISCARD)";
+  if (ddir == kSync) return "fsync";
+  if (ddir == kDataSync) return "fdatasync";
+  return ddir == kRead ? ops.read_syscall : ops.write_syscall;
 }
 
 int DiscardRange(int fd, uint64_t offset, uint64_t len) {

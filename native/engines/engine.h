@@ -1,7 +1,7 @@
 // The engine interface. Engines are classes with these members, used through a template so
 // the hot loop has no virtual calls; the job picks one engine once, before its first I/O.
 //
-//   static constexpr EngineKind kKind;
+//   static constexpr EngineOps kOps;  // what the rest of the addon knows of the engine
 //   static constexpr bool kInline;    // Queue() performs the I/O before returning
 //   int Setup(const EngineSetup&);    // 0, or -errno: -ENOSYS/-EPERM/-EINVAL/-EOPNOTSUPP mean
 //                                     // "this kernel refuses", so the job tries the next engine
@@ -23,6 +23,27 @@
 #include "../plan.h"
 
 namespace vb {
+
+// An engine as the rest of the addon knows it without running it, like fio's struct
+// ioengine_ops: one constant per engine, kept in the engine's own header. registry.cc lists
+// them.
+struct EngineOps {
+  // As fio's ioengine= names it, and the JS side.
+  const char* name;
+  // The system calls an error names: the engine's setup, and a read or write that failed (an
+  // asynchronous engine names its submission call for both, and for a failed submission).
+  const char* setup_syscall;
+  const char* read_syscall;
+  const char* write_syscall;
+  // False for an engine that touches no device (null): a job that can only run on it opens
+  // nothing.
+  bool needs_target;
+  // Whether this kernel sets the engine up; null when it always does.
+  bool (*probe)();
+};
+
+// The system call to name when an I/O in direction `ddir` failed on `ops`'s engine.
+const char* IoSyscallName(const EngineOps& ops, uint8_t ddir);
 
 struct EngineSetup {
   int fd = -1;

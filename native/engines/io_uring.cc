@@ -51,6 +51,15 @@ int SetupWithFallback(unsigned entries, unsigned flags, io_uring_params* out) {
 
 }  // namespace
 
+bool IoUringEngine::Probe() {
+  io_uring_params p;
+  std::memset(&p, 0, sizeof(p));
+  const int fd = SysSetup(1, &p);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+}
+
 int IoUringEngine::Setup(const EngineSetup& s) {
   fd_ = s.fd;
   const unsigned entries = RoundUpPow2(s.depth);

@@ -18,7 +18,16 @@ namespace vb {
 
 class IoUringEngine {
  public:
-  static constexpr EngineKind kKind = EngineKind::kIoUring;
+  // Whether this kernel sets up a ring at all (it may be too old, or io_uring disabled).
+  static bool Probe();
+  static constexpr EngineOps kOps = {
+      "io_uring",
+      "io_uring_setup",  // setup
+      "io_uring_enter",  // read
+      "io_uring_enter",  // write
+      true,              // needs a target
+      &Probe,
+  };
   static constexpr bool kInline = false;
 
   IoUringEngine() = default;

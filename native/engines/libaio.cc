@@ -13,6 +13,13 @@ constexpr unsigned kAioRingMagic = 0xa10a10a1;
 
 }  // namespace
 
+bool LibaioEngine::Probe() {
+  aio_context_t ctx = 0;
+  if (syscall(__NR_io_setup, 1, &ctx) < 0) return false;
+  syscall(__NR_io_destroy, ctx);
+  return true;
+}
+
 int LibaioEngine::Setup(const EngineSetup& s) {
   fd_ = s.fd;
   aio_context_t ctx = 0;

@@ -14,7 +14,16 @@ namespace vb {
 
 class LibaioEngine {
  public:
-  static constexpr EngineKind kKind = EngineKind::kLibaio;
+  // Whether this kernel sets up an AIO context (CONFIG_AIO may be off).
+  static bool Probe();
+  static constexpr EngineOps kOps = {
+      "libaio",
+      "io_setup",   // setup
+      "io_submit",  // read
+      "io_submit",  // write
+      true,         // needs a target
+      &Probe,
+  };
   static constexpr bool kInline = false;
 
   LibaioEngine() = default;

@@ -10,7 +10,14 @@ namespace vb {
 
 class NullEngine {
  public:
-  static constexpr EngineKind kKind = EngineKind::kNull;
+  static constexpr EngineOps kOps = {
+      "null",
+      "engine setup",  // setup (which cannot fail)
+      "null",          // read
+      "null",          // write
+      false,           // needs a target: it touches no device
+      nullptr,         // probe: always there
+  };
   static constexpr bool kInline = false;
 
   int Setup(const EngineSetup& s) {

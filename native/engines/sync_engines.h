@@ -13,7 +13,9 @@ int SyncFileOp(int fd, uint8_t ddir);
 template <bool kPositional>
 class BlockingEngine {
  public:
-  static constexpr EngineKind kKind = kPositional ? EngineKind::kPsync : EngineKind::kSync;
+  // Name, setup, read and write calls, needs a target, no probe (always there).
+  static constexpr EngineOps kOps = kPositional ? EngineOps{"psync", "engine setup", "pread", "pwrite", true, nullptr}
+                                                : EngineOps{"sync", "engine setup", "read", "write", true, nullptr};
   static constexpr bool kInline = true;
 
   int Setup(const EngineSetup& s) {

@@ -1,7 +1,7 @@
 /**
- * A full filesystem ends a write job with fio's error 28 (ENOSPC) and what it wrote until then;
- * the promise resolves, the process lives on, and the next run works. The filesystem is an
- * 8 MiB tmpfs mounted for this file alone.
+ * A full filesystem ends a write job with fio's error 28 (ENOSPC), named by the engine's call
+ * that writes, and what it wrote until then; the promise resolves, the process lives on, and
+ * the next run works. The filesystem is an 8 MiB tmpfs mounted for this file alone.
  */
 import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,10 @@ import { KiB, MiB, dir, engineUnavailableReason, runJob, type EngineName } from 
 import { TargetFixtures } from '../helpers/target-fixtures.js';
 
 const ENOSPC = 28;
+/** The system call each engine's failed write is reported under. */
+const WRITE_SYSCALL: Partial<Record<EngineName, string>> = {
+  io_uring: 'io_uring_enter', libaio: 'io_submit', psync: 'pwrite', sync: 'write',
+};
 const rootReason = process.getuid?.() === 0 ? null : 'mounting a tmpfs needs root';
 const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
 
@@ -28,7 +32,7 @@ describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(root
     return s.bavail * s.bsize;
   };
 
-  for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
+  for (const engine of ['io_uring', 'libaio', 'psync', 'sync'] as EngineName[]) {
     const reason = engineUnavailableReason(engine);
     it.skipIf(reason !== null)(`ends with ENOSPC after writing what fits (${engine})${why(reason)}`, async () => {
       const path = join(mountPoint, `full-${engine}.dat`);
@@ -42,6 +46,7 @@ describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(root
         expect(written).toBeLessThan(16 * MiB);
         expect(written % (4 * KiB)).toBe(0);
         expect(result.volbench.jobs[0].error_message).toMatch(/No space left on device/);
+        expect(result.volbench.jobs[0].error_syscall).toBe(WRITE_SYSCALL[engine]);
         expect(result.volbench.jobs[0].engine).toBe(engine);
       } finally {
         rmSync(path, { force: true });

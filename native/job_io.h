@@ -1,0 +1,209 @@
+// The job's side of the hot loop: what to issue next and what a completion means. Inline, and
+// included only where the loop is instantiated; nothing here allocates, locks or reads the
+// clock (but for blocking engines, whose I/O is timed one by one).
+#pragma once
+
+#include <cerrno>
+
+#include "buffers.h"
+#include "clock.h"
+#include "job.h"
+
+namespace vb {
+
+// A cancel stops the job once; one that stops for an error first is not marked cancelled.
+inline void Job::PollCancel() {
+  if (__builtin_expect(cancel_->load(std::memory_order_relaxed), 0) && !Stopping()) {
+    EnterPhase(Phase::kStopping);
+    result_.cancelled = true;
+  }
+}
+
+// In order: a short transfer's rest, the held (rate-limited) I/O once due, a new I/O. A new or
+// held I/O's latency starts here: at the batch's clock reading, or at a fresh one when the
+// engine performs each I/O as it is queued.
+template <bool kClockPerIo>
+inline bool Job::NextIo(uint64_t now, IoUnit*& u) {
+  if (units_.HasResend()) {
+    if (!Stopping()) {
+      inflight_++;
+      u = units_.TakeResend();
+      return true;
+    }
+    // A stopping job drops what it would have sent again.
+    while (units_.HasResend()) units_.Free(units_.TakeResend());
+  }
+  if (pacer_.held()) {
+    // A held I/O is dropped when the job stops or its runtime has ended meanwhile.
+    if (IssuingOver()) {
+      units_.Free(pacer_.Release());
+      return false;
+    }
+    if (pacer_.held_due() > now) return false;
+    u = pacer_.Release();
+  } else {
+    if (!CanStartNew(now)) return false;
+    u = units_.Take();
+    if (!Prep(u)) {
+      units_.Free(u);
+      return false;
+    }
+    if (pacer_.Hold(u, now)) return false;
+  }
+  u->start_ns = kClockPerIo ? NowNs() : now;
+  inflight_++;
+  return true;
+}
+
+// Whether a new I/O may be prepared now; think time and fsync points hold new I/O back until
+// everything in flight has completed.
+inline bool Job::CanStartNew(uint64_t now) {
+  if (Stopping()) return false;
+  if (pacer_.Thinking(now, inflight_)) return false;
+  if (sync_due_ && inflight_) return false;
+  return !IssuingOver();
+}
+
+inline bool Job::Prep(IoUnit* u) {
+  u->done = 0;
+  u->inline_done = false;
+  u->phase = phase_;
+  if (__builtin_expect(phase_ == Phase::kVerify, 0)) return verifier_.NextRead(u);
+  if (__builtin_expect(sync_due_, 0)) {
+    sync_due_ = false;
+    // As fio: an fsync precedes the next write, so none follows the job's last one (end_fsync
+    // is the option for that).
+    if (!LastIoIssued()) {
+      u->ddir = plan_.fsync_every ? kSync : kDataSync;
+      u->len = 0;
+      u->offset = 0;
+      return true;
+    }
+  }
+  const uint8_t d = PickDir();
+  uint32_t bs = sizes_.Pick(d, rng_);
+  if (!ChargeLoop(d, &bs)) return false;
+  u->ddir = d;
+  u->len = bs;
+  u->offset = offsets_.Next(d, bs, rng_);
+  pacer_.CountIssued(d, bs);
+  if (d == kWrite) PrepWrite(u);
+  pacer_.CountThink();
+  return true;
+}
+
+inline uint8_t Job::PickDir() {
+  if (plan_.read_pct == 100) return kRead;
+  if (plan_.trim_pct == 100) return kTrim;
+  if (plan_.read_pct == 0) return kWrite;
+  return rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
+}
+
+// Size-based: a loop ends when its bytes are issued (time-based jobs just start over), and the
+// main phase when its loops are. Ramp I/O counts toward size, as fio's: a size-based job moves
+// `size` bytes in all and reports what it moved after the ramp. False when the main phase ends
+// here; `bs` may shrink to fit the loop.
+inline bool Job::ChargeLoop(uint8_t d, uint32_t* bs) {
+  if (plan_.time_based && !plan_.io_bytes_per_loop) return true;
+  // With bssplit, a size too big for the rest of the loop gives way to the largest one that
+  // fits, as fio does, so that a loop transfers exactly its bytes.
+  if (!sizes_.fixed(d) && loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
+    if (const uint32_t fit = sizes_.LargestWithin(d, plan_.io_bytes_per_loop - loop_bytes_issued_)) *bs = fit;
+  }
+  if (loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
+    loops_done_++;
+    if (!plan_.time_based && loops_done_ >= plan_.loops) {
+      EnterPhase(Phase::kDraining);
+      return false;
+    }
+    loop_bytes_issued_ = 0;
+    offsets_.Rewind();
+    if (*bs > plan_.io_bytes_per_loop) {
+      EnterPhase(Phase::kDraining);
+      return false;
+    }
+  }
+  loop_bytes_issued_ += *bs;
+  return true;
+}
+
+// A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync
+// interval of writes makes a sync due.
+inline void Job::PrepWrite(IoUnit* u) {
+  if (plan_.refill_buffers) {
+    FillBuffer(u->buf, u->len, plan_, rng_);
+  } else if (plan_.scramble_buffers) {
+    ScrambleBuffer(u->buf, u->len, (write_salt_++ << 20) ^ u->offset);
+  }
+  if (plan_.verify_crc32c) verifier_.StampWrite(u, rng_.Next());
+  const uint64_t every = plan_.fsync_every ? plan_.fsync_every : plan_.fdatasync_every;
+  if (every && ++writes_since_sync_ >= every) {
+    writes_since_sync_ = 0;
+    sync_due_ = true;
+  }
+}
+
+inline void Job::Complete(IoUnit* u, uint64_t now) {
+  inflight_--;
+  const int32_t res = u->res;
+  const uint8_t d = u->ddir;
+  if (__builtin_expect(d > kTrim, 0)) {
+    CompleteSync(u, now);
+    return;
+  }
+  const uint32_t want = u->len - u->done;
+  if (__builtin_expect(res < 0 || static_cast<uint32_t>(res) < want, 0)) {
+    if (res <= 0) {
+      FailIo(u, res < 0 ? -res : EIO);
+      units_.Free(u);
+      return;
+    }
+    // A short transfer: count it and send the rest again, as fio does.
+    result_.dirs[d].short_ios++;
+    u->done += static_cast<uint32_t>(res);
+    units_.Resend(u);
+    return;
+  }
+  // Ramp I/O completes uncounted.
+  if (u->phase != Phase::kRamp) Account(u, now);
+  units_.Free(u);
+}
+
+inline void Job::CompleteSync(IoUnit* u, uint64_t now) {
+  if (u->res < 0) {
+    SetError(-u->res, u->ddir == kDataSync ? "fdatasync" : "fsync", "");
+  } else if (u->phase != Phase::kRamp) {
+    const uint64_t lat = now - u->start_ns;
+    result_.sync_ios++;
+    result_.sync_lat.Add(lat);
+    if (Histogram* h = hists_.sync()) h->Add(lat);
+  }
+  units_.Free(u);
+}
+
+// A measured I/O's bytes and latencies, its verify check, and its log lines.
+inline void Job::Account(const IoUnit* u, uint64_t now) {
+  const uint8_t d = u->ddir;
+  DirResult& a = result_.dirs[d];
+  a.ios++;
+  a.bytes += u->len;
+  const uint64_t clat = now - u->issue_ns;
+  const uint64_t lat = now - u->start_ns;
+  if (!plan_.disable_clat) {
+    a.clat.Add(clat);
+    if (Histogram* h = hists_.at(kClat, d)) h->Add(clat);
+  }
+  if (!plan_.disable_lat) {
+    a.lat.Add(lat);
+    if (Histogram* h = hists_.at(kLat, d)) h->Add(lat);
+  }
+  if (!plan_.disable_slat && !u->inline_done) {
+    const uint64_t slat = u->issue_ns - u->start_ns;
+    a.slat.Add(slat);
+    if (Histogram* h = hists_.at(kSlat, d)) h->Add(slat);
+  }
+  if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
+  sampler_.LogIo(u, now, clat, lat);
+}
+
+}  // namespace vb
