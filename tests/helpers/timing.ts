@@ -1,0 +1,29 @@
+/**
+ * Wall time of one synchronous call, for the tests that pin a parser's cost on hostile input.
+ * The bounds those tests use are far above what the call takes and far below what a quadratic
+ * parser took, so they hold on a loaded machine and still catch the regression.
+ */
+import { performance } from 'node:perf_hooks';
+
+import { VolbenchError } from '../../src/errors.js';
+
+/** Generous bound for one parser call on any input up to the service's body limit (1 MiB). */
+export const PARSE_BUDGET_MS = 200;
+
+export interface Timed {
+  ms: number;
+  /** What the call threw, when it threw a VolbenchError; other throws fail the test. */
+  error?: VolbenchError;
+}
+
+export function timed(fn: () => unknown): Timed {
+  const start = performance.now();
+  try {
+    fn();
+  } catch (err) {
+    const ms = performance.now() - start;
+    if (err instanceof VolbenchError) return { ms, error: err };
+    throw err;
+  }
+  return { ms: performance.now() - start };
+}
