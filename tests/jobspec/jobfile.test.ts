@@ -5,8 +5,10 @@
 import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 
+import { expandEnv } from '../../src/jobspec/expand.js';
 import { parseJobFile, parseSpec } from '../../src/jobspec/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 describe('job file syntax', () => {
   it('sections become global and jobs; bare flags become true', () => {
@@ -119,6 +121,31 @@ describe('substitutions', () => {
     const spec = parseJobFile('[a]\nsize=$mb_memory\nbs=$pagesize\n');
     expect(Number(spec.jobs[0].size)).toBeGreaterThan(0);
     expect(Number(spec.jobs[0].bs) % 4096).toBe(0);
+  });
+
+  it('only the environment\'s own variables expand: ${constructor} is unset in an empty one', () => {
+    const err = errorOf(() => parseJobFile('[a]\nfilename=/tmp/${constructor}\n', {}));
+    expect(err.code).toBe('EJOBFILE');
+    expect(err.message).toMatch(/'constructor' is not set/);
+  });
+
+  it('a ${ without a closing } is left as written; the name runs to the first }', () => {
+    expect(parseJobFile('[a]\nfilename=/tmp/${X\n', { X: 'x' }).jobs[0].filename).toBe('/tmp/${X');
+    expect(parseJobFile('[a]\nfilename=/${A${B}/${B}\n', { 'A${B': 'a', B: 'b' }).jobs[0].filename).toBe('/a/b');
+  });
+
+  /*
+   * Regression: ${...} was replaced with /\$\{([^}]*)\}/g, which on a run of unclosed `${`
+   * restarts at each one and reads to the end: 100,000 characters took 3.6 s, 900 KB minutes.
+   * Expected: linear time, the unclosed run left as written.
+   */
+  it('expands a long run of unclosed ${ in linear time', () => {
+    const text = '${'.repeat(50_000);
+    const ctx = { env: {}, line: 1, field: 'jobs[0].filename' };
+    let out = '';
+    const { ms } = timed(() => (out = expandEnv(text, ctx)));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(out).toBe(text);
   });
 
   it('arithmetic that cannot be computed is an error', () => {
