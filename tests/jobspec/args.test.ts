@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseFioArgs, parseSpec } from '../../src/jobspec/index.js';
 import { specFixturePath } from './samples.js';
 import { errorOf } from '../helpers/errors.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 const tempDirs: string[] = [];
 afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -74,6 +75,13 @@ describe('command-line options', () => {
     expect(err.message).toBe("unknown option 'iodepht' in jobs[0]; did you mean 'iodepth'?");
     expect(err.field).toBe('jobs[0].iodepht');
     expect(errorOf(() => parseFioArgs(['--output-fromat=json', '--name=a'])).message).toMatch(/did you mean 'output-format'/);
+  });
+
+  it('an option name over 64 characters is refused at once, without a suggestion', () => {
+    const { ms, error } = timed(() => parseFioArgs(['--name=a', `--${'x'.repeat(100_000)}=1`]));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EUNKNOWN_OPTION', field: `jobs[0].${'x'.repeat(64)}…` });
+    expect(error?.message).not.toMatch(/did you mean/);
   });
 
   it('a fio job option volbench lacks is EUNSUPPORTED_OPTION', () => {
