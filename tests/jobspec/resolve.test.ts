@@ -203,6 +203,20 @@ describe('errors name the field and what it accepts', () => {
     expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', ['x'.repeat(64)]: 1 }] })).field).toBe(`jobs[0].${'x'.repeat(64)}`);
   });
 
+  /*
+   * A value is read by a parser of its own; the longest any option takes is a path (PATH_MAX).
+   * Expected: a longer value is refused before any parser reads it, naming the option.
+   */
+  it('a value over 4096 characters is refused before it is read, naming the option and the limit', () => {
+    const { ms, error } = timed(() => parseSpec({ jobs: [{ name: 'a', bs: '1'.repeat(900_000) }] }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].bs' });
+    expect(error?.message).toBe('jobs[0].bs: the value is 900000 characters long, more than 4096');
+    expect(error?.accepted).toMatch(/at most 4096 characters$/);
+    expect(errorOf(() => parseSpec({ global: { description: 'd'.repeat(4097) }, jobs: [{ name: 'a' }] })).field).toBe('global.description');
+    expect(one({ filename: `/${'f'.repeat(4095)}` }).filename).toHaveLength(4096);
+  });
+
   it('a close name volbench lacks but fio has is suggested too', () => {
     expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', gtod_reduc: 1 }] })).message).toMatch(/did you mean 'gtod_reduce'/);
   });
