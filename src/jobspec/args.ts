@@ -18,6 +18,7 @@ import type { JobSpec } from './types.js';
 import type { Env } from './expand.js';
 import { parseJobFileSections } from './jobfile.js';
 import { findOption, optionNameError } from './option-lookup.js';
+import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
 
 export type FioOutputFormat = 'json' | 'json+' | 'normal';
@@ -111,8 +112,10 @@ function addOption(parsed: Parsed, name: string, value: string | true): void {
   if (name === 'name') {
     // fio: `--name=global...` (any name starting with "global") opens a global section.
     const isGlobal = typeof value === 'string' && value.startsWith('global');
+    if (!isGlobal && ++parsed.jobCount > MAX_INSTANCES) {
+      throw argsError('--name', `more than ${MAX_INSTANCES} jobs on the command line`, `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
+    }
     sections.push({ kind: isGlobal ? 'global' : 'job', entries: [] });
-    if (!isGlobal) parsed.jobCount++;
   } else if (sections.length === 0) {
     sections.push({ kind: 'global', entries: [] });
   }

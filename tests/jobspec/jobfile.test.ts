@@ -45,6 +45,9 @@ describe('job file syntax', () => {
     const outside = errorOf(() => parseJobFile('bs=4k\n[a]\n'));
     expect(outside.code).toBe('EJOBFILE');
     expect(outside.message).toMatch(/line 1/);
+    expect(outside).toMatchObject({ field: 'line 1', accepted: expect.stringMatching(/section/) });
+    expect(errorOf(() => parseJobFile('[a]\n[b\n'))).toMatchObject({ field: 'line 2', accepted: expect.stringMatching(/header/) });
+    expect(errorOf(() => parseJobFile('[global]\n'))).toMatchObject({ field: 'jobfile', accepted: expect.stringMatching(/job section/) });
     expect(errorOf(() => parseJobFile('[a\nbs=4k\n')).message).toMatch(/line 1: section header/);
     expect(errorOf(() => parseJobFile('[]\n')).code).toBe('EJOBFILE');
     expect(errorOf(() => parseJobFile('[global]\nbs=4k\n')).message).toMatch(/no jobs/);
@@ -55,6 +58,35 @@ describe('job file syntax', () => {
     const err = errorOf(() => parseJobFile('[a]\ninclude other.fio\n'));
     expect(err.code).toBe('EUNSUPPORTED_OPTION');
     expect(err.message).toMatch(/include/);
+  });
+
+  /*
+   * A job file posted to the service is up to its 1 MiB body limit. Expected: a file, a line or
+   * a job count beyond what fio reads is refused at once, naming the line (or the file), and
+   * everything below those bounds is read in linear time.
+   */
+  describe('bounds', () => {
+    it('a job file over 1 MiB is refused at once', () => {
+      const { ms, error } = timed(() => parseJobFile(`[a]\n${'#'.repeat(1024 * 1024)}\n`));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+      expect(error).toMatchObject({ code: 'EJOBFILE', field: 'jobfile', accepted: expect.stringMatching(/at most 1048576 characters/) });
+    });
+
+    it("a line over fio's 8192-character buffer is refused, naming the line", () => {
+      const { ms, error } = timed(() => parseJobFile(`[a]\nbs=4k\nfilename=${'f'.repeat(900_000)}\n`));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+      expect(error).toMatchObject({ code: 'EJOBFILE', field: 'line 3', accepted: expect.stringMatching(/at most 8192 characters/) });
+      expect(error?.message).toBe('line 3: the line is 900009 characters long, more than 8192');
+      expect(parseJobFile(`[a]\nfilename=/${'f'.repeat(8181)}\n`).jobs[0].filename).toHaveLength(8182);
+    });
+
+    it('more than 4096 job sections are refused at the 4097th, as fio refuses more than MAX_JOBS', () => {
+      const { ms, error } = timed(() => parseJobFile('[x]\n'.repeat(262_000)));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+      expect(error).toMatchObject({ code: 'EJOBFILE', field: 'line 4097', accepted: 'at most 4096 jobs, as fio (MAX_JOBS)' });
+      expect(parseJobFile('[global]\n[x]\n'.repeat(4096)).jobs).toHaveLength(4096);
+    });
+
   });
 
   /*

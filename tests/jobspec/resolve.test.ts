@@ -282,6 +282,14 @@ describe('the shape of a spec', () => {
     expect(err.accepted).toMatch(/jobs/);
   });
 
+  it('more jobs than fio runs (4096) is EINVALID_SPEC at jobs, before any job is read', () => {
+    const jobs = Array.from({ length: 80_000 }, () => ({}));
+    const { ms, error } = timed(() => parseSpec({ jobs }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EINVALID_SPEC', field: 'jobs', accepted: 'at most 4096 jobs, as fio (MAX_JOBS)' });
+    expect(parseSpec({ global: { name: 'g' }, jobs: jobs.slice(0, 4096) }).jobs).toHaveLength(4096);
+  });
+
   it('a job without a name is EINVALID_SPEC', () => {
     const err = errorOf(() => parseSpec({ jobs: [{ rw: 'read' }] }));
     expect(err.code).toBe('EINVALID_SPEC');
