@@ -11,12 +11,13 @@ import { VolbenchError } from '../../src/errors.js';
 export const PARSE_BUDGET_MS = 200;
 
 export interface Timed {
+  /** The fastest of the runs. */
   ms: number;
   /** What the call threw, when it threw a VolbenchError; other throws fail the test. */
   error?: VolbenchError;
 }
 
-export function timed(fn: () => unknown): Timed {
+function once(fn: () => unknown): Timed {
   const start = performance.now();
   try {
     fn();
@@ -26,4 +27,17 @@ export function timed(fn: () => unknown): Timed {
     throw err;
   }
   return { ms: performance.now() - start };
+}
+
+/**
+ * The fastest of `runs` calls: the first pays for compiling the parser, and any one may lose
+ * the CPU to other work on the machine; a quadratic parser is slow every time.
+ */
+export function timed(fn: () => unknown, runs = 3): Timed {
+  let best = once(fn);
+  for (let i = 1; i < runs; i++) {
+    const next = once(fn);
+    if (next.ms < best.ms) best = next;
+  }
+  return best;
 }
