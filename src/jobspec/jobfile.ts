@@ -6,6 +6,7 @@
 import { VolbenchError } from '../errors.js';
 import type { JobSpec } from './types.js';
 import { expandEnv, expandKeywords, type Env } from './expand.js';
+import type { OptionDef } from './option-def.js';
 import { findOption, optionNameError } from './option-lookup.js';
 import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type Section } from './sections.js';
@@ -62,6 +63,7 @@ function parseHeader(line: string, lineNo: number): Section {
 interface LineContext {
   env: Env;
   lineNo: number;
+  /** `global` or `jobs[2]`: where the line's option goes in the spec. */
   scope: string;
 }
 
@@ -71,35 +73,40 @@ interface LineContext {
  * in a [global] after a job made every later job copy them all (95 KB took 29 s, 400 KB ran the
  * process out of memory). Known names keep every section's record to a hundred keys at most.
  */
-function checkOptionName(name: string, ctx: LineContext): void {
-  if (findOption(name) !== undefined) return;
+function checkOptionName(name: string, ctx: LineContext): OptionDef {
+  const def = findOption(name);
+  if (def !== undefined) return def;
   const err = optionNameError(name, ctx.scope);
   throw new VolbenchError(err.code, `line ${ctx.lineNo}: ${err.message}`, { field: err.field, accepted: err.accepted });
 }
 
-function parseOptionLine(line: string, ctx: LineContext): [string, string | true] {
-  const eq = line.indexOf('=');
-  const rawName = (eq < 0 ? line : line.slice(0, eq)).trim();
-  const expandCtx = { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` };
-  const name = expandEnv(rawName, expandCtx);
-  checkOptionName(name, ctx);
-  if (eq < 0) return [name, true];
-  // fio keeps blanks after '=' in the value it echoes (" 4"); volbench trims them.
-  const value = expandEnv(line.slice(eq + 1), expandCtx).trim();
-  return [name, expandKeywords(name, value, expandCtx)];
+/** `${VAR}` and fio's keywords all start with '$': a line without one is taken as written. */
+function expanded(text: string, ctx: LineContext, rawName: string): string {
+  if (!text.includes('$')) return text;
+  return expandEnv(text, { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` });
 }
 
-/**
- * fio sorts a section's options by priority before applying them (parse.c sort_options, a
- * stable sort): kb_base (prio 1) first, filename (prio -1) last; ioengine options are parsed in
- * a second pass, after all others. The echo follows the same order.
- */
-function sortByPriority(entries: Section['entries']): Section['entries'] {
-  const rank = ([name]: [string, unknown]): number => {
-    const def = findOption(name);
-    return def ? (def.engine ? 1000 : 0) - def.prio : 0;
-  };
-  return [...entries].sort((a, b) => rank(a) - rank(b));
+interface OptionLine {
+  name: string;
+  value: string | true;
+  def: OptionDef;
+}
+
+function parseOptionLine(line: string, ctx: LineContext): OptionLine {
+  const eq = line.indexOf('=');
+  const rawName = (eq < 0 ? line : line.slice(0, eq)).trim();
+  const name = expanded(rawName, ctx, rawName);
+  const def = checkOptionName(name, ctx);
+  if (eq < 0) return { name, value: true, def };
+  // fio keeps blanks after '=' in the value it echoes (" 4"); volbench trims them.
+  const value = expanded(line.slice(eq + 1), ctx, rawName).trim();
+  if (!value.includes('$')) return { name, value, def };
+  return { name, value: expandKeywords(name, value, { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` }), def };
+}
+
+/** Options before the ioengine's, kb_base (prio 1) before the rest, filename (prio -1) last. */
+function priorityRank(def: OptionDef): number {
+  return (def.engine ? 1000 : 0) - def.prio;
 }
 
 function checkLine(raw: string, lineNo: number): void {
@@ -114,32 +121,84 @@ function checkJobCount(jobs: number, lineNo: number): void {
     `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
 }
 
-/** The sections of a job file, in file order, each with its options in fio's order. */
+function checkNotInclude(line: string, lineNo: number): void {
+  if (!line.startsWith('include') || !/^include(\s|$)/.test(line)) return;
+  throw new VolbenchError('EUNSUPPORTED_OPTION', `line ${lineNo}: job file 'include' is not supported by volbench yet`,
+    { field: `line ${lineNo}`, accepted: 'the job file\'s own sections and options' });
+}
+
+/**
+ * A section's options, one entry per option: a repeat (under any alias) replaces the value where
+ * the option first was, as sectionsToSpec would later. Folding as the lines are read keeps a
+ * section to a hundred entries however many lines repeat one, so a file of a million lines
+ * leaves nothing behind but short-lived strings.
+ */
+class SectionReader {
+  private readonly firstAt = new Map<string, number>();
+  private readonly ranks: number[] = [];
+
+  constructor(readonly section: Section) {}
+
+  add({ name, value, def }: OptionLine): void {
+    const at = this.firstAt.get(def.name);
+    const entries = this.section.entries;
+    if (at === undefined) {
+      this.firstAt.set(def.name, entries.length);
+      entries.push([name, value]);
+      this.ranks.push(priorityRank(def));
+    } else {
+      entries[at] = [entries[at][0], value];
+    }
+  }
+
+  /**
+   * fio sorts a section's options by priority before applying them (parse.c sort_options, a
+   * stable sort): kb_base (prio 1) first, filename (prio -1) last; ioengine options are parsed
+   * in a second pass, after all others. The echo follows the same order.
+   */
+  sortByPriority(): void {
+    const { entries } = this.section;
+    const ranks = this.ranks;
+    if (ranks.every((rank) => rank === ranks[0])) return;
+    const order = entries.map((_, i) => i).sort((a, b) => ranks[a] - ranks[b]);
+    this.section.entries = order.map((i) => entries[i]);
+  }
+}
+
+/**
+ * The sections of a job file, in file order, each with its options in fio's order (a repeated
+ * option once, in its first place, with its last value).
+ */
 export function parseJobFileSections(text: string, env: Env = process.env): Section[] {
   checkLength(text);
   const sections: Section[] = [];
+  let reader: SectionReader | undefined;
   let jobs = 0;
-  text.split('\n').forEach((raw, index) => {
-    const lineNo = index + 1;
+  // One context for the whole file, updated line by line: a file is up to a million lines.
+  const ctx: LineContext = { env, lineNo: 0, scope: 'global' };
+  for (let start = 0, lineNo = 1; start <= text.length; lineNo++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
     checkLine(raw, lineNo);
     const line = stripComment(raw);
-    if (line === '') return;
+    if (line === '') continue;
     if (line.startsWith('[')) {
+      reader?.sortByPriority();
       const section = parseHeader(line, lineNo);
       if (section.kind === 'job') checkJobCount(++jobs, lineNo);
       sections.push(section);
-      return;
+      reader = new SectionReader(section);
+      ctx.scope = section.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
+      continue;
     }
-    const current = sections[sections.length - 1];
-    if (!current) throw jobFileError(lineNo, `option '${line}' is outside of any [section]`, LINE_ACCEPTED);
-    if (/^include(\s|$)/.test(line)) {
-      throw new VolbenchError('EUNSUPPORTED_OPTION', `line ${lineNo}: job file 'include' is not supported by volbench yet`,
-        { field: `line ${lineNo}`, accepted: 'the job file\'s own sections and options' });
-    }
-    const scope = current.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
-    current.entries.push(parseOptionLine(line, { env, lineNo, scope }));
-  });
-  for (const section of sections) section.entries = sortByPriority(section.entries);
+    if (!reader) throw jobFileError(lineNo, `option '${line}' is outside of any [section]`, LINE_ACCEPTED);
+    checkNotInclude(line, lineNo);
+    ctx.lineNo = lineNo;
+    reader.add(parseOptionLine(line, ctx));
+  }
+  reader?.sortByPriority();
   return sections;
 }
 

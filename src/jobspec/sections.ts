@@ -75,15 +75,15 @@ class OptionRecord {
 
 /** A job's record in fio's order of application: inherited globals, the file stonewall, its own. */
 function jobRecord(section: Section, inherited: OptionRecord): Record<string, RawOptionValue> {
-  const own = new OptionRecord().setAll(section.entries).values;
   const job = new OptionRecord();
   const header = section.header;
-  const named = header !== undefined && !Object.hasOwn(own, 'name');
+  const named = header !== undefined && !section.entries.some(([name]) => name === 'name');
   if (named) job.set('name', header);
   // A job's header names it even when a [global] sets name=, as in fio.
   job.setAll(Object.entries(inherited.values).filter(([k]) => header === undefined || k !== 'name'));
   if (section.stonewall) job.set('stonewall', true);
-  job.setAll(Object.entries(own));
+  // Its own options last, folded as they go in: first place and spelling, last value.
+  job.setAll(section.entries);
   if (named) markHeaderName(job.values);
   return job.values;
 }

@@ -6,7 +6,7 @@ import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 
 import { expandEnv } from '../../src/jobspec/expand.js';
-import { parseJobFile, parseSpec, type JobSpec } from '../../src/jobspec/index.js';
+import { parseJobFile, parseJobFileSections, parseSpec, type JobSpec } from '../../src/jobspec/index.js';
 import { sectionsToSpec, type Section } from '../../src/jobspec/sections.js';
 import { errorOf } from '../helpers/errors.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
@@ -109,6 +109,39 @@ describe('job file syntax', () => {
       expect(parseJobFile('[global]\n[x]\n'.repeat(4096)).jobs).toHaveLength(4096);
     });
 
+    const KNOWN = [
+      'rw=randrw', 'bs=4k,8k', 'iodepth=32', 'size=1g', 'runtime=10s', 'time_based', 'direct=1', 'ioengine=libaio',
+      'numjobs=1', 'group_reporting', 'rwmixread=70', 'ba=4k', 'iodepth_batch=4', 'offset=0', 'thinktime=0',
+      'invalidate=1', 'randrepeat=0', 'norandommap', 'fsync=0', 'end_fsync=0', 'loops=1', 'ramp_time=0',
+      'startdelay=0', 'kb_base=1024', 'unlink=0',
+    ];
+    const nested = `numjobs=${'($ncpus+'.repeat(900)}1${')'.repeat(900)}\n`;
+
+    /*
+     * Regression: every line was kept until the whole file was read, and each section's options
+     * sorted with two lookups per comparison: 1 MiB of one repeated option took 150 ms, most of
+     * it in the garbage collector. Expected: a section holds one entry per option as it is read
+     * (first place and spelling, last value), and every 1 MiB file reads well within the budget.
+     */
+    it('a section holds one entry per option, folded as it is read', () => {
+      const [section] = parseJobFileSections(`[a]\nblocksize=4k\nrw=read\n${'bs=8k\n'.repeat(10)}filename=/f\nkb_base=1000\n`);
+      expect(section.entries).toEqual([['kb_base', '1000'], ['blocksize', '8k'], ['rw', 'read'], ['filename', '/f']]);
+    });
+
+    it.each([
+      ['one option repeated', `[a]\n${'bs=4k\n'.repeat(174_000)}`],
+      ['3400 jobs of 25 options', `[j]\n${KNOWN.join('\n')}\n`.repeat(3400)],
+      ['comment lines', `[a]\n${'; c\n'.repeat(262_000)}`],
+      ['blank lines', `[a]\n${'\n'.repeat(1_000_000)}`],
+      ['keyword arithmetic nested 900 deep', `[a]\n${nested.repeat(128)}`],
+      ['unclosed ${', `[a]\n${`filename=${'${'.repeat(4000)}\n`.repeat(128)}`],
+    ])('1 MiB of %s is read in linear time', (_, text) => {
+      expect(text.length).toBeLessThanOrEqual(1024 * 1024);
+      expect(text.length).toBeGreaterThan(900 * 1024);
+      const { ms, error } = timed(() => parseJobFile(text, {}));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+      if (error) expect(error.code).toBe('EJOBFILE');
+    });
   });
 
   /*
