@@ -115,10 +115,20 @@ function checkLine(raw: string, lineNo: number): void {
     `${LINE_ACCEPTED}, at most ${MAX_LINE_LENGTH} characters (fio's line buffer)`);
 }
 
-function checkJobCount(jobs: number, lineNo: number): void {
-  if (jobs <= MAX_INSTANCES) return;
-  throw jobFileError(lineNo, `the job file defines more than ${MAX_INSTANCES} jobs`,
-    `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
+/**
+ * Sections in one file: fio's 4096 jobs, each after a [global] of its own. More [global]
+ * sections than that change nothing a file could not say with fewer, and each costs its keep.
+ */
+export const MAX_SECTIONS = 2 * MAX_INSTANCES;
+
+function checkSectionCount(sections: number, jobs: number, lineNo: number): void {
+  if (jobs > MAX_INSTANCES) {
+    throw jobFileError(lineNo, `the job file defines more than ${MAX_INSTANCES} jobs`, `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
+  }
+  if (sections > MAX_SECTIONS) {
+    throw jobFileError(lineNo, `the job file has more than ${MAX_SECTIONS} sections`,
+      `at most ${MAX_SECTIONS} sections: fio's ${MAX_INSTANCES} jobs, each after a [global] of its own`);
+  }
 }
 
 function checkNotInclude(line: string, lineNo: number): void {
@@ -187,8 +197,9 @@ export function parseJobFileSections(text: string, env: Env = process.env): Sect
     if (line.startsWith('[')) {
       reader?.sortByPriority();
       const section = parseHeader(line, lineNo);
-      if (section.kind === 'job') checkJobCount(++jobs, lineNo);
+      if (section.kind === 'job') jobs++;
       sections.push(section);
+      checkSectionCount(sections.length, jobs, lineNo);
       reader = new SectionReader(section);
       ctx.scope = section.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
       continue;

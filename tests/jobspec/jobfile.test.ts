@@ -109,6 +109,12 @@ describe('job file syntax', () => {
       expect(parseJobFile('[global]\n[x]\n'.repeat(4096)).jobs).toHaveLength(4096);
     });
 
+    it('more than 8192 sections are refused: 4096 jobs, each after a [global] of its own', () => {
+      const { ms, error } = timed(() => parseJobFile(`[a]\n${'[global]\n'.repeat(116_000)}`));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+      expect(error).toMatchObject({ code: 'EJOBFILE', field: 'line 8193', accepted: expect.stringMatching(/at most 8192 sections/) });
+    });
+
     const KNOWN = [
       'rw=randrw', 'bs=4k,8k', 'iodepth=32', 'size=1g', 'runtime=10s', 'time_based', 'direct=1', 'ioengine=libaio',
       'numjobs=1', 'group_reporting', 'rwmixread=70', 'ba=4k', 'iodepth_batch=4', 'offset=0', 'thinktime=0',
