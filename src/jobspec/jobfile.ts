@@ -5,6 +5,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { JobSpec } from './types.js';
+import { jobLimitError, type SpecBounds } from './bounds.js';
 import { expandEnv, expandKeywords, type Env } from './expand.js';
 import type { OptionDef } from './option-def.js';
 import { findOption, optionNameError } from './option-lookup.js';
@@ -121,7 +122,8 @@ function checkLine(raw: string, lineNo: number): void {
  */
 export const MAX_SECTIONS = 2 * MAX_INSTANCES;
 
-function checkSectionCount(sections: number, jobs: number, lineNo: number): void {
+function checkSectionCount(sections: number, jobs: number, lineNo: number, bounds: SpecBounds): void {
+  if (bounds.maxJobs !== undefined && jobs > bounds.maxJobs) throw jobLimitError(bounds.maxJobs, `line ${lineNo}`, 'the job file');
   if (jobs > MAX_INSTANCES) {
     throw jobFileError(lineNo, `the job file defines more than ${MAX_INSTANCES} jobs`, `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
   }
@@ -179,7 +181,7 @@ class SectionReader {
  * The sections of a job file, in file order, each with its options in fio's order (a repeated
  * option once, in its first place, with its last value).
  */
-export function parseJobFileSections(text: string, env: Env = process.env): Section[] {
+export function parseJobFileSections(text: string, env: Env = process.env, bounds: SpecBounds = {}): Section[] {
   checkLength(text);
   const sections: Section[] = [];
   let reader: SectionReader | undefined;
@@ -199,7 +201,7 @@ export function parseJobFileSections(text: string, env: Env = process.env): Sect
       const section = parseHeader(line, lineNo);
       if (section.kind === 'job') jobs++;
       sections.push(section);
-      checkSectionCount(sections.length, jobs, lineNo);
+      checkSectionCount(sections.length, jobs, lineNo, bounds);
       reader = new SectionReader(section);
       ctx.scope = section.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
       continue;
@@ -216,10 +218,11 @@ export function parseJobFileSections(text: string, env: Env = process.env): Sect
 /**
  * Parse a fio job file into the JSON form. A job's section name is its `name` unless it sets
  * `name=`; bare flags become `true`; a [global] section after jobs applies to the jobs after it.
- * `env` defaults to process.env (fio reads its own environment).
+ * `env` defaults to process.env (fio reads its own environment). `bounds.maxJobs` refuses a file
+ * of more jobs than the caller will run (ELIMIT_EXCEEDED) as soon as its header is read.
  */
-export function parseJobFile(text: string, env?: Record<string, string | undefined>): JobSpec {
-  const spec = sectionsToSpec(parseJobFileSections(text, env ?? process.env));
+export function parseJobFile(text: string, env?: Record<string, string | undefined>, bounds: SpecBounds = {}): JobSpec {
+  const spec = sectionsToSpec(parseJobFileSections(text, env ?? process.env, bounds));
   if (spec.jobs.length === 0) {
     throw new VolbenchError('EJOBFILE', 'the job file defines no jobs (only [global] sections)',
       { field: 'jobfile', accepted: 'at least one job section besides [global]' });

@@ -6,11 +6,11 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, JobSpec, ParsedJob, ParsedSpec, RawOptionValue } from './types.js';
+import { checkSpecBounds } from './bounds.js';
 import { checkJob, checkSection, type SectionValues } from './checks.js';
 import { defaultOptions } from './defaults.js';
 import { echoEntries, entryValue, readEntries, valueText, type Entry } from './entries.js';
 import type { OptionContext } from './option-def.js';
-import { MAX_INSTANCES } from './options.js';
 import { jobSpecSchema } from './schema.js';
 import { hasHeaderName } from './sections.js';
 import type { KbBase } from './units.js';
@@ -20,22 +20,9 @@ function pathOf(path: ReadonlyArray<PropertyKey>): string {
     typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key), '');
 }
 
-/**
- * fio runs at most 4096 jobs (MAX_JOBS). Checked before the shape, so that a body of tens of
- * thousands of jobs is refused before any of them is looked at.
- */
-function checkJobCount(spec: unknown): void {
-  const jobs = typeof spec === 'object' && spec !== null ? (spec as { jobs?: unknown }).jobs : undefined;
-  if (!Array.isArray(jobs) || jobs.length <= MAX_INSTANCES) return;
-  throw new VolbenchError('EINVALID_SPEC', `jobs: ${jobs.length} jobs, more than ${MAX_INSTANCES}`, {
-    field: 'jobs',
-    accepted: `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`,
-  });
-}
-
 /** The shape check; the spec itself (not zod's copy) is returned, to keep its hidden marks. */
 function validateShape(spec: unknown): JobSpec {
-  checkJobCount(spec);
+  checkSpecBounds(spec);
   const result = jobSpecSchema.safeParse(spec);
   if (result.success) return spec as JobSpec;
   const issue = result.error.issues[0];

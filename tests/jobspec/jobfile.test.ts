@@ -109,6 +109,13 @@ describe('job file syntax', () => {
       expect(parseJobFile('[global]\n[x]\n'.repeat(4096)).jobs).toHaveLength(4096);
     });
 
+    it("a caller's job limit refuses the job over it as it is read (ELIMIT_EXCEEDED), naming its line", () => {
+      const { ms, error } = timed(() => parseJobFile(`[global]\nbs=4k\n${'[x]\nrw=read\n'.repeat(80_000)}`, {}, { maxJobs: 64 }));
+      expect(ms).toBeLessThan(PARSE_BUDGET_MS / 4);
+      expect(error).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'line 131', accepted: 'at most 64 instances per run' });
+      expect(parseJobFile('[x]\n'.repeat(64), {}, { maxJobs: 64 }).jobs).toHaveLength(64);
+    });
+
     it('more than 8192 sections are refused: 4096 jobs, each after a [global] of its own', () => {
       const { ms, error } = timed(() => parseJobFile(`[a]\n${'[global]\n'.repeat(116_000)}`));
       expect(ms).toBeLessThan(PARSE_BUDGET_MS);
