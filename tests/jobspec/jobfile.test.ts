@@ -265,6 +265,21 @@ describe('substitutions', () => {
     expect(out).toBe(text);
   });
 
+  /*
+   * The evaluator recursed once per sign or parenthesis without a bound: 8000 minus signs
+   * overflowed the stack, which was refused only because the overflow happened to be caught.
+   * Expected: 1000 levels are computed, more are refused as not computable, whatever the stack.
+   */
+  it('arithmetic nested up to 1000 deep is computed, deeper is refused', () => {
+    const n = cpus().length;
+    const deep = (levels: number) => `[a]\nnumjobs=$ncpus+${'('.repeat(levels)}${'-'.repeat(levels)}2${')'.repeat(levels)}\n`;
+    expect(parseJobFile(deep(500)).jobs[0].numjobs).toBe(String(n + 2));
+    const err = errorOf(() => parseJobFile(`[a]\nnumjobs=$ncpus+${'-'.repeat(1001)}1\n`));
+    expect(err).toMatchObject({ code: 'EJOBFILE', field: 'jobs[0].numjobs' });
+    expect(err.message).toMatch(/cannot compute/);
+    expect(parseJobFile(`[a]\nnumjobs=$ncpus+${'-'.repeat(1000)}1\n`).jobs[0].numjobs).toBe(String(n + 1));
+  });
+
   it('arithmetic that cannot be computed is an error', () => {
     const err = errorOf(() => parseJobFile('[a]\nfilename=/tmp/a-$ncpus\n'));
     expect(err.code).toBe('EJOBFILE');
