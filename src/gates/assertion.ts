@@ -37,10 +37,31 @@ function malformed(expr: string, why: string): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', `assertion '${expr}': ${why}`, { field: '--assert', accepted: ASSERTION_ACCEPTED });
 }
 
-/** Splits `lhs op rhs` at the first comparison operator. */
+/**
+ * Longest assertion accepted. A gate names a job (fio caps job names at 255 characters), a
+ * metric and a value; 1000 characters is room to spare, and a bound keeps a hostile text cheap.
+ */
+export const MAX_ASSERTION_LENGTH = 1000;
+
+const OPERATOR_START = '<>=!';
+
+/**
+ * Splits `lhs op rhs` at the first comparison operator, blanks around it dropped. A scan rather
+ * than a regex: a lazy subject followed by `\s*` backtracks quadratically on long runs of blanks.
+ */
 function splitAtOperator(expr: string): [string, ComparisonOp, string] | null {
-  const m = /^([^<>=!]*?)\s*(>=|<=|==|!=|>|<)\s*(.*)$/.exec(expr);
-  return m ? [m[1], m[2] as ComparisonOp, m[3]] : null;
+  let at = 0;
+  while (at < expr.length && !OPERATOR_START.includes(expr[at])) at++;
+  if (at === expr.length) return null;
+  const two = expr.slice(at, at + 2);
+  const op = (OPS as readonly string[]).includes(two) ? two : expr[at];
+  if (!(OPS as readonly string[]).includes(op)) return null;
+  return [expr.slice(0, at).trimEnd(), op as ComparisonOp, expr.slice(at + op.length).trimStart()];
+}
+
+/** The first characters of a text too long to show whole. */
+function shortened(text: string): string {
+  return text.length <= 60 ? text : `${text.slice(0, 60)}…`;
 }
 
 /**
@@ -72,6 +93,11 @@ function parseWanted(expr: string, text: string, kind: ValueKind): ParsedValue {
 
 /** Parses one assertion; a VolbenchError (EINVALID_ARGS) says what is wrong and what is accepted. */
 export function parseAssertion(text: string): Assertion {
+  if (text.length > MAX_ASSERTION_LENGTH) {
+    throw new VolbenchError('EINVALID_ARGS',
+      `assertion '${shortened(text)}' is ${text.length} characters long, more than ${MAX_ASSERTION_LENGTH}`,
+      { field: '--assert', accepted: `${ASSERTION_ACCEPTED}, at most ${MAX_ASSERTION_LENGTH} characters` });
+  }
   const expr = text.trim();
   const split = splitAtOperator(expr);
   if (!split || split[0] === '') {

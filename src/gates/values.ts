@@ -32,7 +32,8 @@ export interface ParsedValue {
   unit: string;
 }
 
-const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
+/** A plain decimal number at the start of a text: `3`, `1.5`, `.5`. */
+const NUMBER_PREFIX = /^(?:\d+(?:\.\d+)?|\.\d+)/;
 
 const COUNT_MULT: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9 };
 const TIME_MULT: Record<string, number> = { '': 1, ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
@@ -71,21 +72,33 @@ function multiplier(kind: ValueKind, unit: string): number | undefined {
   }
 }
 
+/**
+ * `3000`, `2 ms`: the number, then the unit after optional blanks. Split in two steps because
+ * one regex (`\d+ ... \s*(\S*)`) lets the unit's `\S*` retake the digits, which backtracks
+ * quadratically on a long run of digits that does not match.
+ */
+function splitNumber(text: string): { number: string; unit: string } | null {
+  const m = NUMBER_PREFIX.exec(text);
+  if (!m) return null;
+  const unit = text.slice(m[0].length).trimStart();
+  return /\s/.test(unit) ? null : { number: m[0], unit };
+}
+
 /** Parses `text` as a value of `kind`; `field` names the assertion in the error. */
 export function parseValue(text: string, kind: ValueKind, field: string): ParsedValue {
-  const m = new RegExp(`^${NUMBER}\\s*(\\S*)$`).exec(text.trim());
-  const mult = m ? multiplier(kind, m[2]) : undefined;
-  if (!m || mult === undefined) {
+  const split = splitNumber(text.trim());
+  const mult = split ? multiplier(kind, split.unit) : undefined;
+  if (!split || mult === undefined) {
     throw new VolbenchError('EINVALID_VALUE', `'${text.trim()}' is not ${kindName(kind)}`, {
       field,
       accepted: VALUE_ACCEPTED[kind],
     });
   }
-  const value = Number(m[1]) * mult;
+  const value = Number(split.number) * mult;
   if (kind === 'errno' && !Number.isInteger(value)) {
     throw new VolbenchError('EINVALID_VALUE', `'${text.trim()}' is not an errno number`, { field, accepted: VALUE_ACCEPTED.errno });
   }
-  return { value, unit: m[2] };
+  return { value, unit: split.unit };
 }
 
 function kindName(kind: ValueKind): string {

@@ -18,6 +18,7 @@ import type { JobSpec } from './types.js';
 import type { Env } from './expand.js';
 import { parseJobFileSections } from './jobfile.js';
 import { findOption, optionNameError } from './option-lookup.js';
+import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
 
 export type FioOutputFormat = 'json' | 'json+' | 'normal';
@@ -68,6 +69,8 @@ export function parseOutputFormats(text: string): FioOutputFormat[] {
 
 interface Parsed {
   sections: Section[];
+  /** Job sections so far, kept as a count: recounting them per argument is quadratic. */
+  jobCount: number;
   jobFiles: string[];
   outputFormats: FioOutputFormat[];
   output?: string;
@@ -80,7 +83,7 @@ function takeOption(argv: string[], i: number, parsed: Parsed): number {
   const name = eq < 0 ? body : body.slice(0, eq);
   let value: string | undefined = eq < 0 ? undefined : body.slice(eq + 1);
   const current = parsed.sections[parsed.sections.length - 1];
-  const scope = current?.kind === 'job' ? `jobs[${parsed.sections.filter((s) => s.kind === 'job').length - 1}]` : 'global';
+  const scope = current?.kind === 'job' ? `jobs[${parsed.jobCount - 1}]` : 'global';
   const def = findOption(name);
   const isCommand = name === 'output' || name === 'output-format';
   if (!def && !isCommand) {
@@ -109,6 +112,9 @@ function addOption(parsed: Parsed, name: string, value: string | true): void {
   if (name === 'name') {
     // fio: `--name=global...` (any name starting with "global") opens a global section.
     const isGlobal = typeof value === 'string' && value.startsWith('global');
+    if (!isGlobal && ++parsed.jobCount > MAX_INSTANCES) {
+      throw argsError('--name', `more than ${MAX_INSTANCES} jobs on the command line`, `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
+    }
     sections.push({ kind: isGlobal ? 'global' : 'job', entries: [] });
   } else if (sections.length === 0) {
     sections.push({ kind: 'global', entries: [] });
@@ -141,7 +147,7 @@ function jobFileSections(files: string[], env: Env): Array<Section | ResetGlobal
 
 /** Parse fio's command line: job options, job files (read now), --output-format and --output. */
 export function parseFioArgs(argv: string[], options: FioArgsOptions = {}): FioArgs {
-  const parsed: Parsed = { sections: [], jobFiles: [], outputFormats: ['normal'] };
+  const parsed: Parsed = { sections: [], jobCount: 0, jobFiles: [], outputFormats: ['normal'] };
   let optionsEnded = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

@@ -16,9 +16,17 @@ function tokenize(expr: string): Token[] | undefined {
   return tokens;
 }
 
+/**
+ * Unary signs and parentheses nested deeper than this are refused. The evaluator recurses once
+ * per level, so without a bound a line of 8000 minus signs overflowed the stack: refused only
+ * because the overflow happened to be caught, and at a depth that depends on the caller's stack.
+ */
+const MAX_NESTING = 1000;
+
 /** Recursive descent over + - (lowest), * /, unary signs and parentheses. */
 class Evaluator {
   private pos = 0;
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   run(): bigint {
@@ -55,21 +63,29 @@ class Evaluator {
 
   private unary(): bigint {
     const op = this.peek();
-    if (op === '-' || op === '+') {
-      this.pos++;
-      const value = this.unary();
-      return op === '-' ? -value : value;
-    }
-    if (op === '(') {
-      this.pos++;
-      const value = this.sum();
-      if (this.peek() !== ')') throw new Error("missing ')'");
-      this.pos++;
+    if (op === '-' || op === '+' || op === '(') {
+      if (++this.depth > MAX_NESTING) throw new Error('nested too deeply');
+      const value = op === '(' ? this.parenthesised() : this.signed(op);
+      this.depth--;
       return value;
     }
     const t = this.tokens[this.pos++];
     if (t?.kind !== 'num') throw new Error('expected a number');
     return t.value;
+  }
+
+  private signed(op: '-' | '+'): bigint {
+    this.pos++;
+    const value = this.unary();
+    return op === '-' ? -value : value;
+  }
+
+  private parenthesised(): bigint {
+    this.pos++;
+    const value = this.sum();
+    if (this.peek() !== ')') throw new Error("missing ')'");
+    this.pos++;
+    return value;
   }
 }
 

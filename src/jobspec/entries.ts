@@ -29,10 +29,20 @@ export function readEntries(record: Record<string, RawOptionValue>, scope: strin
   return [...byName.values()];
 }
 
+/**
+ * The longest value an option takes: PATH_MAX, for a filename or directory. Other values are
+ * a few characters; the bound keeps every value parser's work small whatever it is given.
+ */
+export const MAX_VALUE_LENGTH = 4096;
+
 /** The text a parser reads; undefined for an option given without a value (a bare flag). */
 export function valueText(entry: Entry): string | undefined {
   const { raw, def, field } = entry;
-  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'string') {
+    if (raw.length <= MAX_VALUE_LENGTH) return raw;
+    throw invalidValue(field, `the value is ${raw.length} characters long, more than ${MAX_VALUE_LENGTH}`,
+      `${def.accepted}, at most ${MAX_VALUE_LENGTH} characters`);
+  }
   if (typeof raw === 'number') return String(raw);
   if (raw && def.bare) return undefined;
   if (def.boolean) return raw ? '1' : '0';

@@ -19,21 +19,36 @@ export interface ExpandContext {
   field: string;
 }
 
+function unsetVariable(name: string, ctx: ExpandContext): VolbenchError {
+  return new VolbenchError('EJOBFILE', `line ${ctx.line}: environment variable '${name}' is not set`, {
+    field: ctx.field,
+    accepted: 'a ${NAME} whose variable is set in the environment',
+  });
+}
+
 /**
- * `${NAME}` becomes the variable's value. fio silently substitutes an empty string for an unset
- * variable, which turns `filename=${DEV}` into a different job; volbench refuses instead.
+ * `${NAME}` becomes the variable's value: the name runs to the first `}`, and a `${` with no `}`
+ * after it is left as it is. fio silently substitutes an empty string for an unset variable,
+ * which turns `filename=${DEV}` into a different job; volbench refuses instead.
+ *
+ * A scan rather than a global regex: /\$\{([^}]*)\}/g retries from every `${` of an unclosed run
+ * (`${${${...`) and reads to the end each time, which is quadratic.
  */
 export function expandEnv(text: string, ctx: ExpandContext): string {
-  return text.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
-    const value = ctx.env[name];
-    if (value === undefined) {
-      throw new VolbenchError('EJOBFILE', `line ${ctx.line}: environment variable '${name}' is not set`, {
-        field: ctx.field,
-        accepted: 'a ${NAME} whose variable is set in the environment',
-      });
-    }
-    return value;
-  });
+  let out = '';
+  let from = 0;
+  for (let open = text.indexOf('${'); open >= 0; open = text.indexOf('${', from)) {
+    const close = text.indexOf('}', open + 2);
+    // No `}` after this `${` means none after any later one either: the rest stays as written.
+    if (close < 0) break;
+    const name = text.slice(open + 2, close);
+    // Own keys only: `${constructor}` is not a variable of an empty environment.
+    const value = Object.hasOwn(ctx.env, name) ? ctx.env[name] : undefined;
+    if (value === undefined) throw unsetVariable(name, ctx);
+    out += text.slice(from, open) + value;
+    from = close + 1;
+  }
+  return out + text.slice(from);
 }
 
 /** The system page size, from the kernel's own report for this process's mappings. */

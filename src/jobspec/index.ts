@@ -8,6 +8,8 @@ export { parseFioArgs, parseOutputFormats } from './args.js';
 export type { FioArgs, FioArgsOptions, FioOutputFormat } from './args.js';
 export type * from './types.js';
 export { parseSpec } from './resolve.js';
+export { checkSpecBounds } from './bounds.js';
+export type { SpecBounds } from './bounds.js';
 export { jobSpecSchema, optionsSchema, optionValueSchema } from './schema.js';
 export {
   parseSize, parseSizeOrPercent, parseInteger, parseTimeNs, parseBool, parseRandseed, parseDecimal,

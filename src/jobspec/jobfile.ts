@@ -5,15 +5,38 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { JobSpec } from './types.js';
+import { jobLimitError, type SpecBounds } from './bounds.js';
 import { expandEnv, expandKeywords, type Env } from './expand.js';
-import { findOption } from './option-lookup.js';
+import type { OptionDef } from './option-def.js';
+import { findOption, optionNameError } from './option-lookup.js';
+import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type Section } from './sections.js';
 
 /** fio reads section names with `%255[^\n]`. */
 const MAX_SECTION_NAME = 255;
 
-function jobFileError(line: number, message: string, details: { field?: string; accepted?: string } = {}): VolbenchError {
-  return new VolbenchError('EJOBFILE', `line ${line}: ${message}`, details);
+/**
+ * The service's body limit. Job files are a few KiB; 1 MiB holds fio's 4096 jobs with a dozen
+ * options each. A bound on the whole keeps a hostile file's cost small, however it is built.
+ */
+export const MAX_JOB_FILE_LENGTH = 1024 * 1024;
+
+/** fio reads a job file a line at a time into a buffer of OPT_LEN_MAX (8192) bytes. */
+export const MAX_LINE_LENGTH = 8192;
+
+const SECTION_ACCEPTED = "a '[name]' section header, a name of 1 to 255 characters";
+const LINE_ACCEPTED = "a '[section]' header, 'option=value' or a bare 'option', or a comment (# or ;)";
+
+function jobFileError(line: number, message: string, accepted: string, field = `line ${line}`): VolbenchError {
+  return new VolbenchError('EJOBFILE', `line ${line}: ${message}`, { field, accepted });
+}
+
+function checkLength(text: string): void {
+  if (text.length <= MAX_JOB_FILE_LENGTH) return;
+  throw new VolbenchError('EJOBFILE', `the job file is ${text.length} characters long, more than ${MAX_JOB_FILE_LENGTH}`, {
+    field: 'jobfile',
+    accepted: `a job file of at most ${MAX_JOB_FILE_LENGTH} characters (1 MiB)`,
+  });
 }
 
 /**
@@ -30,10 +53,10 @@ export function stripComment(line: string): string {
 }
 
 function parseHeader(line: string, lineNo: number): Section {
-  if (!line.endsWith(']')) throw jobFileError(lineNo, `section header '${line}' does not end with ']'`);
+  if (!line.endsWith(']')) throw jobFileError(lineNo, `section header '${line}' does not end with ']'`, SECTION_ACCEPTED);
   const name = line.slice(1, -1);
-  if (name === '') throw jobFileError(lineNo, 'section header has no name');
-  if (name.length > MAX_SECTION_NAME) throw jobFileError(lineNo, `section name is longer than ${MAX_SECTION_NAME} characters`);
+  if (name === '') throw jobFileError(lineNo, 'section header has no name', SECTION_ACCEPTED);
+  if (name.length > MAX_SECTION_NAME) throw jobFileError(lineNo, `section name is longer than ${MAX_SECTION_NAME} characters`, SECTION_ACCEPTED);
   // fio takes every section whose name starts with "global" as a [global] section.
   return name.startsWith('global') ? { kind: 'global', entries: [] } : { kind: 'job', header: name, entries: [] };
 }
@@ -41,66 +64,168 @@ function parseHeader(line: string, lineNo: number): Section {
 interface LineContext {
   env: Env;
   lineNo: number;
+  /** `global` or `jobs[2]`: where the line's option goes in the spec. */
   scope: string;
 }
 
-function parseOptionLine(line: string, ctx: LineContext): [string, string | true] {
+/**
+ * The option a line names, refused at once when volbench does not take it, as on the command
+ * line. parseSpec would refuse it too, but later: a file of thousands of distinct unknown names
+ * in a [global] after a job made every later job copy them all (95 KB took 29 s, 400 KB ran the
+ * process out of memory). Known names keep every section's record to a hundred keys at most.
+ */
+function checkOptionName(name: string, ctx: LineContext): OptionDef {
+  const def = findOption(name);
+  if (def !== undefined) return def;
+  const err = optionNameError(name, ctx.scope);
+  throw new VolbenchError(err.code, `line ${ctx.lineNo}: ${err.message}`, { field: err.field, accepted: err.accepted });
+}
+
+/** `${VAR}` and fio's keywords all start with '$': a line without one is taken as written. */
+function expanded(text: string, ctx: LineContext, rawName: string): string {
+  if (!text.includes('$')) return text;
+  return expandEnv(text, { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` });
+}
+
+interface OptionLine {
+  name: string;
+  value: string | true;
+  def: OptionDef;
+}
+
+function parseOptionLine(line: string, ctx: LineContext): OptionLine {
   const eq = line.indexOf('=');
   const rawName = (eq < 0 ? line : line.slice(0, eq)).trim();
-  const expandCtx = { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` };
-  const name = expandEnv(rawName, expandCtx);
-  if (eq < 0) return [name, true];
+  const name = expanded(rawName, ctx, rawName);
+  const def = checkOptionName(name, ctx);
+  if (eq < 0) return { name, value: true, def };
   // fio keeps blanks after '=' in the value it echoes (" 4"); volbench trims them.
-  const value = expandEnv(line.slice(eq + 1), expandCtx).trim();
-  return [name, expandKeywords(name, value, expandCtx)];
+  const value = expanded(line.slice(eq + 1), ctx, rawName).trim();
+  if (!value.includes('$')) return { name, value, def };
+  return { name, value: expandKeywords(name, value, { env: ctx.env, line: ctx.lineNo, field: `${ctx.scope}.${rawName}` }), def };
+}
+
+/** Options before the ioengine's, kb_base (prio 1) before the rest, filename (prio -1) last. */
+function priorityRank(def: OptionDef): number {
+  return (def.engine ? 1000 : 0) - def.prio;
+}
+
+function checkLine(raw: string, lineNo: number): void {
+  if (raw.length <= MAX_LINE_LENGTH) return;
+  throw jobFileError(lineNo, `the line is ${raw.length} characters long, more than ${MAX_LINE_LENGTH}`,
+    `${LINE_ACCEPTED}, at most ${MAX_LINE_LENGTH} characters (fio's line buffer)`);
 }
 
 /**
- * fio sorts a section's options by priority before applying them (parse.c sort_options, a
- * stable sort): kb_base (prio 1) first, filename (prio -1) last; ioengine options are parsed in
- * a second pass, after all others. The echo follows the same order.
+ * Sections in one file: fio's 4096 jobs, each after a [global] of its own. More [global]
+ * sections than that change nothing a file could not say with fewer, and each costs its keep.
  */
-function sortByPriority(entries: Section['entries']): Section['entries'] {
-  const rank = ([name]: [string, unknown]): number => {
-    const def = findOption(name);
-    return def ? (def.engine ? 1000 : 0) - def.prio : 0;
-  };
-  return [...entries].sort((a, b) => rank(a) - rank(b));
+export const MAX_SECTIONS = 2 * MAX_INSTANCES;
+
+function checkSectionCount(sections: number, jobs: number, lineNo: number, bounds: SpecBounds): void {
+  if (bounds.maxJobs !== undefined && jobs > bounds.maxJobs) throw jobLimitError(bounds.maxJobs, `line ${lineNo}`, 'the job file');
+  if (jobs > MAX_INSTANCES) {
+    throw jobFileError(lineNo, `the job file defines more than ${MAX_INSTANCES} jobs`, `at most ${MAX_INSTANCES} jobs, as fio (MAX_JOBS)`);
+  }
+  if (sections > MAX_SECTIONS) {
+    throw jobFileError(lineNo, `the job file has more than ${MAX_SECTIONS} sections`,
+      `at most ${MAX_SECTIONS} sections: fio's ${MAX_INSTANCES} jobs, each after a [global] of its own`);
+  }
 }
 
-/** The sections of a job file, in file order, each with its options in fio's order. */
-export function parseJobFileSections(text: string, env: Env = process.env): Section[] {
+function checkNotInclude(line: string, lineNo: number): void {
+  if (!line.startsWith('include') || !/^include(\s|$)/.test(line)) return;
+  throw new VolbenchError('EUNSUPPORTED_OPTION', `line ${lineNo}: job file 'include' is not supported by volbench yet`,
+    { field: `line ${lineNo}`, accepted: 'the job file\'s own sections and options' });
+}
+
+/**
+ * A section's options, one entry per option: a repeat (under any alias) replaces the value where
+ * the option first was, as sectionsToSpec would later. Folding as the lines are read keeps a
+ * section to a hundred entries however many lines repeat one, so a file of a million lines
+ * leaves nothing behind but short-lived strings.
+ */
+class SectionReader {
+  private readonly firstAt = new Map<string, number>();
+  private readonly ranks: number[] = [];
+
+  constructor(readonly section: Section) {}
+
+  add({ name, value, def }: OptionLine): void {
+    const at = this.firstAt.get(def.name);
+    const entries = this.section.entries;
+    if (at === undefined) {
+      this.firstAt.set(def.name, entries.length);
+      entries.push([name, value]);
+      this.ranks.push(priorityRank(def));
+    } else {
+      entries[at] = [entries[at][0], value];
+    }
+  }
+
+  /**
+   * fio sorts a section's options by priority before applying them (parse.c sort_options, a
+   * stable sort): kb_base (prio 1) first, filename (prio -1) last; ioengine options are parsed
+   * in a second pass, after all others. The echo follows the same order.
+   */
+  sortByPriority(): void {
+    const { entries } = this.section;
+    const ranks = this.ranks;
+    if (ranks.every((rank) => rank === ranks[0])) return;
+    const order = entries.map((_, i) => i).sort((a, b) => ranks[a] - ranks[b]);
+    this.section.entries = order.map((i) => entries[i]);
+  }
+}
+
+/**
+ * The sections of a job file, in file order, each with its options in fio's order (a repeated
+ * option once, in its first place, with its last value).
+ */
+export function parseJobFileSections(text: string, env: Env = process.env, bounds: SpecBounds = {}): Section[] {
+  checkLength(text);
   const sections: Section[] = [];
+  let reader: SectionReader | undefined;
   let jobs = 0;
-  text.split('\n').forEach((raw, index) => {
-    const lineNo = index + 1;
+  // One context for the whole file, updated line by line: a file is up to a million lines.
+  const ctx: LineContext = { env, lineNo: 0, scope: 'global' };
+  for (let start = 0, lineNo = 1; start <= text.length; lineNo++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    checkLine(raw, lineNo);
     const line = stripComment(raw);
-    if (line === '') return;
+    if (line === '') continue;
     if (line.startsWith('[')) {
+      reader?.sortByPriority();
       const section = parseHeader(line, lineNo);
       if (section.kind === 'job') jobs++;
       sections.push(section);
-      return;
+      checkSectionCount(sections.length, jobs, lineNo, bounds);
+      reader = new SectionReader(section);
+      ctx.scope = section.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
+      continue;
     }
-    const current = sections[sections.length - 1];
-    if (!current) throw jobFileError(lineNo, `option '${line}' is outside of any [section]`);
-    if (/^include(\s|$)/.test(line)) {
-      throw new VolbenchError('EUNSUPPORTED_OPTION', `line ${lineNo}: job file 'include' is not supported by volbench yet`, {});
-    }
-    const scope = current.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
-    current.entries.push(parseOptionLine(line, { env, lineNo, scope }));
-  });
-  for (const section of sections) section.entries = sortByPriority(section.entries);
+    if (!reader) throw jobFileError(lineNo, `option '${line}' is outside of any [section]`, LINE_ACCEPTED);
+    checkNotInclude(line, lineNo);
+    ctx.lineNo = lineNo;
+    reader.add(parseOptionLine(line, ctx));
+  }
+  reader?.sortByPriority();
   return sections;
 }
 
 /**
  * Parse a fio job file into the JSON form. A job's section name is its `name` unless it sets
  * `name=`; bare flags become `true`; a [global] section after jobs applies to the jobs after it.
- * `env` defaults to process.env (fio reads its own environment).
+ * `env` defaults to process.env (fio reads its own environment). `bounds.maxJobs` refuses a file
+ * of more jobs than the caller will run (ELIMIT_EXCEEDED) as soon as its header is read.
  */
-export function parseJobFile(text: string, env?: Record<string, string | undefined>): JobSpec {
-  const spec = sectionsToSpec(parseJobFileSections(text, env ?? process.env));
-  if (spec.jobs.length === 0) throw new VolbenchError('EJOBFILE', 'the job file defines no jobs (only [global] sections)', {});
+export function parseJobFile(text: string, env?: Record<string, string | undefined>, bounds: SpecBounds = {}): JobSpec {
+  const spec = sectionsToSpec(parseJobFileSections(text, env ?? process.env, bounds));
+  if (spec.jobs.length === 0) {
+    throw new VolbenchError('EJOBFILE', 'the job file defines no jobs (only [global] sections)',
+      { field: 'jobfile', accepted: 'at least one job section besides [global]' });
+  }
   return spec;
 }

@@ -29,8 +29,22 @@ export function isFioOptionName(name: string): boolean {
 
 export const SUPPORTED_ACCEPTED = `an option volbench supports: ${SUPPORTED_OPTIONS.map((d) => d.name).join(', ')}`;
 
+/**
+ * No option name is this long: fio's longest is 30 characters. A longer name is refused as
+ * unknown without a suggestion, and shown cut to this length so the error stays small.
+ */
+export const MAX_OPTION_NAME_LENGTH = 64;
+
+function overlongNameError(name: string, scope: string): VolbenchError {
+  const shown = `${name.slice(0, MAX_OPTION_NAME_LENGTH)}…`;
+  return new VolbenchError('EUNKNOWN_OPTION',
+    `unknown option '${shown}' in ${scope}: the name is ${name.length} characters long, and no option name is longer than ${MAX_OPTION_NAME_LENGTH}`,
+    { field: `${scope}.${shown}`, accepted: `${SUPPORTED_ACCEPTED} (names of at most ${MAX_OPTION_NAME_LENGTH} characters)` });
+}
+
 /** The error for a name that is not a supported option; `scope` is `global` or `jobs[2]`. */
 export function optionNameError(name: string, scope: string, extraCandidates: readonly string[] = []): VolbenchError {
+  if (name.length > MAX_OPTION_NAME_LENGTH) return overlongNameError(name, scope);
   const field = `${scope}.${name}`;
   if (isFioOptionName(name)) {
     return new VolbenchError('EUNSUPPORTED_OPTION', `fio option '${name}' is not supported by volbench yet (in ${scope})`,

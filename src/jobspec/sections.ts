@@ -51,52 +51,59 @@ function optionKey(name: string): string {
 }
 
 /**
- * Last value wins; a repeated option keeps the place (and the spelling) it first had, also
- * when it is repeated under an alias.
+ * A section's options as a record, being built. Last value wins; a repeated option keeps the
+ * place (and the spelling) it first had, also when it is repeated under an alias. The key each
+ * option went in under is kept beside the record: finding it again from the record's keys on
+ * every section was quadratic in a file of many [global] sections (20,000 of them: 51 s).
  */
-type OptionRecord = Record<string, RawOptionValue>;
+class OptionRecord {
+  readonly values: Record<string, RawOptionValue> = {};
+  private readonly keyOf = new Map<string, string>();
 
-function toRecord(entries: ReadonlyArray<[string, RawOptionValue]>, into: OptionRecord = {}): OptionRecord {
-  const keyOf = new Map(Object.keys(into).map((k) => [optionKey(k), k]));
-  for (const [name, value] of entries) {
-    const key = keyOf.get(optionKey(name)) ?? name;
-    keyOf.set(optionKey(name), key);
-    into[key] = value;
+  set(name: string, value: RawOptionValue): void {
+    const canonical = optionKey(name);
+    const key = this.keyOf.get(canonical) ?? name;
+    this.keyOf.set(canonical, key);
+    this.values[key] = value;
   }
-  return into;
+
+  setAll(entries: Iterable<readonly [string, RawOptionValue]>): this {
+    for (const [name, value] of entries) this.set(name, value);
+    return this;
+  }
 }
 
 /** A job's record in fio's order of application: inherited globals, the file stonewall, its own. */
-function jobRecord(section: Section, inherited: Record<string, RawOptionValue>): Record<string, RawOptionValue> {
-  const own = toRecord(section.entries);
-  const job: Record<string, RawOptionValue> = {};
+function jobRecord(section: Section, inherited: OptionRecord): Record<string, RawOptionValue> {
+  const job = new OptionRecord();
   const header = section.header;
-  const named = header !== undefined && !Object.hasOwn(own, 'name');
-  if (named) job.name = header;
+  const named = header !== undefined && !section.entries.some(([name]) => name === 'name');
+  if (named) job.set('name', header);
   // A job's header names it even when a [global] sets name=, as in fio.
-  toRecord(Object.entries(inherited).filter(([k]) => header === undefined || k !== 'name'), job);
-  if (section.stonewall) toRecord([['stonewall', true]], job);
-  toRecord(Object.entries(own), job);
-  if (named) markHeaderName(job);
-  return job;
+  job.setAll(Object.entries(inherited.values).filter(([k]) => header === undefined || k !== 'name'));
+  if (section.stonewall) job.set('stonewall', true);
+  // Its own options last, folded as they go in: first place and spelling, last value.
+  job.setAll(section.entries);
+  if (named) markHeaderName(job.values);
+  return job.values;
 }
 
 export function sectionsToSpec(sections: ReadonlyArray<Section | ResetGlobals>): JobSpec {
   const foldAll = sections.some((s) => s.kind === 'reset');
   const spec: JobSpec = { jobs: [] };
-  const leading: Record<string, RawOptionValue> = {};
-  let inherited: Record<string, RawOptionValue> = {};
+  const leading = new OptionRecord();
+  let inherited = new OptionRecord();
   let beforeFirstJob = !foldAll;
   for (const section of sections) {
     if (section.kind === 'reset') {
-      inherited = {};
+      inherited = new OptionRecord();
     } else if (section.kind === 'global') {
-      toRecord(section.entries, beforeFirstJob ? leading : inherited);
+      (beforeFirstJob ? leading : inherited).setAll(section.entries);
     } else {
       beforeFirstJob = false;
       spec.jobs.push(jobRecord(section, inherited));
     }
   }
-  if (Object.keys(leading).length) spec.global = leading;
+  if (Object.keys(leading.values).length) spec.global = leading.values;
   return spec;
 }

@@ -17,18 +17,25 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The closest candidate within fio's bound, the first of equals; undefined when none is close. */
+/**
+ * The closest candidate within fio's bound, the first of equals; undefined when none is close.
+ * The distance is at least the difference in length, so a candidate whose length differs by more
+ * than the bound is skipped unmeasured. That also bounds the work: option names are at most 30
+ * characters, so a typed name of more than about 60 is compared with nothing, however long it is.
+ */
 export function closestName(typed: string, candidates: Iterable<string>): string | undefined {
+  const bound = Math.floor((typed.length + 1) / 2);
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
+    if (Math.abs(candidate.length - typed.length) > bound) continue;
     const d = editDistance(typed, candidate);
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.floor((typed.length + 1) / 2) ? best : undefined;
+  return bestDistance <= bound ? best : undefined;
 }
 
 /** Try each list in turn: a close supported name beats a close name volbench lacks. */

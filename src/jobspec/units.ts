@@ -181,7 +181,8 @@ export function parseRandseed(text: string, ctx: UnitContext = {}): bigint {
 /** A decimal number as fio's float options take (`99.9`, `1.2`, `1e2`), finite. */
 export function parseDecimal(text: string, ctx: UnitContext & { accepted: string }): number {
   const t = text.trim();
-  const ok = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t);
+  // `\d+(\.\d*)?` rather than `\d+\.?\d*`, whose two digit runs backtrack quadratically.
+  const ok = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(t);
   const value = Number(t);
   if (!ok || !Number.isFinite(value)) {
     throw invalidValue(ctx.field ?? 'value', `'${text}' is not a number`, ctx.accepted);

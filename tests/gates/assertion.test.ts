@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { VolbenchError } from '../../src/errors.js';
 import { parseAssertion } from '../../src/gates/index.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 const MiB = 1024 * 1024;
 
@@ -85,5 +86,50 @@ describe('parseAssertion', () => {
     expect(err.message).toContain(`assertion '${expr}': `);
     expect(err.message).toMatch(what);
     expect(err.accepted).toMatch(accepted);
+  });
+});
+
+/*
+ * Regression: the operator was found with /^([^<>=!]*?)\s*(>=|...)/, which backtracks
+ * quadratically on a run of blanks: 40,000 characters took 0.9 s and a 900 KB assertion kept the
+ * service's event loop (and /v1/healthz) stalled for minutes. Expected: an assertion longer than
+ * MAX_ASSERTION_LENGTH is refused at once, and shorter ones are read in linear time.
+ */
+describe('parseAssertion on hostile input', () => {
+  it('refuses an assertion longer than 1000 characters at once, naming --assert and the limit', () => {
+    const { ms, error } = timed(() => parseAssertion(`a${' '.repeat(40_000)}b`));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error?.code).toBe('EINVALID_ARGS');
+    expect(error?.field).toBe('--assert');
+    expect(error?.message).toMatch(/40002 characters long, more than 1000/);
+    expect(error?.accepted).toMatch(/at most 1000 characters/);
+    expect(error!.message.length).toBeLessThan(300);
+  });
+
+  it('takes an assertion of exactly 1000 characters', () => {
+    const job = 'j'.repeat(1000 - '.iops >= 1'.length);
+    expect(parseAssertion(`${job}.iops >= 1`)).toMatchObject({ job, metric: 'iops', wanted: 1 });
+  });
+
+  it.each([
+    ['blanks between subject and operator', `j.iops${' '.repeat(990)}>= 1`],
+    ['blanks without an operator', `a${' '.repeat(990)}b`],
+    ['a run of digits and a second word after the operator', `j.iops >= ${'1'.repeat(980)} x y`],
+    ['dots in the subject', `${'.'.repeat(990)} >= 1`],
+  ])('reads %s within the limit in linear time', (_, expr) => {
+    // 3,000 runs of a 1,000-character worst case: over 1e9 steps for a quadratic parser.
+    const { ms } = timed(() => {
+      for (let i = 0; i < 3000; i++) timed(() => parseAssertion(expr), 1);
+    });
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS * 5);
+  });
+
+  it('keeps the grammar: blanks around the operator, two-character operators, a lone = or !', () => {
+    expect(parseAssertion('j.iops   >=   3k')).toMatchObject({ job: 'j', op: '>=', wanted: 3000 });
+    expect(parseAssertion('j.iops<3')).toMatchObject({ op: '<', wanted: 3 });
+    expect(refusal('j.iops = 3').message).toMatch(/no comparison operator/);
+    expect(refusal('j.iops ! 3').message).toMatch(/no comparison operator/);
+    expect(refusal('j.iops => 3').message).toMatch(/no comparison operator/);
+    expect(refusal('j.iops >= 3 ms x').code).toBe('EINVALID_VALUE');
   });
 });

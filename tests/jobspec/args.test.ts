@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseFioArgs, parseSpec } from '../../src/jobspec/index.js';
 import { specFixturePath } from './samples.js';
 import { errorOf } from '../helpers/errors.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 const tempDirs: string[] = [];
 afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -74,6 +75,28 @@ describe('command-line options', () => {
     expect(err.message).toBe("unknown option 'iodepht' in jobs[0]; did you mean 'iodepth'?");
     expect(err.field).toBe('jobs[0].iodepht');
     expect(errorOf(() => parseFioArgs(['--output-fromat=json', '--name=a'])).message).toMatch(/did you mean 'output-format'/);
+  });
+
+  it('an option name over 64 characters is refused at once, without a suggestion', () => {
+    const { ms, error } = timed(() => parseFioArgs(['--name=a', `--${'x'.repeat(100_000)}=1`]));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EUNKNOWN_OPTION', field: `jobs[0].${'x'.repeat(64)}…` });
+    expect(error?.message).not.toMatch(/did you mean/);
+  });
+
+  /*
+   * Regression: each option recounted the job sections before it to name its scope, so 10,000
+   * --name= arguments took 0.6 s and the 90,000 that fit in 900 KB over a minute. Expected:
+   * linear time, and no more jobs than fio runs (MAX_JOBS, 4096).
+   */
+  it("reads fio's 4096 --name= jobs in linear time and refuses more", () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `--name=j${i}`);
+    const most = timed(() => parseFioArgs([...names(4096), '--bogus_option=1']));
+    expect(most.ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(most.error?.field).toBe('jobs[4095].bogus_option');
+    const over = timed(() => parseFioArgs(names(30_000)));
+    expect(over.ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(over.error).toMatchObject({ code: 'EINVALID_ARGS', field: '--name', accepted: 'at most 4096 jobs, as fio (MAX_JOBS)' });
   });
 
   it('a fio job option volbench lacks is EUNSUPPORTED_OPTION', () => {

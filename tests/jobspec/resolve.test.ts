@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.js';
+import { checkSpecBounds, parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { errorOf } from '../helpers/errors.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 const one = (options: Record<string, string | number | boolean>): JobOptions =>
   parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;
@@ -86,6 +87,31 @@ describe('merging [global]', () => {
     const parsed = parseSpec({ global: { write_bw_log: true }, jobs: [{ name: 'a' }, { name: 'b', write_bw_log: 'x' }] });
     expect(parsed.jobs.map((j) => j.options.write_bw_log)).toEqual(['a', 'x']);
   });
+
+  it("a job's problems come before [global]'s values are read, and a bad [global] value names global", () => {
+    expect(errorOf(() => parseSpec({ global: { bs: 'x' }, jobs: [{ name: 'a', bogus: 1 }] })).field).toBe('jobs[0].bogus');
+    expect(errorOf(() => parseSpec({ global: { bs: 'x' }, jobs: [{ name: 'a' }] })).field).toBe('global.bs');
+  });
+
+  /*
+   * Regression: [global] was parsed again for every job, and each job's options deep-copied with
+   * structuredClone: 4096 jobs (fio's most) under a [global] with a 64-entry bssplit took a
+   * second. Expected: [global] is parsed once and its values shared, so the spec parses in time
+   * linear in its size.
+   */
+  it('4096 jobs under a large [global] parse it once, in linear time', () => {
+    const split = Array.from({ length: 64 }, (_, i) => `${(i + 1) * 512}/1`).join(':');
+    const global = {
+      filename: `/tmp/${'a\\:'.repeat(1300)}`, bssplit: `${split},${split},${split}`,
+      percentile_list: Array.from({ length: 20 }, (_, i) => `${50 + i * 2.5}`).join(':'), write_bw_log: true,
+    };
+    const jobs = Array.from({ length: 4096 }, (_, i) => ({ name: `j${i}` }));
+    let parsed: ReturnType<typeof parseSpec> | undefined;
+    const { ms } = timed(() => (parsed = parseSpec({ global, jobs })));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(parsed!.jobs[4095].options).toMatchObject({ name: 'j4095', write_bw_log: 'j4095' });
+    expect(parsed!.jobs[4095].options.bssplit![2]).toHaveLength(64);
+  });
 });
 
 describe('aliases and inverse options', () => {
@@ -153,6 +179,44 @@ describe('errors name the field and what it accepts', () => {
     expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', qqqqqqqq: 1 }] })).message).toBe("unknown option 'qqqqqqqq' in jobs[0]");
   });
 
+  /*
+   * Regression: "did you mean" measured the edit distance of the typed name to all 424 option
+   * names, so a 900,000-character name blocked the event loop for 21 s (100,000: 2.3 s).
+   * Expected: no option name is over 64 characters, so a longer one is refused at once as unknown,
+   * without a suggestion, and shown cut short in the message and the field.
+   */
+  it('an option name over 64 characters is refused at once, without a suggestion, shown cut short', () => {
+    const name = 'iodepth'.repeat(15_000);
+    const { ms, error } = timed(() => parseSpec({ jobs: [{ name: 'a', [name]: 1 }] }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error?.code).toBe('EUNKNOWN_OPTION');
+    expect(error?.field).toBe(`jobs[0].${name.slice(0, 64)}…`);
+    expect(error?.message).toMatch(/105000 characters long, and no option name is longer than 64/);
+    expect(error?.message).not.toMatch(/did you mean/);
+    expect(error?.accepted).toMatch(/names of at most 64 characters/);
+    expect(JSON.stringify(error).length).toBeLessThan(4000);
+  });
+
+  it('a misspelt name of up to 64 characters still gets its suggestion', () => {
+    const typed = 'iodepth_batch_complete_minn';
+    expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', [typed]: 1 }] })).message).toMatch(/did you mean 'iodepth_batch_complete_min'/);
+    expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', ['x'.repeat(64)]: 1 }] })).field).toBe(`jobs[0].${'x'.repeat(64)}`);
+  });
+
+  /*
+   * A value is read by a parser of its own; the longest any option takes is a path (PATH_MAX).
+   * Expected: a longer value is refused before any parser reads it, naming the option.
+   */
+  it('a value over 4096 characters is refused before it is read, naming the option and the limit', () => {
+    const { ms, error } = timed(() => parseSpec({ jobs: [{ name: 'a', bs: '1'.repeat(900_000) }] }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].bs' });
+    expect(error?.message).toBe('jobs[0].bs: the value is 900000 characters long, more than 4096');
+    expect(error?.accepted).toMatch(/at most 4096 characters$/);
+    expect(errorOf(() => parseSpec({ global: { description: 'd'.repeat(4097) }, jobs: [{ name: 'a' }] })).field).toBe('global.description');
+    expect(one({ filename: `/${'f'.repeat(4095)}` }).filename).toHaveLength(4096);
+  });
+
   it('a close name volbench lacks but fio has is suggested too', () => {
     expect(errorOf(() => parseSpec({ jobs: [{ name: 'a', gtod_reduc: 1 }] })).message).toMatch(/did you mean 'gtod_reduce'/);
   });
@@ -216,6 +280,37 @@ describe('the shape of a spec', () => {
     expect(err.code).toBe('EINVALID_SPEC');
     expect(err.field).toBe(field);
     expect(err.accepted).toMatch(/jobs/);
+  });
+
+  it('more jobs than fio runs (4096) is EINVALID_SPEC at jobs, before any job is read', () => {
+    const jobs = Array.from({ length: 80_000 }, () => ({}));
+    const { ms, error } = timed(() => parseSpec({ jobs }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EINVALID_SPEC', field: 'jobs', accepted: 'at most 4096 jobs, as fio (MAX_JOBS)' });
+    expect(parseSpec({ global: { name: 'g' }, jobs: jobs.slice(0, 4096) }).jobs).toHaveLength(4096);
+  });
+
+  /*
+   * A JSON object's keys are distinct, so a section of more keys than volbench has option names
+   * holds one it does not take. Expected: that one refused before the shape is validated, so
+   * 60,000 keys cost one pass (validating them took 40 ms per pass, twice in the service).
+   */
+  it('a section of more keys than there are option names is refused at its first unknown key', () => {
+    const global = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [i === 0 ? 'bs' : `o${i}`, { not: 'a value' }]));
+    const { ms, error } = timed(() => parseSpec({ global, jobs: [{ name: 'a' }] }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS / 4);
+    expect(error).toMatchObject({ code: 'EUNKNOWN_OPTION', field: 'global.o1' });
+    expect(errorOf(() => parseSpec({ global: { bs: { not: 'a value' } }, jobs: [{ name: 'a' }] })).code).toBe('EINVALID_SPEC');
+  });
+
+  it('checkSpecBounds refuses more jobs than a caller runs as a limit (ELIMIT_EXCEEDED), fio\'s 4096 as a bad spec', () => {
+    const jobs = Array.from({ length: 65 }, (_, i) => ({ name: `j${i}` }));
+    expect(errorOf(() => checkSpecBounds({ jobs }, { maxJobs: 64 }))).toMatchObject({
+      code: 'ELIMIT_EXCEEDED', field: 'jobs', accepted: 'at most 64 instances per run',
+    });
+    expect(() => checkSpecBounds({ jobs: jobs.slice(0, 64) }, { maxJobs: 64 })).not.toThrow();
+    expect(errorOf(() => checkSpecBounds({ jobs: Array(4097).fill({}) }, { maxJobs: 8192 })).code).toBe('EINVALID_SPEC');
+    for (const odd of [null, 'x', [], { jobs: 'x' }, { global: 3, jobs: [1] }]) expect(() => checkSpecBounds(odd)).not.toThrow();
   });
 
   it('a job without a name is EINVALID_SPEC', () => {

@@ -8,6 +8,7 @@ import {
   parseBool, parseDecimal, parseInteger, parseRandseed, parseSize, parseSizeOrPercent, parseTimeNs,
 } from '../../src/jobspec/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
 describe('sizes', () => {
   it.each([
@@ -175,5 +176,18 @@ describe('decimals', () => {
     expect(parseDecimal('1e2', { accepted: '' })).toBe(100);
     expect(parseDecimal('.5', { accepted: '' })).toBe(0.5);
     expect(errorOf(() => parseDecimal('1.2.3', { accepted: 'x' })).accepted).toBe('x');
+    expect(parseDecimal('5.', { accepted: '' })).toBe(5);
+    expect(parseDecimal('-1.5E-1', { accepted: '' })).toBe(-0.15);
+  });
+
+  /*
+   * Regression: /^[+-]?(\d+\.?\d*|...)/ split a run of digits between its two digit groups in
+   * every way before failing: 20,000 digits and a '!' took 1 s, 100,000 took 20 s (a
+   * percentile_list or random_distribution value). Expected: linear time.
+   */
+  it('refuse a long run of digits with a stray character in linear time', () => {
+    const { ms, error } = timed(() => parseDecimal(`${'1'.repeat(30_000)}!`, { field: 'jobs[0].percentile_list', accepted: 'x' }));
+    expect(ms).toBeLessThan(PARSE_BUDGET_MS);
+    expect(error).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].percentile_list' });
   });
 });

@@ -4,8 +4,10 @@
  * before any I/O), stored and queued: 202 with its links, or with ?wait=N, 200 with the run and
  * fio's JSON when it ends within N seconds.
  */
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
+import { checkSpecBounds, type SpecBounds } from '../../jobspec/index.js';
 import { formatJson } from '../../report/index.js';
 import { specFromJobFile } from '../job-file.js';
 import { findRoot } from '../roots.js';
@@ -44,8 +46,8 @@ function withResult(service: RunService, run: RunRow): z.infer<typeof runWithRes
 }
 
 /** The request a body and query make; assertions come from the body, or from ?assert= for a job file. */
-function runRequestOf(body: unknown, queryAsserts: string[] | undefined): RunRequest {
-  if (typeof body === 'string') return { kind: 'spec', spec: specFromJobFile(body), jobFile: body, asserts: queryAsserts ?? [] };
+function runRequestOf(body: unknown, queryAsserts: string[] | undefined, bounds: SpecBounds): RunRequest {
+  if (typeof body === 'string') return { kind: 'spec', spec: specFromJobFile(body, bounds), jobFile: body, asserts: queryAsserts ?? [] };
   if (queryAsserts !== undefined) {
     throw invalidRequest('?assert= is for fio job files; a JSON body carries its assertions in "assert"', 'query.assert',
       'no ?assert= with a JSON body');
@@ -65,8 +67,24 @@ function defaultRootFor(service: RunService, target: string | undefined) {
   return root;
 }
 
+/**
+ * Runs before the body's schema is validated. A spec of more jobs than the server runs
+ * instances can never be admitted, and validating (then parsing) thousands of them held the
+ * event loop for a quarter of a second; so are a section's keys when there are more than
+ * options. A job file gets the same job limit while it is read.
+ */
+function boundedSpecBody(service: RunService) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const body = request.body;
+    if (typeof body === 'object' && body !== null && !isSuiteBody(body)) {
+      checkSpecBounds(body, { maxJobs: service.limits.maxInstances });
+    }
+  };
+}
+
 export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: RouteDeps): void {
   app.post('/v1/runs', {
+    preValidation: boundedSpecBody(service),
     schema: {
       summary: 'Submit a run: a spec, a fio job file or a suite, with assertions',
       description:
@@ -98,7 +116,7 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
       },
     },
   }, async (request, reply) => {
-    const runRequest = runRequestOf(request.body, request.query.assert);
+    const runRequest = runRequestOf(request.body, request.query.assert, { maxJobs: service.limits.maxInstances });
     const defaultRoot = defaultRootFor(service, request.query.target);
     const run = await service.submit({ request: runRequest, defaultRoot });
     // Where the host freezes between requests (Lambda), a run must end inside the one that submits it.
