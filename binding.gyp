@@ -4,6 +4,7 @@
       "target_name": "volbench",
       "sources": [
         "native/addon.cc",
+        "native/beneath.cc",
         "native/buffers.cc",
         "native/convert.cc",
         "native/crc32c.cc",

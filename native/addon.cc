@@ -1,6 +1,7 @@
-// volbench's native surface: four functions, nothing else.
+// volbench's native surface: five functions, nothing else.
 #include <napi.h>
 
+#include "beneath.h"
 #include "convert.h"
 #include "probe.h"
 #include "runner.h"
@@ -53,31 +54,71 @@ Napi::Value Cancel(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// probeTarget(path): what the kernel says of a path, off the JS thread: a stat, an open and a
-// few ioctls can take long on a network filesystem or an ailing device, and the event loop
-// must never wait on I/O.
+// probeTarget(path, ref?): what the kernel says of a path, off the JS thread: a stat, an open
+// and a few ioctls can take long on a network filesystem or an ailing device, and the event
+// loop must never wait on I/O. With ref ({dirFd, name}) it looks beneath that directory.
 class ProbeWorker : public Napi::AsyncWorker {
  public:
-  ProbeWorker(Napi::Env env, std::string path)
-      : Napi::AsyncWorker(env, "volbench-probe"), path_(std::move(path)), deferred_(Napi::Promise::Deferred::New(env)) {}
+  ProbeWorker(Napi::Env env, std::string path, PathRef ref, bool has_ref)
+      : Napi::AsyncWorker(env, "volbench-probe"), path_(std::move(path)), ref_(std::move(ref)), has_ref_(has_ref),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
-  void Execute() override { info_ = ProbeTarget(path_); }
+  void Execute() override { info_ = ProbeTarget(path_, has_ref_ ? &ref_ : nullptr); }
   void OnOK() override { deferred_.Resolve(TargetInfoToJs(Env(), info_)); }
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   std::string path_;
+  PathRef ref_;
+  bool has_ref_;
   TargetInfo info_;
   Napi::Promise::Deferred deferred_;
 };
 
 Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "probeTarget(path: string)");
-  auto* worker = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value());
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "probeTarget(path: string, ref?: {dirFd, name})");
+  const bool has_ref = info.Length() > 1 && !info[1].IsUndefined();
+  PathRef ref = has_ref ? PathRefFromJs(info[1], "ref") : PathRef{};
+  auto* worker = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(ref), has_ref);
   Napi::Promise promise = worker->Promise();
   worker->Queue();  // deletes itself once settled
+  return promise;
+}
+
+// removeFile(ref, dev, ino): unlinks a regular file beneath a held directory, only while it is
+// still that file (ino 0n: any regular file there), off the JS thread (freeing a large file's
+// blocks takes time). Resolves to 0 or an errno.
+class RemoveWorker : public Napi::AsyncWorker {
+ public:
+  RemoveWorker(Napi::Env env, PathRef ref, uint64_t dev, uint64_t ino)
+      : Napi::AsyncWorker(env, "volbench-remove"), ref_(std::move(ref)), dev_(dev), ino_(ino),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+  void Execute() override { err_ = UnlinkBeneath(ref_, dev_, ino_); }
+  void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), err_)); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  PathRef ref_;
+  uint64_t dev_, ino_;
+  int err_ = 0;
+  Napi::Promise::Deferred deferred_;
+};
+
+Napi::Value RemoveFileJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt())
+    throw Napi::TypeError::New(env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint)");
+  PathRef ref = PathRefFromJs(info[0], "ref");
+  bool lossless = true;
+  const uint64_t dev = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
+  const uint64_t ino = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+  auto* worker = new RemoveWorker(env, std::move(ref), dev, ino);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
   return promise;
 }
 
@@ -111,6 +152,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("runJobs", Napi::Function::New(env, RunJobs, "runJobs"));
   exports.Set("cancel", Napi::Function::New(env, Cancel, "cancel"));
   exports.Set("probeTarget", Napi::Function::New(env, ProbeTargetJs, "probeTarget"));
+  exports.Set("removeFile", Napi::Function::New(env, RemoveFileJs, "removeFile"));
   exports.Set("engines", Napi::Function::New(env, Engines, "engines"));
   return exports;
 }

@@ -46,6 +46,36 @@ Napi::Array Arr(const Napi::Object& o, const char* name, uint32_t want_len) {
   return a;
 }
 
+Napi::Object Obj(const Napi::Object& o, const char* name) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsObject()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be an object");
+  return v.As<Napi::Object>();
+}
+
+uint64_t BigU64(const Napi::Object& o, const char* name) {
+  Napi::Value v = Field(o, name);
+  if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a bigint");
+  bool lossless = true;
+  return v.As<Napi::BigInt>().Uint64Value(&lossless);
+}
+
+// {dirFd, name}: a name relative to a directory descriptor the caller holds. dirFd -1 (or null
+// where `nullable`) means nothing to open.
+PathRef RefFromJs(Napi::Value v, const char* name, bool nullable) {
+  if (nullable && v.IsNull()) return PathRef{};
+  if (!v.IsObject()) throw Napi::TypeError::New(v.Env(), std::string("plan field '") + name + "' must be {dirFd, name}");
+  Napi::Object o = v.As<Napi::Object>();
+  Napi::Value fd = Field(o, "dirFd");
+  if (!fd.IsNumber()) throw Napi::TypeError::New(v.Env(), std::string("plan field '") + name + ".dirFd' must be a number");
+  const double d = fd.As<Napi::Number>().DoubleValue();
+  PathRef ref;
+  ref.dir_fd = d >= 0 && d < 1 << 30 ? static_cast<int>(d) : -1;
+  ref.name = Str(o, "name");
+  if (ref.dir_fd >= 0 && (ref.name.empty() || ref.name[0] == '/'))
+    throw Napi::TypeError::New(v.Env(), std::string("plan field '") + name + ".name' must be a relative name");
+  return ref;
+}
+
 void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
   Napi::Array a = Arr(o, name, kDirs);
   for (uint32_t i = 0; i < kDirs; i++) {
@@ -120,6 +150,8 @@ Napi::Object SeriesPointToJs(Napi::Env env, const SeriesPoint& p) {
 
 }  // namespace
 
+PathRef PathRefFromJs(Napi::Value v, const char* name) { return RefFromJs(v, name, false); }
+
 JobPlan PlanFromJs(const Napi::Object& o) {
   Napi::Env env = o.Env();
   JobPlan p;
@@ -133,6 +165,20 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   }
   if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
   p.path = Str(o, "path");
+  p.target = RefFromJs(Field(o, "target"), "target", false);
+  Napi::Object expect = Obj(o, "expect");
+  const std::string kind = Str(expect, "kind");
+  p.expect.kind = kind == "file" ? Expect::kFile : kind == "device" ? Expect::kDevice : Expect::kNew;
+  p.expect.dev = BigU64(expect, "dev");
+  p.expect.ino = BigU64(expect, "ino");
+  p.expect.rdev = BigU64(expect, "rdev");
+  Napi::Array forbidden = Arr(o, "forbidden", 0);
+  for (uint32_t i = 0; i < forbidden.Length(); i++) {
+    Napi::Value v = forbidden.Get(i);
+    if (!v.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'forbidden' must hold bigints");
+    bool lossless = true;
+    p.forbidden.push_back(v.As<Napi::BigInt>().Uint64Value(&lossless));
+  }
   p.is_block_device = Bool(o, "isBlockDevice");
   p.direct = Bool(o, "direct");
   const std::string osync = Str(o, "osync");
@@ -210,6 +256,8 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.lat_log_path = Str(o, "latLogPath");
   p.clat_log_path = Str(o, "clatLogPath");
   p.slat_log_path = Str(o, "slatLogPath");
+  static const char* const kLogRefs[5] = {"bwLog", "iopsLog", "latLog", "clatLog", "slatLog"};
+  for (int i = 0; i < 5; i++) p.log_refs[i] = RefFromJs(Field(o, kLogRefs[i]), kLogRefs[i], true);
   p.log_avg_ms = U64(o, "logAvgMs");
   p.fixed_bufs = Bool(o, "fixedBufs");
   p.register_files = Bool(o, "registerFiles");

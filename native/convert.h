@@ -15,6 +15,8 @@ namespace vb {
 // Reads a plan the TypeScript planner produced. The planner validated it; a missing or
 // mistyped field here is a programming error, reported as a TypeError naming the field.
 JobPlan PlanFromJs(const Napi::Object& obj);
+// {dirFd, name}, as in a plan; `name` names the argument in the TypeError.
+PathRef PathRefFromJs(Napi::Value v, const char* name);
 
 Napi::Object JobResultToJs(Napi::Env env, Job& job);
 Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info);

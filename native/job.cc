@@ -118,16 +118,31 @@ void Job::VerifyRead(const IoUnit* u) {
   if (const int err = verifier_.CheckRead(u, plan_.path, &why)) Fail(err, "verify", std::move(why));
 }
 
+// Opened beneath the directory planning held, never by the full name, and checked to be what
+// planning saw: a name swapped meanwhile (for a symlink out of the root, another file, a
+// device) fails the job instead of leading its I/O elsewhere.
 bool Job::Open() {
-  int flags = O_CLOEXEC | (plan_.needs_write ? O_RDWR : O_RDONLY);
+  int flags = plan_.needs_write ? O_RDWR : O_RDONLY;
   if (plan_.direct) flags |= O_DIRECT;
   if (plan_.osync == OSync::kSync) flags |= O_SYNC;
   if (plan_.osync == OSync::kDsync) flags |= O_DSYNC;
-  fd_ = open(plan_.path.c_str(), flags);
+  fd_ = OpenBeneath(plan_.target, flags);
   if (fd_ < 0) {
-    const int err = errno;
-    SetError(err, "open", "opening " + plan_.path + (err == EBUSY ? " (device in use)" : ""));
+    const int err = -fd_;
+    fd_ = -1;
+    const char* why = err == EBUSY ? " (device in use)" : LeavesDirectory(err);
+    SetError(err, "open", "opening " + plan_.path + why);
     return false;
+  }
+  std::string why;
+  if (const int err = VerifyOpened(fd_, plan_.expect, plan_.forbidden, &why)) {
+    SetError(err, "open", "opening " + plan_.path + ": " + why);
+    return false;
+  }
+  struct stat st;
+  if (!plan_.is_block_device && fstat(fd_, &st) == 0) {
+    opened_dev_ = static_cast<uint64_t>(st.st_dev);
+    opened_ino_ = static_cast<uint64_t>(st.st_ino);
   }
   if (plan_.invalidate && !plan_.direct) {
     posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes),
@@ -302,7 +317,8 @@ void Job::Run() {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
     const std::string* log = nullptr;
     if (result_.error == 0) {
-      if (const int err = sampler_.OpenLogs(&log)) SetError(err, "fopen", "opening log " + *log);
+      std::string why;
+      if (const int err = sampler_.OpenLogs(&log, &why)) SetError(err, "open", "opening log " + *log + (why.empty() ? "" : ": " + why));
     }
     if (result_.error == 0) RunEngines();
     if (const int err = sampler_.CloseLogs(&log)) {

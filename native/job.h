@@ -46,6 +46,9 @@ class Job {
   // Fails the job before it starts (its target could not be laid out or claimed, or its thread
   // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
+  // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
+  uint64_t opened_dev() const { return opened_dev_; }
+  uint64_t opened_ino() const { return opened_ino_; }
 
   // Sets engine E up and runs the job on it, to the end; false, with *setup_err, when E's setup
   // fails. Defined in job_loop.h.
@@ -130,6 +133,7 @@ class Job {
   JobResult result_;
   JobProgress progress_;
   int fd_ = -1;
+  uint64_t opened_dev_ = 0, opened_ino_ = 0;
 
   // Where the job is; it changes only in EnterPhase().
   Phase phase_ = Phase::kPending;

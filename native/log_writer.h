@@ -2,10 +2,15 @@
 // through a large stdio buffer from the job's own thread.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+
+#include "beneath.h"
 
 namespace vb {
 
@@ -16,11 +21,22 @@ class LogWriter {
   LogWriter& operator=(const LogWriter&) = delete;
   ~LogWriter() { Close(); }
 
-  // Returns 0 or errno.
-  int Open(const std::string& path) {
-    if (path.empty()) return 0;
-    file_ = std::fopen(path.c_str(), "we");  // close-on-exec, as every other fd of the engine
-    if (file_ == nullptr) return errno;
+  // Opens `ref` (not set: no log) beneath its held directory; returns 0 or errno, with the
+  // reason in `why`. It must be a regular file (a new one or an existing one, then emptied),
+  // and none of `forbidden`: the check comes before the truncation, so a log name swapped
+  // for a link to another file empties nothing.
+  int Open(const PathRef& ref, const Forbidden& forbidden, std::string* why) {
+    if (!ref.set()) return 0;
+    // O_NONBLOCK: a FIFO put in the log's place must not hang the open; it is refused below.
+    const int fd = OpenBeneath(ref, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
+    if (fd < 0) return -fd;
+    int err = VerifyOpened(fd, Expect{}, forbidden, why);
+    if (err == 0 && (fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0)) err = errno;
+    if (err == 0 && (file_ = fdopen(fd, "w")) == nullptr) err = errno;
+    if (err != 0) {
+      close(fd);
+      return err;
+    }
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 18);
     return 0;
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "beneath.h"
+
 namespace vb {
 
 enum Ddir : uint8_t { kRead = 0, kWrite = 1, kTrim = 2, kSync = 3, kDataSync = 4 };
@@ -29,7 +31,12 @@ struct JobPlan {
   uint32_t instance = 0;
   // The engines to try, in order: the next when the kernel refuses one.
   std::vector<const EngineEntry*> engines;
+  // For messages only: the target is opened as `target` (beneath a held directory) and must be
+  // what `expect` says, and none of the `forbidden` inodes.
   std::string path;
+  PathRef target;
+  Expect expect;
+  Forbidden forbidden;
   bool is_block_device = false;
   bool direct = false;
   OSync osync = OSync::kNone;
@@ -91,6 +98,8 @@ struct JobPlan {
   uint64_t sample_window_ms = 500;
   uint64_t series_interval_ms = 1000;
   std::string bw_log_path, iops_log_path, lat_log_path, clat_log_path, slat_log_path;
+  // How each log is opened (not set: not written), in LogKind order.
+  PathRef log_refs[5];
   uint64_t log_avg_ms = 0;
 
   bool fixed_bufs = false;

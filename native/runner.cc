@@ -57,14 +57,14 @@ namespace {
 // The kernel may drop a claim a little after close() returns when something else still holds
 // the file. A run must not report that it ended while the device still looks in use, or the
 // next run on it is refused: wait (briefly, bounded) until an exclusive open succeeds.
-void AwaitExclusiveRelease(const std::string& path) {
+void AwaitExclusiveRelease(const PathRef& ref) {
   for (int attempt = 0; attempt < 400; attempt++) {
-    const int fd = open(path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    const int fd = OpenBeneath(ref, O_RDONLY | O_EXCL);
     if (fd >= 0) {
       close(fd);
       return;
     }
-    if (errno != EBUSY) return;
+    if (fd != -EBUSY) return;
     timespec ts{0, 5000000};
     nanosleep(&ts, nullptr);
   }
@@ -76,25 +76,29 @@ void AwaitExclusiveRelease(const std::string& path) {
 // have ended: the kernel refuses to mount it or let another program claim it meanwhile, the
 // last line of defence behind the planner's checks. The jobs open it without O_EXCL, as the
 // kernel lets a device have only one exclusive holder and would refuse a job's siblings.
+// The device is opened beneath its held directory and must be the device planning saw (its
+// rdev): a name swapped for another device node is refused, not claimed.
 void Run::ClaimDevices() {
   for (auto& job : jobs_) {
     const JobPlan& p = job->plan();
     if (!p.is_block_device || !p.exclusive) continue;
-    struct stat st;
-    if (stat(p.path.c_str(), &st) != 0) continue;  // the job's own open reports it
     bool claimed = false;
-    for (const Claim& c : claims_) claimed |= c.rdev == st.st_rdev;
+    for (const Claim& c : claims_) claimed |= c.rdev == p.expect.rdev;
     if (claimed) continue;
-    const int fd = open(p.path.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
-    const int err = errno;
-    claims_.push_back(Claim{st.st_rdev, fd, p.path});
+    int fd = OpenBeneath(p.target, O_RDONLY | O_EXCL);
+    int err = fd < 0 ? -fd : 0;
+    std::string why;
+    if (fd >= 0 && (err = VerifyOpened(fd, p.expect, p.forbidden, &why)) != 0) {
+      close(fd);
+      fd = -1;
+    }
+    claims_.push_back(Claim{p.expect.rdev, fd, p.target});
     if (fd >= 0) continue;
+    const std::string what = why.empty() ? (err == EBUSY ? " (device in use)" : "") : ": " + why;
     // The writers of that device fail; a job that only reads it may, as elsewhere, still run.
     for (auto& other : jobs_) {
-      struct stat ost;
       const JobPlan& o = other->plan();
-      if (o.is_block_device && o.exclusive && stat(o.path.c_str(), &ost) == 0 && ost.st_rdev == st.st_rdev)
-        other->FailEarly(err, "open", "claiming " + p.path + (err == EBUSY ? " (device in use)" : ""));
+      if (o.is_block_device && o.exclusive && o.expect.rdev == p.expect.rdev) other->FailEarly(err, "open", "claiming " + p.path + what);
     }
   }
 }
@@ -103,7 +107,7 @@ void Run::ReleaseDevices() {
   for (const Claim& c : claims_) {
     if (c.fd < 0) continue;
     close(c.fd);
-    AwaitExclusiveRelease(c.path);
+    AwaitExclusiveRelease(c.ref);
   }
   claims_.clear();
 }
@@ -124,7 +128,7 @@ void Run::LayOut() {
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
     std::string what;
-    const int err = LayoutFile(p.path, bytes, fill, p.fallocate, &cancel_, &what);
+    const int err = LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what);
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
     if (err != 0) {
@@ -165,14 +169,30 @@ void Run::Coordinate() {
     }
   }
   for (auto& t : threads_) t.join();
-  std::set<std::string> unlinked;
-  for (auto& job : jobs_) {
-    const JobPlan& p = job->plan();
-    if (p.unlink_after && !p.is_block_device && unlinked.insert(p.path).second) unlink(p.path.c_str());
-  }
+  UnlinkFiles();
   ReleaseDevices();
   // The finalizer settles the promise once this release has drained the queue.
   tsfn_.Release();
+}
+
+// unlink=1: each file once, by name beneath its held directory and only while it is still the
+// file the jobs opened (a name swapped meanwhile is left alone).
+void Run::UnlinkFiles() {
+  std::set<std::string> unlinked;
+  for (auto& job : jobs_) {
+    const JobPlan& p = job->plan();
+    if (!p.unlink_after || p.is_block_device || unlinked.count(p.path)) continue;
+    uint64_t dev = 0, ino = 0;
+    for (auto& other : jobs_) {
+      if (other->plan().path == p.path && other->opened_ino() != 0) {
+        dev = other->opened_dev();
+        ino = other->opened_ino();
+      }
+    }
+    if (ino == 0) continue;  // no job opened it: nothing of this run to remove
+    unlinked.insert(p.path);
+    UnlinkBeneath(p.target, dev, ino);
+  }
 }
 
 void Run::PostProgress() {

@@ -55,6 +55,7 @@ class Run {
   void RunJob(Job* job);
   void ClaimDevices();
   void ReleaseDevices();
+  void UnlinkFiles();
   void LayOut();
   void PostProgress();
   void Settle(Napi::Env env);
@@ -66,9 +67,9 @@ class Run {
   std::vector<std::thread> threads_;
   // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).
   struct Claim {
-    dev_t rdev;
+    uint64_t rdev;
     int fd;
-    std::string path;
+    PathRef ref;
   };
   std::vector<Claim> claims_;
   std::thread coordinator_;

@@ -31,11 +31,11 @@ const std::string& Sampler::LogPath(LogKind kind) const {
   return plan_.*kPaths[kind];
 }
 
-int Sampler::OpenLogs(const std::string** failed) {
+int Sampler::OpenLogs(const std::string** failed, std::string* why) {
   bool any = false;
   for (int i = 0; i < kLogKinds; i++) {
     const std::string& path = LogPath(static_cast<LogKind>(i));
-    if (const int err = logs_[i].Open(path)) {
+    if (const int err = logs_[i].Open(plan_.log_refs[i], plan_.forbidden, why)) {
       *failed = &path;
       return err;
     }

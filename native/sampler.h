@@ -27,8 +27,8 @@ class Sampler {
   // from, and the thread's start, which progress counts its elapsed time from.
   void Init(const bool dir_used[kDirs], const LatHistograms* hists, uint64_t thread_start_ns);
   // Opens the logs the plan names, in LogKind order, up to the first that fails: returns 0, or
-  // that one's errno with `failed` its path.
-  int OpenLogs(const std::string** failed);
+  // that one's errno with `failed` its path and what was wrong with it in `why`.
+  int OpenLogs(const std::string** failed, std::string* why);
   // Closes every log: returns 0, or the errno of the first that lost lines, with its path.
   int CloseLogs(const std::string** failed);
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "beneath.h"
 #include "buffers.h"
 #include "rng.h"
 
@@ -115,41 +116,89 @@ std::string ParentDir(const std::string& path) {
   return path.substr(0, slash);
 }
 
-bool DirectOpenWorks(const std::string& path, bool exists) {
+// Where a probe looks: by path (a directory the caller names), or beneath a held directory, so
+// that a name swapped while the run is planned cannot send the probe (and the file it creates
+// to test O_DIRECT) elsewhere.
+struct Locator {
+  const std::string& path;
+  const PathRef* ref;
+
+  int Open(int flags) const {
+    if (ref != nullptr) return OpenBeneath(*ref, flags);
+    const int fd = open(path.c_str(), flags | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+  }
+  // The directory the path is in, and the name in it.
+  int OpenParent(std::string* last) const {
+    if (ref != nullptr) return OpenParentBeneath(*ref, last);
+    const size_t slash = path.find_last_of('/');
+    *last = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::string dir = ParentDir(path);
+    const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+  }
+};
+
+bool DirectOpenWorks(const Locator& at, bool exists, int parent) {
   if (exists) {
-    const int fd = open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+    const int fd = at.Open(O_RDONLY | O_DIRECT);
     if (fd < 0) return false;
     close(fd);
     return true;
   }
-  std::string probe = ParentDir(path) + "/.volbench-direct-probe-" + std::to_string(getpid());
-  const int fd = open(probe.c_str(), O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC, 0600);
+  const std::string probe = ".volbench-direct-probe-" + std::to_string(getpid());
+  const int fd = openat(parent, probe.c_str(), O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   close(fd);
-  unlink(probe.c_str());
+  unlinkat(parent, probe.c_str(), 0);
   return true;
+}
+
+void ProbeBlockDevice(const Locator& at, const struct stat& st, TargetInfo* info) {
+  info->dev_major = major(st.st_rdev);
+  info->dev_minor = minor(st.st_rdev);
+  const int fd = at.Open(O_RDONLY);
+  if (fd < 0) {
+    info->error = -fd;
+    return;
+  }
+  uint64_t size = 0;
+  int lbs = 0;
+  unsigned pbs = 0;
+  if (ioctl(fd, BLKGETSIZE64, &size) == 0) info->size_bytes = size;
+  if (ioctl(fd, BLKSSZGET, &lbs) == 0) info->logical_block_size = static_cast<uint32_t>(lbs);
+  if (ioctl(fd, BLKPBSZGET, &pbs) == 0) info->physical_block_size = pbs;
+  close(fd);
 }
 
 }  // namespace
 
-int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
                std::string* what) {
   // A file that is already large enough is not touched: a read job on a read-only file (or on
-  // someone else's data) never needs to open it for writing.
-  struct stat existing;
-  if (stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) && static_cast<uint64_t>(existing.st_size) >= bytes)
-    return 0;
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // someone else's data) never needs to open it for writing. Looked at through an O_PATH open
+  // beneath the held directory, checked like any other open.
+  const int look = OpenBeneath(*t.ref, O_PATH);
+  if (look >= 0) {
+    struct stat st;
+    const bool large = VerifyOpened(look, *t.expect, *t.forbidden, what) == 0 && fstat(look, &st) == 0 &&
+                       static_cast<uint64_t>(st.st_size) >= bytes;
+    close(look);
+    if (large) return 0;
+  }
+  const int fd = OpenBeneath(*t.ref, O_RDWR | O_CREAT | O_NONBLOCK, 0644);
   if (fd < 0) {
-    *what = "creating the file";
-    return errno;
+    *what = std::string("creating the file") + LeavesDirectory(-fd);
+    return -fd;
   }
   struct stat st;
-  int err = 0;
-  if (fstat(fd, &st) < 0) {
+  int err = VerifyOpened(fd, *t.expect, *t.forbidden, what);
+  if (err != 0) {
+    *what = "opening the file: " + *what + ";";
+  } else if (fstat(fd, &st) < 0) {
     err = errno;
     *what = "stat";
-  } else if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < bytes) {
+  } else if (static_cast<uint64_t>(st.st_size) < bytes) {
     const uint64_t from = static_cast<uint64_t>(st.st_size);
     err = fill ? FillRange(fd, from, bytes, cancel, what) : Allocate(fd, from, bytes, mode, what);
   }
@@ -157,47 +206,38 @@ int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mod
   return err;
 }
 
-TargetInfo ProbeTarget(const std::string& path) {
+TargetInfo ProbeTarget(const std::string& path, const PathRef* ref) {
   TargetInfo info;
   info.path = path;
+  const Locator at{path, ref};
+  std::string last;
+  const int target = at.Open(O_PATH);
+  const int parent = at.OpenParent(&last);
+  // The target itself when it exists, else the directory it would be made in.
+  const int subject = target >= 0 ? target : parent;
   struct stat st;
-  std::string stat_path = path;
-  if (stat(path.c_str(), &st) == 0) {
-    info.exists = true;
+  if (subject < 0 || fstat(subject, &st) != 0) {
+    info.error = subject < 0 ? -parent : errno;
   } else {
-    info.error = errno;
-    stat_path = ParentDir(path);
-    if (stat(stat_path.c_str(), &st) != 0) return info;
-    info.error = 0;
-  }
-  info.is_block_device = info.exists && S_ISBLK(st.st_mode);
-  info.is_regular_file = info.exists && S_ISREG(st.st_mode);
-  if (info.is_block_device) {
-    info.dev_major = major(st.st_rdev);
-    info.dev_minor = minor(st.st_rdev);
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      info.error = errno;
-      return info;
+    info.exists = target >= 0;
+    info.is_block_device = info.exists && S_ISBLK(st.st_mode);
+    info.is_regular_file = info.exists && S_ISREG(st.st_mode);
+    if (info.is_block_device) {
+      ProbeBlockDevice(at, st, &info);
+    } else {
+      info.dev_major = major(st.st_dev);
+      info.dev_minor = minor(st.st_dev);
+      if (info.is_regular_file) info.size_bytes = static_cast<uint64_t>(st.st_size);
+      struct statfs fs;
+      if (fstatfs(subject, &fs) == 0) {
+        info.fs_type = FsTypeName(static_cast<unsigned long>(fs.f_type));
+        info.fs_free_bytes = static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_bsize);
+      }
     }
-    uint64_t size = 0;
-    int lbs = 0;
-    unsigned pbs = 0;
-    if (ioctl(fd, BLKGETSIZE64, &size) == 0) info.size_bytes = size;
-    if (ioctl(fd, BLKSSZGET, &lbs) == 0) info.logical_block_size = static_cast<uint32_t>(lbs);
-    if (ioctl(fd, BLKPBSZGET, &pbs) == 0) info.physical_block_size = pbs;
-    close(fd);
-  } else {
-    info.dev_major = major(st.st_dev);
-    info.dev_minor = minor(st.st_dev);
-    if (info.is_regular_file) info.size_bytes = static_cast<uint64_t>(st.st_size);
-    struct statfs fs;
-    if (statfs(stat_path.c_str(), &fs) == 0) {
-      info.fs_type = FsTypeName(static_cast<unsigned long>(fs.f_type));
-      info.fs_free_bytes = static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_bsize);
-    }
+    if (info.error == 0 && (info.exists || parent >= 0)) info.direct_ok = DirectOpenWorks(at, info.exists, parent);
   }
-  info.direct_ok = DirectOpenWorks(path, info.exists);
+  if (target >= 0) close(target);
+  if (parent >= 0) close(parent);
   return info;
 }
 

@@ -9,11 +9,18 @@
 
 namespace vb {
 
+// A file to lay out: opened beneath its held directory, and checked to be what planning saw.
+struct LayoutTarget {
+  const PathRef* ref;
+  const Expect* expect;
+  const Forbidden* forbidden;
+};
+
 // Creates or extends a regular file to `bytes`. With `fill`, the new part is written with
 // incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
 // A file already that large is left alone. Filling stops with ECANCELED once `cancel` is set.
 // Returns 0 or an errno, with what failed in `what`.
-int LayoutFile(const std::string& path, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+int LayoutFile(const LayoutTarget& target, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
                std::string* what);
 
 struct TargetInfo {
@@ -31,6 +38,8 @@ struct TargetInfo {
   int error = 0;  // errno of a failed stat/open, 0 otherwise
 };
 
-TargetInfo ProbeTarget(const std::string& path);
+// What the kernel says of `path`; with `ref`, looked at beneath the held directory it names
+// (the path is then for messages only).
+TargetInfo ProbeTarget(const std::string& path, const PathRef* ref = nullptr);
 
 }  // namespace vb

@@ -53,6 +53,7 @@ function load(): NativeAddon {
     runJobs: wrapped('a run plan', raw.runJobs.bind(raw)),
     cancel: wrapped('a cancel', raw.cancel.bind(raw)),
     probeTarget: wrapped('a target probe', raw.probeTarget.bind(raw)),
+    removeFile: wrapped('a file removal', raw.removeFile.bind(raw)),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
   };
 }

@@ -278,8 +278,17 @@ export interface NativeAddon {
   ): { id: number; promise: Promise<NativeJobResult[]> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
-  /** Runs on libuv's thread pool: the event loop never waits on the target. */
-  probeTarget(path: string): Promise<NativeTargetInfo>;
+  /**
+   * Runs on libuv's thread pool: the event loop never waits on the target. With `ref` it looks
+   * beneath that directory (and makes its O_DIRECT probe file there); `path` is then for
+   * messages only.
+   */
+  probeTarget(path: string, ref?: NativePathRef): Promise<NativeTargetInfo>;
+  /**
+   * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
+   * `ino` (0n, 0n: any regular file there). Resolves to 0 or an errno; off the event loop.
+   */
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint): Promise<number>;
   /** Engines this kernel can set up, probed once. */
   engines(): NativeEngineName[];
 }

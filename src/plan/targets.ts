@@ -10,7 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
-import type { NativeTargetInfo } from '../engine/native-types.js';
+import type { NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
@@ -50,14 +50,14 @@ function minBlockSize(o: JobOptions): number {
 /** Filesystems whose files live in the page cache alone. */
 const IN_MEMORY_FS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
 
-/** Probes a path once per planning pass. */
+/** Probes a path once per planning pass, beneath the directory it will be opened in. */
 export class TargetProber {
   private readonly cache = new Map<string, Promise<NativeTargetInfo>>();
 
-  probe(path: string): Promise<NativeTargetInfo> {
+  probe(path: string, ref: NativePathRef): Promise<NativeTargetInfo> {
     let info = this.cache.get(path);
     if (!info) {
-      info = nativeAddon().probeTarget(path);
+      info = nativeAddon().probeTarget(path, ref);
       this.cache.set(path, info);
     }
     return info;
@@ -88,7 +88,10 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     });
   }
   if (!engineSpec(o.ioengine).touchesTarget) return nullTarget(o, path, field);
-  const info = await ctx.prober.probe(path);
+  // From here the target is looked at, and later opened, beneath its held directory only.
+  const resolved = await resolveTarget(path);
+  const ref = ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`, path);
+  const info = await ctx.prober.probe(path, ref);
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
       field: `${field}.filename`,
@@ -170,11 +173,10 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     await assertWritableBlockDevice(path, mayWrite(path), `${field}.allow_block_write`, ctx.heldDevices);
   }
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite);
-  // Last, from what the checks above looked at: the engine opens this, and finds this there.
-  const resolved = await resolveTarget(path);
   return {
     path,
-    ref: ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`),
+    ref,
+    // What the checks above looked at: the engine must find the same there.
     expect: identityOf(resolved.exists ? resolved.stats : null),
     isBlockDevice: info.isBlockDevice,
     regionOffset: offset,

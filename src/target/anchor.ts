@@ -80,9 +80,12 @@ export class Anchors {
     unreleased.register(this, this.fds, this.token);
   }
 
-  /** The reference for `resolvedPath` (absolute, symlinks resolved, as resolveTarget gives it). */
-  refer(resolvedPath: string, field: string): PathRef {
-    if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath)), name: basename(resolvedPath) };
+  /**
+   * The reference for `resolvedPath` (absolute, symlinks resolved, as resolveTarget gives it);
+   * `given` is the path as the user wrote it, for errors.
+   */
+  refer(resolvedPath: string, field: string, given = resolvedPath): PathRef {
+    if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath), given, field), name: basename(resolvedPath) };
     for (const root of this.roots) {
       if (root.kind === 'block_device' && resolvedPath === root.path) return { dirFd: root.fd, name: basename(root.path) };
       if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) {
@@ -103,10 +106,17 @@ export class Anchors {
     this.opened.clear();
   }
 
-  private directory(dir: string): number {
+  private directory(dir: string, given: string, field: string): number {
     let fd = this.opened.get(dir);
     if (fd === undefined) {
-      fd = openDirectory(dir);
+      try {
+        fd = openDirectory(dir);
+      } catch (err) {
+        const errno = -((err as NodeJS.ErrnoException).errno ?? 0);
+        throw new VolbenchError('ETARGET', `cannot use ${given}: its directory does not exist or cannot be read (errno ${errno})`, {
+          field, path: given, errno, cause: err,
+        });
+      }
       this.opened.set(dir, fd);
       this.fds.push(fd);
     }

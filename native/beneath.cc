@@ -1,0 +1,146 @@
+#include "beneath.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+
+namespace vb {
+namespace {
+
+constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+
+int SysOpenat2(int dir_fd, const char* name, int flags, mode_t mode) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.mode = (flags & O_CREAT) ? mode : 0;
+  how.resolve = kResolve;
+  for (;;) {
+    const long r = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+    if (r >= 0) return static_cast<int>(r);
+    // The kernel asks for a retry when a rename raced the lookup.
+    if (errno != EAGAIN && errno != EINTR) return -errno;
+  }
+}
+
+// The pre-openat2 way: every component opened with O_NOFOLLOW relative to the one before, so a
+// symlink anywhere in the name is refused (ELOOP) rather than followed.
+int WalkBeneath(int dir_fd, const std::string& name, int flags, mode_t mode) {
+  if (name.empty() || name[0] == '/') return -EXDEV;
+  int cur = dir_fd;
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = name.find('/', at);
+    const std::string part = name.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (part == "..") {
+      if (cur != dir_fd) close(cur);
+      return -EXDEV;
+    }
+    if (slash == std::string::npos) {
+      const int fd = openat(cur, part.c_str(), flags | O_NOFOLLOW, mode);
+      const int err = errno;
+      if (cur != dir_fd) close(cur);
+      return fd >= 0 ? fd : -err;
+    }
+    if (!part.empty() && part != ".") {
+      const int next = openat(cur, part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const int err = errno;
+      if (cur != dir_fd) close(cur);
+      if (next < 0) return -err;
+      cur = next;
+    }
+    at = slash + 1;
+  }
+}
+
+bool HaveOpenat2() {
+  static const bool have = [] {
+    open_how how{};
+    how.flags = O_PATH | O_CLOEXEC;
+    const long r = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
+    if (r >= 0) close(static_cast<int>(r));
+    return r >= 0 || errno != ENOSYS;
+  }();
+  return have;
+}
+
+bool IsForbidden(const struct stat& st, const Forbidden& forbidden) {
+  for (size_t i = 0; i + 1 < forbidden.size(); i += 2)
+    if (static_cast<uint64_t>(st.st_dev) == forbidden[i] && static_cast<uint64_t>(st.st_ino) == forbidden[i + 1]) return true;
+  return false;
+}
+
+}  // namespace
+
+int OpenBeneath(const PathRef& ref, int flags, mode_t mode) {
+  if (!ref.set()) return -EBADF;
+  flags |= O_CLOEXEC;
+  if (HaveOpenat2()) return SysOpenat2(ref.dir_fd, ref.name.c_str(), flags, mode);
+  return WalkBeneath(ref.dir_fd, ref.name, flags, mode);
+}
+
+int VerifyOpened(int fd, const Expect& expect, const Forbidden& forbidden, std::string* why) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    *why = "stat of what was opened failed";
+    return errno;
+  }
+  if (IsForbidden(st, forbidden)) {
+    *why = "it is a file the run must not touch";
+    return EPERM;
+  }
+  char text[160];
+  switch (expect.kind) {
+    case Expect::kDevice:
+      if (S_ISBLK(st.st_mode) && static_cast<uint64_t>(st.st_rdev) == expect.rdev) return 0;
+      *why = "it is no longer the block device it was when the run was planned";
+      return ESTALE;
+    case Expect::kFile:
+      if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_dev) == expect.dev && static_cast<uint64_t>(st.st_ino) == expect.ino)
+        return 0;
+      std::snprintf(text, sizeof(text), "it is no longer the file it was when the run was planned (inode %" PRIu64 ")",
+                    expect.ino);
+      *why = text;
+      return ESTALE;
+    case Expect::kNew:
+      if (S_ISREG(st.st_mode)) return 0;
+      *why = "it is not a regular file";
+      return ESTALE;
+  }
+  return 0;
+}
+
+int OpenParentBeneath(const PathRef& ref, std::string* last) {
+  const size_t slash = ref.name.find_last_of('/');
+  if (slash == std::string::npos) {
+    *last = ref.name;
+    const int fd = fcntl(ref.dir_fd, F_DUPFD_CLOEXEC, 0);
+    return fd >= 0 ? fd : -errno;
+  }
+  *last = ref.name.substr(slash + 1);
+  return OpenBeneath(PathRef{ref.dir_fd, ref.name.substr(0, slash)}, O_PATH | O_DIRECTORY);
+}
+
+int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino) {
+  std::string last;
+  const int parent = OpenParentBeneath(ref, &last);
+  if (parent < 0) return -parent;
+  struct stat st;
+  int err = 0;
+  if (fstatat(parent, last.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    err = errno;
+  } else if (!S_ISREG(st.st_mode) || (ino != 0 && (static_cast<uint64_t>(st.st_dev) != dev || static_cast<uint64_t>(st.st_ino) != ino))) {
+    err = ESTALE;
+  } else if (unlinkat(parent, last.c_str(), 0) < 0) {
+    err = errno;
+  }
+  close(parent);
+  return err;
+}
+
+}  // namespace vb
