@@ -6,7 +6,7 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { removeFiles } from '../target/anchor.js';
 
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
@@ -92,15 +92,16 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
   };
 }
 
-/** The files these jobs' unlink asks for, removed here when their last loop (testSpec) never ran. */
-function unlinkCutShort(jobs: ParsedJob[], cwd: string): void {
-  for (const { options: o } of jobs) {
-    if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) continue;
-    for (let instance = 0; instance < o.numjobs; instance++) {
-      const path = instancePath(o, instance, cwd);
-      if (existsSync(path) && statSync(path).isFile()) rmSync(path, { force: true });
-    }
-  }
+/**
+ * The files these jobs' unlink asks for, removed here when their last loop (testSpec) never
+ * ran: beneath the caller's roots, or each beneath its own directory, as the engine would.
+ */
+async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions): Promise<void> {
+  const cwd = options.cwd ?? process.cwd();
+  const paths = jobs
+    .filter(({ options: o }) => o.unlink && engineSpec(o.ioengine).touchesTarget)
+    .flatMap(({ options: o }) => Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)));
+  await removeFiles(paths, options.roots);
 }
 
 function interrupted(result: FioResult): boolean {
@@ -137,7 +138,7 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       stoppedIn = null;
     }
   } finally {
-    if (stoppedIn !== null) unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), options.cwd ?? process.cwd());
+    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), options);
   }
   return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
 }

@@ -12,6 +12,7 @@
 import { closeSync, openSync, constants as fsConstants, type BigIntStats } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
+import { nativeAddon } from '../engine/addon.js';
 import { VolbenchError } from '../errors.js';
 
 /** O_PATH from Linux's fcntl.h (the same on x86-64 and arm64); Node does not export it. */
@@ -122,4 +123,29 @@ export class Anchors {
     }
     return fd;
   }
+}
+
+/**
+ * Removes regular files the way the engine does: each beneath its root (or, without roots, its
+ * own directory), by name, never through a symlink out of it, never a file of another kind.
+ * The paths are taken as written, not resolved: a symlink swapped in since is not followed.
+ * Returns the paths removed.
+ */
+export async function removeFiles(paths: readonly string[], roots?: readonly AnchorRoot[]): Promise<string[]> {
+  const anchors = new Anchors(roots);
+  const removed: string[] = [];
+  try {
+    for (const path of paths) {
+      let ref: PathRef;
+      try {
+        ref = anchors.refer(path, 'path');
+      } catch {
+        continue;
+      }
+      if ((await nativeAddon().removeFile(ref, 0n, 0n)) === 0) removed.push(path);
+    }
+  } finally {
+    anchors.release();
+  }
+  return removed;
 }
