@@ -61,23 +61,27 @@ void StampVerifyHeader(char* p, uint32_t len, uint64_t offset, uint64_t salt) {
   std::memcpy(p, &h, sizeof(h));
 }
 
+// The message says where and how a block failed, never what it holds: a verify job may read a
+// file somebody else owns, and its error must not hand out that file's bytes (the header's
+// fields are the block's first bytes). The checksum of what was read is a digest, not content.
 bool CheckVerifyHeader(const char* p, uint32_t len, uint64_t offset, char* why, size_t why_len) {
   VerifyHeader h;
   std::memcpy(&h, p, sizeof(h));
   if (h.magic != kVerifyMagic) {
-    std::snprintf(why, why_len, "verify: bad magic header 0x%08x at offset %" PRIu64 " (len %u)", h.magic, offset, len);
+    std::snprintf(why, why_len, "verify: the block at offset %" PRIu64 " (len %u) has no verify header", offset, len);
     return false;
   }
   if (h.offset != offset || h.len != len) {
-    std::snprintf(why, why_len,
-                  "verify: block at offset %" PRIu64 " (len %u) holds the header of offset %" PRIu64 " (len %u)",
-                  offset, len, h.offset, h.len);
+    std::snprintf(why, why_len, "verify: the block at offset %" PRIu64 " (len %u) holds the header of another block",
+                  offset, len);
     return false;
   }
   const uint32_t crc = BlockCrc(p, len);
   if (crc != h.crc) {
-    std::snprintf(why, why_len, "verify: crc32c mismatch at offset %" PRIu64 " (len %u): wanted 0x%08x, got 0x%08x",
-                  offset, len, h.crc, crc);
+    std::snprintf(why, why_len,
+                  "verify: crc32c mismatch at offset %" PRIu64 " (len %u): the block read sums to 0x%08x, not to what "
+                  "its header records",
+                  offset, len, crc);
     return false;
   }
   return true;
