@@ -26,14 +26,22 @@ const UINT_MAX = 0xffffffff;
 export const MAX_INSTANCES = 4096;
 
 /** bs, ba, rate: a size per direction, at least `min` bytes each. */
-function sizePerDirection(min: number) {
-  const accepted = perDirectionAccepted(min ? `a size of at least ${min} byte` : 'a size');
+/**
+ * The largest block one I/O may move: its length is a 32-bit count in the engine and in the
+ * kernel's I/O interfaces (an io_uring SQE's len, an iocb's nbytes on 32-bit ABIs).
+ */
+export const MAX_BLOCK_SIZE = 2 ** 32 - 1;
+
+function sizePerDirection(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const accepted = perDirectionAccepted(max === Number.MAX_SAFE_INTEGER ? (min ? `a size of at least ${min} byte` : 'a size')
+    : `a size of at least ${min} byte and at most ${max} bytes`);
   return {
     accepted,
     parse: (text: string, ctx: OptionContext): PerDirection<number> =>
       parsePerDirection(text, ctx.previous as PerDirection<number>, (part) => {
         const bytes = parseSize(part, ctx);
         if (bytes < min) throw invalidValue(ctx.field, `'${part}' is below the minimum of ${min}`, accepted);
+        if (bytes > max) throw invalidValue(ctx.field, `'${part}' is above the maximum of ${max} bytes`, accepted);
         return bytes;
       }, { field: ctx.field, accepted }),
   };
@@ -91,13 +99,14 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('rw', 'rw', { accepted: choiceAccepted(RW_CHOICE), parse: parseRw }, { aliases: ['readwrite'], default: 'read' }),
   option('rwmixread', 'rwmixread', intKind({ max: 100 }), { default: 50 }),
   option('rwmixwrite', 'rwmixread', intKind({ max: 100 }, (n) => 100 - n)),
-  option('bs', 'bs', sizePerDirection(1), { aliases: ['blocksize'], default: [4096, 4096, 4096] }),
+  option('bs', 'bs', sizePerDirection(1, MAX_BLOCK_SIZE), { aliases: ['blocksize'], default: [4096, 4096, 4096] }),
   option('bssplit', 'bssplit', {
     accepted: BSSPLIT_ACCEPTED,
     parse: (text, ctx) => parseBsSplit(text, ctx.previous as PerDirection<BsSplitEntry[]> | undefined, ctx),
   }),
-  option('ba', 'blockalign', sizePerDirection(1), { aliases: ['blockalign'], default: [0, 0, 0] }),
-  option('iodepth', 'iodepth', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
+  option('ba', 'blockalign', sizePerDirection(1, MAX_BLOCK_SIZE), { aliases: ['blockalign'], default: [0, 0, 0] }),
+  // fio's own bound (options.c: iodepth maxval 65535); the engine's I/O slots are numbered in 16 bits.
+  option('iodepth', 'iodepth', intKind({ min: 1, max: 65535 }), { default: 1 }),
   option('iodepth_batch', 'iodepth_batch_submit', intKind({ max: UINT_MAX }), { aliases: ['iodepth_batch_submit'], default: 0 }),
   option('iodepth_batch_complete_min', 'iodepth_batch_complete_min', intKind({ max: UINT_MAX }),
     { aliases: ['iodepth_batch_complete'], default: 1 }),

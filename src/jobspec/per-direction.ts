@@ -49,6 +49,9 @@ export const BSSPLIT_ACCEPTED =
   'percentage shares what is left equally; percentages are whole numbers adding up to at most ' +
   '100; up to three comma-separated lists for read,write,trim';
 
+/** The largest block size (options.ts MAX_BLOCK_SIZE: a 32-bit length). */
+const MAX_SPLIT_BLOCK = 2 ** 32 - 1;
+
 /** fio's BSSPLIT_MAX: entries per direction. */
 const BSSPLIT_MAX = 64;
 
@@ -63,6 +66,7 @@ function parseSplitEntry(entry: string, ctx: UnitContext & { field: string }): R
   if (extra !== undefined) throw invalidValue(ctx.field, `'${entry}' has more than one '/'`, BSSPLIT_ACCEPTED);
   const bs = parseSize(bsText, ctx);
   if (bs < 1) throw invalidValue(ctx.field, `block size in '${entry}' must be at least 1`, BSSPLIT_ACCEPTED);
+  if (bs > MAX_SPLIT_BLOCK) throw invalidValue(ctx.field, `block size in '${entry}' is above the maximum of ${MAX_SPLIT_BLOCK} bytes`, BSSPLIT_ACCEPTED);
   if (pctText === undefined || pctText.trim() === '') return { bs, pct: undefined };
   if (!/^\d+$/.test(pctText.trim())) {
     throw invalidValue(ctx.field, `percentage in '${entry}' is not a whole number`, BSSPLIT_ACCEPTED);
