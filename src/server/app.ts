@@ -13,6 +13,7 @@ import { VolbenchError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
+import { registerJsonBodies } from './json-body.js';
 import { validatorCompiler } from './keyed-union.js';
 import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
@@ -62,6 +63,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandling(app);
+    registerJsonBodies(app);
     registerAuth(app, config.token);
     await registerOpenApi(app);
     const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });

@@ -181,6 +181,21 @@ describe('POST /v1/runs with hostile bodies up to the 1 MiB limit', () => {
     await refusedQuickly({ text: `[a]\n${'[global]\n'.repeat(116_000)}` }, { status: 400, code: 'EJOBFILE', field: 'line 8193' });
   });
 
+  it('1 MiB of nested arrays is 400 invalid JSON, refused before JSON.parse', async () => {
+    const start = performance.now();
+    const request = fetch(`${serving!.url}/v1/runs`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: `{"jobs":${'['.repeat(1000 * K)}`, signal: AbortSignal.timeout(GIVE_UP_MS),
+    });
+    const healthzMs = await slowestHealthz(request);
+    const res = await request;
+    const body = await res.json();
+    expect(res.status).toBe(400);
+    expect(body).toMatchObject({ type: 'urn:volbench:problem:invalid-json', field: 'body' });
+    expect(healthzMs).toBeLessThan(STALL_BUDGET_MS);
+    expect(performance.now() - start).toBeLessThan(STALL_BUDGET_MS * 4);
+  });
+
   it('after all of them the server still runs a job', async () => {
     const res = await post({ json: { jobs: [{ name: 'ok', rw: 'read', size: '1m', bs: '64k' }] } }, '?wait=30');
     expect(res.status).toBe(200);
