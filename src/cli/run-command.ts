@@ -9,7 +9,7 @@ import { runPlan } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { planRun } from '../plan/index.js';
+import { planRun, type RunPlan } from '../plan/index.js';
 import { extractOwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
@@ -33,6 +33,22 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   }).join('');
 }
 
+/**
+ * fio's "Laying out IO file" line for each file a job creates or extends, a read job's too,
+ * before the run: on stderr, where the result (stdout) stays alone.
+ */
+export function sayLayouts(plan: RunPlan, io: CommandIo): void {
+  for (const job of plan.jobs) {
+    const paths = new Set<string>();
+    for (const note of job.layouts) {
+      if (note === null || paths.has(note.path)) continue;
+      paths.add(note.path);
+      const grow = note.fromBytes > 0 ? `, from ${note.fromBytes} to ${note.toBytes} bytes` : `, ${note.toBytes} bytes`;
+      io.stderr.write(`${job.jobname}: Laying out IO file ${note.path}${grow}\n`);
+    }
+  }
+}
+
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
   const gates = extractOwnFlags(argv);
   const args = parseFioArgs(gates.rest);
@@ -40,6 +56,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
   const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  sayLayouts(plan, io);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);

@@ -1,5 +1,5 @@
 export { planRun, effectiveSpec, withDefaultTarget } from './plan.js';
-export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget } from './plan.js';
+export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget, LayoutNote } from './plan.js';
 export { startsStage, startsGroup, stagesOf } from './stages.js';
 export type { Stage, StageMember } from './stages.js';
 export { parseMaxRuntimeSec, optionField } from './limits.js';

@@ -20,6 +20,8 @@ export interface InstanceTarget {
   regionBytes: number;
   /** File length to lay out before I/O (0 for block devices). */
   layoutBytes: number;
+  /** The file's length when planned (0 when it does not exist yet). */
+  existingBytes: number;
   /** Allow writing: block devices need allow_block_write and must not be in use. */
   exclusive: boolean;
   /** A file on tmpfs or ramfs: memory is its storage, and direct I/O is a copy from the page cache. */

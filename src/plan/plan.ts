@@ -29,6 +29,15 @@ export interface PlannedJob {
   ownOptions: Array<[string, string]>;
   targetIndex: number;
   instances: NativeJobPlan[];
+  /** Per instance: the file it lays out (creates or extends) before its I/O, or null. */
+  layouts: Array<LayoutNote | null>;
+}
+
+/** A file a job creates or extends before its I/O, as fio says "Laying out IO file". */
+export interface LayoutNote {
+  path: string;
+  fromBytes: number;
+  toBytes: number;
 }
 
 export interface RunPlan {
@@ -206,12 +215,15 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       const field = `jobs[${index}]`;
       checkJob(o, field);
       const instances: NativeJobPlan[] = [];
+      const layouts: Array<LayoutNote | null> = [];
       let firstPath = '';
       for (let i = 0; i < o.numjobs; i++) {
         const target = await resolveInstanceTarget(o, i, {
           cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite,
         });
         if (i === 0) firstPath = target.path;
+        const grows = target.layoutBytes > target.existingBytes;
+        layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
         const logs = logPaths(o, jobNumber++, cwd);
         const refs = await logRefs(logs, anchors, field);
         instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden));
@@ -222,7 +234,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       }
       jobs.push({
         jobname: o.name, groupid, stage: stage.index, options: o, ownOptions: job.ownOptions,
-        targetIndex: targetIndex.get(firstPath)!, instances,
+        targetIndex: targetIndex.get(firstPath)!, instances, layouts,
       });
     }
   }

@@ -182,6 +182,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     regionOffset: offset,
     regionBytes: size,
     layoutBytes,
+    existingBytes: info.exists && info.isRegularFile ? info.sizeBytes : 0,
     exclusive: writes && info.isBlockDevice,
     inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
   };
@@ -221,6 +222,7 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
     regionOffset: offset,
     regionBytes: Math.floor(o.size.bytes / bs) * bs,
     layoutBytes: 0,
+    existingBytes: 0,
     exclusive: false,
     inMemoryFs: false,
   };

@@ -109,6 +109,11 @@ export interface VolbenchJob {
   error_syscall: string;
   /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
   members: number;
+  /**
+   * Files the job created or extended before its I/O (fio's "Laying out IO file"), a read job's
+   * included: what was there, in bytes, and what it was made. Absent when it laid out nothing.
+   */
+  laid_out?: Array<{ path: string; from_bytes: number; to_bytes: number }>;
   series: VolbenchSeriesPoint[];
   /** Suites only: this test's value in every loop, their median, and which loop the entry is. */
   loops?: VolbenchJobLoops;

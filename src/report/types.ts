@@ -16,6 +16,8 @@ export interface ReportJob {
   instances: NativeJobResult[];
   /** Index of the target (in `RunReportInput.targets`) this job ran on. */
   targetIndex: number;
+  /** Per instance: the file it created or extended before its I/O, or null. */
+  layouts?: Array<{ path: string; fromBytes: number; toBytes: number } | null>;
 }
 
 /** fio's disk_util entry, from /sys/block/<dev>/stat deltas over the run. */

@@ -40,9 +40,20 @@ function seriesDirections(entry: Entry): boolean[] {
   return dirs;
 }
 
+/** The files the entry's instances laid out, each once. */
+function laidOut(entry: Entry): VolbenchJob['laid_out'] {
+  const byPath = new Map<string, { path: string; from_bytes: number; to_bytes: number }>();
+  for (const { job, result } of entry.members) {
+    const note = job.layouts?.[result.instance];
+    if (note && !byPath.has(note.path)) byPath.set(note.path, { path: note.path, from_bytes: note.fromBytes, to_bytes: note.toBytes });
+  }
+  return byPath.size === 0 ? undefined : [...byPath.values()];
+}
+
 function jobSection(entry: Entry): VolbenchJob {
   const results = entry.members.map((m) => m.result);
   const engines = [...new Set(results.map((r) => r.engine))];
+  const laid = laidOut(entry);
   return {
     jobname: entry.ts.name,
     groupid: entry.ts.groupid,
@@ -53,6 +64,7 @@ function jobSection(entry: Entry): VolbenchJob {
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
+    ...(laid ? { laid_out: laid } : {}),
   };
 }
 

@@ -105,6 +105,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     ownOptions: job.ownOptions,
     instances: results[i],
     targetIndex: job.targetIndex,
+    layouts: job.layouts,
   }));
   const result = buildReport({
     startedAtMs,

@@ -151,3 +151,20 @@ describe('volbench run limits (--max-runtime, --max-size), as the service applie
     expect(bad.stderr).toContain('[--max-size]');
   });
 });
+
+describe('volbench run says what it lays out', () => {
+  it("prints fio's Laying out IO file line for a read job that creates or extends its file, and records it", async () => {
+    // A read job extended a file smaller than its size without a word.
+    const path = scratch.path('grown.dat');
+    writeFileSync(path, Buffer.alloc(256 * 1024));
+    const out = await volbench(['run', '--name=r', `--filename=${path}`, '--size=1m', '--rw=read', '--output-format=json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain(`r: Laying out IO file ${path}, from 262144 to 1048576 bytes`);
+    const doc = JSON.parse(out.stdout);
+    expect(doc.volbench.jobs[0].laid_out).toEqual([{ path, from_bytes: 262144, to_bytes: 1048576 }]);
+    // Run again: the file is large enough, nothing is laid out or said.
+    const again = await volbench(['run', '--name=r', `--filename=${path}`, '--size=1m', '--rw=read', '--output-format=json']);
+    expect(again.stderr).not.toContain('Laying out');
+    expect(JSON.parse(again.stdout).volbench.jobs[0].laid_out).toBeUndefined();
+  });
+});

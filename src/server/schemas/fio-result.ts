@@ -122,6 +122,9 @@ const volbenchJob = z.looseObject({
     }),
   ).describe('One point per second: the per-second time series'),
   loops: volbenchJobLoops.optional(),
+  laid_out: z.array(z.object({ path: z.string(), from_bytes: z.number(), to_bytes: z.number() }))
+    .optional()
+    .describe('Files the job created or extended before its I/O (a read job too): their size before and after'),
 });
 
 const volbenchTarget = z.looseObject({
