@@ -280,6 +280,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("startedAtMs", static_cast<double>(r.started_at_ms));
   o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
   o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));
+  o.Set("tid", r.tid);
   Napi::Array dirs = Napi::Array::New(env, kDirs);
   for (int d = 0; d < kDirs; d++) {
     const DirResult& a = r.dirs[d];

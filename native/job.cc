@@ -308,6 +308,7 @@ void Job::RunEngines() {
 
 void Job::Run() {
   thread_start_ns_ = NowNs();
+  result_.tid = static_cast<int32_t>(gettid());
   // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
   const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0]->ops->needs_target;
   // Seeded first: the buffers are filled from it, so randseed decides their contents too.

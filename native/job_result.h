@@ -47,6 +47,8 @@ struct JobResult {
   bool cancelled = false;
   uint64_t started_at_ms = 0;
   uint64_t runtime_ns = 0, elapsed_ns = 0;
+  // The thread's id (what fio prints as pid= for a job run as a thread).
+  int32_t tid = 0;
   DirResult dirs[kDirs];
   uint64_t sync_ios = 0;
   LatStats sync_lat;

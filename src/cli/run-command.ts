@@ -9,7 +9,9 @@ import { runPlan } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { planRun, type RunPlan } from '../plan/index.js';
+import { planRun } from '../plan/index.js';
+import { availableEngines } from '../index.js';
+import { openingLines, startNotes } from './opening.js';
 import { extractOwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
@@ -26,27 +28,14 @@ export function exitStatus(result: FioResult): number {
   return 0;
 }
 
-export function renderOutputs(result: FioResult, formats: OutputFormat[]): string {
-  return formats.map((f) => {
-    const text = formatResult(result, f);
-    return text.endsWith('\n') ? text : `${text}\n`;
-  }).join('');
-}
-
 /**
- * fio's "Laying out IO file" line for each file a job creates or extends, a read job's too,
- * before the run: on stderr, where the result (stdout) stays alone.
+ * The report in every format asked for, as fio prints them together: JSON (json or json+) first
+ * whatever the order given, then a blank line and the normal text.
  */
-export function sayLayouts(plan: RunPlan, io: CommandIo): void {
-  for (const job of plan.jobs) {
-    const paths = new Set<string>();
-    for (const note of job.layouts) {
-      if (note === null || paths.has(note.path)) continue;
-      paths.add(note.path);
-      const grow = note.fromBytes > 0 ? `, from ${note.fromBytes} to ${note.toBytes} bytes` : `, ${note.toBytes} bytes`;
-      io.stderr.write(`${job.jobname}: Laying out IO file ${note.path}${grow}\n`);
-    }
-  }
+export function renderOutputs(result: FioResult, formats: OutputFormat[]): string {
+  const json = formats.filter((f) => f !== 'normal').map((f) => formatResult(result, f)).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
+  const normal = formats.includes('normal') ? [formatResult(result, 'normal')] : [];
+  return [...json, ...normal].join('\n');
 }
 
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
@@ -56,7 +45,14 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
   const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
-  sayLayouts(plan, io);
+  // fio's opening lines go with its normal text (to the output, at once when that is stdout);
+  // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
+  const available = availableEngines();
+  const withNormal = args.outputFormats.includes('normal');
+  const opening = withNormal ? openingLines(plan, available) : startNotes(plan, available);
+  const openingText = opening.map((l) => `${l}\n`).join('');
+  if (!withNormal) io.stderr.write(openingText);
+  else if (!args.output) io.stdout.write(openingText);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
@@ -67,7 +63,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     printer.done();
     const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);
-    if (args.output) writeFileSync(args.output, text);
+    if (args.output) writeFileSync(args.output, (withNormal ? openingText : '') + text);
     else io.stdout.write(text);
     for (const job of result.volbench.jobs) {
       if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);

@@ -217,6 +217,8 @@ export interface NativeJobResult {
   runtimeNs: number;
   /** From thread start to end, including layout, start delay and ramp, ns. */
   elapsedNs: number;
+  /** The job thread's id (0 when it never started): fio prints a thread's as pid=. */
+  tid: number;
   dirs: [NativeDirResult, NativeDirResult, NativeDirResult];
   sync: { totalIos: number; lat: NativeLatStats; latHist: Float64Array };
   usrNs: number;

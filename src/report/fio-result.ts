@@ -109,6 +109,8 @@ export interface VolbenchJob {
   error_syscall: string;
   /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
   members: number;
+  /** The thread id of its first instance, which fio's normal output prints as pid= (0: none ran). */
+  tid?: number;
   /**
    * Files the job created or extended before its I/O (fio's "Laying out IO file"), a read job's
    * included: what was there, in bytes, and what it was made. Absent when it laid out nothing.

@@ -4,10 +4,10 @@
  * show_disk_util print it. The text starts at the first job's line; fio's startup lines
  * ("Starting 1 process") belong to the run, not the report.
  *
- * The JSON lacks a few things fio prints. The pid prints as 0 unless given. The number of jobs
- * in an entry and the error text come from the "volbench" key, or for fio's own JSON from
- * numjobs (and no text). The percentile precision is recovered from the percentile keys and
- * kb_base from the options echo.
+ * The JSON lacks a few things fio prints. The pid is the thread id the "volbench" key records
+ * (0 for fio's own JSON unless given). The number of jobs in an entry and the error text come
+ * from the "volbench" key, or for fio's own JSON from numjobs (and no text). The percentile
+ * precision is recovered from the percentile keys and kb_base from the options echo.
  */
 import { getSystemErrorName } from 'node:util';
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from './fio-result.js';
@@ -89,7 +89,9 @@ function headerLine(job: FioJob, result: FioJson, extra: VolbenchJob | undefined
   const reason = job.error ? ` (${extra?.error_message || errnoName(job.error)})` : '';
   const members = membersOf(job, result, extra);
   const time = result.time;
-  return `${job.jobname}: (groupid=${job.groupid}, jobs=${members}): err=${err}${reason}: pid=${pid}: ${time}\n`;
+  // volbench's jobs are threads: their id, as fio prints with --thread.
+  const shown = extra?.tid || pid;
+  return `${job.jobname}: (groupid=${job.groupid}, jobs=${members}): err=${err}${reason}: pid=${shown}: ${time}\n`;
 }
 
 function directionsText(job: FioJob, rs: GroupRunStats, precision: number): string {

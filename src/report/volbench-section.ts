@@ -63,6 +63,7 @@ function jobSection(entry: Entry): VolbenchJob {
     error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,
+    tid: results[0]?.tid ?? 0,
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
     ...(laid ? { laid_out: laid } : {}),
   };

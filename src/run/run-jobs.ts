@@ -39,7 +39,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   });
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
-    errorMessage: '', cancelled: true, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0,
+    errorMessage: '', cancelled: true, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],

@@ -159,7 +159,7 @@ describe('volbench run says what it lays out', () => {
     writeFileSync(path, Buffer.alloc(256 * 1024));
     const out = await volbench(['run', '--name=r', `--filename=${path}`, '--size=1m', '--rw=read', '--output-format=json']);
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stderr).toContain(`r: Laying out IO file ${path}, from 262144 to 1048576 bytes`);
+    expect(out.stderr).toContain('r: Laying out IO file (1 file / 1MiB)');
     const doc = JSON.parse(out.stdout);
     expect(doc.volbench.jobs[0].laid_out).toEqual([{ path, from_bytes: 262144, to_bytes: 1048576 }]);
     // Run again: the file is large enough, nothing is laid out or said.

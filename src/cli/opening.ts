@@ -1,0 +1,62 @@
+/**
+ * What fio prints as a run starts, before its report: a line per job (rw, block sizes, engine,
+ * depth; "..." for a job's further instances), its version, "Starting N threads", a "Laying out
+ * IO file" line per file a job creates or extends, and a note per job whose synchronous engine
+ * caps its depth at 1. volbench's jobs are threads, so it says threads as fio does with --thread.
+ */
+import { engineSpec, AUTO_ENGINES, type EngineName } from '../engine/engines.js';
+import { blockSizes } from '../plan/native-plan.js';
+import type { PlannedJob, RunPlan } from '../plan/index.js';
+import { num2str } from '../report/num2str.js';
+import { VERSION } from '../version.js';
+
+const SYNC_NOTE = 'note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1';
+
+function sizeText(bytes: number): string {
+  return num2str(bytes, 4, 1, true, 'byte');
+}
+
+/** The engine a job runs on: its own, or the first automatic one this kernel sets up. */
+function engineOf(job: PlannedJob, available: readonly EngineName[]): EngineName {
+  return job.options.ioengine ?? AUTO_ENGINES.find((e) => available.includes(e)) ?? AUTO_ENGINES[0];
+}
+
+function jobLine(job: PlannedJob, engine: EngineName): string {
+  const tables = blockSizes(job.options);
+  const range = (d: number): string => {
+    const sizes = tables[d].map((e) => e.bs);
+    return `${sizeText(Math.min(...sizes))}-${sizeText(Math.max(...sizes))}`;
+  };
+  return `${job.jobname}: (g=${job.groupid}): rw=${job.options.rw}, bs=(R) ${range(0)}, (W) ${range(1)}, (T) ${range(2)}, ` +
+    `ioengine=${engine}, iodepth=${job.options.iodepth}`;
+}
+
+/** The lines that lay out files, and the notes: what fio says of a job as its thread starts. */
+export function startNotes(plan: RunPlan, available: readonly EngineName[]): string[] {
+  const lines: string[] = [];
+  for (const job of plan.jobs) {
+    const paths = new Set<string>();
+    for (const note of job.layouts) {
+      if (note === null || paths.has(note.path)) continue;
+      paths.add(note.path);
+      lines.push(`${job.jobname}: Laying out IO file (1 file / ${Math.floor(note.toBytes / 2 ** 20)}MiB)`);
+    }
+  }
+  // fio notes it once per thread.
+  for (const job of plan.jobs) {
+    if (!engineSpec(engineOf(job, available)).asynchronous && job.options.iodepth > 1) lines.push(...job.instances.map(() => SYNC_NOTE));
+  }
+  return lines;
+}
+
+/** Everything fio prints before the run's report, as lines. */
+export function openingLines(plan: RunPlan, available: readonly EngineName[]): string[] {
+  const lines: string[] = [];
+  for (const job of plan.jobs) {
+    lines.push(jobLine(job, engineOf(job, available)));
+    if (job.instances.length > 1) lines.push('...');
+  }
+  const threads = plan.jobs.reduce((n, j) => n + j.instances.length, 0);
+  lines.push(`volbench-${VERSION}`, `Starting ${threads} thread${threads === 1 ? '' : 's'}`);
+  return [...lines, ...startNotes(plan, available)];
+}
