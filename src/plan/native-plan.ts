@@ -169,6 +169,7 @@ export function nativePlan(
     clatLog: logRefs.clat,
     slatLog: logRefs.slat,
     logAvgMs: o.log_avg_msec,
+    logOffset: o.log_offset,
     // Registered buffers save pinning the pages of every I/O wherever the kernel DMAs into them.
     // On an in-memory filesystem it copies instead, and Linux 6.18 punts reads into registered
     // buffers to one io-wq worker, which then bounds the run (480k IOPS against 610k without).
