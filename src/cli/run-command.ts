@@ -34,6 +34,16 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
 }
 
 /**
+ * What fio says about a job's options when it reads them (e.g. that blockalign turns the random
+ * map off), on stderr before anything runs, as fio prints its warnings.
+ */
+export function sayNotes(plan: RunPlan, io: CommandIo): void {
+  for (const job of plan.jobs) {
+    for (const note of job.notes) io.stderr.write(`volbench: ${job.jobname}: ${note}\n`);
+  }
+}
+
+/**
  * fio's "Laying out IO file" line for each file a job creates or extends, a read job's too,
  * before the run: on stderr, where the result (stdout) stays alone.
  */
@@ -56,6 +66,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
   const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  sayNotes(plan, io);
   sayLayouts(plan, io);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();

@@ -54,6 +54,7 @@ function jobSection(entry: Entry): VolbenchJob {
   const results = entry.members.map((m) => m.result);
   const engines = [...new Set(results.map((r) => r.engine))];
   const laid = laidOut(entry);
+  const notes = [...new Set(entry.members.flatMap((m) => m.job.notes ?? []))];
   return {
     jobname: entry.ts.name,
     groupid: entry.ts.groupid,
@@ -65,6 +66,7 @@ function jobSection(entry: Entry): VolbenchJob {
     members: entry.ts.members,
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
     ...(laid ? { laid_out: laid } : {}),
+    ...(notes.length ? { notes } : {}),
   };
 }
 
