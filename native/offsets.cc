@@ -85,9 +85,13 @@ const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uin
     case Mode::kDistribution: {
       dist_block_ = min_bs;
       const uint64_t n = (region_bytes_ - max_bs) / dist_block_ + 1;
-      perm_.Init(n, key);
+      dist_blocks_ = n;
       if (dist_ == Distribution::kZipf) zipf_.Init(n, dist_param_);
       if (dist_ == Distribution::kPareto) pareto_exp_ = std::log(dist_param_) / std::log(1.0 - dist_param_);
+      if (dist_ == Distribution::kNormal) {
+        // σ% of the region, rounded up, at most half of it (as fio's gauss_init).
+        normal_spread_ = std::min<uint64_t>(static_cast<uint64_t>(std::ceil(static_cast<double>(n) * dist_param_ / 100.0)), n / 2);
+      }
       break;
     }
     case Mode::kMap:
@@ -142,7 +146,7 @@ uint64_t OffsetGen::ClaimRun(uint32_t len, Rng& rng) {
 }
 
 uint64_t OffsetGen::DrawRank(Rng& rng) const {
-  const uint64_t n = perm_.size();
+  const uint64_t n = dist_blocks_;
   switch (dist_) {
     case Distribution::kZipf:
       return zipf_.Draw(rng);
@@ -152,22 +156,29 @@ uint64_t OffsetGen::DrawRank(Rng& rng) const {
       const uint64_t rank = static_cast<uint64_t>(r);
       return rank < n ? rank : n - 1;
     }
-    case Distribution::kNormal: {
-      // Box-Muller around the middle of the region, sigma given in percent of it; draws
-      // outside the region wrap around.
-      double u1 = rng.Unit();
-      if (u1 <= 0) u1 = 0x1.0p-53;
-      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * rng.Unit());
-      const double center = static_cast<double>(n) / 2.0;
-      double x = center + g * dist_param_ / 100.0 * static_cast<double>(n);
-      x = std::fmod(x, static_cast<double>(n));
-      if (x < 0) x += static_cast<double>(n);
-      const uint64_t rank = static_cast<uint64_t>(x);
-      return rank < n ? rank : n - 1;
-    }
+    case Distribution::kNormal:
+      return NormalRank(rng);
     default:
       return rng.Below(n);
   }
+}
+
+// fio's normal:σ is not a Gaussian of deviation σ: it is the mean of twelve uniform draws over
+// [0, n] (rounded up), a bell a twelfth of the region wide whatever σ says, plus a uniform spread
+// over σ% of the region, halved until the rank stays inside it. The shape is what users compare
+// (how many blocks a run touches, how much the hottest take), so it is fio's that is drawn.
+uint64_t OffsetGen::NormalRank(Rng& rng) const {
+  const uint64_t n = dist_blocks_;
+  uint64_t sum = 0;
+  for (int i = 0; i < kNormalDraws; i++) sum += rng.Below(n + 1);
+  int64_t rank = static_cast<int64_t>((sum + kNormalDraws - 1) / kNormalDraws);
+  if (normal_spread_) {
+    int64_t dev = static_cast<int64_t>(rng.Below(normal_spread_)) - static_cast<int64_t>(normal_spread_ / 2);
+    while (dev != 0 && (rank + dev < 0 || rank + dev >= static_cast<int64_t>(n))) dev /= 2;
+    rank += dev;
+  }
+  // Only twelve draws of n each reach n itself.
+  return static_cast<uint64_t>(rank) < n ? static_cast<uint64_t>(rank) : n - 1;
 }
 
 void OffsetGen::Rewind() {

@@ -33,12 +33,6 @@ class Permutation {
   }
   // Starts another pass in a different order.
   void NewPass() { Rekey(Mix64(key_ + 0x632be59bd9b4e019ull)); }
-  // The image of `i` (< n) under the permutation: spreads ranks over the region.
-  inline uint64_t Map(uint64_t i) const {
-    uint64_t x = Scramble(i);
-    while (x >= n_) x = Scramble(x);
-    return x;
-  }
 
  private:
   void Rekey(uint64_t key);
@@ -119,9 +113,16 @@ class OffsetGen {
   // free run from there, up to `len` bytes (its length in run_len_); returns its offset in the
   // region.
   uint64_t ClaimRun(uint32_t len, Rng& rng);
+  static constexpr uint64_t kFibonacciHash = 0x61c8864680b583ebull;
   uint64_t DrawRank(Rng& rng) const;
+  uint64_t NormalRank(Rng& rng) const;
+  static constexpr int kNormalDraws = 12;
+  // Spreads ranks over the region as fio does: the rank times 2^64/φ (Fibonacci hashing),
+  // modulo the block count. For a power-of-two count every rank gets a block of its own; for
+  // others some ranks share one, and fio's hot set shrinks with it (normal:20 over 100 MiB of
+  // 4k blocks touches 26% fewer blocks than a one-to-one spread), so volbench's does too.
   inline uint64_t Scatter(uint64_t rank, uint32_t bs, uint8_t d) const {
-    const uint64_t off = perm_.Map(rank) * dist_block_;
+    const uint64_t off = rank * kFibonacciHash % dist_blocks_ * dist_block_;
     const uint64_t last = region_bytes_ - bs;
     return off <= last ? off : last / align_[d] * align_[d];
   }
@@ -131,13 +132,15 @@ class OffsetGen {
   uint64_t align_[kDirs] = {1, 1, 1};
   uint64_t region_offset_ = 0, region_bytes_ = 0;
   uint64_t seq_pos_[kDirs] = {0, 0, 0};
-  uint64_t map_block_ = 0, dist_block_ = 0;
+  uint64_t map_block_ = 0, dist_block_ = 0, dist_blocks_ = 1;
   uint32_t run_len_ = 0;
   Permutation perm_;
   FreeMap free_map_;
   Distribution dist_ = Distribution::kUniform;
   double dist_param_ = 0;
   double pareto_exp_ = 0;
+  // normal:σ's uniform spread, in blocks.
+  uint64_t normal_spread_ = 0;
   ZipfGen zipf_;
 };
 
