@@ -134,7 +134,9 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
 }
 
 // fio's rules: a uniformly drawn block, or when taken the next free one (wrapping); the I/O
-// covers the blocks its size spans from there, and is cut short at the first taken block.
+// covers the blocks its size spans from there, and is cut short at the first taken block. (fio
+// also draws the size again when it would pass the region's end; here the run stops at the end
+// instead, which changes only the size of the few I/Os that land within one size of it.)
 uint64_t OffsetGen::ClaimRun(uint32_t len, Rng& rng) {
   // A full map starts a new pass: a time-based job, or io_size beyond the region.
   if (free_map_.Full()) free_map_.Reset();
