@@ -8,6 +8,7 @@
         "native/buffers.cc",
         "native/convert.cc",
         "native/crc32c.cc",
+        "native/free_map.cc",
         "native/job.cc",
         "native/offsets.cc",
         "native/probe.cc",

@@ -259,6 +259,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   static const char* const kLogRefs[5] = {"bwLog", "iopsLog", "latLog", "clatLog", "slatLog"};
   for (int i = 0; i < 5; i++) p.log_refs[i] = RefFromJs(Field(o, kLogRefs[i]), kLogRefs[i], true);
   p.log_avg_ms = U64(o, "logAvgMs");
+  p.log_offset = Bool(o, "logOffset");
   p.fixed_bufs = Bool(o, "fixedBufs");
   p.register_files = Bool(o, "registerFiles");
   p.sq_thread_poll = Bool(o, "sqThreadPoll");

@@ -315,7 +315,9 @@ void Job::Run() {
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
-    if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
+    bool dir_used[kDirs];
+    DirsInUse(plan_, dir_used);
+    if (const char* why = offsets_.Init(plan_, dir_used, seed)) SetError(EINVAL, "plan", why);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       std::string why;

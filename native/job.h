@@ -119,6 +119,8 @@ class Job {
   inline bool Prep(IoUnit* u);
   inline uint8_t PickDir();
   inline bool ChargeLoop(uint8_t d, uint32_t* bs);
+  // Gives back bytes ChargeLoop counted that the I/O will not move.
+  inline void RefundLoop(uint32_t bytes);
   inline void PrepWrite(IoUnit* u);
   inline void CompleteSync(IoUnit* u, uint64_t now);
   inline void Account(const IoUnit* u, uint64_t now);

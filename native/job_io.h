@@ -83,10 +83,13 @@ inline bool Job::Prep(IoUnit* u) {
   const uint8_t d = PickDir();
   uint32_t bs = sizes_.Pick(d, rng_);
   if (!ChargeLoop(d, &bs)) return false;
+  uint32_t len = bs;
+  u->offset = offsets_.Next(d, &len, rng_);
+  // The random map cut the I/O to the free run it landed in: the loop is charged what is issued.
+  if (__builtin_expect(len != bs, 0)) RefundLoop(bs - len);
   u->ddir = d;
-  u->len = bs;
-  u->offset = offsets_.Next(d, bs, rng_);
-  pacer_.CountIssued(d, bs);
+  u->len = len;
+  pacer_.CountIssued(d, len);
   if (d == kWrite) PrepWrite(u);
   pacer_.CountThink();
   return true;
@@ -125,6 +128,11 @@ inline bool Job::ChargeLoop(uint8_t d, uint32_t* bs) {
   }
   loop_bytes_issued_ += *bs;
   return true;
+}
+
+inline void Job::RefundLoop(uint32_t bytes) {
+  if (plan_.time_based && !plan_.io_bytes_per_loop) return;
+  loop_bytes_issued_ -= bytes;
 }
 
 // A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync

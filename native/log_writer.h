@@ -1,5 +1,6 @@
-// fio's bandwidth, IOPS and latency log files: lines of "msec, value, ddir, bs, prio", written
-// through a large stdio buffer from the job's own thread.
+// fio's bandwidth, IOPS and latency log files: lines of "msec, value, ddir, bs, prio", or with
+// log_offset "msec, value, ddir, bs, offset, prio", written through a large stdio buffer from the
+// job's own thread.
 #pragma once
 
 #include <fcntl.h>
@@ -25,8 +26,9 @@ class LogWriter {
   // reason in `why`. It must be a regular file (a new one or an existing one, then emptied),
   // and none of `forbidden`: the check comes before the truncation, so a log name swapped
   // for a link to another file empties nothing.
-  int Open(const PathRef& ref, const Forbidden& forbidden, std::string* why) {
+  int Open(const PathRef& ref, const Forbidden& forbidden, bool with_offset, std::string* why) {
     if (!ref.set()) return 0;
+    with_offset_ = with_offset;
     // O_NONBLOCK: a FIFO put in the log's place must not hang the open; it is refused below.
     const int fd = OpenBeneath(ref, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
     if (fd < 0) return -fd;
@@ -42,11 +44,13 @@ class LogWriter {
   }
   bool active() const { return file_ != nullptr; }
 
-  void Line(uint64_t ms, uint64_t value, unsigned ddir, uint64_t bs) {
-    if (std::fprintf(file_, "%llu, %llu, %u, %llu, 0\n", static_cast<unsigned long long>(ms),
-                     static_cast<unsigned long long>(value), ddir, static_cast<unsigned long long>(bs)) < 0 &&
-        error_ == 0)
-      error_ = errno;
+  // `offset` is printed only with log_offset (0 on averaged lines, as fio prints it).
+  void Line(uint64_t ms, uint64_t value, unsigned ddir, uint64_t bs, uint64_t offset) {
+    const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    const int n = with_offset_
+        ? std::fprintf(file_, "%llu, %llu, %u, %llu, %llu, 0\n", ull(ms), ull(value), ddir, ull(bs), ull(offset))
+        : std::fprintf(file_, "%llu, %llu, %u, %llu, 0\n", ull(ms), ull(value), ddir, ull(bs));
+    if (n < 0 && error_ == 0) error_ = errno;
   }
 
   // Flushes and closes; returns 0 or the errno of a write that failed (a full disk), so a
@@ -62,6 +66,7 @@ class LogWriter {
 
  private:
   std::FILE* file_ = nullptr;
+  bool with_offset_ = false;
   int error_ = 0;  // errno of the first line that could not be written
 };
 

@@ -54,47 +54,101 @@ uint64_t ZipfGen::Draw(Rng& rng) const {
   return rank < n_ ? rank : n_ - 1;
 }
 
-const char* OffsetGen::Init(const JobPlan& plan, uint64_t seed) {
+namespace {
+
+uint32_t SmallestOf(const std::vector<BsEntry>& table) {
+  uint32_t m = 0;
+  for (const BsEntry& e : table) m = m == 0 || e.bs < m ? e.bs : m;
+  return m;
+}
+
+}  // namespace
+
+const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed) {
   region_offset_ = plan.region_offset;
   region_bytes_ = plan.region_bytes;
   const uint32_t max_bs = plan.MaxBs();
   if (region_bytes_ < max_bs) return "the region is smaller than the block size";
   uint32_t min_bs = UINT32_MAX;
-  bool one_bs = true;
-  uint32_t first_bs = 0;
   for (int d = 0; d < kDirs; d++) {
     random_[d] = plan.random[d];
-    for (const BsEntry& e : plan.bs[d]) {
-      min_bs = std::min(min_bs, e.bs);
-      if (first_bs == 0) first_bs = e.bs;
-      if (e.bs != first_bs) one_bs = false;
-    }
-    const uint64_t dir_min = plan.bs[d].empty() ? 1 : std::min_element(plan.bs[d].begin(), plan.bs[d].end(),
-        [](const BsEntry& a, const BsEntry& b) { return a.bs < b.bs; })->bs;
-    align_[d] = plan.block_align[d] ? plan.block_align[d] : dir_min;
+    const uint32_t dir_min = SmallestOf(plan.bs[d]);
+    if (dir_min) min_bs = std::min(min_bs, dir_min);
+    align_[d] = plan.block_align[d] ? plan.block_align[d] : std::max<uint32_t>(dir_min, 1);
   }
   dist_ = plan.distribution;
   dist_param_ = plan.distribution_param;
-  if (dist_ != Distribution::kUniform) {
-    mode_ = Mode::kDistribution;
-    dist_block_ = min_bs;
-    const uint64_t n = (region_bytes_ - max_bs) / dist_block_ + 1;
-    perm_.Init(n, Mix64(seed ^ 0xd1b54a32d192ed03ull));
-    if (dist_ == Distribution::kZipf) zipf_.Init(n, dist_param_);
-    if (dist_ == Distribution::kPareto) pareto_exp_ = std::log(dist_param_) / std::log(1.0 - dist_param_);
-  } else if (plan.random_map && one_bs) {
-    // The map needs one block size: with several, blocks of different sizes would overlap.
-    mode_ = Mode::kMap;
-    map_block_ = first_bs;
-    perm_.Init(region_bytes_ / map_block_, Mix64(seed ^ 0xd1b54a32d192ed03ull));
-  } else {
-    mode_ = Mode::kUniform;
+  uint32_t unit = 0;
+  mode_ = PickMode(plan, dir_used, &unit);
+  const uint64_t key = Mix64(seed ^ 0xd1b54a32d192ed03ull);
+  switch (mode_) {
+    case Mode::kDistribution: {
+      dist_block_ = min_bs;
+      const uint64_t n = (region_bytes_ - max_bs) / dist_block_ + 1;
+      dist_blocks_ = n;
+      if (dist_ == Distribution::kZipf) zipf_.Init(n, dist_param_);
+      if (dist_ == Distribution::kPareto) pareto_exp_ = std::log(dist_param_) / std::log(1.0 - dist_param_);
+      if (dist_ == Distribution::kNormal) {
+        // σ% of the region, rounded up, at most half of it (as fio's gauss_init).
+        normal_spread_ = std::min<uint64_t>(static_cast<uint64_t>(std::ceil(static_cast<double>(n) * dist_param_ / 100.0)), n / 2);
+      }
+      break;
+    }
+    case Mode::kMap:
+      map_block_ = unit;
+      perm_.Init(region_bytes_ / map_block_, key);
+      break;
+    case Mode::kRunMap:
+      map_block_ = unit;
+      if (!free_map_.Init(region_bytes_ / map_block_)) return "no memory for the random map";
+      break;
+    case Mode::kUniform:
+      break;
   }
   return nullptr;
 }
 
+OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDirs], uint32_t* unit) const {
+  if (plan.distribution != Distribution::kUniform) return Mode::kDistribution;
+  if (!plan.random_map) return Mode::kUniform;
+  uint32_t common_min = 0, first_bs = 0;
+  bool one_bs = true, same_min = true;
+  for (int d = 0; d < kDirs; d++) {
+    if (!dir_used[d] || plan.bs[d].empty()) continue;
+    const uint32_t dir_min = SmallestOf(plan.bs[d]);
+    // An alignment other than the smallest size turns the map off, as in fio (the plan has
+    // cleared random_map then already).
+    if (align_[d] != dir_min) return Mode::kUniform;
+    if (common_min == 0) common_min = dir_min;
+    same_min = same_min && dir_min == common_min;
+    for (const BsEntry& e : plan.bs[d]) {
+      if (first_bs == 0) first_bs = e.bs;
+      one_bs = one_bs && e.bs == first_bs;
+    }
+  }
+  if (common_min == 0) return Mode::kUniform;
+  *unit = common_min;
+  if (one_bs) return Mode::kMap;
+  // One map serves all directions in blocks of their smallest size, which they must share.
+  return same_min ? Mode::kRunMap : Mode::kUniform;
+}
+
+// fio's rules: a uniformly drawn block, or when taken the next free one (wrapping); the I/O
+// covers the blocks its size spans from there, and is cut short at the first taken block. (fio
+// also draws the size again when it would pass the region's end; here the run stops at the end
+// instead, which changes only the size of the few I/Os that land within one size of it.)
+uint64_t OffsetGen::ClaimRun(uint32_t len, Rng& rng) {
+  // A full map starts a new pass: a time-based job, or io_size beyond the region.
+  if (free_map_.Full()) free_map_.Reset();
+  const uint64_t first = free_map_.NextFree(rng.Below(free_map_.size()));
+  const uint64_t want = (len + map_block_ - 1) / map_block_;
+  const uint64_t got = free_map_.Claim(first, want);
+  run_len_ = got * map_block_ < len ? static_cast<uint32_t>(got * map_block_) : len;
+  return first * map_block_;
+}
+
 uint64_t OffsetGen::DrawRank(Rng& rng) const {
-  const uint64_t n = perm_.size();
+  const uint64_t n = dist_blocks_;
   switch (dist_) {
     case Distribution::kZipf:
       return zipf_.Draw(rng);
@@ -104,27 +158,35 @@ uint64_t OffsetGen::DrawRank(Rng& rng) const {
       const uint64_t rank = static_cast<uint64_t>(r);
       return rank < n ? rank : n - 1;
     }
-    case Distribution::kNormal: {
-      // Box-Muller around the middle of the region, sigma given in percent of it; draws
-      // outside the region wrap around.
-      double u1 = rng.Unit();
-      if (u1 <= 0) u1 = 0x1.0p-53;
-      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * rng.Unit());
-      const double center = static_cast<double>(n) / 2.0;
-      double x = center + g * dist_param_ / 100.0 * static_cast<double>(n);
-      x = std::fmod(x, static_cast<double>(n));
-      if (x < 0) x += static_cast<double>(n);
-      const uint64_t rank = static_cast<uint64_t>(x);
-      return rank < n ? rank : n - 1;
-    }
+    case Distribution::kNormal:
+      return NormalRank(rng);
     default:
       return rng.Below(n);
   }
 }
 
+// fio's normal:σ is not a Gaussian of deviation σ: it is the mean of twelve uniform draws over
+// [0, n] (rounded up), a bell a twelfth of the region wide whatever σ says, plus a uniform spread
+// over σ% of the region, halved until the rank stays inside it. The shape is what users compare
+// (how many blocks a run touches, how much the hottest take), so it is fio's that is drawn.
+uint64_t OffsetGen::NormalRank(Rng& rng) const {
+  const uint64_t n = dist_blocks_;
+  uint64_t sum = 0;
+  for (int i = 0; i < kNormalDraws; i++) sum += rng.Below(n + 1);
+  int64_t rank = static_cast<int64_t>((sum + kNormalDraws - 1) / kNormalDraws);
+  if (normal_spread_) {
+    int64_t dev = static_cast<int64_t>(rng.Below(normal_spread_)) - static_cast<int64_t>(normal_spread_ / 2);
+    while (dev != 0 && (rank + dev < 0 || rank + dev >= static_cast<int64_t>(n))) dev /= 2;
+    rank += dev;
+  }
+  // Only twelve draws of n each reach n itself.
+  return static_cast<uint64_t>(rank) < n ? static_cast<uint64_t>(rank) : n - 1;
+}
+
 void OffsetGen::Rewind() {
   for (auto& p : seq_pos_) p = 0;
   if (mode_ == Mode::kMap) perm_.NewPass();
+  if (mode_ == Mode::kRunMap) free_map_.Reset();
 }
 
 }  // namespace vb

@@ -101,6 +101,8 @@ struct JobPlan {
   // How each log is opened (not set: not written), in LogKind order.
   PathRef log_refs[5];
   uint64_t log_avg_ms = 0;
+  // Log lines carry the I/O's offset column (fio's log_offset).
+  bool log_offset = false;
 
   bool fixed_bufs = false;
   bool register_files = false;

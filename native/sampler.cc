@@ -35,7 +35,7 @@ int Sampler::OpenLogs(const std::string** failed, std::string* why) {
   bool any = false;
   for (int i = 0; i < kLogKinds; i++) {
     const std::string& path = LogPath(static_cast<LogKind>(i));
-    if (const int err = logs_[i].Open(plan_.log_refs[i], plan_.forbidden, why)) {
+    if (const int err = logs_[i].Open(plan_.log_refs[i], plan_.forbidden, plan_.log_offset, why)) {
       *failed = &path;
       return err;
     }
@@ -103,15 +103,15 @@ void Sampler::TakeSamples(uint64_t now) {
 // A window's lines in the averaged logs: its bandwidth, IOPS and mean latencies.
 void Sampler::LogAverages(int d, uint64_t t_ms, uint64_t bw, uint64_t iops) {
   const DirResult& a = result_.dirs[d];
-  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, bw, d, 0);
-  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, iops, d, 0);
+  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, bw, d, 0, 0);
+  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, iops, d, 0, 0);
   const LatStats* now_lat[kLatKinds] = {&a.slat, &a.clat, &a.lat};
   static constexpr LogKind kLogOf[kLatKinds] = {kSlatLog, kClatLog, kLatLog};
   for (int k = 0; k < kLatKinds; k++) {
     const LatStats& prev = sample_prev_lat_[k][d];
     const uint64_t n = now_lat[k]->n - prev.n;
     LogWriter& log = logs_[kLogOf[k]];
-    if (log.active() && n > 0) log.Line(t_ms, (now_lat[k]->sum - prev.sum) / n, d, 0);
+    if (log.active() && n > 0) log.Line(t_ms, (now_lat[k]->sum - prev.sum) / n, d, 0, 0);
     sample_prev_lat_[k][d] = *now_lat[k];
   }
 }
@@ -194,11 +194,11 @@ void Sampler::PublishTotals() {
 void Sampler::WriteIoLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat) {
   const uint64_t t_ms = (now - measure_start_ns_) / 1000000;
   const unsigned d = u->ddir;
-  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, d, u->len);
-  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, 1, d, u->len);
-  if (logs_[kLatLog].active()) logs_[kLatLog].Line(t_ms, lat, d, u->len);
-  if (logs_[kClatLog].active()) logs_[kClatLog].Line(t_ms, clat, d, u->len);
-  if (logs_[kSlatLog].active() && !u->inline_done) logs_[kSlatLog].Line(t_ms, slat, d, u->len);
+  if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, lat ? u->len * 1000000000ull / lat / 1024 : 0, d, u->len, u->offset);
+  if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, 1, d, u->len, u->offset);
+  if (logs_[kLatLog].active()) logs_[kLatLog].Line(t_ms, lat, d, u->len, u->offset);
+  if (logs_[kClatLog].active()) logs_[kClatLog].Line(t_ms, clat, d, u->len, u->offset);
+  if (logs_[kSlatLog].active() && !u->inline_done) logs_[kSlatLog].Line(t_ms, slat, d, u->len, u->offset);
 }
 
 }  // namespace vb

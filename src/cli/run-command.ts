@@ -9,7 +9,7 @@ import { runPlan } from '../run/run-jobs.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { planRun } from '../plan/index.js';
+import { planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
 import { extractOwnFlags } from './own-flags.js';
@@ -26,6 +26,16 @@ export function exitStatus(result: FioResult): number {
   if (result.jobs.some((j) => j.error !== 0)) return 1;
   if (result.volbench.jobs.some((j) => j.cancelled)) return 130;
   return 0;
+}
+
+/**
+ * What fio says about a job's options when it reads them (e.g. that blockalign turns the random
+ * map off), on stderr before anything runs, as fio prints its warnings.
+ */
+export function sayNotes(plan: RunPlan, io: CommandIo): void {
+  for (const job of plan.jobs) {
+    for (const note of job.notes) io.stderr.write(`volbench: ${job.jobname}: ${note}\n`);
+  }
 }
 
 /**
@@ -53,6 +63,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const openingText = opening.map((l) => `${l}\n`).join('');
   if (!withNormal) io.stderr.write(openingText);
   else if (!args.output) io.stdout.write(openingText);
+  sayNotes(plan, io);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);

@@ -143,6 +143,7 @@ export interface NativeJobPlan {
   clatLog: NativePathRef | null;
   slatLog: NativePathRef | null;
   logAvgMs: number;
+  logOffset: boolean;
   fixedBufs: boolean;
   registerFiles: boolean;
   sqThreadPoll: boolean;

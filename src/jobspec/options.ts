@@ -163,6 +163,7 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('write_iops_log', 'write_iops_log', logKind()),
   option('write_lat_log', 'write_lat_log', logKind()),
   option('log_avg_msec', 'log_avg_msec', intKind({ max: UINT_MAX }), { default: 0 }),
+  option('log_offset', 'log_offset', boolKind(), { default: false }),
   option('bwavgtime', 'bwavgtime', intKind({ min: 1, max: UINT_MAX }), { default: 500 }),
   option('iopsavgtime', 'iopsavgtime', intKind({ min: 1, max: UINT_MAX }), { default: 500 }),
   option('disable_lat', 'disable_lat', boolKind(), { default: false }),

@@ -111,6 +111,8 @@ export interface JobOptions {
   write_lat_log?: string;
   /** 0 = one log line per I/O, as fio. */
   log_avg_msec: number;
+  /** Log lines carry the I/O's offset (fio's `msec, value, ddir, bs, offset, prio`). */
+  log_offset: boolean;
   /** Window of the bw/iops samples behind bw_min..iops_stddev (fio's bwavgtime), in ms. */
   bwavgtime: number;
   iopsavgtime: number;

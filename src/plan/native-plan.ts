@@ -9,6 +9,7 @@ import { engineSpec } from '../engine/engines.js';
 import type { NativeBsSplit, NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
+import { randomMapBytes, randomMapFor } from './random-map.js';
 
 export interface InstanceTarget {
   path: string;
@@ -128,7 +129,7 @@ export function nativePlan(
     batchSubmit: o.iodepth_batch_submit,
     batchCompleteMin: o.iodepth_batch_complete_min,
     randSeed: seedFor(o),
-    randomMap: !o.norandommap,
+    randomMap: randomMapFor(o).on,
     ...distribution(o),
     rateBytes: [...o.rate] as [number, number, number],
     rateIops: [...o.rate_iops] as [number, number, number],
@@ -169,6 +170,7 @@ export function nativePlan(
     clatLog: logRefs.clat,
     slatLog: logRefs.slat,
     logAvgMs: o.log_avg_msec,
+    logOffset: o.log_offset,
     // Registered buffers save pinning the pages of every I/O wherever the kernel DMAs into them.
     // On an in-memory filesystem it copies instead, and Linux 6.18 punts reads into registered
     // buffers to one io-wq worker, which then bounds the run (480k IOPS against 610k without).
@@ -181,14 +183,15 @@ export function nativePlan(
 
 /**
  * Memory one instance of a job takes in the engine: its I/O buffers (the largest block size
- * rounded to a page, times iodepth: the engine allocates them so) and a fixed share for its
- * histograms, counters, ring and log buffers.
+ * rounded to a page, times iodepth: the engine allocates them so), its random map when it needs
+ * a bitmap (several block sizes), and a fixed share for its histograms, counters, ring and log
+ * buffers.
  */
 export function instanceMemoryBytes(o: JobOptions): number {
   const maxBs = Math.max(...blockSizes(o).flat().map((e) => e.bs));
   const unit = Math.ceil(maxBs / 4096) * 4096;
   const logs = (o.write_bw_log ? 1 : 0) + (o.write_iops_log ? 1 : 0) + (o.write_lat_log ? 3 : 0);
-  return unit * o.iodepth + INSTANCE_FIXED_BYTES + logs * LOG_BUFFER_BYTES;
+  return unit * o.iodepth + randomMapBytes(o) + INSTANCE_FIXED_BYTES + logs * LOG_BUFFER_BYTES;
 }
 
 /** Histograms (up to 11 of 1,856 counters), series, ring and the rest of an instance. */

@@ -13,6 +13,7 @@ import { directionsUsed } from '../jobspec/directions.js';
 import { enginesFor } from '../engine/engines.js';
 import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, type JobMemory, type RunLimits } from './limits.js';
 import { blockSizes, instanceMemoryBytes, logPaths, nativePlan } from './native-plan.js';
+import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
@@ -31,6 +32,8 @@ export interface PlannedJob {
   instances: NativeJobPlan[];
   /** Per instance: the file it lays out (creates or extends) before its I/O, or null. */
   layouts: Array<LayoutNote | null>;
+  /** What the job will do otherwise than its options say (fio's warnings, e.g. blockalign). */
+  notes: string[];
 }
 
 /** A file a job creates or extends before its I/O, as fio says "Laying out IO file". */
@@ -234,7 +237,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       }
       jobs.push({
         jobname: o.name, groupid, stage: stage.index, options: o, ownOptions: job.ownOptions,
-        targetIndex: targetIndex.get(firstPath)!, instances, layouts,
+        targetIndex: targetIndex.get(firstPath)!, instances, layouts, notes: randomMapFor(o).notes,
       });
     }
   }

@@ -116,6 +116,11 @@ export interface VolbenchJob {
    * included: what was there, in bytes, and what it was made. Absent when it laid out nothing.
    */
   laid_out?: Array<{ path: string; from_bytes: number; to_bytes: number }>;
+  /**
+   * What the job did otherwise than its options say, in fio's words where fio warns (e.g. "Any use
+   * of blockalign= turns off randommap"). Absent when there is nothing to say.
+   */
+  notes?: string[];
   series: VolbenchSeriesPoint[];
   /** Suites only: this test's value in every loop, their median, and which loop the entry is. */
   loops?: VolbenchJobLoops;

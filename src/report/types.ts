@@ -18,6 +18,8 @@ export interface ReportJob {
   targetIndex: number;
   /** Per instance: the file it created or extended before its I/O, or null. */
   layouts?: Array<{ path: string; fromBytes: number; toBytes: number } | null>;
+  /** What the job did otherwise than its options say (fio's warnings), for `volbench.jobs[].notes`. */
+  notes?: string[];
 }
 
 /** fio's disk_util entry, from /sys/block/<dev>/stat deltas over the run. */

@@ -54,6 +54,7 @@ function jobSection(entry: Entry): VolbenchJob {
   const results = entry.members.map((m) => m.result);
   const engines = [...new Set(results.map((r) => r.engine))];
   const laid = laidOut(entry);
+  const notes = [...new Set(entry.members.flatMap((m) => m.job.notes ?? []))];
   return {
     jobname: entry.ts.name,
     groupid: entry.ts.groupid,
@@ -66,6 +67,7 @@ function jobSection(entry: Entry): VolbenchJob {
     tid: results[0]?.tid ?? 0,
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
     ...(laid ? { laid_out: laid } : {}),
+    ...(notes.length ? { notes } : {}),
   };
 }
 

@@ -106,6 +106,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     instances: results[i],
     targetIndex: job.targetIndex,
     layouts: job.layouts,
+    notes: job.notes,
   }));
   const result = buildReport({
     startedAtMs,

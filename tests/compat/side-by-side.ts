@@ -87,7 +87,10 @@ function printed(text: string): Printed {
 export async function runFio(argv: string[], cwd: string): Promise<Printed> {
   const output = join(cwd, 'fio-output.json');
   await run('fio', [...argv, `--output=${output}`], { cwd, maxBuffer: 64 << 20 });
-  return printed(readFileSync(output, 'utf8'));
+  // fio writes its warnings ("fio: Any use of blockalign= ...") into --output ahead of the JSON.
+  const text = readFileSync(output, 'utf8');
+  const start = text.search(/^\{/m);
+  return printed(start > 0 ? text.slice(start) : text);
 }
 
 /** volbench through the library: parseFioArgs → parseSpec → runParsed → formatJson. */

@@ -21,7 +21,7 @@ export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
     scramble_buffers: true, zero_buffers: false, buffer_compress_percentage: 0, buffer_compress_chunk: 512,
     verify: 'none', do_verify: true, verify_only: false, percentile_list: [...DEFAULT_PERCENTILES],
     clat_percentiles: true, lat_percentiles: false, slat_percentiles: false, unified_rw_reporting: 'none',
-    log_avg_msec: 0, bwavgtime: 500, iopsavgtime: 500, disable_lat: false, disable_clat: false,
+    log_avg_msec: 0, log_offset: false, bwavgtime: 500, iopsavgtime: 500, disable_lat: false, disable_clat: false,
     disable_slat: false, kb_base: 1024, unlink: false, fixedbufs: false, registerfiles: false,
     sqthread_poll: false, hipri: false, fallocate: 'native', allow_block_write: false,
     ...over,

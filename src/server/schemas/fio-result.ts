@@ -126,6 +126,10 @@ const volbenchJob = z.looseObject({
   laid_out: z.array(z.object({ path: z.string(), from_bytes: z.number(), to_bytes: z.number() }))
     .optional()
     .describe('Files the job created or extended before its I/O (a read job too): their size before and after'),
+  notes: z.array(z.string())
+    .optional()
+    .describe("What the job did otherwise than its options say, in fio's words where fio warns "
+      + '(e.g. "Any use of blockalign= turns off randommap"); absent when there is nothing to say'),
 });
 
 const volbenchTarget = z.looseObject({

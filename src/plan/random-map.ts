@@ -1,0 +1,53 @@
+/**
+ * fio's random map as it applies to one job: whether the engine keeps one (every block once per
+ * pass), and the notes that say when it does not though the job did not ask for that. fio
+ * turns the map off for blockalign (and says so on stderr); volbench also cannot keep one map
+ * for directions whose smallest block sizes differ, which fio does, so it says that too.
+ */
+import { directionsUsed } from '../jobspec/directions.js';
+import type { JobOptions } from '../jobspec/types.js';
+import { blockSizes, isRandom } from './native-plan.js';
+
+/** fio's own words (init.c), printed when it turns the map off for blockalign. */
+export const BLOCKALIGN_NOTE = 'Any use of blockalign= turns off randommap';
+
+export interface RandomMap {
+  /** What the engine is told: keep the map (it applies only to random directions). */
+  on: boolean;
+  /** Why a map the job did not turn off is off, in fio's words where fio has them. */
+  notes: string[];
+}
+
+const smallest = (sizes: ReadonlyArray<{ bs: number }>): number => Math.min(...sizes.map((e) => e.bs));
+
+export function randomMapFor(o: JobOptions): RandomMap {
+  if (o.norandommap || !isRandom(o.rw)) return { on: !o.norandommap, notes: [] };
+  const mins = blockSizes(o).map(smallest);
+  // fio compares every direction's alignment with its smallest size, used or not.
+  if (o.blockalign.some((ba, d) => ba !== 0 && ba !== mins[d])) return { on: false, notes: [BLOCKALIGN_NOTE] };
+  // A non-uniform distribution has no map in fio either, and says nothing.
+  if (o.random_distribution.kind !== 'random') return { on: true, notes: [] };
+  const used = directionsUsed(o);
+  const usedMins = mins.filter((_, d) => used[d]);
+  if (new Set(usedMins).size > 1) return { on: true, notes: [mixedMinimumNote(usedMins)] };
+  return { on: true, notes: [] };
+}
+
+function mixedMinimumNote(mins: number[]): string {
+  return `the random map needs one smallest block size for all directions (here ${mins.join(' and ')} bytes): `
+    + 'offsets are drawn uniformly, so blocks may be read or written more than once per pass (fio keeps its map)';
+}
+
+/**
+ * Bytes the engine's map of several block sizes takes (one bit per smallest block, and a
+ * sixty-fourth more for the levels above), when the region's size is known from the options;
+ * a job of one block size walks a permutation and needs none.
+ */
+export function randomMapBytes(o: JobOptions): number {
+  if (!randomMapFor(o).on || !isRandom(o.rw) || o.random_distribution.kind !== 'random') return 0;
+  const used = directionsUsed(o);
+  const sizes = blockSizes(o).filter((_, d) => used[d]).flat();
+  if (new Set(sizes.map((e) => e.bs)).size === 1 || !o.size || !('bytes' in o.size)) return 0;
+  const blocks = Math.ceil(o.size.bytes / smallest(sizes));
+  return Math.ceil((blocks / 8) * (1 + 1 / 63));
+}

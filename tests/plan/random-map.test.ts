@@ -1,0 +1,56 @@
+/**
+ * Whether a job keeps fio's random map, and what it says when it does not though the job did not
+ * ask (norandommap): blockalign turns the map off with fio's warning; directions whose smallest
+ * sizes differ get uniform offsets, which fio would not do, so that is said too. Before, both
+ * were silent (blockalign was even ignored under the map).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { parseSpec } from '../../src/jobspec/index.js';
+import { instanceMemoryBytes } from '../../src/plan/native-plan.js';
+import { BLOCKALIGN_NOTE, randomMapBytes, randomMapFor } from '../../src/plan/random-map.js';
+
+const options = (job: Record<string, string | number>) => parseSpec({ jobs: [{ name: 'j', ...job }] }).jobs[0].options;
+
+describe('randomMapFor', () => {
+  it('keeps the map for random jobs of one size or a bssplit, with nothing to say', () => {
+    expect(randomMapFor(options({ rw: 'randread' }))).toEqual({ on: true, notes: [] });
+    expect(randomMapFor(options({ rw: 'randwrite', bssplit: '4k/50:64k/50' }))).toEqual({ on: true, notes: [] });
+  });
+
+  it('norandommap turns it off silently: the job asked', () => {
+    expect(randomMapFor(options({ rw: 'randread', norandommap: 1 }))).toEqual({ on: false, notes: [] });
+  });
+
+  it('blockalign other than the smallest size turns it off with fio\'s warning', () => {
+    expect(randomMapFor(options({ rw: 'randread', bs: '4k', blockalign: '64k' }))).toEqual({ on: false, notes: [BLOCKALIGN_NOTE] });
+    expect(randomMapFor(options({ rw: 'randread', bs: '64k', blockalign: '4k' })).on).toBe(false);
+    // Equal to the block size, it changes nothing.
+    expect(randomMapFor(options({ rw: 'randread', bs: '4k', blockalign: '4k' }))).toEqual({ on: true, notes: [] });
+  });
+
+  it('sequential jobs ignore blockalign, as fio\'s (it resets it to the block size)', () => {
+    expect(randomMapFor(options({ rw: 'read', blockalign: '64k' })).notes).toEqual([]);
+  });
+
+  it('directions with different smallest sizes are said to get uniform offsets', () => {
+    const { on, notes } = randomMapFor(options({ rw: 'randrw', bs: '4k,64k' }));
+    expect(on).toBe(true);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/4096 and 65536 bytes.*more than once per pass/);
+    // Unused directions do not count.
+    expect(randomMapFor(options({ rw: 'randread', bs: '4k,64k' })).notes).toEqual([]);
+  });
+});
+
+describe('the map\'s memory', () => {
+  it('a bssplit job\'s bitmap counts against the memory limit: a bit per smallest block', () => {
+    const o = options({ rw: 'randread', bssplit: '4k/50:1m/50', size: '64g' });
+    expect(randomMapBytes(o)).toBe(Math.ceil((16 * 2 ** 20) / 8 * (1 + 1 / 63)));
+    expect(instanceMemoryBytes(o) - instanceMemoryBytes({ ...o, norandommap: true })).toBe(randomMapBytes(o));
+  });
+
+  it('one block size walks a permutation: no bitmap', () => {
+    expect(randomMapBytes(options({ rw: 'randread', size: '64g' }))).toBe(0);
+  });
+});
