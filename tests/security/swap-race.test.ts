@@ -167,7 +167,9 @@ describe('flipping a directory and a symlink out of the root during many submiss
     // Some ran where they were admitted, some were refused as they opened: both happen here.
     // The flipper may have stopped with the directory under the flipping name.
     const inside = existsSync(real) ? real : name;
-    expect(readdirSync(inside).filter((f) => f.endsWith('.dat')).length).toBe(ended.filter((r) => r.status === 'finished').length);
+    // Every finished run wrote its file there; a run refused as its job opened may have had its
+    // file laid out there (by name, when it was the directory) first.
+    expect(readdirSync(inside).filter((f) => f.endsWith('.dat')).length).toBeGreaterThanOrEqual(ended.filter((r) => r.status === 'finished').length);
   }, 120_000);
 });
 
