@@ -14,18 +14,21 @@ namespace vb {
 namespace {
 
 constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+constexpr int kOpenat2Retries = 128;
 
 int SysOpenat2(int dir_fd, const char* name, int flags, mode_t mode) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags);
   how.mode = (flags & O_CREAT) ? mode : 0;
   how.resolve = kResolve;
-  for (;;) {
+  // The kernel asks for a retry (EAGAIN) when a rename raced a lookup that must stay beneath;
+  // renames in a loop could make that forever, so after a while the walk takes over.
+  for (int attempt = 0; attempt < kOpenat2Retries; attempt++) {
     const long r = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
     if (r >= 0) return static_cast<int>(r);
-    // The kernel asks for a retry when a rename raced the lookup.
     if (errno != EAGAIN && errno != EINTR) return -errno;
   }
+  return -EAGAIN;
 }
 
 // The pre-openat2 way: every component opened with O_NOFOLLOW relative to the one before, so a
@@ -64,7 +67,8 @@ bool HaveOpenat2() {
     how.flags = O_PATH | O_CLOEXEC;
     const long r = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
     if (r >= 0) close(static_cast<int>(r));
-    return r >= 0 || errno != ENOSYS;
+    // ENOSYS: the kernel lacks it; EPERM: a seccomp filter (older container runtimes) refuses it.
+    return r >= 0 || (errno != ENOSYS && errno != EPERM);
   }();
   return have;
 }
@@ -79,9 +83,21 @@ bool IsForbidden(const struct stat& st, const Forbidden& forbidden) {
 
 int OpenBeneath(const PathRef& ref, int flags, mode_t mode) {
   if (!ref.set()) return -EBADF;
-  flags |= O_CLOEXEC;
-  if (HaveOpenat2()) return SysOpenat2(ref.dir_fd, ref.name.c_str(), flags, mode);
-  return WalkBeneath(ref.dir_fd, ref.name, flags, mode);
+  // Never block in open: a FIFO put where a file was planned would hang the thread (and a
+  // probe, the thread pool). O_NONBLOCK is cleared again unless the caller asked for it.
+  const bool keep_nonblock = flags & (O_NONBLOCK | O_PATH);
+  flags |= O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NONBLOCK);
+  int fd = HaveOpenat2() ? SysOpenat2(ref.dir_fd, ref.name.c_str(), flags, mode) : -EAGAIN;
+  if (fd == -EAGAIN) fd = WalkBeneath(ref.dir_fd, ref.name, flags, mode);
+  if (fd >= 0 && !keep_nonblock) {
+    const int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+      const int err = errno;
+      close(fd);
+      return -err;
+    }
+  }
+  return fd;
 }
 
 int VerifyOpened(int fd, const Expect& expect, const Forbidden& forbidden, std::string* why) {
@@ -134,6 +150,9 @@ int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino) {
   int err = 0;
   if (fstatat(parent, last.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) {
     err = errno;
+  } else if (S_ISLNK(st.st_mode)) {
+    // The name the user gave is a link to the file: as fio, the link goes, the file stays.
+    if (unlinkat(parent, last.c_str(), 0) < 0) err = errno;
   } else if (!S_ISREG(st.st_mode) || (ino != 0 && (static_cast<uint64_t>(st.st_dev) != dev || static_cast<uint64_t>(st.st_ino) != ino))) {
     err = ESTALE;
   } else if (unlinkat(parent, last.c_str(), 0) < 0) {

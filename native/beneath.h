@@ -48,8 +48,9 @@ inline const char* LeavesDirectory(int err) {
 // and none of the forbidden inodes. Returns 0, or an errno with the reason in `why`.
 int VerifyOpened(int fd, const Expect& expect, const Forbidden& forbidden, std::string* why);
 
-// Removes `ref` (a regular file) from its directory with unlinkat, when it is still the file
-// (dev, ino); with ino 0 any regular file there goes. Returns 0 or an errno.
+// Removes `ref` from its directory with unlinkat: a regular file only while it is still the
+// file (dev, ino) (with ino 0 any regular file there goes), or a symlink (the link only, as fio
+// removes the name it was given). Returns 0 or an errno.
 int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino);
 
 // The directory part of `ref` opened beneath its directory (O_PATH), and the last component.

@@ -98,6 +98,14 @@ Fallocate FallocateFromName(const std::string& s) {
   return Fallocate::kNative;
 }
 
+Napi::Object IdentityToJs(Napi::Env env, uint64_t dev, uint64_t ino, uint64_t rdev) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("dev", Napi::BigInt::New(env, dev));
+  o.Set("ino", Napi::BigInt::New(env, ino));
+  o.Set("rdev", Napi::BigInt::New(env, rdev));
+  return o;
+}
+
 Napi::Object LatToJs(Napi::Env env, const LatStats& s) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("n", static_cast<double>(s.n));
@@ -166,6 +174,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
   p.path = Str(o, "path");
   p.target = RefFromJs(Field(o, "target"), "target", false);
+  p.unlink_ref = RefFromJs(Field(o, "unlinkTarget"), "unlinkTarget", true);
   Napi::Object expect = Obj(o, "expect");
   const std::string kind = Str(expect, "kind");
   p.expect.kind = kind == "file" ? Expect::kFile : kind == "device" ? Expect::kDevice : Expect::kNew;
@@ -282,6 +291,8 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
   o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));
   o.Set("tid", r.tid);
+  // The regular file the job opened (0n when none): a later stage must find the same there.
+  o.Set("opened", IdentityToJs(env, job.opened_dev(), job.opened_ino(), 0));
   Napi::Array dirs = Napi::Array::New(env, kDirs);
   for (int d = 0; d < kDirs; d++) {
     const DirResult& a = r.dirs[d];
@@ -335,6 +346,7 @@ Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {
   o.Set("fsType", info.fs_type);
   o.Set("fsFreeBytes", static_cast<double>(info.fs_free_bytes));
   o.Set("directOk", info.direct_ok);
+  o.Set("identity", IdentityToJs(env, info.file_dev, info.ino, info.rdev));
   o.Set("error", info.error);
   return o;
 }

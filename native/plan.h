@@ -48,6 +48,9 @@ struct JobPlan {
   Fallocate fallocate = Fallocate::kNative;
   bool invalidate = true;
   bool unlink_after = false;
+  // unlink=1 removes this name: the target as the user named it (its last component not
+  // followed, so a symlink goes and the file it points to stays, as in fio).
+  PathRef unlink_ref;
 
   uint64_t region_offset = 0;
   uint64_t region_bytes = 0;

@@ -128,12 +128,16 @@ void Run::LayOut() {
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
     std::string what;
-    const int err = LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what);
+    Expect laid_out;
+    const int err =
+        LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out);
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
-    if (err != 0) {
-      for (auto& other : jobs_)
-        if (other->plan().path == p.path) other->FailEarly(err, "layout", what + " " + p.path);
+    for (auto& other : jobs_) {
+      if (other->plan().path != p.path) continue;
+      // Every job of the file opens the file laid out here, and nothing else.
+      if (err == 0) other->ExpectFile(laid_out);
+      else other->FailEarly(err, "layout", what + " " + p.path);
     }
   }
 }
@@ -191,7 +195,7 @@ void Run::UnlinkFiles() {
     }
     if (ino == 0) continue;  // no job opened it: nothing of this run to remove
     unlinked.insert(p.path);
-    UnlinkBeneath(p.target, dev, ino);
+    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino);
   }
 }
 

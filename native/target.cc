@@ -125,8 +125,20 @@ struct Locator {
 
   int Open(int flags) const {
     if (ref != nullptr) return OpenBeneath(*ref, flags);
-    const int fd = open(path.c_str(), flags | O_CLOEXEC);
+    const int fd = open(path.c_str(), flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NONBLOCK));
     return fd >= 0 ? fd : -errno;
+  }
+  // Opens again what an O_PATH open found (`seen`), or fails with ESTALE when the name now
+  // leads to something else: the probe reports on one file, not on whatever the name is.
+  int Reopen(int flags, const struct stat& seen) const {
+    const int fd = Open(flags);
+    if (fd < 0) return fd;
+    struct stat st;
+    const bool same = fstat(fd, &st) == 0 && st.st_dev == seen.st_dev && st.st_ino == seen.st_ino &&
+                      st.st_rdev == seen.st_rdev;
+    if (same) return fd;
+    close(fd);
+    return -ESTALE;
   }
   // The directory the path is in, and the name in it.
   int OpenParent(std::string* last) const {
@@ -139,9 +151,9 @@ struct Locator {
   }
 };
 
-bool DirectOpenWorks(const Locator& at, bool exists, int parent) {
-  if (exists) {
-    const int fd = at.Open(O_RDONLY | O_DIRECT);
+bool DirectOpenWorks(const Locator& at, const struct stat* seen, int parent) {
+  if (seen != nullptr) {
+    const int fd = at.Reopen(O_RDONLY | O_DIRECT, *seen);
     if (fd < 0) return false;
     close(fd);
     return true;
@@ -157,7 +169,7 @@ bool DirectOpenWorks(const Locator& at, bool exists, int parent) {
 void ProbeBlockDevice(const Locator& at, const struct stat& st, TargetInfo* info) {
   info->dev_major = major(st.st_rdev);
   info->dev_minor = minor(st.st_rdev);
-  const int fd = at.Open(O_RDONLY);
+  const int fd = at.Reopen(O_RDONLY, st);
   if (fd < 0) {
     info->error = -fd;
     return;
@@ -174,21 +186,31 @@ void ProbeBlockDevice(const Locator& at, const struct stat& st, TargetInfo* info
 }  // namespace
 
 int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what) {
+               std::string* what, Expect* laid_out) {
+  const bool fresh = t.expect->kind == Expect::kNew;
   // A file that is already large enough is not touched: a read job on a read-only file (or on
   // someone else's data) never needs to open it for writing. Looked at through an O_PATH open
   // beneath the held directory, checked like any other open.
-  const int look = OpenBeneath(*t.ref, O_PATH);
-  if (look >= 0) {
-    struct stat st;
-    const bool large = VerifyOpened(look, *t.expect, *t.forbidden, what) == 0 && fstat(look, &st) == 0 &&
-                       static_cast<uint64_t>(st.st_size) >= bytes;
-    close(look);
-    if (large) return 0;
+  if (!fresh) {
+    const int look = OpenBeneath(*t.ref, O_PATH);
+    if (look >= 0) {
+      struct stat st;
+      const bool large = VerifyOpened(look, *t.expect, *t.forbidden, what) == 0 && fstat(look, &st) == 0 &&
+                         static_cast<uint64_t>(st.st_size) >= bytes;
+      close(look);
+      if (large) {
+        *laid_out = *t.expect;
+        return 0;
+      }
+    }
   }
-  const int fd = OpenBeneath(*t.ref, O_RDWR | O_CREAT | O_NONBLOCK, 0644);
+  // A file planning did not find is created here and nowhere else (O_EXCL): a file put in its
+  // place since (another file renamed there, say the image behind a mounted loop device) is
+  // refused rather than taken for it.
+  const int fd = OpenBeneath(*t.ref, O_RDWR | O_CREAT | (fresh ? O_EXCL : 0) | O_NONBLOCK, 0644);
   if (fd < 0) {
-    *what = std::string("creating the file") + LeavesDirectory(-fd);
+    *what = fd == -EEXIST ? "creating the file (one appeared there after the run was planned)"
+                          : std::string("creating the file") + LeavesDirectory(-fd);
     return -fd;
   }
   struct stat st;
@@ -198,7 +220,10 @@ int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode,
   } else if (fstat(fd, &st) < 0) {
     err = errno;
     *what = "stat";
-  } else if (static_cast<uint64_t>(st.st_size) < bytes) {
+  } else {
+    *laid_out = Expect{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
+  }
+  if (err == 0 && static_cast<uint64_t>(st.st_size) < bytes) {
     const uint64_t from = static_cast<uint64_t>(st.st_size);
     err = fill ? FillRange(fd, from, bytes, cancel, what) : Allocate(fd, from, bytes, mode, what);
   }
@@ -234,7 +259,14 @@ TargetInfo ProbeTarget(const std::string& path, const PathRef* ref) {
         info.fs_free_bytes = static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_bsize);
       }
     }
-    if (info.error == 0 && (info.exists || parent >= 0)) info.direct_ok = DirectOpenWorks(at, info.exists, parent);
+    info.ino = info.exists ? static_cast<uint64_t>(st.st_ino) : 0;
+    info.file_dev = info.exists ? static_cast<uint64_t>(st.st_dev) : 0;
+    info.rdev = info.is_block_device ? static_cast<uint64_t>(st.st_rdev) : 0;
+    // Only a regular file or a device is opened to test O_DIRECT: opening a FIFO or a socket
+    // means nothing here, and some would not return.
+    const bool openable = info.is_regular_file || info.is_block_device;
+    if (info.error == 0 && openable) info.direct_ok = DirectOpenWorks(at, &st, parent);
+    if (info.error == 0 && !info.exists && parent >= 0) info.direct_ok = DirectOpenWorks(at, nullptr, parent);
   }
   if (target >= 0) close(target);
   if (parent >= 0) close(parent);

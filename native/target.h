@@ -19,9 +19,10 @@ struct LayoutTarget {
 // Creates or extends a regular file to `bytes`. With `fill`, the new part is written with
 // incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
 // A file already that large is left alone. Filling stops with ECANCELED once `cancel` is set.
-// Returns 0 or an errno, with what failed in `what`.
+// A file planning did not find (expect kNew) is created with O_EXCL. Returns 0 or an errno,
+// with what failed in `what`; on success `laid_out` is the file the jobs must then open.
 int LayoutFile(const LayoutTarget& target, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what);
+               std::string* what, Expect* laid_out);
 
 struct TargetInfo {
   std::string path;
@@ -35,6 +36,9 @@ struct TargetInfo {
   std::string fs_type;
   uint64_t fs_free_bytes = 0;
   bool direct_ok = false;
+  // What the probe looked at, for the planner to hold the engine to: st_dev and st_ino of an
+  // existing target, st_rdev of a device (0 otherwise).
+  uint64_t file_dev = 0, ino = 0, rdev = 0;
   int error = 0;  // errno of a failed stat/open, 0 otherwise
 };
 

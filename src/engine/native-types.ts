@@ -54,6 +54,8 @@ export interface NativeJobPlan {
   /** The target's path: for messages; the engine opens `target`. */
   path: string;
   target: NativePathRef;
+  /** unlink=1 removes this name (the target as the user named it), or null. */
+  unlinkTarget: NativePathRef | null;
   expect: NativeExpect;
   /** Files the run must never open, whatever their name: [dev, ino] pairs, flattened. */
   forbidden: bigint[];
@@ -220,6 +222,8 @@ export interface NativeJobResult {
   elapsedNs: number;
   /** The job thread's id (0 when it never started): fio prints a thread's as pid=. */
   tid: number;
+  /** The regular file the job opened (0n when none): a later stage must find that file there. */
+  opened: { dev: bigint; ino: bigint; rdev: bigint };
   dirs: [NativeDirResult, NativeDirResult, NativeDirResult];
   sync: { totalIos: number; lat: NativeLatStats; latHist: Float64Array };
   usrNs: number;
@@ -271,6 +275,8 @@ export interface NativeTargetInfo {
   directOk: boolean;
   /** errno of a failed stat or open (0 when the target or its directory could be examined). */
   error: number;
+  /** What was looked at: st_dev and st_ino of an existing target, st_rdev of a device; 0n otherwise. */
+  identity: { dev: bigint; ino: bigint; rdev: bigint };
 }
 
 export interface NativeAddon {

@@ -58,11 +58,21 @@ function pageSize(): number {
   return kb ? Number(kb[1]) * 1024 : 4096;
 }
 
-/** fio's keywords in fio's replacement order; values are computed only when used. */
+/**
+ * A value computed the first time it is asked for, then kept: a job file may use a keyword on
+ * every line, and reading /proc/self/smaps (or listing CPUs) per line took seconds for a few
+ * thousand lines, on the service's event loop.
+ */
+function once(compute: () => number): () => number {
+  let value: number | undefined;
+  return () => (value ??= compute());
+}
+
+/** fio's keywords in fio's replacement order; values are computed only when used, once. */
 const KEYWORDS: Array<[word: string, value: () => number]> = [
-  ['$pagesize', pageSize],
-  ['$mb_memory', () => Math.floor(totalmem() / (1024 * 1024))],
-  ['$ncpus', () => cpus().length],
+  ['$pagesize', once(pageSize)],
+  ['$mb_memory', once(() => Math.floor(totalmem() / (1024 * 1024)))],
+  ['$ncpus', once(() => cpus().length)],
 ];
 
 /** Replace fio's keywords; when one was replaced and the value has + - * /, compute it. */

@@ -1,4 +1,4 @@
-export { planRun, effectiveSpec, withDefaultTarget } from './plan.js';
+export { planRun, effectiveSpec, withDefaultTarget, planMemoryBytes } from './plan.js';
 export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget, LayoutNote } from './plan.js';
 export { startsStage, startsGroup, stagesOf } from './stages.js';
 export type { Stage, StageMember } from './stages.js';

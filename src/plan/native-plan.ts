@@ -15,6 +15,8 @@ export interface InstanceTarget {
   path: string;
   /** How the engine opens it, and what it must find there. */
   ref: NativePathRef;
+  /** The name unlink=1 removes (the target as named, a symlink not followed), or null. */
+  unlinkRef: NativePathRef | null;
   expect: NativeExpect;
   isBlockDevice: boolean;
   regionOffset: number;
@@ -100,6 +102,7 @@ export function nativePlan(
     engines,
     path: target.path,
     target: target.ref,
+    unlinkTarget: o.unlink && !target.isBlockDevice ? target.unlinkRef : null,
     expect: target.expect,
     forbidden,
     isBlockDevice: target.isBlockDevice,

@@ -160,6 +160,11 @@ function addressedBytes(jobs: readonly PlannedJob[]): number[] {
   return jobs.map((job) => job.instances.reduce((sum, p) => sum + Math.max(p.regionBytes, p.layoutBytes), 0));
 }
 
+/** What a planned run's engine takes in all: its jobs' I/O buffers and fixed shares. */
+export function planMemoryBytes(plan: RunPlan): number {
+  return memoryNeeds(plan.spec).reduce((sum, n) => sum + n.bytes, 0);
+}
+
 /** What each job's instances take in the engine: checked before any target is looked at. */
 function memoryNeeds(spec: ParsedSpec): JobMemory[] {
   return spec.jobs.map(({ options: o }) => ({
@@ -186,7 +191,7 @@ async function logRefs(paths: LogPaths, anchors: Anchors, jobField: string): Pro
     if (resolved.exists && identityOf(resolved.stats).kind !== 'file') {
       throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
     }
-    refs[kind] = anchors.refer(resolved.resolvedPath, field);
+    refs[kind] = anchors.refer(resolved.resolvedPath, field, path);
   }
   return refs;
 }

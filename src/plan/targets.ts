@@ -6,7 +6,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
@@ -17,7 +17,8 @@ import type { InstanceTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
-import { identityOf, type Anchors } from '../target/anchor.js';
+import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
+import type { ResolvedTarget } from '../target/resolve.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -92,6 +93,11 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   const resolved = await resolveTarget(path);
   const ref = ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`, path);
   const info = await ctx.prober.probe(path, ref);
+  if (info.error === 0 && !sameIdentity(probedIdentity(info), identityOf(resolved.exists ? resolved.stats : null))) {
+    // The name led to one thing when resolved and to another beneath its directory: the checks
+    // below would be made on one and the engine would open the other.
+    throw new VolbenchError('ETARGET', `${path} changed while it was being checked`, { field: `${field}.filename`, path });
+  }
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
       field: `${field}.filename`,
@@ -165,17 +171,20 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
         { field: `${field}.size`, path },
       );
     }
-    if (missing > 0 && info.exists) await refuseGrowingBackingFile(path, info.sizeBytes, layoutBytes, `${field}.size`);
+    if (missing > 0 && info.exists) await refuseGrowingBackingFile(path, resolved, info.sizeBytes, layoutBytes, `${field}.size`);
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
+  // Every check below looks at what was resolved (and probed) above, never at the name again.
   const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
   if (writes && info.isBlockDevice) {
-    await assertWritableBlockDevice(path, mayWrite(path), `${field}.allow_block_write`, ctx.heldDevices);
+    const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(resolved.resolvedPath) : o.allow_block_write;
+    await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
   }
-  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite);
+  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite, resolved);
   return {
     path,
     ref,
+    unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
     // What the checks above looked at: the engine must find the same there.
     expect: identityOf(resolved.exists ? resolved.stats : null),
     isBlockDevice: info.isBlockDevice,
@@ -189,12 +198,21 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
 }
 
 /**
+ * The target as the user named it, for unlink=1: its directory resolved, its last component as
+ * written, so that a symlink is removed as a link (the file it points to stays), as in fio.
+ */
+async function nameAsGiven(path: string, ctx: ResolveContext, field: string): Promise<NativePathRef> {
+  const dir = await resolveTarget(dirname(path));
+  return ctx.anchors.refer(join(dir.resolvedPath, basename(path)), `${field}.filename`, path);
+}
+
+/**
  * Laying a file out extends it, and a read job lays out too. Growing the file behind a loop
  * device changes the device (a mounted image grew from 64 to 66 MiB under a read job), so a
  * file that backs one is never extended, whatever the job does.
  */
-async function refuseGrowingBackingFile(path: string, size: number, wanted: number, field: string): Promise<void> {
-  const { loopDevices } = await fileUsage(path);
+async function refuseGrowingBackingFile(path: string, resolved: ResolvedTarget, size: number, wanted: number, field: string): Promise<void> {
+  const { loopDevices } = await fileUsage(path, resolved);
   if (loopDevices.length === 0) return;
   throw new VolbenchError('ETARGET',
     `${path} backs ${loopDevices.map((n) => `/dev/${n}`).join(', ')} and is ${size} bytes; the job would extend it to ${wanted}, and volbench never grows a file that backs a device`,
@@ -217,6 +235,7 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
   return {
     path,
     ref: { dirFd: -1, name: '' },
+    unlinkRef: null,
     expect: identityOf(null),
     isBlockDevice: false,
     regionOffset: offset,

@@ -6,7 +6,7 @@
  */
 import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
-import { HIST_BUCKETS, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
+import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { judged } from '../gates/index.js';
 import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
@@ -40,6 +40,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
     errorMessage: '', cancelled: true, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
+    opened: { dev: 0n, ino: 0n, rdev: 0n },
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
@@ -47,11 +48,32 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   };
 }
 
+/**
+ * What a later stage must find at a path an earlier stage used: the file that stage opened
+ * (planning saw the path before any stage ran), or nothing when it unlinked it (unlink=1).
+ */
+class StageFiles {
+  private readonly seen = new Map<string, NativeExpect>();
+
+  record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
+    plans.forEach((p, i) => {
+      const opened = results[i]?.opened;
+      if (p.isBlockDevice || !opened || opened.ino === 0n) return;
+      this.seen.set(p.path, p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n });
+    });
+  }
+
+  hold(plans: readonly NativeJobPlan[]): NativeJobPlan[] {
+    return plans.map((p) => (this.seen.has(p.path) ? { ...p, expect: this.seen.get(p.path)! } : p));
+  }
+}
+
 async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobResult[][]> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
+  const files = new StageFiles();
   for (let stage = 0; stage < plan.stages; stage++) {
     const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
-    const plans = members.flatMap(({ job }) => job.instances);
+    const plans = files.hold(members.flatMap(({ job }) => job.instances));
     let out: NativeJobResult[];
     if (options.signal?.aborted) {
       out = plans.map(notStarted);
@@ -64,6 +86,7 @@ async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobR
           : undefined,
       });
     }
+    files.record(plans, out);
     let at = 0;
     for (const { job, index } of members) {
       results[index] = out.slice(at, at + job.instances.length);
@@ -96,8 +119,14 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
   const statsBefore = await snapshotDiskStats(devices);
   const results = await runStages(plan, options);
   const statsAfter = await snapshotDiskStats(devices);
-  // Identify again: files laid out by the run now exist and have their size.
-  const targets = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
+  // Identify again: files laid out by the run now exist and have their size. By name, after the
+  // I/O: a name swapped meanwhile (for a FIFO, for a link to another device) must neither throw
+  // the result away nor report another device, so only an answer about the same device counts.
+  const targets = await Promise.all(plan.targetPaths.map(async (p, i) => {
+    const after = await identifyTarget(p).catch(() => null);
+    const same = after !== null && after.device === before[i].device && after.isBlockDevice === before[i].isBlockDevice;
+    return same ? after : before[i];
+  }));
   const jobs: ReportJob[] = plan.jobs.map((job, i) => ({
     jobname: job.jobname,
     groupid: job.groupid,

@@ -8,10 +8,14 @@ export interface QueueEntry {
   id: string;
   queueKeys: string[];
   roots: string[];
+  /** What the run's engine takes (I/O buffers and the rest), counted against maxMemoryBytes. */
+  memoryBytes?: number;
 }
 
 export interface RunQueueOptions {
   maxConcurrent: number;
+  /** Memory the runs going at once may take together; 0 or unset: no bound. */
+  maxMemoryBytes?: number;
   limit: number;
   /** Starts a run; the promise settles when it has ended, freeing its keys. */
   start: (entry: QueueEntry) => Promise<void>;
@@ -50,6 +54,15 @@ export class RunQueue {
     return { queued: this.waiting.filter(uses).length, running: [...this.running.values()].filter(uses).length };
   }
 
+  /** The memory of the runs going now, and whether `entry` fits beside it. */
+  private memoryFits(entry: Pick<QueueEntry, 'memoryBytes'>): boolean {
+    const max = this.options.maxMemoryBytes ?? 0;
+    if (max <= 0) return true;
+    const used = [...this.running.values()].reduce((sum, e) => sum + (e.memoryBytes ?? 0), 0);
+    // A run alone is never held back: admission has checked it fits the bound by itself.
+    return this.running.size === 0 || used + (entry.memoryBytes ?? 0) <= max;
+  }
+
   private canStartNow(queueKeys: string[]): boolean {
     if (this.running.size >= this.options.maxConcurrent) return false;
     const claimed = new Set(this.waiting.flatMap((e) => e.queueKeys));
@@ -61,7 +74,7 @@ export class RunQueue {
     for (const entry of [...this.waiting]) {
       if (this.running.size >= this.options.maxConcurrent) return;
       const free = entry.queueKeys.every((k) => !this.busyKeys.has(k) && !claimed.has(k));
-      if (free) this.startEntry(entry);
+      if (free && this.memoryFits(entry)) this.startEntry(entry);
       else entry.queueKeys.forEach((k) => claimed.add(k));
     }
   }

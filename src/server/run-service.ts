@@ -14,6 +14,7 @@ import { findRoot, type TargetRoot } from './roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
+import { planMemoryBytes } from '../plan/index.js';
 import { admitRequest, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
@@ -66,6 +67,8 @@ export class RunService {
     this.events = new RunEvents(this.store);
     this.queue = new RunQueue({
       maxConcurrent: options.limits.maxConcurrent,
+      // --max-memory bounds the runs going at once, not only each run.
+      maxMemoryBytes: options.limits.maxMemoryBytes,
       limit: options.limits.queueLimit,
       start: (entry) => this.start(entry),
     });
@@ -253,13 +256,14 @@ export class RunService {
     const admitted = await this.admitStored(run);
     const moved = admitted.queueKeys.filter((k) => !entry.queueKeys.includes(k));
     if (moved.length > 0) {
+      admitted.plan.release();
       throw targetChanged(moved, entry.queueKeys);
     }
     return admitted;
   }
 
   private enqueue(id: string, admitted: AdmittedRun): void {
-    this.queue.enqueue({ id, queueKeys: admitted.queueKeys, roots: admitted.roots });
+    this.queue.enqueue({ id, queueKeys: admitted.queueKeys, roots: admitted.roots, memoryBytes: planMemoryBytes(admitted.plan) });
   }
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {

@@ -49,6 +49,17 @@ export function identityOf(stats: BigIntStats | null): Identity {
   return { kind: 'file', dev: stats.dev, ino: stats.ino, rdev: 0n };
 }
 
+/** What the native probe saw beneath the anchor (its identity field), as an Identity. */
+export function probedIdentity(info: { exists: boolean; isBlockDevice: boolean; identity: { dev: bigint; ino: bigint; rdev: bigint } }): Identity {
+  if (!info.exists) return { kind: 'new', dev: 0n, ino: 0n, rdev: 0n };
+  if (info.isBlockDevice) return { kind: 'device', dev: 0n, ino: 0n, rdev: info.identity.rdev };
+  return { kind: 'file', dev: info.identity.dev, ino: info.identity.ino, rdev: 0n };
+}
+
+export function sameIdentity(a: Identity, b: Identity): boolean {
+  return a.kind === b.kind && a.dev === b.dev && a.ino === b.ino && a.rdev === b.rdev;
+}
+
 /** Opens a directory for reference only (O_PATH): it can anchor lookups, not be read. */
 export function openDirectory(path: string): number {
   return openSync(path, O_PATH | fsConstants.O_DIRECTORY);
@@ -93,9 +104,10 @@ export class Anchors {
         return { dirFd: root.fd, name: relative(root.path, resolvedPath) };
       }
     }
-    throw new VolbenchError('EUNSAFE_TARGET', `${resolvedPath} is not under a target root`, {
+    // Named as given: where it resolves outside every root is nobody's business.
+    throw new VolbenchError('EUNSAFE_TARGET', `${given} is not under a target root`, {
       field,
-      path: resolvedPath,
+      path: given,
       accepted: `paths under ${this.roots.map((r) => r.path).join(', ')}`,
     });
   }

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolbenchError } from '../errors.js';
 import { sysfsBlockDirByName } from './devnum.js';
-import { describeTarget, resolveTarget } from './resolve.js';
+import { describeTarget, resolveTarget, type ResolvedTarget } from './resolve.js';
 import { readSwaps } from './swaps.js';
 import { SYSFS_ROOT, listSysDir, readSysAttr } from './sysfs.js';
 import { deviceNode, isInUse, usageOfDevice } from './usage.js';
@@ -27,8 +27,9 @@ interface FileId {
   ino: bigint;
 }
 
-export async function fileUsage(path: string): Promise<FileUsage> {
-  const target = await resolveTarget(path);
+/** `resolved`: the path as already resolved (the caller checks that one, not the name again). */
+export async function fileUsage(path: string, resolved?: ResolvedTarget): Promise<FileUsage> {
+  const target = resolved ?? (await resolveTarget(path));
   const none: FileUsage = { loopDevices: [], loopDevicesInUse: [], swap: false };
   if (!target.exists || !target.stats.isFile()) return none;
   const id: FileId = { path: target.resolvedPath, dev: target.stats.dev, ino: target.stats.ino };
@@ -50,9 +51,12 @@ export async function fileUsage(path: string): Promise<FileUsage> {
  * would write a loop device that may not be written: a file that backs a device gets the
  * device's protection (`allowDevice` says which devices may be written; none by default).
  */
-export async function assertWritableFile(path: string, field: string, allowDevice: (devPath: string) => boolean = () => false): Promise<void> {
-  const usage = await fileUsage(path);
-  const name = describeTarget(await resolveTarget(path));
+export async function assertWritableFile(
+  path: string, field: string, allowDevice: (devPath: string) => boolean = () => false, resolved?: ResolvedTarget,
+): Promise<void> {
+  const target = resolved ?? (await resolveTarget(path));
+  const usage = await fileUsage(path, target);
+  const name = describeTarget(target);
   if (usage.swap) {
     throw new VolbenchError('EUNSAFE_TARGET', `${name} is an active swap file; volbench never writes to it`, {
       path,

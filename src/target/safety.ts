@@ -35,8 +35,9 @@ export async function assertWritableBlockDevice(
   allowBlockWrite: boolean,
   field: string,
   heldDevices?: ReadonlySet<string>,
+  resolved?: ResolvedTarget,
 ): Promise<void> {
-  const { target, dev } = await openBlockDevice(devPath, field);
+  const { target, dev } = await openBlockDevice(devPath, field, resolved);
   // A device the caller holds itself is not probed for an exclusive holder: it would find the caller.
   const probe = heldDevices?.has(target.resolvedPath) ? null : target.resolvedPath;
   const usage = await usageOfDevice(dev, probe);
@@ -76,8 +77,9 @@ function inUseMessage(name: string, usage: BlockDeviceUsage): string {
 async function openBlockDevice(
   devPath: string,
   field?: string,
+  resolved?: ResolvedTarget,
 ): Promise<{ target: ResolvedTarget; dev: SysfsBlockDevice }> {
-  const target = await resolveTarget(devPath);
+  const target = resolved ?? (await resolveTarget(devPath));
   const where = field === undefined ? {} : { field };
   if (!target.exists) {
     throw new VolbenchError('ETARGET', `block device ${describeTarget(target)} does not exist`, {

@@ -79,3 +79,26 @@ describe('RunQueue', () => {
     expect(started).toEqual(['a']);
   });
 });
+
+describe('RunQueue memory', () => {
+  it('starts a run only when its memory fits beside the runs going, whatever their devices', async () => {
+    // --max-memory was checked per run only: four runs of a quarter of RAM each on four disks
+    // could take all of it together.
+    const started: string[] = [];
+    const finishers = new Map<string, () => void>();
+    const queue = new RunQueue({
+      maxConcurrent: 4, limit: 10, maxMemoryBytes: 100,
+      start: (entry) => {
+        started.push(entry.id);
+        return new Promise<void>((resolve) => finishers.set(entry.id, resolve));
+      },
+    });
+    queue.enqueue({ id: 'a', queueKeys: ['disk:a'], roots: [], memoryBytes: 60 });
+    queue.enqueue({ id: 'b', queueKeys: ['disk:b'], roots: [], memoryBytes: 60 });
+    queue.enqueue({ id: 'c', queueKeys: ['disk:c'], roots: [], memoryBytes: 30 });
+    expect(started).toEqual(['a', 'c']);
+    finishers.get('a')!();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a', 'c', 'b']);
+  });
+});

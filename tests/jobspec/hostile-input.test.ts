@@ -61,6 +61,8 @@ const jobFiles: Case[] = [
   ['1 MiB of jobs of 25 options', jobFile(() => fill(`[j]\n${KNOWN_OPTIONS.join('\n')}\n`))],
   ['1 MiB of keyword arithmetic 900 deep', jobFile(() => `[a]\n${fill(`numjobs=${'($ncpus+'.repeat(900)}1${')'.repeat(900)}\n`)}`)],
   ['1 MiB of unary minus', jobFile(() => `[a]\n${fill(`numjobs=$ncpus+${'-'.repeat(8000)}1\n`)}`)],
+  // $pagesize read /proc/self/smaps and $ncpus listed the CPUs on every line: 5000 lines took 22 s.
+  ['5000 lines of $pagesize and $ncpus', jobFile(() => `[a]\n${'bs=$pagesize\nnumjobs=$ncpus\n'.repeat(5000)}`)],
   ['1 MiB of comments', jobFile(() => `[a]\n${fill('; # ; #\n')}`)],
   ['1 MiB of blank lines', jobFile(() => `[a]\n${fill('\n')}`)],
   ['a header of 900 KB', jobFile(() => `[${'x'.repeat(900 * K)}]\n`)],
