@@ -4,9 +4,24 @@
  * leaves nothing attached or mounted.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, openSync, closeSync, ftruncateSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, openSync, closeSync, ftruncateSync, readSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/**
+ * The ext4 magic (0xEF53) at byte 0x38 of the superblock, which starts at byte 1024, read
+ * through `path` (a device is read through its page cache, where a write would be first).
+ */
+export function superblockMagic(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(2);
+    readSync(fd, buf, 0, 2, 1024 + 0x38);
+    return buf.readUInt16LE(0);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();

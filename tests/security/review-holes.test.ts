@@ -7,30 +7,20 @@
  * - a later stage reusing a file an earlier stage's unlink=1 removed failed as "changed".
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
 
 const MiB = 1024 * 1024;
 const scratch = new ScratchDir('review-holes');
 afterAll(() => scratch.remove());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function superblockMagic(device: string): number {
-  const fd = openSync(device, 'r');
-  try {
-    const buf = Buffer.alloc(2);
-    readSync(fd, buf, 0, 2, 1024 + 0x38);
-    return buf.readUInt16LE(0);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const mountReason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
 

@@ -9,13 +9,13 @@
  * with no file outside.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
 
 const MiB = 1024 * 1024;
 let server: TestServer;
@@ -90,17 +90,6 @@ describe('a directory swapped for a symlink out of the root while a run goes', (
   });
 });
 
-/** The ext4 magic (0xEF53) at byte 0x38 of the superblock, which starts at byte 1024. */
-function superblockMagic(device: string): number {
-  const fd = openSync(device, 'r');
-  try {
-    const buf = Buffer.alloc(2);
-    readSync(fd, buf, 0, 2, 1024 + 0x38);
-    return buf.readUInt16LE(0);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const mountReason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
 

@@ -5,21 +5,17 @@
  * a read job) while the device it backs was protected. All of these are refused now, and the
  * filesystem underneath stays as it was.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { assertWritableBlockDevice } from '../../src/target/index.js';
 import { MiB, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
 
 const loopReason = loopUnavailableReason();
 const reason = loopReason ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
 
-/** The ext4 superblock sits at byte 1024; its magic 0xEF53 at offset 0x38 in it. */
-function superblockMagic(image: string): number {
-  return readFileSync(image).readUInt16LE(1024 + 0x38);
-}
 
 describe.skipIf(reason !== null)(`devices stacked on a mounted one${reason ? `: skipped, ${reason}` : ''}`, () => {
   let fx: TargetFixtures;
