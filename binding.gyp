@@ -10,6 +10,7 @@
         "native/crc32c.cc",
         "native/job.cc",
         "native/offsets.cc",
+        "native/page_cache.cc",
         "native/probe.cc",
         "native/runner.cc",
         "native/sampler.cc",

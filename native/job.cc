@@ -13,6 +13,7 @@
 
 #include "engines/registry.h"
 #include "job_io.h"
+#include "page_cache.h"
 
 namespace vb {
 
@@ -144,11 +145,15 @@ bool Job::Open() {
     opened_dev_ = static_cast<uint64_t>(st.st_dev);
     opened_ino_ = static_cast<uint64_t>(st.st_ino);
   }
-  if (plan_.invalidate && !plan_.direct) {
-    posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes),
-                  POSIX_FADV_DONTNEED);
-  }
+  // As fio, whatever `direct` says: a direct job still must not find pages an earlier buffered
+  // job left behind.
+  if (plan_.invalidate) DropCache();
   return true;
+}
+
+// Not fatal when refused: fio goes on too (it prints that the invalidation failed).
+void Job::DropCache() {
+  if (fd_ >= 0) DropPageCache(fd_, plan_.is_block_device, plan_.region_offset, plan_.region_bytes);
 }
 
 bool Job::AllocateUnits() {
@@ -227,6 +232,9 @@ void Job::HandleEvents(uint64_t now) {
 
 bool Job::StartVerifyIfDue() {
   if (phase_ == Phase::kVerify || Stopping() || !verifier_.PassDue()) return false;
+  // fio reopens the target for the verify pass, which drops its cache: the pass reads the
+  // device, not the pages the writes left.
+  if (plan_.invalidate) DropCache();
   verifier_.StartPass();
   EnterPhase(Phase::kVerify);
   return true;
@@ -315,6 +323,9 @@ void Job::Run() {
   rng_.Seed(seed);
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
     if (const char* why = offsets_.Init(plan_, seed)) SetError(EINVAL, "plan", why);
+    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
+    // I/O bypasses the cache, so it does not there.
+    if (plan_.invalidate && !plan_.direct) offsets_.OnPassEnd(&Job::DropCacheAtPassEnd, this);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       std::string why;

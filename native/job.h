@@ -96,6 +96,10 @@ class Job {
   void RunEngines();
   void Start();
   void SleepCancellable(uint64_t ns);
+  // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
+  // (the job's start, every loop, the verify pass) and where a pass wraps around.
+  void DropCache();
+  static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
   void ScheduleNextEvent();

@@ -75,7 +75,10 @@ class OffsetGen {
   inline uint64_t Next(uint8_t d, uint32_t bs, Rng& rng) {
     if (!random_[d]) {
       uint64_t pos = seq_pos_[d];
-      if (pos + bs > region_bytes_) pos = 0;
+      if (pos + bs > region_bytes_) {
+        pos = 0;
+        PassEnded();
+      }
       seq_pos_[d] = pos + bs;
       return region_offset_ + pos;
     }
@@ -83,6 +86,7 @@ class OffsetGen {
       case Mode::kMap: {
         uint64_t block = 0;
         if (!perm_.Next(&block)) {
+          PassEnded();
           perm_.NewPass();
           perm_.Next(&block);
         }
@@ -98,10 +102,21 @@ class OffsetGen {
   // Back to the start of the region (a new loop).
   void Rewind();
 
+  // Calls `fn(arg)` each time a pass over the region ends on its own: a sequential position or
+  // the random map wraps around (not at Rewind, whose caller knows). Null: nothing is called.
+  void OnPassEnd(void (*fn)(void*), void* arg) {
+    on_pass_end_ = fn;
+    on_pass_end_arg_ = arg;
+  }
+
  private:
   enum class Mode : uint8_t { kMap, kUniform, kDistribution };
 
   uint64_t DrawRank(Rng& rng) const;
+  // Rare (once a pass), so it costs the other I/Os nothing.
+  void PassEnded() {
+    if (on_pass_end_) on_pass_end_(on_pass_end_arg_);
+  }
   inline uint64_t Scatter(uint64_t rank, uint32_t bs, uint8_t d) const {
     const uint64_t off = perm_.Map(rank) * dist_block_;
     const uint64_t last = region_bytes_ - bs;
@@ -119,6 +134,8 @@ class OffsetGen {
   double dist_param_ = 0;
   double pareto_exp_ = 0;
   ZipfGen zipf_;
+  void (*on_pass_end_)(void*) = nullptr;
+  void* on_pass_end_arg_ = nullptr;
 };
 
 }  // namespace vb
