@@ -49,11 +49,16 @@ void CountCpuSince(const rusage& start, JobResult& r) {
   r.minf = static_cast<uint64_t>(now.ru_minflt - start.ru_minflt);
 }
 
-// The directions a job issues I/O in; a verify pass reads.
-void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
+// The directions the job's rw names, which its main phase runs in (a verify pass adds reads).
+void MainDirs(const JobPlan& plan, bool used[kDirs]) {
   used[kTrim] = plan.trim_pct == 100;
   used[kRead] = !used[kTrim] && plan.read_pct > 0;
   used[kWrite] = !used[kTrim] && plan.read_pct < 100;
+}
+
+// The directions a job issues I/O in; a verify pass reads.
+void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
+  MainDirs(plan, used);
   if (plan.verify_only || (plan.verify_crc32c && plan.do_verify && used[kWrite])) used[kRead] = true;
 }
 
@@ -232,6 +237,7 @@ void Job::HandleEvents(uint64_t now) {
 
 bool Job::StartVerifyIfDue() {
   if (phase_ == Phase::kVerify || Stopping() || !verifier_.PassDue()) return false;
+  verify_start_ns_ = NowNs();
   // fio reopens the target for the verify pass, which drops its cache: the pass reads the
   // device, not the pages the writes left.
   if (plan_.invalidate) DropCache();
@@ -240,17 +246,45 @@ bool Job::StartVerifyIfDue() {
   return true;
 }
 
-void Job::Finish() {
+// As fio, end_fsync belongs to the main phase: it comes before a verify pass, and a cancelled
+// job still syncs what it wrote.
+void Job::EndMainPhase() {
+  if (main_end_ns_) return;
   if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
+  main_end_ns_ = NowNs();
+}
+
+void Job::Finish() {
+  EndMainPhase();
   const uint64_t now = NowNs();
   // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
   if (measured) sampler_.EndSeries(now);
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
-  for (auto& d : result_.dirs) d.runtime_ns = d.ios ? result_.runtime_ns : 0;
+  if (measured) SetDirRuntimes(now);
   CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
+}
+
+// fio's update_runtime: the main phase's time goes to the directions the job's rw names that
+// moved data, the verify pass's to reads. So a write+verify job reports its writes over the
+// write phase and its reads over the verify pass, not both over the whole job.
+void Job::SetDirRuntimes(uint64_t now) {
+  const uint64_t start = sampler_.measure_start_ns();
+  const auto span = [start](uint64_t from, uint64_t to) {
+    from = std::max(from, start);
+    return to > from ? to - from : 0;
+  };
+  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns_);
+  const uint64_t verify_ns = verify_start_ns_ ? span(verify_start_ns_, now) : 0;
+  bool main_dirs[kDirs];
+  MainDirs(plan_, main_dirs);
+  for (int d = 0; d < kDirs; d++) {
+    DirResult& a = result_.dirs[d];
+    const uint64_t ns = (main_dirs[d] ? main_ns : 0) + (d == kRead ? verify_ns : 0);
+    a.runtime_ns = a.ios ? ns : 0;
+  }
 }
 
 EngineSetup Job::SetupFor() {
@@ -284,6 +318,8 @@ void Job::Start() {
   } else {
     BeginMeasuring(now);
     EnterPhase(plan_.verify_only ? Phase::kVerify : Phase::kRunning);
+    // A verify_only job's one phase is its verify pass: it has no main phase to time or sync.
+    if (plan_.verify_only) verify_start_ns_ = main_end_ns_ = now;
   }
 }
 
@@ -293,6 +329,7 @@ bool Job::AwaitNext(uint64_t now) {
     SleepCancellable(wake > now ? wake - now : 0);
     return true;
   }
+  if (phase_ == Phase::kDraining) EndMainPhase();
   return StartVerifyIfDue();
 }
 

@@ -1,13 +1,15 @@
 /**
  * invalidate=1 (fio's default) on buffered jobs, on a file on the real disk: fio drops the file's
- * page cache where it opens it (the job's start, every `loops=` iteration) and each time a
- * time-based job's pass over the region wraps around (io_u.c), so every pass reaches the device.
+ * page cache where it opens it (the job's start, every `loops=` iteration, the verify pass) and
+ * each time a time-based job's pass over the region wraps around (io_u.c), so every pass reaches
+ * the device.
  *
  * Broke: volbench dropped the cache once, at open. A `--loops=3` buffered read read the file from
  * the disk once and twice from memory (128 MiB of 384); a time-based sequential read read the
  * disk once and then the page cache; a time-based 4k randwrite with end_fsync wrote its dirty
- * pages out once, at the end, and reported 4–5× fio's IOPS. Expected: the device sees each pass,
- * as under fio: the bytes read (written) at the disk come to the job's io_bytes.
+ * pages out once, at the end, and reported 4–5× fio's IOPS; a verify pass read back from memory.
+ * Expected: the device sees each pass, as under fio: the bytes read (written) at the disk come to
+ * the job's io_bytes.
  */
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -86,6 +88,27 @@ describe.skipIf(reason !== undefined)(title, () => {
         const { job, disk } = runs[tool];
         expect(job.read.io_bytes, tool).toBeGreaterThan(2 * 32 * MiB);
         expect(disk.readBytes, tool).toBeGreaterThan(0.8 * job.read.io_bytes);
+      }
+    });
+  });
+
+  describe('--rw=write --bs=64k --size=64m --end_fsync=1 --verify=crc32c', () => {
+    const argv = (): string[] => ['--name=verify', `--filename=${target()}`, '--ioengine=psync', '--rw=write',
+      '--bs=64k', '--size=64m', '--end_fsync=1', '--verify=crc32c', '--output-format=json'];
+    const runs: Record<string, Measured> = {};
+    beforeAll(async () => {
+      laidOut('64m');
+      runs.fio = await measure('fio', argv(), ws, statFile!);
+      runs.volbench = await measure('volbench', argv(), ws, statFile!);
+    });
+
+    // Before: volbench synced after the verify pass and kept the cache, so the pass read the
+    // pages its writes had left in memory. fio's end_fsync ends the write phase, and reopening
+    // the file for the verify pass drops the (now clean) pages.
+    it('the verify pass reads what was written back from the disk', () => {
+      for (const tool of ['fio', 'volbench']) {
+        expect(runs[tool].job.read.io_bytes, tool).toBe(64 * MiB);
+        expect(runs[tool].disk.readBytes, tool).toBeGreaterThan(0.9 * 64 * MiB);
       }
     });
   });
