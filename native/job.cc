@@ -216,7 +216,8 @@ void Job::ScheduleNextEvent() {
     next_event_ns_ = ramp_end_ns_;
     return;
   }
-  next_event_ns_ = std::min(sampler_.NextDue(), end_ns_);
+  // Nothing is due while the job drains or stops (see HandleEvents).
+  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min(sampler_.NextDue(), end_ns_);
 }
 
 void Job::HandleEvents(uint64_t now) {
@@ -231,7 +232,9 @@ void Job::HandleEvents(uint64_t now) {
     EnterPhase(Phase::kDraining);
     end_ns_ = UINT64_MAX;
   }
-  sampler_.Tick(now);
+  // fio samples a job only while it runs or verifies, not once its main phase is over: a
+  // window that closes as the runtime ends (2 s: the fourth) is not sampled.
+  if (!IssuingOver()) sampler_.Tick(now);
   ScheduleNextEvent();
 }
 
@@ -243,6 +246,8 @@ bool Job::StartVerifyIfDue() {
   if (plan_.invalidate) DropCache();
   verifier_.StartPass();
   EnterPhase(Phase::kVerify);
+  // Sampling resumes for the pass.
+  ScheduleNextEvent();
   return true;
 }
 
