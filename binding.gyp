@@ -14,6 +14,7 @@
         "native/probe.cc",
         "native/runner.cc",
         "native/sampler.cc",
+        "native/sleep.cc",
         "native/target.cc",
         "native/verifier.cc",
         "native/engines/common.cc",

@@ -14,6 +14,7 @@
 #include "engines/registry.h"
 #include "job_io.h"
 #include "page_cache.h"
+#include "sleep.h"
 
 namespace vb {
 
@@ -181,19 +182,9 @@ bool Job::AllocateUnits() {
   return true;
 }
 
-void Job::SleepCancellable(uint64_t ns) {
-  const uint64_t until = NowNs() + ns;
-  for (;;) {
-    if (cancel_->load(std::memory_order_relaxed)) {
-      PollCancel();
-      return;
-    }
-    const uint64_t now = NowNs();
-    if (now >= until) return;
-    const uint64_t chunk = std::min<uint64_t>(until - now, 50000000ull);
-    timespec ts{static_cast<time_t>(chunk / 1000000000ull), static_cast<long>(chunk % 1000000000ull)};
-    nanosleep(&ts, nullptr);
-  }
+void Job::SleepUntil(uint64_t deadline_ns) {
+  vb::SleepUntil(deadline_ns, *cancel_);
+  PollCancel();
 }
 
 void Job::BeginMeasuring(uint64_t now) {
@@ -312,7 +303,7 @@ EngineSetup Job::SetupFor() {
 void Job::Start() {
   if (plan_.start_delay_ns) {
     EnterPhase(Phase::kStartDelay);
-    SleepCancellable(plan_.start_delay_ns);
+    SleepUntil(NowNs() + plan_.start_delay_ns);
   }
   const uint64_t now = NowNs();
   if (plan_.ramp_ns && !plan_.verify_only) {
@@ -330,8 +321,10 @@ void Job::Start() {
 
 bool Job::AwaitNext(uint64_t now) {
   const uint64_t wake = WakeTime();
+  // Until the moment itself, not for the time left as of `now`: the loop read `now` before
+  // it reaped and ticked, so a wait that long would end late.
   if (wake && !Stopping()) {
-    SleepCancellable(wake > now ? wake - now : 0);
+    SleepUntil(wake);
     return true;
   }
   if (phase_ == Phase::kDraining) EndMainPhase();

@@ -95,7 +95,8 @@ class Job {
   EngineSetup SetupFor();
   void RunEngines();
   void Start();
-  void SleepCancellable(uint64_t ns);
+  // Waits until `deadline_ns`, or stops the job when it is cancelled meanwhile.
+  void SleepUntil(uint64_t deadline_ns);
   // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
   // (the job's start, every loop, the verify pass) and where a pass wraps around.
   void DropCache();
