@@ -13,6 +13,8 @@
 
 #include "engines/registry.h"
 #include "job_io.h"
+#include "page_cache.h"
+#include "sleep.h"
 
 namespace vb {
 
@@ -48,11 +50,16 @@ void CountCpuSince(const rusage& start, JobResult& r) {
   r.minf = static_cast<uint64_t>(now.ru_minflt - start.ru_minflt);
 }
 
-// The directions a job issues I/O in; a verify pass reads.
-void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
+// The directions the job's rw names, which its main phase runs in (a verify pass adds reads).
+void MainDirs(const JobPlan& plan, bool used[kDirs]) {
   used[kTrim] = plan.trim_pct == 100;
   used[kRead] = !used[kTrim] && plan.read_pct > 0;
   used[kWrite] = !used[kTrim] && plan.read_pct < 100;
+}
+
+// The directions a job issues I/O in; a verify pass reads.
+void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
+  MainDirs(plan, used);
   if (plan.verify_only || (plan.verify_crc32c && plan.do_verify && used[kWrite])) used[kRead] = true;
 }
 
@@ -144,11 +151,15 @@ bool Job::Open() {
     opened_dev_ = static_cast<uint64_t>(st.st_dev);
     opened_ino_ = static_cast<uint64_t>(st.st_ino);
   }
-  if (plan_.invalidate && !plan_.direct) {
-    posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes),
-                  POSIX_FADV_DONTNEED);
-  }
+  // As fio, whatever `direct` says: a direct job still must not find pages an earlier buffered
+  // job left behind.
+  if (plan_.invalidate) DropCache();
   return true;
+}
+
+// Not fatal when refused: fio goes on too (it prints that the invalidation failed).
+void Job::DropCache() {
+  if (fd_ >= 0) DropPageCache(fd_, plan_.is_block_device, plan_.region_offset, plan_.region_bytes);
 }
 
 bool Job::AllocateUnits() {
@@ -171,19 +182,9 @@ bool Job::AllocateUnits() {
   return true;
 }
 
-void Job::SleepCancellable(uint64_t ns) {
-  const uint64_t until = NowNs() + ns;
-  for (;;) {
-    if (cancel_->load(std::memory_order_relaxed)) {
-      PollCancel();
-      return;
-    }
-    const uint64_t now = NowNs();
-    if (now >= until) return;
-    const uint64_t chunk = std::min<uint64_t>(until - now, 50000000ull);
-    timespec ts{static_cast<time_t>(chunk / 1000000000ull), static_cast<long>(chunk % 1000000000ull)};
-    nanosleep(&ts, nullptr);
-  }
+void Job::SleepUntil(uint64_t deadline_ns) {
+  vb::SleepUntil(deadline_ns, *cancel_);
+  PollCancel();
 }
 
 void Job::BeginMeasuring(uint64_t now) {
@@ -206,7 +207,8 @@ void Job::ScheduleNextEvent() {
     next_event_ns_ = ramp_end_ns_;
     return;
   }
-  next_event_ns_ = std::min(sampler_.NextDue(), end_ns_);
+  // Nothing is due while the job drains or stops (see HandleEvents).
+  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min(sampler_.NextDue(), end_ns_);
 }
 
 void Job::HandleEvents(uint64_t now) {
@@ -221,28 +223,64 @@ void Job::HandleEvents(uint64_t now) {
     EnterPhase(Phase::kDraining);
     end_ns_ = UINT64_MAX;
   }
-  sampler_.Tick(now);
+  // fio samples a job only while it runs or verifies, not once its main phase is over: a
+  // window that closes as the runtime ends (2 s: the fourth) is not sampled.
+  if (!IssuingOver()) sampler_.Tick(now);
   ScheduleNextEvent();
 }
 
 bool Job::StartVerifyIfDue() {
   if (phase_ == Phase::kVerify || Stopping() || !verifier_.PassDue()) return false;
+  verify_start_ns_ = NowNs();
+  // fio reopens the target for the verify pass, which drops its cache: the pass reads the
+  // device, not the pages the writes left.
+  if (plan_.invalidate) DropCache();
   verifier_.StartPass();
   EnterPhase(Phase::kVerify);
+  // Sampling resumes for the pass.
+  ScheduleNextEvent();
   return true;
 }
 
-void Job::Finish() {
+// As fio, end_fsync belongs to the main phase: it comes before a verify pass, and a cancelled
+// job still syncs what it wrote.
+void Job::EndMainPhase() {
+  if (main_end_ns_) return;
   if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
     SetError(errno, "fsync", "end_fsync on " + plan_.path);
+  main_end_ns_ = NowNs();
+}
+
+void Job::Finish() {
+  EndMainPhase();
   const uint64_t now = NowNs();
   // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
   if (measured) sampler_.EndSeries(now);
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
-  for (auto& d : result_.dirs) d.runtime_ns = d.ios ? result_.runtime_ns : 0;
+  if (measured) SetDirRuntimes(now);
   CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
+}
+
+// fio's update_runtime: the main phase's time goes to the directions the job's rw names that
+// moved data, the verify pass's to reads. So a write+verify job reports its writes over the
+// write phase and its reads over the verify pass, not both over the whole job.
+void Job::SetDirRuntimes(uint64_t now) {
+  const uint64_t start = sampler_.measure_start_ns();
+  const auto span = [start](uint64_t from, uint64_t to) {
+    from = std::max(from, start);
+    return to > from ? to - from : 0;
+  };
+  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns_);
+  const uint64_t verify_ns = verify_start_ns_ ? span(verify_start_ns_, now) : 0;
+  bool main_dirs[kDirs];
+  MainDirs(plan_, main_dirs);
+  for (int d = 0; d < kDirs; d++) {
+    DirResult& a = result_.dirs[d];
+    const uint64_t ns = (main_dirs[d] ? main_ns : 0) + (d == kRead ? verify_ns : 0);
+    a.runtime_ns = a.ios ? ns : 0;
+  }
 }
 
 EngineSetup Job::SetupFor() {
@@ -265,7 +303,7 @@ EngineSetup Job::SetupFor() {
 void Job::Start() {
   if (plan_.start_delay_ns) {
     EnterPhase(Phase::kStartDelay);
-    SleepCancellable(plan_.start_delay_ns);
+    SleepUntil(NowNs() + plan_.start_delay_ns);
   }
   const uint64_t now = NowNs();
   if (plan_.ramp_ns && !plan_.verify_only) {
@@ -276,15 +314,20 @@ void Job::Start() {
   } else {
     BeginMeasuring(now);
     EnterPhase(plan_.verify_only ? Phase::kVerify : Phase::kRunning);
+    // A verify_only job's one phase is its verify pass: it has no main phase to time or sync.
+    if (plan_.verify_only) verify_start_ns_ = main_end_ns_ = now;
   }
 }
 
 bool Job::AwaitNext(uint64_t now) {
   const uint64_t wake = WakeTime();
+  // Until the moment itself, not for the time left as of `now`: the loop read `now` before
+  // it reaped and ticked, so a wait that long would end late.
   if (wake && !Stopping()) {
-    SleepCancellable(wake > now ? wake - now : 0);
+    SleepUntil(wake);
     return true;
   }
+  if (phase_ == Phase::kDraining) EndMainPhase();
   return StartVerifyIfDue();
 }
 
@@ -318,6 +361,9 @@ void Job::Run() {
     bool dir_used[kDirs];
     DirsInUse(plan_, dir_used);
     if (const char* why = offsets_.Init(plan_, dir_used, seed)) SetError(EINVAL, "plan", why);
+    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
+    // I/O bypasses the cache, so it does not there.
+    if (plan_.invalidate && !plan_.direct) offsets_.OnPassEnd(&Job::DropCacheAtPassEnd, this);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       std::string why;

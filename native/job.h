@@ -97,11 +97,20 @@ class Job {
   EngineSetup SetupFor();
   void RunEngines();
   void Start();
-  void SleepCancellable(uint64_t ns);
+  // Waits until `deadline_ns`, or stops the job when it is cancelled meanwhile.
+  void SleepUntil(uint64_t deadline_ns);
+  // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
+  // (the job's start, every loop, the verify pass) and where a pass wraps around.
+  void DropCache();
+  static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
   void ScheduleNextEvent();
+  // The main phase's I/O is over: end_fsync, as fio's do_io ends, and the main phase's runtime
+  // stops. Once per job.
+  void EndMainPhase();
   void Finish();
+  void SetDirRuntimes(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
   // Stops the job and records the first error only: later ones follow from it.
   void Fail(int err, const char* syscall, std::string message);
@@ -148,6 +157,10 @@ class Job {
   uint64_t ramp_end_ns_ = 0;
   // When the runtime ends, once measuring.
   uint64_t end_ns_ = UINT64_MAX;
+  // When the main phase's I/O was over (0 until then) and when the verify pass began (0 when
+  // none did): fio times each phase, and a direction's runtime is that of the phases it ran in.
+  uint64_t main_end_ns_ = 0;
+  uint64_t verify_start_ns_ = 0;
   // Time-driven work (the ramp's end, sample windows, series intervals, the runtime's end):
   // the earliest of them, so that the loop makes one comparison per iteration.
   uint64_t next_event_ns_ = UINT64_MAX;

@@ -121,6 +121,8 @@ inline bool Job::ChargeLoop(uint8_t d, uint32_t* bs) {
     }
     loop_bytes_issued_ = 0;
     offsets_.Rewind();
+    // fio reopens the target for every loop, dropping its cache.
+    if (plan_.invalidate) DropCache();
     if (*bs > plan_.io_bytes_per_loop) {
       EnterPhase(Phase::kDraining);
       return false;

@@ -139,7 +139,10 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
 // instead, which changes only the size of the few I/Os that land within one size of it.)
 uint64_t OffsetGen::ClaimRun(uint32_t len, Rng& rng) {
   // A full map starts a new pass: a time-based job, or io_size beyond the region.
-  if (free_map_.Full()) free_map_.Reset();
+  if (free_map_.Full()) {
+    free_map_.Reset();
+    PassEnded();
+  }
   const uint64_t first = free_map_.NextFree(rng.Below(free_map_.size()));
   const uint64_t want = (len + map_block_ - 1) / map_block_;
   const uint64_t got = free_map_.Claim(first, want);

@@ -74,7 +74,10 @@ class OffsetGen {
     const uint32_t bs = *len;
     if (!random_[d]) {
       uint64_t pos = seq_pos_[d];
-      if (pos + bs > region_bytes_) pos = 0;
+      if (pos + bs > region_bytes_) {
+        pos = 0;
+        PassEnded();
+      }
       seq_pos_[d] = pos + bs;
       return region_offset_ + pos;
     }
@@ -82,6 +85,7 @@ class OffsetGen {
       case Mode::kMap: {
         uint64_t block = 0;
         if (!perm_.Next(&block)) {
+          PassEnded();
           perm_.NewPass();
           perm_.Next(&block);
         }
@@ -104,6 +108,13 @@ class OffsetGen {
   // Back to the start of the region (a new loop).
   void Rewind();
 
+  // Calls `fn(arg)` each time a pass over the region ends on its own: a sequential position or
+  // the random map wraps around (not at Rewind, whose caller knows). Null: nothing is called.
+  void OnPassEnd(void (*fn)(void*), void* arg) {
+    on_pass_end_ = fn;
+    on_pass_end_arg_ = arg;
+  }
+
  private:
   enum class Mode : uint8_t { kMap, kUniform, kDistribution, kRunMap };
 
@@ -121,6 +132,10 @@ class OffsetGen {
   // modulo the block count. For a power-of-two count every rank gets a block of its own; for
   // others some ranks share one, and fio's hot set shrinks with it (normal:20 over 100 MiB of
   // 4k blocks touches 26% fewer blocks than a one-to-one spread), so volbench's does too.
+  // Rare (once a pass), so it costs the other I/Os nothing.
+  void PassEnded() {
+    if (on_pass_end_) on_pass_end_(on_pass_end_arg_);
+  }
   inline uint64_t Scatter(uint64_t rank, uint32_t bs, uint8_t d) const {
     const uint64_t off = rank * kFibonacciHash % dist_blocks_ * dist_block_;
     const uint64_t last = region_bytes_ - bs;
@@ -142,6 +157,8 @@ class OffsetGen {
   // normal:σ's uniform spread, in blocks.
   uint64_t normal_spread_ = 0;
   ZipfGen zipf_;
+  void (*on_pass_end_)(void*) = nullptr;
+  void* on_pass_end_arg_ = nullptr;
 };
 
 }  // namespace vb

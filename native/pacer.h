@@ -42,9 +42,10 @@ class Pacer {
     }
   }
 
-  // Holds a just-prepared I/O that its rate says is not due yet; true when it did.
+  // Holds a just-prepared I/O that its rate says is not due yet; true when it did. A verify
+  // pass is not paced, as fio's (and it counts nothing toward the rates).
   bool Hold(IoUnit* u, uint64_t now) {
-    if (!rate_limited_) return false;
+    if (!rate_limited_ || u->phase == Phase::kVerify) return false;
     const uint64_t due = RateDue(u);
     if (due <= now) return false;
     held_ = u;

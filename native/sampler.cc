@@ -82,6 +82,9 @@ void Sampler::TakeSamples(uint64_t now) {
     if (!dir_used_[d] || dt_ms <= 0) continue;
     const uint64_t dbytes = a.bytes - sample_prev_bytes_[d];
     const uint64_t dios = a.ios - sample_prev_ios_[d];
+    // As fio's: a window in which a direction moved nothing is no sample of it (a write job's
+    // writes during its verify pass, the reads of a mixed job that drew none).
+    if (dbytes == 0) continue;
     // fio's samples are whole KiB/s and IOPS.
     const uint64_t bw = static_cast<uint64_t>(static_cast<double>(dbytes) * 1000.0 / dt_ms / 1024.0);
     const uint64_t iops = static_cast<uint64_t>(static_cast<double>(dios) * 1000.0 / dt_ms + 0.5);
