@@ -39,15 +39,83 @@ export const JOBS = [
   },
   {
     id: 'e1-read-disk-1m-qd8',
+    disk: true,
     what: 'bandwidth: 1 MiB sequential read QD8 on the real disk',
     target: 'disk',
     args: ['--name=e1', '--filename={disk}', '--size=1g', '--rw=read', '--bs=1m', '--iodepth=8', '--ioengine=io_uring', ...common],
   },
   {
     id: 'e2-write-disk-1m-qd8',
+    disk: true,
     what: 'bandwidth: 1 MiB sequential write QD8 on the real disk',
     target: 'disk',
     args: ['--name=e2', '--filename={disk}', '--size=1g', '--rw=write', '--bs=1m', '--iodepth=8', '--ioengine=io_uring', ...common],
+  },
+  // At depth on the real disk: where the order of submissions and reaps shows (a tool that
+  // submits in bursts keeps fewer I/Os at the device), and where merging shows in the request
+  // sizes the disk sees (the `disk KiB/req` metric, from /proc/diskstats).
+  {
+    id: 'h-randread-disk-libaio-qd8',
+    what: '4k randread QD8 libaio on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=8', '--ioengine=libaio', ...common],
+  },
+  {
+    id: 'h-randread-disk-libaio-qd32',
+    what: '4k randread QD32 libaio on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=libaio', ...common],
+  },
+  {
+    id: 'h-randwrite-disk-libaio-qd8',
+    what: '4k randwrite QD8 libaio on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randwrite', '--bs=4k', '--iodepth=8', '--ioengine=libaio', ...common],
+  },
+  {
+    id: 'h-randwrite-disk-libaio-qd32',
+    what: '4k randwrite QD32 libaio on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randwrite', '--bs=4k', '--iodepth=32', '--ioengine=libaio', ...common],
+  },
+  {
+    id: 'h-randread-disk-iouring-qd8',
+    what: '4k randread QD8 io_uring on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=8', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'h-randread-disk-iouring-qd32',
+    what: '4k randread QD32 io_uring on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'h-randwrite-disk-iouring-qd8',
+    what: '4k randwrite QD8 io_uring on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randwrite', '--bs=4k', '--iodepth=8', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'h-randwrite-disk-iouring-qd32',
+    what: '4k randwrite QD32 io_uring on a file on the real disk',
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=randwrite', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', ...common],
+  },
+  {
+    id: 'h-read-disk-1m-libaio-qd8',
+    what: "AWS's HDD job: 1 MiB sequential read QD8 libaio on the real disk",
+    target: 'disk',
+    disk: true,
+    args: ['--name=h', '--filename={disk}', '--size=1g', '--rw=read', '--bs=1m', '--iodepth=8', '--ioengine=libaio', ...common],
   },
   {
     id: 'f-randread-shm-nj2-qd16',

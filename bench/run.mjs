@@ -7,7 +7,7 @@
 // so drift on the machine falls on both tools alike. Prints medians, ratios (volbench / fio) and
 // min–max per metric, and writes every raw figure to bench/results/<time>.json.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +48,21 @@ function metrics(result) {
   };
 }
 
+// Requests and sectors the block device under `path` has completed (reads + writes), from
+// /proc/diskstats: the line whose major:minor is the filesystem's device (a partition has its own).
+function diskCounters(path) {
+  const { dev } = statSync(path);
+  const major = Math.floor(dev / 256) & 0xfff;
+  const minor = (dev & 0xff) | ((Math.floor(dev / 1048576) & 0xfff) << 8);
+  for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (Number(f[0]) === major && Number(f[1]) === minor) {
+      return { requests: Number(f[3]) + Number(f[7]), sectors: Number(f[5]) + Number(f[9]) };
+    }
+  }
+  return undefined;
+}
+
 function dropCaches() {
   try {
     execFileSync('sh', ['-c', 'sync; echo 3 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' });
@@ -64,12 +79,20 @@ function runOnce(tool, job, targets, runtime) {
     tool === 'fio'
       ? ['fio', args]
       : ['node', [cli, 'run', ...args, ...(job.writesBlockDevice ? ['--allow_block_write'] : [])]];
+  const before = job.disk ? diskCounters(targets.disk) : undefined;
   const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const after = job.disk ? diskCounters(targets.disk) : undefined;
   if (out.status !== 0 && out.status !== 1) throw new Error(`${tool} ${job.id} failed (${out.status}): ${out.stderr}`);
   const json = JSON.parse(out.stdout.slice(out.stdout.indexOf('{')));
   const errors = json.jobs.filter((j) => j.error !== 0);
   if (errors.length) throw new Error(`${tool} ${job.id}: job error ${errors[0].error}`);
-  return metrics(json);
+  const m = metrics(json);
+  if (before && after && after.requests > before.requests) {
+    // The average request the disk completed: smaller than bs where the kernel split I/Os,
+    // larger where it merged them.
+    m.disk_KiB_per_req = ((after.sectors - before.sectors) * 512) / 1024 / (after.requests - before.requests);
+  }
+  return m;
 }
 
 const opts = parseArgs(process.argv.slice(2));
@@ -97,10 +120,12 @@ try {
 const rows = [];
 for (const job of selected) {
   const { fio, volbench } = raw[job.id];
-  const keys = job.latency ? ['iops', 'clat_mean_us', 'clat_p99_us', 'cpu_ns_per_io'] : ['iops', 'bw_MiBps', 'cpu_ns_per_io'];
+  const keys = job.latency ? ['iops', 'clat_mean_us', 'clat_p99_us', 'cpu_ns_per_io'] : ['iops', 'bw_MiBps', 'clat_mean_us', 'cpu_ns_per_io'];
+  if (job.disk) keys.push('disk_KiB_per_req');
   for (const key of keys) {
-    const f = fio.map((m) => m[key]);
-    const v = volbench.map((m) => m[key]);
+    const f = fio.map((m) => m[key]).filter((x) => x !== undefined);
+    const v = volbench.map((m) => m[key]).filter((x) => x !== undefined);
+    if (!f.length || !v.length) continue;
     rows.push({ job: job.id, metric: key, fio: median(f), volbench: median(v), ratio: median(v) / median(f), fioRange: [Math.min(...f), Math.max(...f)], vbRange: [Math.min(...v), Math.max(...v)] });
   }
 }
