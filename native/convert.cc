@@ -227,6 +227,8 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   if (p.io_depth == 0 || p.io_depth > 65536) throw Napi::RangeError::New(env, "plan field 'ioDepth' out of range");
   p.batch_submit = U32(o, "batchSubmit");
   p.batch_complete_min = U32(o, "batchCompleteMin");
+  p.batch_complete_max = U32(o, "batchCompleteMax");
+  if (p.batch_complete_max == 0) throw Napi::RangeError::New(env, "plan field 'batchCompleteMax' out of range");
   Napi::Value seed = Field(o, "randSeed");
   if (!seed.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'randSeed' must be a bigint");
   bool lossless = true;

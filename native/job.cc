@@ -296,6 +296,7 @@ EngineSetup Job::SetupFor() {
   s.register_files = plan_.register_files;
   s.sq_thread_poll = plan_.sq_thread_poll;
   s.hipri = plan_.hipri;
+  s.reap_max = plan_.batch_complete_max;
   return s;
 }
 

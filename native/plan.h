@@ -67,8 +67,11 @@ struct JobPlan {
   std::vector<BsEntry> bs[kDirs];
   uint64_t block_align[kDirs] = {0, 0, 0};
   uint32_t io_depth = 1;
-  uint32_t batch_submit = 0;
+  uint32_t batch_submit = 1;
   uint32_t batch_complete_min = 1;
+  // Completions handled per reap (the rest wait for the next one), as fio's
+  // iodepth_batch_complete_max: the queue is topped up after each, so it stays at iodepth.
+  uint32_t batch_complete_max = 1;
   uint64_t rand_seed = 0;
   bool random_map = true;
   Distribution distribution = Distribution::kUniform;

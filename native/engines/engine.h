@@ -11,7 +11,8 @@
 //                                     // min_complete I/Os are done (or timeout_ns, if non-zero);
 //                                     // returns the number submitted, or -errno
 //   template <class F> unsigned Reap(F&& on_complete);
-//                                     // on_complete(IoUnit*) for each finished I/O, res set (hot)
+//                                     // on_complete(IoUnit*) for each finished I/O, res set, at
+//                                     // most EngineSetup::reap_max of the asynchronous ones (hot)
 //   void Teardown();                  // idempotent
 #pragma once
 
@@ -58,6 +59,8 @@ struct EngineSetup {
   bool register_files = false;
   bool sq_thread_poll = false;
   bool hipri = false;
+  // At most this many asynchronous completions per Reap() (inline ones are all handed over).
+  unsigned reap_max = 1;
 };
 
 // Errors that mean the kernel does not offer an engine, rather than that the I/O failed.

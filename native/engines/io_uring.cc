@@ -150,8 +150,8 @@ int IoUringEngine::Setup(const EngineSetup& s) {
 
   staged_.assign(s.unit_count, nullptr);
   nstaged_ = 0;
+  reap_max_ = s.reap_max ? s.reap_max : 1;
   unsubmitted_ = 0;
-  split_submit_ = s.depth == 1;
   done_.Init(s.unit_count);
   return 0;
 }
@@ -220,19 +220,14 @@ int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
     reinterpret_cast<std::atomic<unsigned>*>(sq_ktail_)->store(sq_tail_, std::memory_order_release);
     unsubmitted_ += staged;
     nstaged_ = 0;
-    if (split_submit_) {
-      // One I/O at a time: submit, stamp, then wait, so clat starts where fio's does (after
-      // the submission returned) and excludes the kernel's submission path.
-      const int r = Submit();
-      const uint64_t t = NowNs();
-      for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
-      if (r < 0) return r;
-    } else {
-      // Issue time is taken as the batch enters the kernel: submission and the wait for
-      // completions happen in one system call, so no later point precedes every completion.
-      const uint64_t t = NowNs();
-      for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
-    }
+    // Submit, stamp, then wait, as fio does: clat starts after the submission returned and
+    // excludes the kernel's submission path, which slat holds. (One io_uring_enter could submit
+    // and wait, but would leave no moment between "submitted" and "completing" to stamp: slat
+    // would read ~0 and clat would carry the submission of the whole batch.)
+    const int r = Submit();
+    const uint64_t t = NowNs();
+    for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
+    if (r < 0) return r;
   }
   // Trims completed inline count: waiting for them in the kernel would never return.
   if (min_complete && CqReady() + done_.Size() >= min_complete) min_complete = 0;

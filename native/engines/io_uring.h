@@ -45,7 +45,7 @@ class IoUringEngine {
 
   void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {
-      u->issue_ns = u->start_ns;
+      u->issue_ns = NowNs();
       u->inline_done = true;
       u->res = DiscardRange(fd_, u->offset + u->done, u->len - u->done);
       done_.Push(u);
@@ -87,8 +87,9 @@ class IoUringEngine {
   unsigned Reap(F&& on_complete) {
     unsigned n = done_.Empty() ? 0 : done_.Drain(on_complete);
     unsigned head = cq_head_;
-    const unsigned tail = reinterpret_cast<std::atomic<unsigned>*>(cq_ktail_)->load(std::memory_order_acquire);
+    unsigned tail = reinterpret_cast<std::atomic<unsigned>*>(cq_ktail_)->load(std::memory_order_acquire);
     if (head == tail) return n;
+    if (tail - head > reap_max_) tail = head + reap_max_;
     do {
       const io_uring_cqe* cqe = &cqes_[head & cq_mask_];
       IoUnit* u = reinterpret_cast<IoUnit*>(cqe->user_data);
@@ -115,10 +116,9 @@ class IoUringEngine {
   int enter_fd_ = -1;
   unsigned enter_flags_ = 0;
   unsigned setup_flags_ = 0;
+  unsigned reap_max_ = 1;
   bool fixed_bufs_ = false;
   bool fixed_file_ = false;
-  // At queue depth 1 there is no batch to save a system call on: submit and wait separately.
-  bool split_submit_ = false;
   // IORING_ENTER_EXT_ARG (a wait with a timeout) exists from Linux 5.11; before, waits are untimed.
   bool ext_arg_ = false;
 

@@ -3,6 +3,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 
@@ -32,6 +33,7 @@ int LibaioEngine::Setup(const EngineSetup& s) {
   staged_.assign(s.unit_count, nullptr);
   events_.assign(s.unit_count, io_event{});
   nsubmit_ = nstaged_ = nevents_ = 0;
+  reap_max_ = s.reap_max ? s.reap_max : 1;
   done_.Init(s.unit_count);
   return 0;
 }
@@ -79,9 +81,11 @@ int LibaioEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
     ts.tv_nsec = static_cast<long>(timeout_ns % 1000000000ull);
     tsp = &ts;
   }
+  // As many as one reap hands over (the rest stay in the ring), and at least what must be waited for.
+  const unsigned want = std::min<unsigned>(std::max(min_complete, reap_max_), static_cast<unsigned>(events_.size()));
   for (;;) {
     const long g = syscall(__NR_io_getevents, ctx_, static_cast<long>(min_complete - nevents_),
-                           static_cast<long>(events_.size() - nevents_), events_.data() + nevents_, tsp);
+                           static_cast<long>(want - nevents_), events_.data() + nevents_, tsp);
     if (g >= 0) {
       nevents_ += static_cast<unsigned>(g);
       return submitted;

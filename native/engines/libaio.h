@@ -36,7 +36,7 @@ class LibaioEngine {
 
   void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {
-      u->issue_ns = u->start_ns;
+      u->issue_ns = NowNs();
       u->inline_done = true;
       u->res = DiscardRange(fd_, u->offset + u->done, u->len - u->done);
       done_.Push(u);
@@ -71,11 +71,13 @@ class LibaioEngine {
       on_complete(u);
     }
     n += nevents_;
+    unsigned budget = reap_max_ > nevents_ ? reap_max_ - nevents_ : 0;
     nevents_ = 0;
-    if (ring_ == nullptr) return n;
+    if (ring_ == nullptr || budget == 0) return n;
     unsigned head = ring_->head;
     const unsigned tail = reinterpret_cast<std::atomic<unsigned>*>(&ring_->tail)->load(std::memory_order_acquire);
-    while (head != tail) {
+    while (head != tail && budget) {
+      budget--;
       const io_event& ev = ring_->events[head];
       IoUnit* u = reinterpret_cast<IoUnit*>(ev.data);
       u->res = static_cast<int32_t>(ev.res);
@@ -111,6 +113,7 @@ class LibaioEngine {
   unsigned nstaged_ = 0;
   std::vector<io_event> events_;
   unsigned nevents_ = 0;
+  unsigned reap_max_ = 1;
   InlineQueue done_;
 };
 

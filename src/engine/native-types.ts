@@ -99,6 +99,8 @@ export interface NativeJobPlan {
   /** 0 = submit everything ready in one call. */
   batchSubmit: number;
   batchCompleteMin: number;
+  /** Completions handled per reap, at least 1 (fio: iodepth_batch_complete_max, or the minimum). */
+  batchCompleteMax: number;
   randSeed: bigint;
   /** Use a full-period permutation so every block is touched once per pass (fio's random map). */
   randomMap: boolean;

@@ -107,9 +107,10 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('ba', 'blockalign', sizePerDirection(1, MAX_BLOCK_SIZE), { aliases: ['blockalign'], default: [0, 0, 0] }),
   // fio's own bound (options.c: iodepth maxval 65535); the engine's I/O slots are numbered in 16 bits.
   option('iodepth', 'iodepth', intKind({ min: 1, max: 65535 }), { default: 1 }),
-  option('iodepth_batch', 'iodepth_batch_submit', intKind({ max: UINT_MAX }), { aliases: ['iodepth_batch_submit'], default: 0 }),
+  option('iodepth_batch', 'iodepth_batch_submit', intKind({ max: UINT_MAX }), { aliases: ['iodepth_batch_submit'], default: 1 }),
   option('iodepth_batch_complete_min', 'iodepth_batch_complete_min', intKind({ max: UINT_MAX }),
     { aliases: ['iodepth_batch_complete'], default: 1 }),
+  option('iodepth_batch_complete_max', 'iodepth_batch_complete_max', intKind({ max: UINT_MAX }), { default: 0 }),
   // fio runs at most MAX_JOBS (4096) job instances in all.
   option('numjobs', 'numjobs', intKind({ min: 1, max: MAX_INSTANCES }), { default: 1 }),
   option('group_reporting', 'group_reporting', flagKind(), { default: false }),

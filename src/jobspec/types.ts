@@ -61,9 +61,11 @@ export interface JobOptions {
   /** 0 means "the block size", as fio. */
   blockalign: PerDirection<number>;
   iodepth: number;
-  /** 0 means "everything ready", which is volbench's default; fio's is 1. */
+  /** 1 (the default, as fio's): each I/O submitted as it is ready; 0: everything ready at once. */
   iodepth_batch_submit: number;
   iodepth_batch_complete_min: number;
+  /** 0 (the default) means "the minimum", as fio: one completion handled per reap. */
+  iodepth_batch_complete_max: number;
   numjobs: number;
   group_reporting: boolean;
   stonewall: boolean;

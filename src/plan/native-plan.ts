@@ -131,6 +131,8 @@ export function nativePlan(
     ioDepth: o.iodepth,
     batchSubmit: o.iodepth_batch_submit,
     batchCompleteMin: o.iodepth_batch_complete_min,
+    // fio's rule: a maximum under the minimum (or unset) is the minimum, and a reap takes one.
+    batchCompleteMax: Math.max(o.iodepth_batch_complete_max, o.iodepth_batch_complete_min, 1),
     randSeed: seedFor(o),
     randomMap: randomMapFor(o).on,
     ...distribution(o),

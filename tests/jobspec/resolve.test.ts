@@ -13,11 +13,11 @@ const one = (options: Record<string, string | number | boolean>): JobOptions =>
   parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;
 
 describe('defaults', () => {
-  it("are fio's, except ioengine (auto) and iodepth_batch_submit (0: all ready)", () => {
+  it("are fio's, except ioengine (auto)", () => {
     const expected: JobOptions = {
       name: 'j', offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'read', rwmixread: 50,
-      bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 0,
-      iodepth_batch_complete_min: 1, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
+      bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 1,
+      iodepth_batch_complete_min: 1, iodepth_batch_complete_max: 0, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
       runtime_ns: 0, time_based: false, ramp_time_ns: 0, startdelay_ns: 0, loops: 1, direct: false,
       sync: 'none', fsync: 0, fdatasync: 0, end_fsync: false, invalidate: true, randrepeat: true,
       randseed: 0x89n, norandommap: false, random_distribution: { kind: 'random' }, rate: [0, 0, 0],

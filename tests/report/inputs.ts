@@ -12,8 +12,8 @@ export const DEFAULT_PERCENTILES = [1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95
 export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
   return {
     name: 'job', offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'randread', rwmixread: 50,
-    bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 0,
-    iodepth_batch_complete_min: 1, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
+    bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 1,
+    iodepth_batch_complete_min: 1, iodepth_batch_complete_max: 0, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
     runtime_ns: 0, time_based: false, ramp_time_ns: 0, startdelay_ns: 0, loops: 1, direct: false,
     sync: 'none', fsync: 0, fdatasync: 0, end_fsync: false, invalidate: true, randrepeat: true,
     randseed: 0x89n, norandommap: false, random_distribution: { kind: 'random' }, rate: [0, 0, 0],
