@@ -10,6 +10,7 @@
 //                                     // submit what is staged, stamping issue_ns, and wait until
 //                                     // min_complete I/Os are done (or timeout_ns, if non-zero);
 //                                     // returns the number submitted, or -errno
+//   uint64_t IssuedAt() const;        // the last Commit()'s issue stamp, 0 if it submitted none
 //   template <class F> unsigned Reap(F&& on_complete);
 //                                     // on_complete(IoUnit*) for each finished I/O, res set, at
 //                                     // most EngineSetup::reap_max of the asynchronous ones (hot)

@@ -227,7 +227,10 @@ int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
     const int r = Submit();
     const uint64_t t = NowNs();
     for (unsigned i = 0; i < staged; i++) staged_[i]->issue_ns = t;
+    issued_ns_ = t;
     if (r < 0) return r;
+  } else {
+    issued_ns_ = 0;
   }
   // Trims completed inline count: waiting for them in the kernel would never return.
   if (min_complete && CqReady() + done_.Size() >= min_complete) min_complete = 0;

@@ -83,6 +83,9 @@ class IoUringEngine {
 
   int Commit(unsigned min_complete, uint64_t timeout_ns);
 
+  // When the last Commit() stamped its I/Os as issued; 0 when it submitted none.
+  uint64_t IssuedAt() const { return issued_ns_; }
+
   template <class F>
   unsigned Reap(F&& on_complete) {
     unsigned n = done_.Empty() ? 0 : done_.Drain(on_complete);
@@ -117,6 +120,7 @@ class IoUringEngine {
   unsigned enter_flags_ = 0;
   unsigned setup_flags_ = 0;
   unsigned reap_max_ = 1;
+  uint64_t issued_ns_ = 0;
   bool fixed_bufs_ = false;
   bool fixed_file_ = false;
   // IORING_ENTER_EXT_ARG (a wait with a timeout) exists from Linux 5.11; before, waits are untimed.

@@ -68,6 +68,9 @@ int LibaioEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
     // io_submit() returned: these are in the kernel now.
     const uint64_t t = NowNs();
     for (unsigned i = 0; i < nstaged_; i++) staged_[i]->issue_ns = t;
+    issued_ns_ = t;
+  } else {
+    issued_ns_ = 0;
   }
   nsubmit_ = nstaged_ = 0;
 

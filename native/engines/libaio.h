@@ -62,6 +62,9 @@ class LibaioEngine {
 
   int Commit(unsigned min_complete, uint64_t timeout_ns);
 
+  // When the last Commit() stamped its I/Os as issued; 0 when it submitted none.
+  uint64_t IssuedAt() const { return issued_ns_; }
+
   template <class F>
   unsigned Reap(F&& on_complete) {
     unsigned n = done_.Empty() ? 0 : done_.Drain(on_complete);
@@ -114,6 +117,7 @@ class LibaioEngine {
   std::vector<io_event> events_;
   unsigned nevents_ = 0;
   unsigned reap_max_ = 1;
+  uint64_t issued_ns_ = 0;
   InlineQueue done_;
 };
 

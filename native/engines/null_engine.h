@@ -38,6 +38,7 @@ class NullEngine {
   }
 
   int Commit(unsigned, uint64_t) {
+    issued_ns_ = 0;
     if (nstaged_ == 0) return 0;
     const uint64_t t = NowNs();
     const unsigned n = nstaged_;
@@ -48,8 +49,12 @@ class NullEngine {
       done_.Push(u);
     }
     nstaged_ = 0;
+    issued_ns_ = t;
     return static_cast<int>(n);
   }
+
+  // When the last Commit() stamped its I/Os as issued; 0 when it submitted none.
+  uint64_t IssuedAt() const { return issued_ns_; }
 
   template <class F>
   unsigned Reap(F&& on_complete) {
@@ -61,6 +66,7 @@ class NullEngine {
  private:
   std::vector<IoUnit*> staged_;
   unsigned nstaged_ = 0;
+  uint64_t issued_ns_ = 0;
   InlineQueue done_;
 };
 
