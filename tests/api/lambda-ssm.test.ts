@@ -1,0 +1,54 @@
+/**
+ * The Lambda handler reads its bearer token from an SSM SecureString at start (the template
+ * passes only the parameter's name), through the real AWS SDK against a local AWS emulator.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+
+import { lambdaConfigFromEnv } from '../../src/server/lambda.js';
+import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+
+const reason = motoSkipReason();
+
+describe.skipIf(reason !== undefined)(`Lambda token from SSM${reason ? ` [skipped: ${reason}]` : ''}`, () => {
+  let moto: Moto;
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(async () => {
+    moto = await startMoto();
+    for (const [k, v] of Object.entries(moto.env)) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
+    const ssm = new SSMClient({});
+    await ssm.send(new PutParameterCommand({ Name: '/volbench/test/token', Type: 'SecureString', Value: 'sekrit-token-123' }));
+    ssm.destroy();
+  }, 30_000);
+  afterAll(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await moto?.stop();
+  });
+
+  it('reads and decrypts the named SecureString; the environment never holds the token', async () => {
+    const env = { VOLBENCH_TOKEN_PARAMETER: '/volbench/test/token', VOLBENCH_TARGET_ROOT: '/tmp', VOLBENCH_FUNCTION_TIMEOUT: '900' };
+    const config = await lambdaConfigFromEnv(env);
+    expect(config.token).toBe('sekrit-token-123');
+    expect(Object.values(env)).not.toContain('sekrit-token-123');
+    // 900 s less a tenth: runs end inside the request.
+    expect(config.maxRuntimeSec).toBe(810);
+  });
+
+  it('names the parameter and the missing permission or value when it cannot read it', async () => {
+    await expect(lambdaConfigFromEnv({ VOLBENCH_TOKEN_PARAMETER: '/volbench/test/missing' })).rejects.toMatchObject({
+      code: 'EINVALID_ARGS',
+      message: expect.stringContaining('/volbench/test/missing'),
+    });
+  });
+
+  it('mounts a second root (EFS) beside /tmp when VOLBENCH_EXTRA_ROOT is set', async () => {
+    const config = await lambdaConfigFromEnv({ VOLBENCH_TOKEN: 't', VOLBENCH_EXTRA_ROOT: '/mnt/efs' });
+    expect(config.targetRoots).toEqual(['/tmp', '/mnt/efs']);
+  });
+});
