@@ -26,7 +26,9 @@ export type VolbenchErrorCode =
   /** The run goes over a limit its caller set (runtime, size, instances). */
   | 'ELIMIT_EXCEEDED'
   /** The run was cancelled before it started. */
-  | 'ECANCELLED';
+  | 'ECANCELLED'
+  /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
+  | 'ECLOUD';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

@@ -19,6 +19,7 @@ Usage:
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
   volbench compare A.json B.json             compare two results (--tolerance 5%)
+  volbench fleet plan|up|run|down|compare    compare volume types on AWS instances (fleet --help)
   volbench --version | --help
 
 Examples:
@@ -39,6 +40,11 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return suiteCommand(rest, io);
     case 'compare':
       return compareCommand(rest, io);
+    case 'fleet': {
+      // Loaded only here: the AWS SDK clients cost other commands their start-up.
+      const { fleetCommand } = await import('./fleet-command.js');
+      return fleetCommand(rest, io);
+    }
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -60,8 +66,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare`, {
-        accepted: 'run, demo, serve, suite, compare',
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet`, {
+        accepted: 'run, demo, serve, suite, compare, fleet',
       });
   }
 }

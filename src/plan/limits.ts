@@ -64,6 +64,19 @@ function jobNs(o: JobOptions): number {
 }
 
 /**
+ * How long a spec's timed stages take, one after another (each as long as its longest
+ * startdelay + ramp_time + runtime), in seconds. Jobs that end on their size count nothing.
+ */
+export function timedSeconds(spec: ParsedSpec): number {
+  const options = spec.jobs.map((j) => j.options);
+  let ns = 0;
+  for (const { members } of stagesOf(options)) {
+    ns += members.reduce((longest, { index }) => Math.max(longest, options[index].runtime_ns > 0 ? jobNs(options[index]) : 0), 0);
+  }
+  return ns / NS_PER_S;
+}
+
+/**
  * The spec with the runtime budget applied: refused when its timed stages alone take longer
  * than `maxSec` (over `repeats` passes), else every job without a runtime gets one. Returns a
  * new spec; `spec` is not changed.

@@ -72,6 +72,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ELIMIT_EXCEEDED: { status: 422, title: 'Run exceeds a limit' },
   ECANCELLED: { status: 409, title: 'Run was cancelled' },
   ENATIVE: { status: 500, title: 'Engine failure' },
+  ECLOUD: { status: 502, title: 'Cloud provider call failed' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {

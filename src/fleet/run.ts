@@ -1,0 +1,258 @@
+/**
+ * Running the workload on every member of a fleet over HTTP: the suite (or a job file) submitted
+ * to each `volbench serve`, its events followed (a dropped stream is resumed with Last-Event-ID),
+ * and fio's JSON saved per volume, locally and in S3.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
+
+import { VolbenchError } from '../errors.js';
+import { awsCall, type FleetClients } from './aws.js';
+import type { FleetState } from './state.js';
+
+export interface RunWorkload {
+  /** A shipped suite (default: the plan's). */
+  suite?: string;
+  /** A fio job file's text, run instead of a suite. */
+  jobFile?: string;
+  /** Gates, as for `volbench run --assert`. */
+  assert?: string[];
+}
+
+export interface FleetRunOptions extends RunWorkload {
+  clients: FleetClients;
+  /** Where results go: <outDir>/<fleet-id>/<label>.json. */
+  outDir: string;
+  /** {label: url}: reach members another way than their stack's endpoint. */
+  endpointMap?: Record<string, string>;
+  signal?: AbortSignal;
+  /** One line per member as its run moves. */
+  onProgress?: (label: string, line: string) => void;
+  /** Reconnections to a member's event stream before its run is given up (default 20). */
+  maxReconnects?: number;
+}
+
+export interface MemberResult {
+  label: string;
+  status: 'finished' | 'failed' | 'cancelled' | 'unreachable';
+  gate?: string;
+  file?: string;
+  error?: string;
+  result?: Record<string, unknown>;
+}
+
+const MAX_RESULT = 256 << 20;
+
+/** Reads an endpoint map file: a JSON object of label → http(s) URL. */
+export function readEndpointMap(file: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file}: ${(err as Error).message}`, { field: '--endpoint-map', accepted: 'a JSON file {"label": "http://host:port"}' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file} is not a JSON object`, { field: '--endpoint-map', accepted: '{"label": "http://host:port"}' });
+  }
+  const map: Record<string, string> = {};
+  for (const [label, url] of Object.entries(parsed)) {
+    if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url)) {
+      throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file}: ${label} is not an http(s) URL`, { field: `--endpoint-map.${label}`, accepted: 'http://host:port' });
+    }
+    map[label] = url.replace(/\/+$/, '');
+  }
+  return map;
+}
+
+class Member {
+  constructor(readonly base: string, readonly token: string, readonly signal?: AbortSignal) {}
+
+  async json(path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${this.base}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${this.token}`, accept: 'application/json', ...(init.headers ?? {}) },
+      signal: this.signal,
+    });
+    const text = await res.text();
+    if (text.length > MAX_RESULT) throw new Error(`${path}: answer larger than ${MAX_RESULT} bytes`);
+    let body: Record<string, unknown> = {};
+    try {
+      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      throw new Error(`${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+    }
+    return { status: res.status, body };
+  }
+
+  /**
+   * Follows the run's events until its final one; a dropped stream is opened again after the
+   * last event seen. Returns the final event's type.
+   */
+  async follow(runId: string, onEvent: (type: string, data: Record<string, unknown>) => void, maxReconnects: number): Promise<string> {
+    let last: string | undefined;
+    let failures = 0;
+    for (;;) {
+      try {
+        const res = await fetch(`${this.base}/v1/runs/${encodeURIComponent(runId)}/events`, {
+          headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream', ...(last ? { 'last-event-id': last } : {}) },
+          signal: this.signal,
+        });
+        if (res.status !== 200 || !res.body) throw new Error(`events: HTTP ${res.status}`);
+        const decoder = new TextDecoder();
+        let buffer = '';
+        for await (const chunk of res.body) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          if (buffer.length > 1 << 20) throw new Error('events: an event larger than 1 MiB');
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            let id: string | undefined;
+            let type = 'message';
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('id: ')) id = line.slice(4);
+              else if (line.startsWith('event: ')) type = line.slice(7);
+              else if (line.startsWith('data: ')) data += line.slice(6);
+            }
+            if (id !== undefined) last = id;
+            if (!data) continue;
+            failures = 0;
+            let parsed: Record<string, unknown> = {};
+            try {
+              parsed = JSON.parse(data) as Record<string, unknown>;
+            } catch {
+              // Not ours to interpret.
+            }
+            onEvent(type, parsed);
+            if (type === 'finished' || type === 'failed' || type === 'cancelled') return type;
+          }
+        }
+        throw new Error('events: the stream ended before the run did');
+      } catch (err) {
+        if (this.signal?.aborted) throw err;
+        if (++failures > maxReconnects) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** (failures - 1), 10_000)));
+      }
+    }
+  }
+}
+
+/** Retries a request that could not connect, for up to a minute. */
+async function reachable<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (let delay = 200; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      return await call();
+    } catch (err) {
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      if (signal?.aborted || Date.now() > deadline || !['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'].includes(code ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+function headline(data: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const dir of ['read', 'write']) {
+    const d = data[dir] as { iops?: number; bw_bytes?: number } | undefined;
+    if (d?.iops) parts.push(`${dir} ${Math.round(d.iops).toLocaleString('en-US')} IOPS ${((d.bw_bytes ?? 0) / 1048576).toFixed(1)} MiB/s`);
+  }
+  const test = data.test ? `${String(data.test)}: ` : '';
+  return `${test}${parts.join(', ') || 'running'}`;
+}
+
+async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions): Promise<MemberResult> {
+  const say = (line: string) => opts.onProgress?.(label, line);
+  const member = new Member(base, token, opts.signal);
+  let runId: string | undefined;
+  try {
+    // A service that has just started (or restarted under systemd) may not listen yet.
+    const targets = await reachable(() => member.json('/v1/targets'), opts.signal);
+    if (targets.status !== 200) throw new Error(`GET /v1/targets: HTTP ${targets.status}`);
+    const root = (targets.body.targets as Array<{ root: string; kind: string }> | undefined)?.[0];
+    if (!root) throw new Error('the service has no target root');
+    let submitted;
+    if (opts.jobFile) {
+      const qs = new URLSearchParams([['target', root.root] as [string, string], ...(opts.assert ?? []).map((a): [string, string] => ['assert', a])]);
+      submitted = await member.json(`/v1/runs?${qs}`, { method: 'POST', body: opts.jobFile, headers: { 'content-type': 'text/plain' } });
+    } else {
+      const body = {
+        suite: opts.suite ?? state.plan.suite,
+        ...(root.kind === 'block_device' ? { filename: root.root } : { directory: root.root }),
+        ...(opts.assert?.length ? { assert: opts.assert } : {}),
+      };
+      submitted = await member.json('/v1/runs', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    }
+    if (submitted.status !== 202 && submitted.status !== 200) {
+      throw new Error(`POST /v1/runs: HTTP ${submitted.status}: ${String(submitted.body.detail ?? submitted.body.title ?? '')}`);
+    }
+    runId = String(submitted.body.id);
+    say(`run ${runId} queued`);
+    const final = await member.follow(runId, (type, data) => {
+      if (type === 'progress') say(headline(data));
+      else if (type === 'test') say(`test ${String(data.test)}${data.tests ? ` of ${String(data.tests)}` : ''}`);
+      else say(type);
+    }, opts.maxReconnects ?? 20);
+    const run = await member.json(`/v1/runs/${encodeURIComponent(runId)}`);
+    const result = await member.json(`/v1/runs/${encodeURIComponent(runId)}/result`);
+    const gate = typeof run.body.gate === 'string' ? run.body.gate : undefined;
+    if (result.status !== 200) return { label, status: final as MemberResult['status'], gate, error: `no result: HTTP ${result.status}` };
+    const doc = withCloud(result.body, state, label);
+    const dir = join(opts.outDir, state.fleetId);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${label}.json`);
+    const text = `${JSON.stringify(doc, null, 2)}\n`;
+    writeFileSync(file, text);
+    if (state.bucket) {
+      await awsCall('s3:PutObject', () => opts.clients.s3.send(new PutObjectCommand({
+        Bucket: state.bucket, Key: `${state.fleetId}/results/${label}.json`, Body: text, ContentType: 'application/json',
+      })));
+    }
+    say(`${final}${gate ? `, gate ${gate}` : ''}: ${file}`);
+    return { label, status: final as MemberResult['status'], gate, file, result: doc };
+  } catch (err) {
+    if (opts.signal?.aborted && runId) {
+      // Best effort: the stack is about to go anyway.
+      await fetch(`${base}/v1/runs/${encodeURIComponent(runId)}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).catch(() => {});
+      return { label, status: 'cancelled', error: 'cancelled' };
+    }
+    say(`failed: ${(err as Error).message}`);
+    return { label, status: 'unreachable', error: (err as Error).message };
+  }
+}
+
+/** fio's JSON with what the fleet knows of the volume, where the service did not say already. */
+function withCloud(doc: Record<string, unknown>, state: FleetState, label: string): Record<string, unknown> {
+  const member = state.plan.members.find((m) => m.label === label);
+  const ms = state.members.find((m) => m.label === label);
+  const vb = { ...((doc.volbench as Record<string, unknown> | undefined) ?? {}) };
+  const cloud = { ...((vb.cloud as Record<string, unknown> | undefined) ?? {}) };
+  cloud.provider ??= 'aws';
+  cloud.region ??= state.region;
+  cloud.instance_type ??= state.plan.instanceType;
+  if (member && cloud.volume === undefined) {
+    const v = member.volume;
+    cloud.volume = {
+      ...(ms?.volumeId && ms.volumeId !== 'instance-store' ? { id: ms.volumeId } : {}),
+      type: v.type, size_gib: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughput_mibps: v.throughputMiBps } : {}),
+    };
+  }
+  cloud.fleet = { id: state.fleetId, label };
+  vb.cloud = cloud;
+  return { ...doc, volbench: vb };
+}
+
+/** Runs the workload on every member at once; one member's failure does not stop the others. */
+export async function runFleet(state: FleetState, opts: FleetRunOptions): Promise<MemberResult[]> {
+  const tokenOut = await awsCall('ssm:GetParameter', () => opts.clients.ssm.send(new GetParameterCommand({ Name: state.tokenParameter, WithDecryption: true })));
+  const token = tokenOut.Parameter?.Value;
+  if (!token) throw new VolbenchError('ECLOUD', `the fleet's token parameter ${state.tokenParameter} is empty`, { field: 'ssm:GetParameter' });
+  return Promise.all(state.members.map((m) => {
+    const base = opts.endpointMap?.[m.label] ?? m.endpoint;
+    if (!base) return Promise.resolve<MemberResult>({ label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' });
+    return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts);
+  }));
+}

@@ -1,0 +1,223 @@
+/**
+ * The fleet end to end against moto server (a local AWS API emulator), the real AWS SDK and
+ * real `volbench serve` processes: `up` creates one stack per volume with the right type, size
+ * and tags; `run` reaches the services through --endpoint-map with the token the fleet put in
+ * (moto's) SSM and saves fio's JSON per volume, locally and in S3; `down` leaves no stack,
+ * instance or volume; SIGINT in the middle of `compare` still tears everything down; a stack
+ * that fails to create leaves nothing behind.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeInstancesCommand, DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+
+import { CLI, ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
+import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+
+const reason = motoSkipReason();
+const BUCKET = 'volbench-fleet-test';
+const VOLUMES = 'gp3:1g,io2:4g:iops=400';
+const LABELS = ['gp3-1g', 'io2-4g-400iops'];
+
+interface Outcome { code: number | null; stdout: string; stderr: string }
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: ${reason}]` : ''}`, () => {
+  let moto: Moto;
+  let work: string;
+  let env: NodeJS.ProcessEnv;
+  const config = () => ({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  const services: ServeChild[] = [];
+
+  function fleet(args: string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'fleet', ...args, '--state-dir', join(work, 'state')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        onStderr?.(stderr, child);
+      });
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  async function remainsOf(fleetId: string): Promise<string[]> {
+    const ec2 = new EC2Client(config());
+    const cfn = new CloudFormationClient(config());
+    const left: string[] = [];
+    const inst = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:volbench:fleet', Values: [fleetId] }] }));
+    for (const i of (inst.Reservations ?? []).flatMap((r) => r.Instances ?? [])) if (i.State?.Name !== 'terminated') left.push(i.InstanceId!);
+    const names = LABELS.map((l) => `volbench-${fleetId}-${l}`);
+    const vols = await ec2.send(new DescribeVolumesCommand({ Filters: [{ Name: 'tag:aws:cloudformation:stack-name', Values: names }] }));
+    left.push(...(vols.Volumes ?? []).map((v) => v.VolumeId!));
+    const stacks = await cfn.send(new ListStacksCommand({}));
+    left.push(...(stacks.StackSummaries ?? []).filter((s) => s.StackName?.includes(fleetId) && s.StackStatus !== 'DELETE_COMPLETE').map((s) => s.StackName!));
+    ec2.destroy();
+    cfn.destroy();
+    return left;
+  }
+
+  /** Two local services whose token is the one the fleet stored in SSM; the map file that reaches them. */
+  async function servicesFor(fleetId: string, ports?: Record<string, number>): Promise<string> {
+    const ssm = new SSMClient(config());
+    const token = (await ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/token`, WithDecryption: true }))).Parameter!.Value!;
+    ssm.destroy();
+    const map: Record<string, string> = {};
+    for (const label of LABELS) {
+      const root = join(work, `root-${fleetId}-${label}`);
+      mkdirSync(root, { recursive: true });
+      const tokenFile = join(work, `token-${fleetId}-${label}`);
+      writeFileSync(tokenFile, token, { mode: 0o600 });
+      const s = await spawnServe(['--target-root', root, '--token-file', tokenFile, '--data-dir', join(work, `data-${fleetId}-${label}`),
+        ...(ports ? ['--port', String(ports[label])] : [])]);
+      services.push(s);
+      map[label] = s.url;
+    }
+    const file = join(work, `map-${fleetId}.json`);
+    writeFileSync(file, JSON.stringify(map));
+    return file;
+  }
+
+  beforeAll(async () => {
+    ensureBuilt();
+    moto = await startMoto();
+    work = mkdtempSync(join(tmpdir(), 'volbench-fleet-'));
+    env = { ...process.env, ...moto.env, AWS_PROFILE: '' };
+    delete env.AWS_PROFILE;
+    const s3 = new S3Client({ ...config(), forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    s3.destroy();
+    writeFileSync(join(work, 'volbench.tgz'), 'a stand-in for the npm pack tarball');
+    writeFileSync(join(work, 'quick.fio'), '[global]\nsize=1m\nbs=4k\nioengine=psync\n\n[rr]\nrw=randread\nruntime=1\ntime_based\n');
+    writeFileSync(join(work, 'long.fio'), '[global]\nsize=1m\nbs=4k\nioengine=psync\n\n[long]\nrw=randread\nruntime=60\ntime_based\n');
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const s of services) {
+      s.child.kill('SIGTERM');
+      await waitForExit(s.child);
+    }
+    await moto?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const common = () => ['--volumes', VOLUMES, '--instance', 'm6i.large', '--region', 'us-east-1', '--bucket', BUCKET,
+    '--allowed-cidr', '10.0.0.1/32', '--package', join(work, 'volbench.tgz')];
+
+  let fleetId = '';
+
+  it('up: one stack per volume, with its type, size and the fleet\'s tag', async () => {
+    const out = await fleet(['up', ...common(), '--format', 'json']);
+    expect(out.code, out.stderr).toBe(0);
+    const state = JSON.parse(out.stdout);
+    fleetId = state.fleetId;
+    expect(fleetId).toMatch(/^vb[0-9a-f]{10}$/);
+    expect(state.members.map((m: { status: string }) => m.status)).toEqual(['created', 'created']);
+    const cfn = new CloudFormationClient(config());
+    for (const [label, type, size] of [['gp3-1g', 'gp3', '1'], ['io2-4g-400iops', 'io2', '4']]) {
+      const stack = (await cfn.send(new DescribeStacksCommand({ StackName: `volbench-${fleetId}-${label}` }))).Stacks![0];
+      expect(stack.StackStatus).toBe('CREATE_COMPLETE');
+      const params = Object.fromEntries(stack.Parameters!.map((p) => [p.ParameterKey, p.ParameterValue]));
+      expect(params).toMatchObject({ VolumeType: type, VolumeSize: size, FleetId: fleetId, AllowedCidr: '10.0.0.1/32', TokenParameterName: `/volbench/${fleetId}/token` });
+      expect(stack.Tags).toContainEqual({ Key: 'volbench:fleet', Value: fleetId });
+      const volumeId = stack.Outputs!.find((o) => o.OutputKey === 'VolumeId')!.OutputValue!;
+      const ec2 = new EC2Client(config());
+      const vol = (await ec2.send(new DescribeVolumesCommand({ VolumeIds: [volumeId] }))).Volumes![0];
+      expect(vol.Size).toBe(Number(size));
+      const inst = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:volbench:fleet', Values: [fleetId] }] }));
+      expect((inst.Reservations ?? []).flatMap((r) => r.Instances ?? []).length).toBe(2);
+      ec2.destroy();
+    }
+    cfn.destroy();
+    // The tarball went to S3 for the instances to install.
+    expect(JSON.stringify(state)).toContain(BUCKET);
+  }, 120_000);
+
+  it('run: the workload on every member through --endpoint-map; fio\'s JSON saved per volume, locally and in S3', async () => {
+    const map = await servicesFor(fleetId);
+    const outDir = join(work, 'results');
+    const out = await fleet(['run', fleetId, '--job', join(work, 'quick.fio'), '--endpoint-map', map, '--out', outDir]);
+    expect(out.code, out.stderr).toBe(0);
+    for (const label of LABELS) {
+      expect(out.stderr).toContain(`[${label}] finished`);
+      const doc = JSON.parse(readFileSync(join(outDir, fleetId, `${label}.json`), 'utf8'));
+      expect(doc.jobs[0].jobname).toBe('rr');
+      expect(doc.jobs[0].read.total_ios).toBeGreaterThan(0);
+      expect(doc.volbench.cloud).toMatchObject({ provider: 'aws', region: 'us-east-1', instance_type: 'm6i.large', fleet: { id: fleetId, label } });
+      const s3 = new S3Client({ ...config(), forcePathStyle: true });
+      const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/results/${label}.json` }));
+      expect(JSON.parse(await obj.Body!.transformToString()).jobs[0].jobname).toBe('rr');
+      s3.destroy();
+    }
+    // The table names every volume.
+    for (const label of LABELS) expect(out.stdout).toContain(`| ${label} |`);
+  }, 120_000);
+
+  it('down: no stack, instance or volume of the fleet remains, and the token is gone', async () => {
+    const out = await fleet(['down', fleetId]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('nothing of it remains');
+    expect(await remainsOf(fleetId)).toEqual([]);
+    const ssm = new SSMClient(config());
+    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/token` }))).rejects.toThrow();
+    ssm.destroy();
+  }, 120_000);
+
+  it('compare: SIGINT in the middle of the run cancels it and still tears the fleet down', async () => {
+    let sent = false;
+    let id = '';
+    // The map is written first, with two free ports; the services start there once the fleet's
+    // token exists (compare waits for a member that does not listen yet).
+    const ports = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await freePort()] as const)));
+    writeFileSync(join(work, 'map-next.json'), JSON.stringify(Object.fromEntries(LABELS.map((l) => [l, `http://127.0.0.1:${ports[l]}`]))));
+    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'map-next.json'), '--out', join(work, 'results')],
+      (stderr, child) => {
+        const m = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr);
+        if (m && !id) {
+          id = m[1];
+          void (async () => {
+            for (let i = 0; i < 200; i++) {
+              try {
+                await servicesFor(id, ports);
+                return;
+              } catch {
+                await new Promise((r) => setTimeout(r, 100));
+              }
+            }
+          })();
+        }
+        if (!sent && /\[gp3-1g\] (running|started|read )/.test(stderr)) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      });
+    expect(sent, out.stderr).toBe(true);
+    expect(out.code, out.stderr).toBe(130);
+    expect(out.stderr).toContain('nothing of it remains');
+    expect(await remainsOf(id)).toEqual([]);
+  }, 180_000);
+
+  it('a stack that fails to create is reported with its reason, and nothing of the fleet remains', async () => {
+    const out = await fleet(['up', ...common(), '--subnet', 'subnet-0123456789abcdef0', '--vpc', 'vpc-0123456789abcdef0']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/could not be created: .*gp3-1g: /);
+    const id = /fleet (vb[0-9a-f]{10})/.exec(out.stderr)![1];
+    expect(await remainsOf(id)).toEqual([]);
+  }, 120_000);
+});

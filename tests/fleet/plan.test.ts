@@ -1,0 +1,89 @@
+/**
+ * A fleet's plan: the volumes as listed, their labels and stacks, and the study's estimate from
+ * dated prices (EC2 and EBS bill by the second: the monthly price prorated by the hours).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { formatPlan, parseFleetVolumes, planFleet } from '../../src/fleet/index.js';
+import { VolbenchError } from '../../src/errors.js';
+
+describe('--volumes', () => {
+  it('reads type, size, IOPS and throughput, and labels each volume (a repeat gets -2)', () => {
+    expect(parseFleetVolumes('gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t,gp3:500g,instance-store')).toEqual([
+      { label: 'gp3-500g', type: 'gp3', sizeGiB: 500 },
+      { label: 'gp3-500g-6000iops-250mibs', type: 'gp3', sizeGiB: 500, iops: 6000, throughputMiBps: 250 },
+      { label: 'io2-500g-16000iops', type: 'io2', sizeGiB: 500, iops: 16000 },
+      { label: 'st1-2t', type: 'st1', sizeGiB: 2048 },
+      { label: 'gp3-500g-2', type: 'gp3', sizeGiB: 500 },
+      { label: 'instance-store', type: 'instance-store', sizeGiB: 0 },
+    ]);
+  });
+
+  const refused: Array<[string, RegExp, string]> = [
+    ['gp4:500g', /unknown volume type 'gp4'; did you mean 'gp2'/, '--volumes[0]'],
+    ['gp3', /gp3 needs a size/, '--volumes[0].size'],
+    ['st1:2t:iops=500', /st1 has no provisioned IOPS/, '--volumes[0].iops'],
+    ['gp2:100g:throughput=250', /gp2 has no provisioned throughput/, '--volumes[0].throughput'],
+    ['io1:100g', /io1 needs iops=/, '--volumes[0].iops'],
+    ['gp3:100g,gp3:1500m', /whole GiB/, '--volumes[1].size'],
+    ['gp3:100g:iops=lots', /whole number/, '--volumes[0].iops'],
+    ['instance-store:100g', /instance store takes no size/, '--volumes[0]'],
+    ['gp3:100g,', /is empty/, '--volumes[1]'],
+  ];
+  for (const [text, message, field] of refused) {
+    it(`refuses '${text}', naming ${field}`, () => {
+      try {
+        parseFleetVolumes(text);
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(VolbenchError);
+        expect((err as VolbenchError).message).toMatch(message);
+        expect((err as VolbenchError).field).toBe(field);
+      }
+    });
+  }
+
+  it('caps the list (at most 50 volumes) and its length', () => {
+    expect(() => parseFleetVolumes(Array(51).fill('gp3:1g').join(','))).toThrow(/at most 50/);
+    expect(() => parseFleetVolumes('gp3:1g'.repeat(1000))).toThrow(/longer than/);
+  });
+});
+
+describe('planFleet', () => {
+  const volumes = parseFleetVolumes('gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t');
+  const plan = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', suite: 'aws-ssd', fleetId: 'vb0123456789' });
+
+  it('prices each volume by the month: gp3 500 GiB with 6,000 IOPS and 250 MiB/s is $40 + $15 + $5', () => {
+    expect(plan.members.map((m) => m.volumeMonthly?.usd)).toEqual([40, 60, 1102.5, 92.16]);
+    for (const m of plan.members) expect(m.volumeMonthly).toMatchObject({ source: expect.stringMatching(/^https:\/\//), as_of: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  });
+
+  it('estimates the study: instance hours and prorated volume hours for start-up, the suite and teardown', () => {
+    // aws-ssd: two 180 s tests; 15 min of start-up and 5 of teardown around them.
+    expect(plan.workloadSeconds).toBe(360);
+    expect(plan.hours).toBeCloseTo((900 + 360 + 300) / 3600, 6);
+    const expected = 4 * 0.096 * plan.hours + (40 + 60 + 1102.5 + 92.16) * plan.hours / 730;
+    expect(plan.estimatedUsd).toBeCloseTo(expected, 2);
+  });
+
+  it('names one stack per volume after the fleet and the label', () => {
+    expect(plan.members.map((m) => m.stackName)).toEqual([
+      'volbench-vb0123456789-gp3-500g', 'volbench-vb0123456789-gp3-500g-6000iops-250mibs',
+      'volbench-vb0123456789-io2-500g-16000iops', 'volbench-vb0123456789-st1-2t',
+    ]);
+  });
+
+  it('prints what will be created and what it costs, with the prices\' dates', () => {
+    const text = formatPlan(plan);
+    expect(text).toContain('| gp3-500g-6000iops-250mibs | gp3 | 500 GiB | 6000 | 250 | $60.00 |');
+    expect(text).toMatch(/estimated cost of the study: \$\d+\.\d\d/);
+    expect(text).toMatch(/as of \d{4}-\d{2}-\d{2}/);
+  });
+
+  it('says when the prices are another region\'s, and when the instance has none', () => {
+    expect(planFleet({ volumes, instanceType: 'm6i.large', region: 'eu-west-1' }).warnings.join()).toMatch(/us-east-1's/);
+    const unknown = planFleet({ volumes, instanceType: 'x9z.huge', region: 'us-east-1' });
+    expect(unknown.estimatedUsd).toBeUndefined();
+    expect(unknown.warnings.join()).toMatch(/no price known for x9z.huge/);
+  });
+});
