@@ -34,18 +34,23 @@ function modulesLoadedBy(entry: string): string[] {
   return r.stderr.split('\n').filter((l) => /^(resolved|required) /.test(l)).map((l) => l.slice(l.indexOf(' ') + 1));
 }
 
-const SERVICE_PACKAGES = /node_modules\/(fastify|@fastify\/[^/]+|better-sqlite3|prom-client|fastify-type-provider-zod)\//;
+const SERVICE_PACKAGES = /node_modules\/(fastify|@fastify\/[^/]+|better-sqlite3|prom-client|fastify-type-provider-zod|@aws-sdk\/[^/]+)\//;
 
 function servicePackages(files: string[]): string[] {
   return [...new Set(files.flatMap((f) => SERVICE_PACKAGES.exec(f)?.[1] ?? []))].sort();
 }
 
 describe('the package entries', () => {
-  it("'volbench' loads no Fastify, SQLite or prom-client, and none of src/server", () => {
+  it("'volbench' loads no Fastify, SQLite, prom-client or AWS SDK, and none of src/server or src/fleet", () => {
     const loaded = modulesLoadedBy('dist/index.js');
     expect(loaded.some((f) => f.includes('/dist/index.js'))).toBe(true);
     expect(servicePackages(loaded)).toEqual([]);
-    expect(loaded.filter((f) => f.includes('/dist/server/'))).toEqual([]);
+    expect(loaded.filter((f) => f.includes('/dist/server/') || f.includes('/dist/fleet/'))).toEqual([]);
+  });
+
+  it("'volbench/fleet' loads the AWS SDK", () => {
+    const loaded = modulesLoadedBy('dist/fleet/index.js');
+    expect(servicePackages(loaded)).toEqual(expect.arrayContaining(['@aws-sdk/client-cloudformation', '@aws-sdk/client-ec2']));
   });
 
   it("'volbench/server' loads the service and its packages", () => {
@@ -56,7 +61,8 @@ describe('the package entries', () => {
 
   it('package.json maps the subpaths to built files and keeps the addon private', async () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './lambda', './package.json', './server']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './fleet', './lambda', './package.json', './server']);
+    expect(pkg.exports['./fleet']).toEqual({ types: './dist/fleet/index.d.ts', default: './dist/fleet/index.js' });
     expect(pkg.exports['./server']).toEqual({ types: './dist/server/index.d.ts', default: './dist/server/index.js' });
     const library = (await import(join(root, 'dist', 'index.js'))) as Record<string, unknown>;
     expect(typeof library.runJobs).toBe('function');
