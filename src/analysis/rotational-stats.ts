@@ -6,15 +6,13 @@
  * a delay uniform between 0 and one revolution. So the latencies of many jumps of one kind are
  * uniform over [seek, seek + revolution], plus noise and a few outliers (a remapped sector, a
  * request that waited behind another). Outliers are dropped first by MAD filtering (more than
- * `k` scaled median absolute deviations from the median); then
+ * `k` scaled median absolute deviations from the median). Then a uniform is fitted to what is
+ * left (uniformFit), so
  *
- *   revolution  = 2 × the interquartile range of the short jumps (a uniform's IQR is half its width)
- *   RPM         = 60 s / revolution
- *   track-to-track = median of the short jumps − revolution / 2
- *   full-stroke seek = median of the long jumps − revolution / 2
- *
- * (the median of a uniform is its middle). Quartiles rather than min and max: they hold under
- * the noise that widens the extremes.
+ *   revolution       = the width fitted to the short jumps
+ *   RPM              = 60 s / revolution
+ *   track-to-track   = the lower end fitted to the short jumps (a jump with no wait for the sector)
+ *   full-stroke seek = the lower end fitted to the long jumps
  */
 
 /** 1.4826 × MAD estimates a normal distribution's standard deviation. */
@@ -45,6 +43,27 @@ export function madFilter(samples: readonly number[], k: number = DEFAULT_MAD_K)
   return { kept, dropped: samples.length - kept.length };
 }
 
+/** Fewer samples than this after filtering say nothing. */
+const MIN_SAMPLES = 8;
+
+/** Share of the sorted samples left out at each end of the fit. */
+const FIT_TRIM = 0.025;
+
+/**
+ * The uniform distribution [lower, lower + width] of sorted samples, from their quantiles near
+ * the ends: the t and 1−t quantiles of a uniform lie t × width inside it. Near-end quantiles
+ * rather than a fit over the middle: for a uniform they vary far less (a middle quantile
+ * wanders by about width / (2√n)), and unlike min and max they hold under noise and the few
+ * outliers the filter kept. Null with fewer than MIN_SAMPLES.
+ */
+export function uniformFit(sorted: readonly number[]): { lower: number; width: number } | null {
+  if (sorted.length < MIN_SAMPLES) return null;
+  const lo = quantile(sorted, FIT_TRIM);
+  const hi = quantile(sorted, 1 - FIT_TRIM);
+  const width = (hi - lo) / (1 - 2 * FIT_TRIM);
+  return { lower: lo - FIT_TRIM * width, width };
+}
+
 export interface RotationalEstimate {
   revolutionNs: number | null;
   rpm: number | null;
@@ -56,26 +75,22 @@ export interface RotationalEstimate {
   shortOutliers: number;
 }
 
-/** Fewer samples than this after filtering say nothing. */
-const MIN_SAMPLES = 8;
-
 /** Estimates from the latencies of long (full-stroke) and short (shortest) jumps. */
 export function estimateRotation(longNs: readonly number[], shortNs: readonly number[], k: number = DEFAULT_MAD_K): RotationalEstimate {
   const long = madFilter(longNs, k);
   const short = madFilter(shortNs, k);
   const s = [...short.kept].sort((a, b) => a - b);
   const l = [...long.kept].sort((a, b) => a - b);
-  const shortMedian = s.length ? quantile(s, 0.5) : null;
-  const longMedian = l.length ? quantile(l, 0.5) : null;
-  const revolution = s.length >= MIN_SAMPLES ? 2 * (quantile(s, 0.75) - quantile(s, 0.25)) : null;
-  const usable = revolution !== null && revolution > 0 ? revolution : null;
+  const shortFit = uniformFit(s);
+  const longFit = uniformFit(l);
+  const usable = shortFit !== null && shortFit.width > 0 ? shortFit.width : null;
   return {
     revolutionNs: usable,
     rpm: usable === null ? null : 60e9 / usable,
-    fullStrokeSeekNs: usable === null || longMedian === null || l.length < MIN_SAMPLES ? null : Math.max(0, longMedian - usable / 2),
-    trackToTrackNs: usable === null || shortMedian === null ? null : Math.max(0, shortMedian - usable / 2),
-    longMedianNs: longMedian,
-    shortMedianNs: shortMedian,
+    fullStrokeSeekNs: usable === null || longFit === null ? null : Math.max(0, longFit.lower),
+    trackToTrackNs: usable === null ? null : Math.max(0, shortFit!.lower),
+    longMedianNs: l.length ? quantile(l, 0.5) : null,
+    shortMedianNs: s.length ? quantile(s, 0.5) : null,
     longOutliers: long.dropped,
     shortOutliers: short.dropped,
   };

@@ -71,10 +71,13 @@ function invalid(field: string, message: string, accepted: string): VolbenchErro
 /**
  * Where the probes go: chunks of `targetBytes / chunks` rounded down to 4 KiB, a probe of at most
  * `probe` bytes at the start of each (a whole number of blocks; the block size shrinks to a small
- * chunk); with `initialize`, each chunk whole, the last one taking what the rounding left.
+ * chunk); with `initialize`, each chunk whole (whole blocks), the last one taking what the
+ * rounding left.
  */
 export function uniformityLayout(targetBytes: number, chunks: number, probe: number, bs: number, initialize: boolean): UniformityLayout {
-  const chunkBytes = Math.floor(targetBytes / chunks / CHUNK_ALIGN) * CHUNK_ALIGN;
+  // Read whole, chunks are whole blocks so that no byte between them is left out.
+  const align = initialize && targetBytes / chunks >= bs ? bs : CHUNK_ALIGN;
+  const chunkBytes = Math.floor(targetBytes / chunks / align) * align;
   if (chunkBytes === 0) {
     throw invalid('chunks', `${targetBytes} bytes cannot be split into ${chunks} chunks of at least ${CHUNK_ALIGN} bytes`,
       `at most ${Math.floor(targetBytes / CHUNK_ALIGN)} chunks for this target`);
