@@ -169,6 +169,8 @@ export function uniformitySection(
   const bytes = series.reduce((s, c) => s + c.bytes, 0);
   const seconds = series.reduce((s, c) => s + (c.mbps > 0 ? c.bytes / (c.mbps * 1e6) : 0), 0);
   const some = series.length > 0;
+  // Within [min, max] however the division rounds.
+  const avg = some && seconds > 0 ? Math.min(series[max].mbps, Math.max(series[min].mbps, bytes / seconds / 1e6)) : 0;
   return {
     rw: settings.rw,
     initialize: settings.initialize,
@@ -176,7 +178,7 @@ export function uniformitySection(
     chunk_bytes: settings.layout.chunkBytes,
     probe_bytes: settings.layout.probes[0]?.bytes ?? 0,
     min_mbps: some ? series[min].mbps : 0,
-    avg_mbps: seconds > 0 ? bytes / seconds / 1e6 : 0,
+    avg_mbps: avg,
     max_mbps: some ? series[max].mbps : 0,
     min_offset: some ? series[min].offset : 0,
     max_offset: some ? series[max].offset : 0,
