@@ -3,12 +3,12 @@
  * volume (uniformity) and seek and rotation (rotational), each resolving to one fio document
  * with its findings under `volbench.<analysis>`.
  */
-export { runSweep, sweepValues, DEFAULT_MAX_DEPTH } from './sweep.js';
-export type { SweepOptions, SweepPointEvent, SweepOver } from './sweep.js';
-export { runUniformity } from './uniformity.js';
-export type { UniformityOptions, UniformityChunkEvent } from './uniformity.js';
-export { runRotational } from './rotational.js';
-export type { RotationalOptions, RotationalBatchEvent } from './rotational.js';
+export { runSweep, prepareSweep, runPreparedSweep, sweepValues, DEFAULT_MAX_DEPTH } from './sweep.js';
+export type { SweepOptions, SweepPointEvent, SweepOver, PreparedSweep, AnalysisShape } from './sweep.js';
+export { runUniformity, prepareUniformity, runPreparedUniformity } from './uniformity.js';
+export type { UniformityOptions, UniformityChunkEvent, PreparedUniformity } from './uniformity.js';
+export { runRotational, prepareRotational, runPreparedRotational } from './rotational.js';
+export type { RotationalOptions, RotationalBatchEvent, PreparedRotational } from './rotational.js';
 export { scorePoints, optimumIndex, harmonicScore, DEFAULT_ALPHA } from './optimum.js';
 export { estimateRotation, madFilter } from './rotational-stats.js';
 export { formatAnalysis, formatSweep, formatUniformity, formatRotational } from './format.js';

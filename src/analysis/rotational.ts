@@ -9,7 +9,7 @@
  * library's own runs, a batch of jobs (one stage each) per run, under the caller's rules.
  */
 import { VolbenchError } from '../errors.js';
-import { judged } from '../gates/index.js';
+import { judged, type Assertion } from '../gates/index.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, RawOptionValue } from '../jobspec/types.js';
 import { planRun } from '../plan/index.js';
@@ -19,6 +19,7 @@ import { identifyTarget } from '../target/index.js';
 import { interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import { estimateRotation } from './rotational-stats.js';
+import type { AnalysisShape } from './sweep.js';
 import type { VolbenchRotational } from './types.js';
 
 export const DEFAULT_ROTATIONAL_SAMPLES = 100;
@@ -114,6 +115,20 @@ async function inspect(options: RotationalOptions): Promise<{ path: string; byte
  */
 export async function runRotational(options: RotationalOptions = {}): Promise<FioResult> {
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the rotational analysis was cancelled before it started');
+  return runPreparedRotational(await prepareRotational(options), options);
+}
+
+export interface PreparedRotational {
+  rotational: boolean | null;
+  jumps: Array<{ kind: 'long' | 'short'; offset: number }>;
+  /** Reads per run. */
+  batch: number;
+  assertions: Assertion[];
+  shape: AnalysisShape;
+}
+
+/** Every check before any I/O: settings, the target (rotational, or force), assertions, all reads planned. */
+export async function prepareRotational(options: RotationalOptions = {}): Promise<PreparedRotational> {
   const longs = checkCount(options.longSamples ?? DEFAULT_ROTATIONAL_SAMPLES, 'long_samples');
   const shorts = checkCount(options.shortSamples ?? DEFAULT_ROTATIONAL_SAMPLES, 'short_samples');
   const target = await inspect(options);
@@ -129,33 +144,48 @@ export async function runRotational(options: RotationalOptions = {}): Promise<Fi
     });
   }
   const jumps = jumpOffsets(target.bytes, longs, shorts, options.seed ?? 1);
-  const width = String(jumps.length - 1).length;
-  const jobOf = (i: number) => readJob(options, `${jumps[i].kind}-${String(i).padStart(width, '0')}`, jumps[i].offset);
-  const all = jumps.map((_, i) => i);
-  const whole = parseSpec({ jobs: all.map(jobOf) });
+  const whole = parseSpec(readSpec(options, jumps, jumps.map((_, i) => i)));
   const assertions = analysisAssertions('rotational', options.assertions, whole);
-  const batches = Math.ceil(jumps.length / BATCH);
   const limits = options.limits && { ...options.limits, maxInstances: undefined };
   (await planRun(whole, { ...options, assertions: [], limits })).release();
-  const perBatch: RunJobsOptions = { ...options, assertions: [], repeats: batches };
+  const batch = Math.max(1, Math.min(BATCH, options.limits?.maxInstances ?? BATCH));
+  const first = jumps.slice(0, batch).map((_, i) => i);
+  return {
+    rotational: target.rotational, jumps, batch, assertions,
+    shape: { spec: readSpec(options, jumps, first), runs: Math.ceil(jumps.length / batch) },
+  };
+}
+
+/** The reads `indices` of `jumps`, a job each, one after another. */
+function readSpec(options: RotationalOptions, jumps: PreparedRotational['jumps'], indices: number[]): JobSpec {
+  const width = String(jumps.length - 1).length;
+  return { jobs: indices.map((i) => readJob(options, `${jumps[i].kind}-${String(i).padStart(width, '0')}`, jumps[i].offset)) };
+}
+
+/** Runs the reads prepareRotational checked (with the same options). */
+export async function runPreparedRotational(prepared: PreparedRotational, options: RotationalOptions = {}): Promise<FioResult> {
+  if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the rotational analysis was cancelled before it started');
+  const { jumps, batch, assertions } = prepared;
+  const all = jumps.map((_, i) => i);
+  const perBatch: RunJobsOptions = { ...options, assertions: [], repeats: Math.ceil(jumps.length / batch) };
   const runs: AnalysisRun[] = [];
   const samples = { long: [] as number[], short: [] as number[] };
-  for (let at = 0; at < jumps.length; at += BATCH) {
-    const indices = all.slice(at, at + BATCH);
+  for (let at = 0; at < jumps.length; at += batch) {
+    const indices = all.slice(at, at + batch);
     const started = Date.now();
-    const result = await runParsed(parseSpec({ jobs: indices.map(jobOf) }), perBatch);
+    const result = await runParsed(parseSpec(readSpec(options, jumps, indices)), perBatch);
     runs.push({ result, durationMs: Date.now() - started });
     result.jobs.forEach((job, k) => {
       const lat = job.read?.clat_ns;
       if (job.error === 0 && lat && lat.N > 0) samples[jumps[indices[k]].kind].push(lat.mean);
     });
-    options.onBatch?.({ done: Math.min(jumps.length, at + BATCH), total: jumps.length });
+    options.onBatch?.({ done: Math.min(jumps.length, at + batch), total: jumps.length });
     if (interrupted(result)) break;
   }
   const estimate = estimateRotation(samples.long, samples.short);
   const rotational: VolbenchRotational = {
-    rotational: target.rotational,
-    forced: target.rotational !== true,
+    rotational: prepared.rotational,
+    forced: prepared.rotational !== true,
     long_samples: samples.long.length,
     short_samples: samples.short.length,
     long_outliers: estimate.longOutliers,

@@ -7,7 +7,7 @@
  * fio document, an entry per point, with the curve and the optimum under `volbench.sweep`.
  */
 import { VolbenchError } from '../errors.js';
-import { judged } from '../gates/index.js';
+import { judged, type Assertion } from '../gates/index.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
 import { effectiveSpec, planRun } from '../plan/index.js';
@@ -162,11 +162,28 @@ export function sweepSection(
   };
 }
 
+/** What one run of an analysis looks like at its largest, for a caller that admits runs (a service's queue). */
+export interface AnalysisShape {
+  /** The largest single run the analysis makes. */
+  spec: JobSpec;
+  /** How many runs it makes at most. */
+  runs: number;
+}
+
+export interface PreparedSweep {
+  settings: ReturnType<typeof checkOptions>;
+  template: ParsedSpec;
+  values: number[];
+  name: string;
+  assertions: Assertion[];
+  shape: AnalysisShape;
+}
+
 /**
  * Checks everything a sweep needs before any I/O (template, settings, assertions, and the
  * deepest point planned under the caller's rules, its runtime limit over every point).
  */
-async function prepareSweep(spec: JobSpec, options: SweepOptions) {
+export async function prepareSweep(spec: JobSpec, options: SweepOptions = {}): Promise<PreparedSweep> {
   const settings = checkOptions(options);
   const template = checkTemplate(spec, settings.over);
   const values = sweepValues(settings.maxDepth);
@@ -181,7 +198,7 @@ async function prepareSweep(spec: JobSpec, options: SweepOptions) {
   const deepest = parseSpec(pointSpec(spec, settings.over, values[values.length - 1]));
   const plan = await planRun(deepest, { ...options, assertions: [], repeats: values.length });
   plan.release();
-  return { settings, template, values, name, assertions };
+  return { settings, template, values, name, assertions, shape: { spec: pointSpec(spec, settings.over, values[values.length - 1]), runs: values.length } };
 }
 
 /**
@@ -191,7 +208,13 @@ async function prepareSweep(spec: JobSpec, options: SweepOptions) {
  */
 export async function runSweep(spec: JobSpec, options: SweepOptions = {}): Promise<FioResult> {
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the sweep was cancelled before it started');
-  const { settings, template, values, name, assertions } = await prepareSweep(spec, options);
+  return runPreparedSweep(spec, await prepareSweep(spec, options), options);
+}
+
+/** Runs a sweep prepareSweep checked (with the same spec and options). */
+export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, options: SweepOptions = {}): Promise<FioResult> {
+  if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the sweep was cancelled before it started');
+  const { settings, template, values, name, assertions } = prepared;
   const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length };
   const runs: AnalysisRun[] = [];
   const raw: Array<Omit<VolbenchSweepPoint, 'throughput_norm' | 'latency_norm' | 'score'>> = [];

@@ -9,7 +9,7 @@
  * device writes, limits), after the whole pass was planned and checked at once.
  */
 import { VolbenchError } from '../errors.js';
-import { judged } from '../gates/index.js';
+import { judged, type Assertion } from '../gates/index.js';
 import { parseInteger, parseSize, parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
 import { planRun } from '../plan/index.js';
@@ -17,6 +17,7 @@ import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
+import type { AnalysisShape } from './sweep.js';
 import type { VolbenchUniformity, VolbenchUniformityChunk } from './types.js';
 
 export const DEFAULT_CHUNKS = 100;
@@ -195,6 +196,22 @@ export function uniformitySection(
  */
 export async function runUniformity(options: UniformityOptions = {}): Promise<FioResult> {
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the uniformity pass was cancelled before it started');
+  return runPreparedUniformity(await prepareUniformity(options), options);
+}
+
+export interface PreparedUniformity {
+  layout: UniformityLayout;
+  assertions: Assertion[];
+  shape: AnalysisShape;
+}
+
+/**
+ * Every check before any I/O: the settings, the target (its size found by planning it), the
+ * assertions, and the whole pass planned at once under the caller's rules (targets, writes,
+ * sizes, runtime over every probe). Each probe runs on its own, so the instance limit applies
+ * to one probe.
+ */
+export async function prepareUniformity(options: UniformityOptions = {}): Promise<PreparedUniformity> {
   const chunks = checkChunks(options.chunks ?? DEFAULT_CHUNKS);
   const probe = sizeOf(options.probe ?? DEFAULT_PROBE, 'probe');
   const bs = sizeOf(options.bs ?? DEFAULT_UNIFORMITY_BS, 'bs');
@@ -206,10 +223,17 @@ export async function runUniformity(options: UniformityOptions = {}): Promise<Fi
   const all = layout.probes.map((_, i) => i);
   const whole: ParsedSpec = parseSpec(probeSpec(options, layout, all));
   const assertions = analysisAssertions('uniformity', options.assertions, whole);
-  // The whole pass planned at once (targets, writes, sizes, runtime over every probe); each
-  // probe runs on its own, so the instance limit applies to one probe.
   const limits = options.limits && { ...options.limits, maxInstances: undefined };
   (await planRun(whole, { ...options, assertions: [], limits })).release();
+  return { layout, assertions, shape: { spec: probeSpec(options, layout, [0]), runs: chunks } };
+}
+
+/** Runs a pass prepareUniformity checked (with the same options). */
+export async function runPreparedUniformity(prepared: PreparedUniformity, options: UniformityOptions = {}): Promise<FioResult> {
+  if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the uniformity pass was cancelled before it started');
+  const { layout, assertions } = prepared;
+  const chunks = layout.probes.length;
+  const all = layout.probes.map((_, i) => i);
   const perChunk: RunJobsOptions = { ...options, assertions: [], repeats: chunks };
   const runs: AnalysisRun[] = [];
   const series: VolbenchUniformityChunk[] = [];
