@@ -3,6 +3,8 @@
  * fio document, as a suite does: the runs' job entries in order, each run's groups numbered
  * after the previous run's, one target list, one disk_util over all the runs.
  */
+import { VolbenchError } from '../errors.js';
+import type { PlanOptions } from '../plan/index.js';
 import type { FioJob, FioResult, VolbenchJob, VolbenchTarget } from '../report/fio-result.js';
 import { combineDiskUtil } from '../suites/merge.js';
 import { directionsWithIo, latencyPercentile, type DataDirection } from '../gates/metrics.js';
@@ -109,4 +111,15 @@ export function entryFigures(job: FioJob): EntryFigures {
     clat_p99_ns: p[1],
     clat_p999_ns: p[2],
   };
+}
+
+/**
+ * An analysis of one file or device must be told which: a filename, or the caller's default
+ * target when that is one (a job without a filename would use a file named after each job).
+ */
+export function checkNamedTarget(options: PlanOptions & { filename?: string }, analysis: string): void {
+  if (options.filename !== undefined || (options.defaultTarget !== undefined && 'filename' in options.defaultTarget)) return;
+  throw new VolbenchError('EINVALID_ARGS', `${analysis} needs a filename: the file or block device to measure`, {
+    field: 'filename', accepted: 'a file or block device path',
+  });
 }

@@ -16,7 +16,7 @@ import { planRun } from '../plan/index.js';
 import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { identifyTarget } from '../target/index.js';
-import { interrupted, mergeRuns, type AnalysisRun } from './document.js';
+import { checkNamedTarget, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import { estimateRotation } from './rotational-stats.js';
 import type { AnalysisShape } from './sweep.js';
@@ -129,6 +129,7 @@ export interface PreparedRotational {
 
 /** Every check before any I/O: settings, the target (rotational, or force), assertions, all reads planned. */
 export async function prepareRotational(options: RotationalOptions = {}): Promise<PreparedRotational> {
+  checkNamedTarget(options, 'rotational');
   const longs = checkCount(options.longSamples ?? DEFAULT_ROTATIONAL_SAMPLES, 'long_samples');
   const shorts = checkCount(options.shortSamples ?? DEFAULT_ROTATIONAL_SAMPLES, 'short_samples');
   const target = await inspect(options);

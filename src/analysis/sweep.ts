@@ -113,7 +113,7 @@ export function pointName(name: string, over: SweepOver, value: number): string 
  * same file(s) (a file's default name is the job's); its entry is renamed afterwards. Files are
  * kept between points (unlink waits for the sweep's end); numjobs points report one entry.
  */
-function pointSpec(spec: JobSpec, over: SweepOver, value: number): JobSpec {
+export function pointSpec(spec: JobSpec, over: SweepOver, value: number): JobSpec {
   const job: Record<string, RawOptionValue> = { ...spec.jobs[0], [over]: value, unlink: 0 };
   if (over === 'numjobs') job.group_reporting = 1;
   if (rawOption(spec, 'runtime') === undefined && rawOption(spec, 'time_based') === undefined) {

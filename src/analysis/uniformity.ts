@@ -15,7 +15,7 @@ import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
 import { planRun } from '../plan/index.js';
 import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
+import { checkNamedTarget, entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import type { AnalysisShape } from './sweep.js';
 import type { VolbenchUniformity, VolbenchUniformityChunk } from './types.js';
@@ -212,6 +212,7 @@ export interface PreparedUniformity {
  * to one probe.
  */
 export async function prepareUniformity(options: UniformityOptions = {}): Promise<PreparedUniformity> {
+  checkNamedTarget(options, 'uniformity');
   const chunks = checkChunks(options.chunks ?? DEFAULT_CHUNKS);
   const probe = sizeOf(options.probe ?? DEFAULT_PROBE, 'probe');
   const bs = sizeOf(options.bs ?? DEFAULT_UNIFORMITY_BS, 'bs');
