@@ -66,6 +66,7 @@ export function formatRotational(r: VolbenchRotational): string {
     `short jumps: ${r.short_samples} timed, ${r.short_outliers} outliers dropped, median ${time(r.short_median_ns)}`,
     `revolution ${time(r.revolution_ns)} (${r.rpm === null ? 'n/a' : Math.round(r.rpm)} RPM), full-stroke seek ${time(r.full_stroke_seek_ns)}, ` +
       `track-to-track ${time(r.track_to_track_ns)}`,
+    ...(r.plausible ? [] : ['no spinning disk turns at that speed: the device does not behave as a rotational one']),
   ].map((l) => `${l}\n`).join('');
 }
 

@@ -28,6 +28,8 @@ const MAX_SAMPLES = 10000;
 const BATCH = 32;
 const READ_BYTES = 4096;
 const SHORT_WINDOW = 1024 * 1024;
+/** Spindle speeds of disks made: 3,600 (old laptop drives) to 15,000 RPM, with room. */
+const PLAUSIBLE_RPM = [3000, 20000] as const;
 
 export interface RotationalBatchEvent {
   /** Samples taken so far and in all. */
@@ -193,6 +195,7 @@ export async function runPreparedRotational(prepared: PreparedRotational, option
     short_outliers: estimate.shortOutliers,
     revolution_ns: estimate.revolutionNs,
     rpm: estimate.rpm,
+    plausible: estimate.rpm !== null && estimate.rpm >= PLAUSIBLE_RPM[0] && estimate.rpm <= PLAUSIBLE_RPM[1],
     full_stroke_seek_ns: estimate.fullStrokeSeekNs,
     track_to_track_ns: estimate.trackToTrackNs,
     long_median_ns: estimate.longMedianNs,

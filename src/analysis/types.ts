@@ -86,6 +86,11 @@ export interface VolbenchRotational {
   rpm: number | null;
   full_stroke_seek_ns: number | null;
   track_to_track_ns: number | null;
+  /**
+   * Whether the RPM is one a spinning disk has (3,000 to 20,000): a device that only says it is
+   * rotational (a virtual disk) gives figures no platter would.
+   */
+  plausible: boolean;
   /** Median latency of a long jump and of a short one, as measured. */
   long_median_ns: number | null;
   short_median_ns: number | null;

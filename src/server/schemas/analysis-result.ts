@@ -51,6 +51,7 @@ export const volbenchRotationalSchema = named(
     forced: z.boolean(),
     revolution_ns: z.number().nullable(),
     rpm: z.number().nullable(),
+    plausible: z.boolean().describe('Whether the RPM is one a spinning disk has (3,000 to 20,000)'),
     full_stroke_seek_ns: z.number().nullable(),
     track_to_track_ns: z.number().nullable(),
   }).describe('Set by a rotational analysis: seek and rotation'),
