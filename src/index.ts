@@ -33,6 +33,11 @@ export type { CompareOptions, Comparison, ComparisonRow } from './compare/index.
 export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
 } from './report/fio-result.js';
+export { runSweep, runUniformity, runRotational, formatAnalysis } from './analysis/exports.js';
+export type {
+  SweepOptions, SweepPointEvent, SweepOver, UniformityOptions, UniformityChunkEvent, RotationalOptions, RotationalBatchEvent,
+  VolbenchSweep, VolbenchSweepPoint, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
+} from './analysis/exports.js';
 export { VERSION } from './version.js';
 
 import { nativeAddon } from './engine/addon.js';

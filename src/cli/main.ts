@@ -8,6 +8,7 @@ import { demoCommand } from './demo-command.js';
 import { runCommand, type CommandIo } from './run-command.js';
 import { suiteCommand } from './suite-command.js';
 import { compareCommand } from './compare-command.js';
+import { analysisCommand, ANALYSIS_COMMANDS, ANALYSIS_COMMANDS_USAGE } from './analysis-commands.js';
 
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
@@ -20,7 +21,7 @@ Usage:
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
   volbench compare A.json B.json             compare two results (--tolerance 5%)
   volbench fleet plan|up|run|down|compare    compare volume types on AWS instances (fleet --help)
-  volbench --version | --help
+${ANALYSIS_COMMANDS_USAGE}  volbench --version | --help
 
 Examples:
   volbench run --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
@@ -45,6 +46,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       const { fleetCommand } = await import('./fleet-command.js');
       return fleetCommand(rest, io);
     }
+    case 'sweep':
+    case 'uniformity':
+    case 'rotational':
+      return analysisCommand(command, rest, io);
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -66,8 +71,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet`, {
-        accepted: 'run, demo, serve, suite, compare, fleet',
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet, ${ANALYSIS_COMMANDS.join(', ')}`, {
+        accepted: `run, demo, serve, suite, compare, fleet, ${ANALYSIS_COMMANDS.join(', ')}`,
       });
   }
 }

@@ -10,13 +10,14 @@
 import { VolbenchError } from '../errors.js';
 import { DIRECTIONS, METRICS_ACCEPTED, metricValueKind, parseMetric, type Direction } from './metrics.js';
 import { BASE_UNIT, parseValue, type ParsedValue, type ValueKind } from './values.js';
+import { ANALYSIS_ACCEPTED, analysisSubject, analysisUnit, parseAnalysisValue, type AnalysisName } from './analysis.js';
 
 export type ComparisonOp = '>=' | '<=' | '>' | '<' | '==' | '!=';
 export const OPS: readonly ComparisonOp[] = ['>=', '<=', '==', '!=', '>', '<'];
 
 export const ASSERTION_ACCEPTED =
   '<job>[.<dir>].<metric> <op> <value>, where dir is read, write, trim, sync or mixed, metric is ' +
-  `${METRICS_ACCEPTED}, and op is one of ${OPS.join(' ')}; e.g. 'RND4K-Q32T1-read.iops >= 3000'`;
+  `${METRICS_ACCEPTED}, and op is one of ${OPS.join(' ')}; e.g. 'RND4K-Q32T1-read.iops >= 3000'; or ${ANALYSIS_ACCEPTED}`;
 
 export interface Assertion {
   /** The text as given, trimmed. */
@@ -31,6 +32,8 @@ export interface Assertion {
   wanted: number;
   /** The unit the value was written in ('' when none), to print measured values alike. */
   wantedUnit: string;
+  /** Set for a gate on an analysis's result (gates/analysis.ts): `job` is then the analysis. */
+  analysis?: AnalysisName;
 }
 
 function malformed(expr: string, why: string): VolbenchError {
@@ -106,6 +109,11 @@ export function parseAssertion(text: string): Assertion {
   const [subject, op, valueText] = split;
   if (valueText === '') throw malformed(expr, `no value after '${op}'`);
   if (/[<>=!]/.test(valueText)) throw malformed(expr, `more than one comparison operator`);
+  const analysis = analysisSubject(subject);
+  if (analysis) {
+    const wanted = parseAnalysisValue(analysis.analysis, analysis.metric, valueText, expr);
+    return { expr, job: analysis.analysis, metric: analysis.metric, op, wanted: wanted.value, wantedUnit: wanted.unit, analysis: analysis.analysis };
+  }
   const parts = splitSubject(subject);
   if (!parts && parseMetric(subject)) throw malformed(expr, `'${subject}' names a metric but no job: write <job>.${subject}`);
   if (!parts || parts.job === '') {
@@ -144,5 +152,6 @@ export function compare(measured: number, op: ComparisonOp, wanted: number): boo
 
 /** The unit an assertion's wanted and measured numbers are held in. */
 export function baseUnit(assertion: Assertion): string {
+  if (assertion.analysis) return analysisUnit(assertion.analysis, assertion.metric);
   return BASE_UNIT[metricValueKind(parseMetric(assertion.metric)!)];
 }

@@ -74,6 +74,7 @@ function findJob(a: Assertion, spec: ParsedSpec): JobOptions {
 
 /** One assertion checked against `spec`, with its direction filled in. */
 export function bindAssertion(a: Assertion, spec: ParsedSpec): Assertion {
+  if (a.analysis) throw refuse(a, `a gate on ${a.analysis}.${a.metric} needs a ${a.analysis} run (volbench ${a.analysis}), not a plain run`);
   // A job whose name ends in ".read" (etc.) reads as job + direction; take the job when it exists.
   if (a.dir && !spec.jobs.some((j) => j.options.name === a.job) && spec.jobs.some((j) => j.options.name === `${a.job}.${a.dir}`)) {
     a = { ...a, job: `${a.job}.${a.dir}` };

@@ -6,6 +6,7 @@ import type { FioJob, FioJson, VolbenchAssertion } from '../report/fio-result.js
 import { compare, parseAssertion, type Assertion } from './assertion.js';
 import { directionsWithIo, measure, metricValueKind, parseMetric, type Direction } from './metrics.js';
 import { BASE_UNIT, formatValue } from './values.js';
+import { evaluateAnalysis } from './analysis.js';
 
 export type AssertionOutcome = VolbenchAssertion;
 
@@ -55,7 +56,10 @@ function evaluateOne(a: Assertion, jobs: readonly FioJob[]): AssertionOutcome {
  * the result fails its assertion with a message saying so.
  */
 export function evaluateAssertions(result: FioJson, assertions: ReadonlyArray<Assertion | string>): AssertionOutcome[] {
-  return assertions.map((a) => evaluateOne(typeof a === 'string' ? parseAssertion(a) : a, result.jobs));
+  return assertions.map((text) => {
+    const a = typeof text === 'string' ? parseAssertion(text) : text;
+    return a.analysis ? evaluateAnalysis(a, result, compare) : evaluateOne(a, result.jobs);
+  });
 }
 
 /** `result` with the outcomes under `volbench.assertions` (the rest of the object is shared). */

@@ -17,3 +17,5 @@ export {
 export type { Direction, DataDirection, Metric, Measurement } from './metrics.js';
 export { parseValue, formatValue, formatTimeNs, BASE_UNIT } from './values.js';
 export type { ValueKind, ParsedValue } from './values.js';
+export { ANALYSIS_NAMES, analysisMetricsAccepted, analysisSubject } from './analysis.js';
+export type { AnalysisName } from './analysis.js';

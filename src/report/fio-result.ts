@@ -4,6 +4,7 @@
  * prints them in insertion order.
  */
 import type { DiskUtil } from './types.js';
+import type { VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../analysis/types.js';
 
 export interface FioLatStats {
   min: number;
@@ -206,6 +207,10 @@ export interface VolbenchSection {
   suite?: VolbenchSuiteInfo;
   /** Set when assertions were judged (`--assert`). */
   assertions?: VolbenchAssertion[];
+  /** Set by the analyses (`volbench sweep`, `uniformity`, `rotational`). */
+  sweep?: VolbenchSweep;
+  uniformity?: VolbenchUniformity;
+  rotational?: VolbenchRotational;
 }
 
 /** fio's JSON document as fio prints it; the formatters accept it with or without "volbench". */

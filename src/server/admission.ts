@@ -121,7 +121,7 @@ async function queueKeys(plan: RunPlan): Promise<string[]> {
 const ENGINE_ONLY_KEY = 'engine:null';
 
 /** The library's rules as this service sets them, for a run whose default target is `base`. */
-function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats: number): PlanOptions {
+export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats: number): PlanOptions {
   const { limits } = ctx;
   const cwd = base.kind === 'directory' ? base.realPath : (ctx.roots.find((r) => r.kind === 'directory')?.realPath ?? '/');
   const writable = new Set(ctx.roots.filter((r) => r.kind === 'block_device' && r.allowBlockWrite).map((r) => r.realPath));

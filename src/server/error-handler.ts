@@ -14,6 +14,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem.js';
 import { shuttingDown } from './problems.js';
 import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from './schemas/run-request.js';
+import { ANALYSIS_SHAPE, isAnalysisBody } from './schemas/analysis-request.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
 export function fieldFromPointer(pointer: string): string {
@@ -48,7 +49,7 @@ function validationProblem(err: FastifyError & { validation: ValidationIssue[] }
     status: 400,
     detail: `${field}: ${issue.message ?? 'invalid'}`,
     field,
-    ...(context === 'body' ? { code: 'EINVALID_SPEC', accepted: isSuiteBody(body) ? SUITE_SHAPE : SPEC_SHAPE } : {}),
+    ...(context === 'body' ? { code: 'EINVALID_SPEC', accepted: isAnalysisBody(body) ? ANALYSIS_SHAPE : isSuiteBody(body) ? SUITE_SHAPE : SPEC_SHAPE } : {}),
   };
 }
 

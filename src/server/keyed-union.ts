@@ -18,8 +18,13 @@ export function keyedUnion<T extends z.ZodType>(union: T, key: string, withKey: 
   return union;
 }
 
+/** The branch `data` is validated against: keyed unions may nest (a branch that is itself one). */
+function branchFor(schema: z.ZodType, data: unknown): z.ZodType {
+  for (let pick = branches.get(schema); pick !== undefined; pick = branches.get(schema)) schema = pick(data);
+  return schema;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = (route) => {
-  const pick = branches.get(route.schema);
-  if (pick === undefined) return zodValidatorCompiler(route);
-  return (data: unknown) => zodValidatorCompiler({ ...route, schema: pick(data) })(data);
+  if (!branches.has(route.schema)) return zodValidatorCompiler(route);
+  return (data: unknown) => zodValidatorCompiler({ ...route, schema: branchFor(route.schema, data) })(data);
 };

@@ -12,6 +12,7 @@ import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from './pro
 import { rootLabel, type TargetRoot } from './roots.js';
 import { asPrinted, gateOf } from './run-assertions.js';
 import type { AdmittedRun } from './run-request.js';
+import type { AnalysisStep } from './analysis-admission.js';
 import { progressView, runLinks } from './run-view.js';
 import type { RunEvents } from './run-events.js';
 import type { RunStatus, SuiteTestBody } from './schemas/run.js';
@@ -69,7 +70,11 @@ function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSigna
  * Through the library, which judges the assertions: a suite test by test (each planned again
  * under the admission's rules as it starts), a spec as admitted.
  */
-async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions): Promise<FioResult> {
+async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions, onStep: (step: AnalysisStep) => void): Promise<FioResult> {
+  if (admitted.analysis !== null) {
+    admitted.plan.release();
+    return admitted.analysis.run({ signal: control.signal, onProgress: control.onProgress }, onStep);
+  }
   if (admitted.prepared !== null) {
     admitted.plan.release();
     return runPrepared(admitted.prepared, { ...admitted.planOptions, ...control });
@@ -77,16 +82,25 @@ async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions): Pro
   return runPlan(admitted.plan, control);
 }
 
-/** Progress and test events of a running run; a suite's progress names its current test. */
-function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onProgress' | 'onTest'> {
+/**
+ * Progress and test events of a running run; a suite's progress names its current test, an
+ * analysis's its current step (sweep point, uniformity chunk, batch of reads), each of which is
+ * an `analysis` event as it starts and again, with its figures, once it has run.
+ */
+function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onProgress' | 'onTest'> & { onStep: (step: AnalysisStep) => void } {
   let current: SuiteTestBody | null = null;
+  let step: { analysis: string; step: number; steps: number } | null = null;
   return {
+    onStep: (s) => {
+      step = { analysis: s.analysis, step: s.step, steps: s.steps };
+      deps.events.publish(run, 'analysis', { id: run.id, ...s });
+    },
     onTest: ({ test, tests, loop, loops, jobs }) => {
       current = { test, tests, loop, loops, jobs };
       deps.events.publish(run, 'test', { id: run.id, ...current });
     },
     onProgress: (p) => {
-      const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }) };
+      const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }), ...(step === null ? {} : { analysis_step: step }) };
       deps.store.saveProgress(run.id, progress);
       deps.events.publish(run, 'progress', { id: run.id, ...progress });
     },
@@ -108,7 +122,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   let result: FioResult | null = null;
   let thrown: unknown = null;
   try {
-    result = await runAdmitted(admitted, { signal, ...reporting(deps, run) });
+    const { onStep, ...control } = reporting(deps, run);
+    result = await runAdmitted(admitted, { signal, ...control }, onStep);
   } catch (err) {
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);

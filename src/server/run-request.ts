@@ -14,10 +14,13 @@ import type { SuiteRunRequest } from './schemas/run-request.js';
 import type { RunSuiteBody } from './schemas/run.js';
 import type { RunRow } from './store/runs.js';
 import { admitSuite } from './suite-admission.js';
+import { admitAnalysis, type AdmittedAnalysis } from './analysis-admission.js';
+import type { AnalysisRunRequest } from './schemas/analysis-request.js';
 
 export type RunRequest =
   | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[] }
-  | { kind: 'suite'; suite: SuiteRunRequest; asserts: string[] };
+  | { kind: 'suite'; suite: SuiteRunRequest; asserts: string[] }
+  | { kind: 'analysis'; analysis: AnalysisRunRequest; asserts: string[] };
 
 export interface AdmittedRun extends AdmittedSpec {
   /** The spec that runs: as submitted, or the suite's job file with its overrides. */
@@ -26,6 +29,8 @@ export interface AdmittedRun extends AdmittedSpec {
   prepared: PreparedSuite | null;
   /** Suite runs only: the suite as the run record shows it. */
   suite: RunSuiteBody | null;
+  /** Analysis runs only: how to run it, and the analysis as the run record shows it. */
+  analysis: Pick<AdmittedAnalysis, 'run' | 'view'> | null;
 }
 
 /** Where a request's assertions sit, for the problem that names one: a job file has no body for them. */
@@ -47,7 +52,11 @@ export async function admitRequest(request: RunRequest, defaultRoot: TargetRoot 
   const base = defaultRoot ?? ctx.roots[0];
   if (request.kind === 'spec') {
     const admitted = await admitSpec(request.spec, base, ctx, { bind });
-    return { ...admitted, spec: request.spec, prepared: null, suite: null };
+    return { ...admitted, spec: request.spec, prepared: null, suite: null, analysis: null };
+  }
+  if (request.kind === 'analysis') {
+    const { run, view, ...admitted } = await admitAnalysis(request.analysis, base, ctx, assertions);
+    return { ...admitted, prepared: null, suite: null, analysis: { run, view } };
   }
   const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx, bind);
   const { plan } = admitted;
@@ -56,11 +65,13 @@ export async function admitRequest(request: RunRequest, defaultRoot: TargetRoot 
     spec,
     prepared: { suite, parsed: plan.spec, loops, assertions: plan.assertions },
     suite: suiteView(request.suite, loops),
+    analysis: null,
   };
 }
 
 /** The request a stored run was submitted with, to admit it again after a restart. */
 export function storedRequest(run: RunRow): RunRequest {
+  if (run.analysis !== null) return { kind: 'analysis', analysis: run.analysis as AnalysisRunRequest, asserts: run.asserts };
   if (run.suite !== null) {
     const { name, ...overrides } = run.suite;
     return { kind: 'suite', suite: { suite: name, ...overrides }, asserts: run.asserts };

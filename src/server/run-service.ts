@@ -107,6 +107,7 @@ export class RunService {
       spec: admitted.spec,
       jobFile: request.kind === 'spec' ? request.jobFile : null,
       suite: admitted.suite,
+      analysis: admitted.analysis?.view ?? null,
       asserts: request.asserts,
       defaultRoot: defaultRoot?.path ?? null,
       roots: admitted.roots,

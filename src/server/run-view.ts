@@ -24,6 +24,7 @@ export function runSummaryView(run: RunRow): RunSummaryBody {
     finished_at: iso(run.finishedAt),
     error: run.error,
     suite: run.suite,
+    analysis: run.analysis,
     gate: run.gate,
     links: runLinks(run.id),
   };

@@ -35,9 +35,12 @@ describe('openapi.yaml', () => {
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/v1/healthz'].get.security).toEqual([]);
     expect(Object.keys(doc.paths['/v1/runs'].post.requestBody.content)).toEqual(['application/json', 'text/plain']);
-    // A JSON body is a spec run or a suite run, each with its assertions.
+    // A JSON body is a spec run, a suite run or an analysis run, each with its assertions.
     expect(doc.components.schemas.RunRequestInput.anyOf.map((s: { $ref: string }) => s.$ref)).toEqual([
-      '#/components/schemas/SpecRunRequestInput', '#/components/schemas/SuiteRunRequestInput',
+      '#/components/schemas/SpecRunRequestInput', '#/components/schemas/SuiteRunRequestInput', '#/components/schemas/AnalysisRunRequestInput',
+    ]);
+    expect(doc.components.schemas.AnalysisRunRequestInput.oneOf.map((s: { $ref: string }) => s.$ref)).toEqual([
+      '#/components/schemas/SweepRunRequestInput', '#/components/schemas/UniformityRunRequestInput', '#/components/schemas/RotationalRunRequestInput',
     ]);
     expect(doc.components.schemas.SuiteRunRequestInput.properties.suite.enum).toHaveLength(6);
     expect(doc.paths['/v1/runs'].post.responses['422'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');

@@ -33,9 +33,11 @@ export function registerEventsRoute(app: ZodApp, { service }: RouteDeps): void {
       summary: "A run's events as Server-Sent Events",
       description:
         'Events: queued, started, progress (about once a second: iops, bw_bytes, clat_mean_ns, clat_p99_ns per ' +
-        'direction; a suite\'s also names its current test), for a suite run test as each test and loop starts (test, ' +
-        'tests, loop, loops, jobs), then one of finished, failed, cancelled (with the gate), after which the stream ' +
-        'ends. Send Last-Event-ID to resume.',
+        'direction; a suite\'s also names its current test, an analysis\'s its current step), for a suite run test as each test ' +
+        'and loop starts (test, tests, loop, loops, jobs), for an analysis run analysis as each step starts and again with ' +
+        'its figures once it has run (analysis, step, steps; a sweep point\'s value and figures, a uniformity chunk\'s offset ' +
+        'and mbps), then one of finished, failed, cancelled (with the gate), after which the stream ends. Send Last-Event-ID ' +
+        'to resume.',
       tags: ['runs'],
       params: runParams,
       headers: eventHeaders,

@@ -18,6 +18,7 @@ import { assertListSchema } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { isSuiteBody, runRequestSchema, type SpecRunRequest, type SuiteRunRequest } from '../schemas/run-request.js';
 import { runAcceptedSchema, runWithResultSchema } from '../schemas/run.js';
+import { isAnalysisBody, type AnalysisRunRequest } from '../schemas/analysis-request.js';
 import type { RunRow } from '../store/runs.js';
 import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
@@ -52,6 +53,10 @@ function runRequestOf(body: unknown, queryAsserts: string[] | undefined, bounds:
     throw invalidRequest('?assert= is for fio job files; a JSON body carries its assertions in "assert"', 'query.assert',
       'no ?assert= with a JSON body');
   }
+  if (isAnalysisBody(body)) {
+    const analysis = body as AnalysisRunRequest;
+    return { kind: 'analysis', analysis, asserts: analysis.assert ?? [] };
+  }
   if (isSuiteBody(body)) {
     const suite = body as SuiteRunRequest;
     return { kind: 'suite', suite, asserts: suite.assert ?? [] };
@@ -76,7 +81,7 @@ function defaultRootFor(service: RunService, target: string | undefined) {
 function boundedSpecBody(service: RunService) {
   return async (request: FastifyRequest): Promise<void> => {
     const body = request.body;
-    if (typeof body === 'object' && body !== null && !isSuiteBody(body)) {
+    if (typeof body === 'object' && body !== null && !isSuiteBody(body) && !isAnalysisBody(body)) {
       checkSpecBounds(body, { maxJobs: service.limits.maxInstances });
     }
   };
@@ -86,7 +91,7 @@ export function registerSubmitRoute(app: ZodApp, { service, waitForEveryRun }: R
   app.post('/v1/runs', {
     preValidation: boundedSpecBody(service),
     schema: {
-      summary: 'Submit a run: a spec, a fio job file or a suite, with assertions',
+      summary: 'Submit a run: a spec, a fio job file, a suite or an analysis, with assertions',
       description:
         'A run whose assertions fail still ends finished when its I/O ran clean: the outcome is in gate and assertions ' +
         '(and in fio\'s JSON under volbench.assertions). A pipeline checks status == finished and gate == passed.',

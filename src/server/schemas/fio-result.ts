@@ -5,6 +5,7 @@
 import { z } from 'zod';
 
 import { assertionOutcomeSchema } from './assertion.js';
+import { volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema } from './analysis-result.js';
 import { named } from './registry.js';
 
 const numberMap = z.record(z.string(), z.number());
@@ -142,6 +143,12 @@ const volbenchTarget = z.looseObject({
   mount_point: z.string().nullable(),
 });
 
+const analysisSections = {
+  sweep: volbenchSweepSchema.optional(),
+  uniformity: volbenchUniformitySchema.optional(),
+  rotational: volbenchRotationalSchema.optional(),
+};
+
 export const fioResultSchema = named(
   'FioResult',
   z
@@ -161,6 +168,7 @@ export const fioResultSchema = named(
           jobs: z.array(volbenchJob),
           suite: volbenchSuite.optional(),
           assertions: z.array(assertionOutcomeSchema).optional().describe('Set when the run had assertions: their outcomes'),
+          ...analysisSections,
         })
         .optional()
         .describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +

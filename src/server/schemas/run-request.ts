@@ -11,6 +11,7 @@ import { SUITES } from '../../suites/index.js';
 import { keyedUnion } from '../keyed-union.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';
 import { named } from './registry.js';
+import { analysisRunRequestSchema } from './analysis-request.js';
 
 export const SUITE_NAMES = SUITES.map((s) => s.name) as [string, ...string[]];
 
@@ -39,10 +40,11 @@ export const suiteRunRequestSchema = named(
 );
 
 export const runRequestSchema = keyedUnion(
-  named('RunRequest', z.union([specRunRequestSchema, suiteRunRequestSchema]).describe('A spec run, or a suite run (a body with "suite")')),
-  'suite',
-  suiteRunRequestSchema,
-  specRunRequestSchema,
+  named('RunRequest', z.union([specRunRequestSchema, suiteRunRequestSchema, analysisRunRequestSchema])
+    .describe('A spec run, a suite run (a body with "suite"), or an analysis run (a body with "analysis")')),
+  'analysis',
+  analysisRunRequestSchema,
+  keyedUnion(z.union([specRunRequestSchema, suiteRunRequestSchema]), 'suite', suiteRunRequestSchema, specRunRequestSchema),
 );
 
 export type SpecRunRequest = z.infer<typeof specRunRequestSchema>;

@@ -5,6 +5,7 @@ import { assertionOutcomeSchema, gateSchema } from './assertion.js';
 import { fioResultSchema } from './fio-result.js';
 import { problemSchema } from './problem.js';
 import { named } from './registry.js';
+import { runAnalysisSchema } from './analysis-request.js';
 
 /** The library's spec schema, named for the document. */
 export const specSchema = named('JobSpec', jobSpecSchema);
@@ -42,6 +43,15 @@ export const suiteTestSchema = named(
   }).describe('The test and loop of a suite run that started last'),
 );
 
+export const analysisStepSchema = named(
+  'AnalysisStep',
+  z.object({
+    analysis: z.string(),
+    step: z.int().describe('1-based: the sweep point, the uniformity chunk, or the reads timed so far'),
+    steps: z.int(),
+  }).describe('Where an analysis run is: its current point, chunk or batch of reads'),
+);
+
 export const progressSchema = named(
   'RunProgress',
   z.object({
@@ -54,6 +64,7 @@ export const progressSchema = named(
     write: directionRateSchema,
     trim: directionRateSchema,
     suite_test: suiteTestSchema.optional().describe('Suite runs only'),
+    analysis_step: analysisStepSchema.optional().describe('Analysis runs only'),
   }),
 );
 
@@ -85,6 +96,7 @@ const runFields = {
   finished_at: timestamp.nullable(),
   error: problemSchema.nullable().describe('Why the run failed (reason "interrupted" when the server stopped mid-run)'),
   suite: runSuiteSchema.nullable().describe('The suite, for a suite run'),
+  analysis: runAnalysisSchema.nullable().describe('The analysis and its settings, for an analysis run'),
   gate: gateSchema
     .nullable()
     .describe('Whether the assertions held on the result; null without assertions, before the run ends, or when it ended without a result'),
@@ -93,7 +105,9 @@ const runFields = {
 
 /** What the full views add: the submission and the outcome of its assertions. */
 const runDetailFields = {
-  spec: specSchema.describe("The spec as submitted; for a suite run, the suite's job file with the overrides applied"),
+  spec: specSchema.describe(
+    "The spec as submitted; for a suite run, the suite's job file with the overrides applied; for an analysis run, its largest single run",
+  ),
   assert: z.array(z.string()).describe('The assertions as submitted'),
   assertions: z.array(assertionOutcomeSchema).describe("Their outcomes once the run has a result (also in fio's JSON under volbench.assertions)"),
 };

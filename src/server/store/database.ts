@@ -43,6 +43,8 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE runs ADD COLUMN asserts TEXT NOT NULL DEFAULT '[]';
    ALTER TABLE runs ADD COLUMN assertions TEXT NOT NULL DEFAULT '[]';
    ALTER TABLE runs ADD COLUMN gate TEXT;`,
+  // Analyses: the analysis a run was submitted as, with its settings.
+  `ALTER TABLE runs ADD COLUMN analysis TEXT;`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

@@ -7,6 +7,7 @@ import type { JobSpec } from '../../jobspec/types.js';
 import type { Problem } from '../problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
 import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
+import type { RunAnalysisBody } from '../schemas/analysis-request.js';
 import type { Db } from './database.js';
 import { EventStore, type StoredEvent } from './events.js';
 import { HeldWrites } from './held-writes.js';
@@ -22,6 +23,8 @@ export interface RunRow {
   jobFile: string | null;
   /** The suite and its overrides, when the run came as one. */
   suite: RunSuiteBody | null;
+  /** The analysis and its settings, when the run came as one. */
+  analysis: RunAnalysisBody | null;
   /** Assertion texts as submitted. */
   asserts: string[];
   /** Root named by ?target= for jobs without a path. */
@@ -40,7 +43,7 @@ export interface RunRow {
   gate: Gate | null;
 }
 
-export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'asserts' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
+export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'analysis' | 'asserts' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
 
 export interface RunFinish {
   status: RunStatus;
@@ -77,13 +80,14 @@ interface Row {
   error: string | null;
   progress: string | null;
   suite: string | null;
+  analysis: string | null;
   asserts: string;
   assertions: string;
   gate: Gate | null;
 }
 
 const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, files, created_at, started_at, finished_at, error, ' +
-  'progress, suite, asserts, assertions, gate';
+  'progress, suite, analysis, asserts, assertions, gate';
 
 function fromRow(r: Row): RunRow {
   return {
@@ -93,6 +97,7 @@ function fromRow(r: Row): RunRow {
     spec: JSON.parse(r.spec) as JobSpec,
     jobFile: r.job_file,
     suite: r.suite === null ? null : (JSON.parse(r.suite) as RunSuiteBody),
+    analysis: r.analysis === null ? null : (JSON.parse(r.analysis) as RunAnalysisBody),
     asserts: JSON.parse(r.asserts) as string[],
     defaultRoot: r.default_root,
     roots: JSON.parse(r.roots) as string[],
@@ -160,8 +165,8 @@ export class RunStore {
   constructor(private readonly db: Db, private readonly options: RunStoreOptions) {
     this.events = new EventStore(db);
     this.insertStmt = db.prepare(
-      `INSERT INTO runs (id, status, spec, job_file, suite, asserts, default_root, roots, queue_keys, created_at)
-       VALUES (@id, 'queued', @spec, @jobFile, @suite, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt)`,
+      `INSERT INTO runs (id, status, spec, job_file, suite, analysis, asserts, default_root, roots, queue_keys, created_at)
+       VALUES (@id, 'queued', @spec, @jobFile, @suite, @analysis, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt)`,
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
@@ -190,6 +195,7 @@ export class RunStore {
         spec: JSON.stringify(run.spec),
         jobFile: run.jobFile,
         suite: run.suite === null ? null : JSON.stringify(run.suite),
+        analysis: run.analysis === null ? null : JSON.stringify(run.analysis),
         asserts: JSON.stringify(run.asserts),
         defaultRoot: run.defaultRoot,
         roots: JSON.stringify(run.roots),

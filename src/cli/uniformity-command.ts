@@ -1,0 +1,56 @@
+/**
+ * `volbench uniformity`: the speed along a file or device, a large sequential direct probe in
+ * each of its chunks; with --initialize, every block read once (a restored EBS volume's
+ * initialisation pass).
+ */
+import { runUniformity, DEFAULT_CHUNKS, DEFAULT_PROBE } from '../analysis/uniformity.js';
+import { extractOwnFlags } from './own-flags.js';
+import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
+import type { CommandIo } from './run-command.js';
+
+export const UNIFORMITY_USAGE = `Usage:
+  volbench uniformity --filename PATH [options]
+
+Splits the target into even chunks and times a sequential direct probe at the start of each:
+min / avg / max MB/s (10^6 bytes/s), where the slowest and fastest are, and every chunk's speed.
+
+Options:
+  --filename PATH                    a file or block device
+  --size SIZE                        the bytes to cover (default: the target's size; needed for
+                                     a file not there yet, which is laid out first)
+  --chunks N                         chunks (default ${DEFAULT_CHUNKS})
+  --probe SIZE                       bytes at the start of each chunk (default ${DEFAULT_PROBE}, less
+                                     when a chunk is smaller)
+  --initialize                       read every chunk whole: every block once (EBS initialisation)
+  --write                            write the probes (a block device needs --allow_block_write)
+  --bs SIZE, --iodepth N, --ioengine E   the probes' I/O (default 1m, 1, the default engine)
+  --allow_block_write                allow writing a block device
+${ANALYSIS_OUTPUT_USAGE}`;
+
+export async function uniformityCommand(argv: string[], io: CommandIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(UNIFORMITY_USAGE);
+    return 0;
+  }
+  const gates = extractOwnFlags(argv);
+  const flags = takeAnalysisFlags('uniformity', gates.rest,
+    ['filename', 'size', 'chunks', 'probe', 'bs', 'iodepth', 'ioengine'], ['initialize', 'write', 'allow_block_write'], false);
+  const v = (name: string) => flags.values.get(name);
+  const options = {
+    filename: v('filename'),
+    size: v('size'),
+    chunks: intFlag(flags, 'chunks'),
+    probe: v('probe'),
+    bs: v('bs'),
+    iodepth: v('iodepth'),
+    ioengine: v('ioengine'),
+    initialize: flags.switches.has('initialize'),
+    write: flags.switches.has('write'),
+    allow_block_write: flags.switches.has('allow_block_write'),
+    assertions: gates.asserts,
+    limits: gates.limits,
+  };
+  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return runAnalysisCommand('uniformity', flags, gates, io, ({ signal, printer }) =>
+    runUniformity({ ...defined, signal, onProgress: (p) => printer.update(p) }));
+}
