@@ -38,6 +38,10 @@ export type {
   SweepOptions, SweepPointEvent, SweepOver, UniformityOptions, UniformityChunkEvent, RotationalOptions, RotationalBatchEvent,
   VolbenchSweep, VolbenchSweepPoint, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
 } from './analysis/exports.js';
+export {
+  checkVolume, entitlement, loadCatalog, parseVolumeSpec, priceVolume, volumeType,
+} from './cloud/index.js';
+export type { BoundBy, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
 export { VERSION } from './version.js';
 
 import { nativeAddon } from './engine/addon.js';

@@ -21,6 +21,7 @@ Usage:
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
   volbench compare A.json B.json             compare two results (--tolerance 5%)
   volbench fleet plan|up|run|down|compare    compare volume types on AWS instances (fleet --help)
+  volbench catalog [list|show|price|entitled] volume types, prices and what they deliver
 ${ANALYSIS_COMMANDS_USAGE}  volbench --version | --help
 
 Examples:
@@ -41,6 +42,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return suiteCommand(rest, io);
     case 'compare':
       return compareCommand(rest, io);
+    case 'catalog': {
+      const { catalogCommand } = await import('./catalog-command.js');
+      return catalogCommand(rest, io);
+    }
     case 'fleet': {
       // Loaded only here: the AWS SDK clients cost other commands their start-up.
       const { fleetCommand } = await import('./fleet-command.js');
@@ -71,8 +76,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet, ${ANALYSIS_COMMANDS.join(', ')}`, {
-        accepted: `run, demo, serve, suite, compare, fleet, ${ANALYSIS_COMMANDS.join(', ')}`,
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`, {
+        accepted: `run, demo, serve, suite, compare, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`,
       });
   }
 }

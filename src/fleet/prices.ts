@@ -1,10 +1,12 @@
 /**
- * What a fleet costs while it runs: EC2 on-demand Linux prices of the instance types fleets use,
- * and EBS prices per month, each with its source and date. A fleet's estimate prorates them by
+ * What a fleet costs while it runs: EC2 on-demand Linux prices of the instance types fleets use
+ * (here, until the catalog has instances), and EBS prices per month from the catalog, each with
+ * its source and date. A fleet's estimate prorates them by
  * the hours it runs (EC2 and EBS both bill by the second, with a 60 s minimum).
  *
- * The figures are us-east-1's; another region's estimate uses them and says so.
+ * The instance figures are us-east-1's; another region's estimate uses them and says so.
  */
+import { priceVolume, volumeType } from '../cloud/index.js';
 import type { FleetVolume } from './volumes.js';
 
 export interface DatedPrice {
@@ -16,7 +18,6 @@ export interface DatedPrice {
 }
 
 const EC2_SOURCE = 'https://aws.amazon.com/ec2/pricing/on-demand/';
-const EBS_SOURCE = 'https://aws.amazon.com/ebs/pricing/';
 const AS_OF = '2026-11-22';
 const PRICED_REGION = 'us-east-1';
 
@@ -42,27 +43,15 @@ export function instanceHourly(type: string, region: string): DatedPrice | undef
   return usd === undefined ? undefined : dated(usd, region, EC2_SOURCE);
 }
 
-/** EBS, us-east-1, per month: storage per GB, provisioned IOPS and throughput above what is included. */
+/** The volume's monthly price from the catalog (src/cloud): this region's, else us-east-1's. */
 export function volumeMonthly(v: FleetVolume, region: string): DatedPrice | undefined {
-  const gb = v.sizeGiB;
-  let usd: number;
-  switch (v.type) {
-    case 'gp2': usd = gb * 0.1; break;
-    case 'gp3':
-      usd = gb * 0.08 + Math.max(0, (v.iops ?? 3000) - 3000) * 0.005 + Math.max(0, (v.throughputMiBps ?? 125) - 125) * 0.04;
-      break;
-    case 'io1': usd = gb * 0.125 + (v.iops ?? 0) * 0.065; break;
-    case 'io2': {
-      const iops = v.iops ?? 0;
-      usd = gb * 0.125 + Math.min(iops, 32000) * 0.065 + Math.max(0, Math.min(iops, 64000) - 32000) * 0.0455 + Math.max(0, iops - 64000) * 0.03185;
-      break;
-    }
-    case 'st1': usd = gb * 0.045; break;
-    case 'sc1': usd = gb * 0.015; break;
-    case 'standard': usd = gb * 0.05; break;
-    case 'instance-store': usd = 0; break;
-  }
-  return dated(Math.round(usd * 100) / 100, region, EBS_SOURCE);
+  if (v.type === 'instance-store') return { usd: 0, source: EC2_SOURCE, as_of: AS_OF };
+  const spec = { type: v.type, sizeGiB: v.sizeGiB, iops: v.iops, throughputMiBps: v.throughputMiBps };
+  const known = Object.keys(volumeType(v.type).prices);
+  const priced = known.includes(region) ? region : PRICED_REGION;
+  if (!known.includes(priced)) return undefined;
+  const p = priceVolume(spec, priced);
+  return { usd: p.total, source: p.source, as_of: p.as_of, ...(priced === region ? {} : { region_used: priced }) };
 }
 
 export const HOURS_PER_MONTH = 730;

@@ -6,6 +6,7 @@
  * Each entry is TYPE[:SIZE][:iops=N][:throughput=MiB/s]; each gets a label its results are saved
  * under (gp3-500g, gp3-500g-6000iops-250mibs, …; a repeated entry gets -2, -3).
  */
+import { checkVolume } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import { closestName } from '../jobspec/suggest.js';
@@ -83,6 +84,8 @@ export function parseFleetVolumes(text: string, field = '--volumes'): FleetVolum
     if (v.iops && !['gp3', 'io1', 'io2'].includes(v.type)) refuse(`${where}.iops`, `${where}: ${v.type} has no provisioned IOPS`, 'iops= on gp3, io1 or io2');
     if (v.throughputMiBps && v.type !== 'gp3') refuse(`${where}.throughput`, `${where}: ${v.type} has no provisioned throughput`, 'throughput= on gp3');
     if ((v.type === 'io1' || v.type === 'io2') && !v.iops) refuse(`${where}.iops`, `${where}: ${v.type} needs iops=`, 'iops=N, e.g. io2:500g:iops=16000');
+    // The catalog's limits (size, IOPS per GiB, throughput per IOPS), each named with its source.
+    if (v.type !== 'instance-store') checkVolume({ type: v.type, sizeGiB: v.sizeGiB, iops: v.iops, throughputMiBps: v.throughputMiBps }, where);
     let label = v.type === 'instance-store' ? 'instance-store' : `${v.type}-${sizeLabel(v.sizeGiB)}`;
     if (v.iops) label += `-${v.iops}iops`;
     if (v.throughputMiBps) label += `-${v.throughputMiBps}mibs`;

@@ -1,0 +1,109 @@
+/**
+ * `volbench catalog [list|show TYPE|price TYPE ...|entitled TYPE ...]`: the volume catalog, a
+ * volume's monthly price, and what it should deliver for an I/O size. Wiring over src/cloud.
+ */
+import { parseArgs } from 'node:util';
+
+import { entitlement, loadCatalog, parseVolumeSpec, priceVolume, volumeType } from '../cloud/index.js';
+import { VolbenchError } from '../errors.js';
+import { parseSize } from '../jobspec/index.js';
+import type { CommandIo } from './run-command.js';
+
+export const CATALOG_USAGE = `Usage:
+  volbench catalog [list]                      every known volume type, one line each
+  volbench catalog show TYPE                   its limits, burst model and prices, with sources
+  volbench catalog price TYPE --size 500g [--iops N] [--throughput MiB/s] [--region R]
+  volbench catalog entitled TYPE --size 100g [--iops N] [--throughput MiB/s] [--bs 4k] [--rw randread]
+                                               [--burst-balance 0-1]
+  --format table|json  --provider aws
+`;
+
+const OPTIONS = {
+  size: { type: 'string' },
+  iops: { type: 'string' },
+  throughput: { type: 'string' },
+  region: { type: 'string' },
+  bs: { type: 'string' },
+  rw: { type: 'string' },
+  'burst-balance': { type: 'string' },
+  provider: { type: 'string' },
+  format: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
+const RW = ['read', 'write', 'rw', 'readwrite', 'randread', 'randwrite', 'randrw', 'trim', 'randtrim'];
+
+function volumeFrom(type: string | undefined, values: Record<string, string | boolean | undefined>) {
+  if (!type) throw new VolbenchError('EINVALID_ARGS', 'catalog: which volume type? e.g. gp3', { field: 'TYPE', accepted: 'a type from volbench catalog list' });
+  volumeType(type);
+  const parts = [`size=${values.size ?? ''}`];
+  if (values.iops) parts.push(`iops=${values.iops}`);
+  if (values.throughput) parts.push(`throughput=${values.throughput}`);
+  if (!values.size) throw new VolbenchError('EINVALID_ARGS', 'catalog: --size is required', { field: '--size', accepted: 'a size, e.g. 500g' });
+  return parseVolumeSpec(`${type}:${parts.join(',')}`, '--volume');
+}
+
+export async function catalogCommand(argv: string[], io: CommandIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new VolbenchError('EINVALID_ARGS', `catalog: ${(err as Error).message}`, { accepted: 'see volbench catalog --help' });
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(CATALOG_USAGE);
+    return 0;
+  }
+  const json = values.format === 'json';
+  if (values.format !== undefined && !json && values.format !== 'table') {
+    throw new VolbenchError('EINVALID_ARGS', `catalog: --format takes table or json, not '${values.format}'`, { field: '--format', accepted: 'table, json' });
+  }
+  const [sub = 'list', type] = positionals;
+  const out = (data: unknown, text: string) => io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : text);
+  switch (sub) {
+    case 'list': {
+      const catalogs = loadCatalog().filter((c) => !values.provider || c.provider === values.provider);
+      if (values.provider && catalogs.length === 0) {
+        throw new VolbenchError('EINVALID_ARGS', `catalog: no provider '${values.provider}'`, { field: '--provider', accepted: loadCatalog().map((c) => c.provider).join(', ') });
+      }
+      const rows = catalogs.flatMap((c) => c.types.map((t) => ({ provider: c.provider, ...t })));
+      out(rows, rows.map((t) => `${t.provider.padEnd(6)}${t.type.padEnd(10)}${t.media}  ${t.size_gib.min}–${t.size_gib.max} GiB  ` +
+        `up to ${t.iops.max.toLocaleString('en-US')} IOPS, ${t.throughput_mibps.max} MiB/s` +
+        `${t.burst ? ', bursts' : ''}  $${t.prices['us-east-1']?.storage_gb_month ?? '?'}/GB-month (us-east-1)  ${t.title}\n`).join(''));
+      return 0;
+    }
+    case 'show': {
+      if (!type) throw new VolbenchError('EINVALID_ARGS', 'catalog show: which type?', { field: 'TYPE', accepted: 'e.g. gp3' });
+      const t = volumeType(type);
+      out(t, `${JSON.stringify(t, null, 2)}\n`);
+      return 0;
+    }
+    case 'price': {
+      const spec = volumeFrom(type, values);
+      const p = priceVolume(spec, values.region ?? 'us-east-1');
+      out({ volume: spec, price: p }, `${spec.type} ${spec.sizeGiB} GiB${spec.iops ? `, ${spec.iops} IOPS` : ''}${spec.throughputMiBps ? `, ${spec.throughputMiBps} MiB/s` : ''} in ${p.region}: ` +
+        `$${p.storage.toFixed(2)} storage + $${p.iops.toFixed(2)} IOPS + $${p.throughput.toFixed(2)} throughput = $${p.total.toFixed(2)} a month (${p.source}, as of ${p.as_of})\n`);
+      return 0;
+    }
+    case 'entitled': {
+      const spec = volumeFrom(type, values);
+      const bs = parseSize(values.bs ?? '4k', { field: '--bs' });
+      const rw = values.rw ?? (bs >= 1024 * 1024 ? 'read' : 'randread');
+      if (!RW.includes(rw)) throw new VolbenchError('EINVALID_ARGS', `catalog: --rw '${rw}' is not one of fio's`, { field: '--rw', accepted: RW.join(', ') });
+      let burstBalance: number | undefined;
+      if (values['burst-balance'] !== undefined) {
+        burstBalance = Number(values['burst-balance']);
+        if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
+      }
+      const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), burstBalance });
+      const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
+      out({ volume: spec, bs, rw, entitlement: e }, `${spec.type} ${spec.sizeGiB} GiB at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
+        `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
+      return 0;
+    }
+    default:
+      throw new VolbenchError('EINVALID_ARGS', `catalog: unknown subcommand '${sub}'`, { accepted: 'list, show, price, entitled' });
+  }
+}

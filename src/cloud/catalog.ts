@@ -1,0 +1,41 @@
+/**
+ * The shipped catalog (catalog/*.json at the package root), validated once on first use.
+ */
+import { readFileSync } from 'node:fs';
+
+import { VolbenchError } from '../errors.js';
+import { closestName } from '../jobspec/suggest.js';
+import { ProviderCatalog, type ProviderCatalogData, type VolumeTypeInfo } from './schema.js';
+
+export const CATALOG_FILES = ['aws-ebs.json'] as const;
+
+let cached: ProviderCatalogData[] | undefined;
+
+/** Parses and checks one catalog file's text; a bad entry names its path in the file. */
+export function parseCatalog(text: string, file: string): ProviderCatalogData {
+  const parsed = ProviderCatalog.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new VolbenchError('EINVALID_SPEC', `catalog ${file}: ${issue.path.join('.')}: ${issue.message}`, { field: issue.path.join('.'), path: file });
+  }
+  return parsed.data;
+}
+
+export function loadCatalog(): ProviderCatalogData[] {
+  cached ??= CATALOG_FILES.map((name) => {
+    const url = new URL(`../../catalog/${name}`, import.meta.url);
+    return parseCatalog(readFileSync(url, 'utf8'), name);
+  });
+  return cached;
+}
+
+/** A volume type by name (gp3, io2, ...), or an error naming the closest known one. */
+export function volumeType(name: string): VolumeTypeInfo & { provider: string } {
+  const all = loadCatalog().flatMap((c) => c.types.map((t) => ({ ...t, provider: c.provider })));
+  const found = all.find((t) => t.type === name);
+  if (found) return found;
+  const near = closestName(name, all.map((t) => t.type));
+  throw new VolbenchError('EINVALID_VALUE', `unknown volume type '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
+    field: 'volume.type', accepted: all.map((t) => t.type).join(', '),
+  });
+}

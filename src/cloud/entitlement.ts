@@ -1,0 +1,98 @@
+/**
+ * What a volume should deliver to a job: its IOPS and throughput for the job's I/O size,
+ * counting I/Os the provider's way (an I/O larger than the counted size is several; small
+ * sequential I/Os merge up to it), and which limit binds. The volume's own limits only: the
+ * instance's EBS limits come with the instance catalog.
+ */
+import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
+
+export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth';
+
+export interface EntitlementQuery {
+  /** The job's block size in bytes. */
+  bs: number;
+  /** Sequential I/O merges up to the counted size; random does not. */
+  sequential?: boolean;
+  /**
+   * Burst credits left, 0–1 of a full bucket (a new volume starts full). 0: the baseline only.
+   * Undefined: full.
+   */
+  burstBalance?: number;
+}
+
+export interface Entitlement {
+  /** I/Os per second of the job's size. */
+  iops: number;
+  /** MiB/s at that rate. */
+  throughputMiBps: number;
+  bound_by: BoundBy;
+  /** The I/O size the provider counts, and how many of them one job I/O counts as. */
+  counted_io_kib: number;
+  counted_per_io: number;
+  /** For a volume that bursts: the baseline after the bucket is empty, and how long a full one lasts. */
+  burst?: { level: number; baseline: number; unit: 'IOPS' | 'MiB/s'; seconds_from_full: number };
+}
+
+const KiB = 1024;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const MiB = 1024 * 1024;
+
+export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement {
+  const t = checkVolume(spec);
+  const countedKiB = t.io_size_kib;
+  const bsKiB = q.bs / KiB;
+  const countedPerIo = q.sequential && bsKiB < countedKiB ? bsKiB / countedKiB : Math.max(1, Math.ceil(bsKiB / countedKiB));
+  const balance = q.burstBalance ?? 1;
+  const tib = spec.sizeGiB / 1024;
+
+  let iopsLimit: number;
+  let tpLimit: number;
+  let burst: Entitlement['burst'];
+  let burstBinds = false;
+  const b = t.burst;
+  if (b?.kind === 'iops') {
+    const baseline = Math.min(t.iops.max, Math.max(t.iops.min ?? 0, (t.iops.per_gib ?? 0) * spec.sizeGiB));
+    iopsLimit = baseline;
+    if (spec.sizeGiB < b.below_gib && baseline < b.level) {
+      const refill = b.refill_per_gib_s * spec.sizeGiB;
+      burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)) };
+      if (balance > 0) iopsLimit = b.level;
+      else burstBinds = true;
+    }
+  } else {
+    iopsLimit = provisionedIops(spec, t) ?? t.iops.max;
+  }
+  const tp = t.throughput_mibps;
+  if (tp.base_per_tib !== undefined) {
+    const base = Math.min(tp.base_max ?? tp.max, tp.base_per_tib * tib);
+    tpLimit = base;
+    if (b?.kind === 'throughput') {
+      const level = Math.min(b.level_max, b.level_per_tib * tib);
+      if (level > base) {
+        burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round((b.bucket_mib_per_tib * tib) / (level - base)) };
+        if (balance > 0) tpLimit = level;
+        else burstBinds = true;
+      }
+    }
+  } else if (tp.provisioned) {
+    tpLimit = provisionedThroughput(spec, t) ?? tp.max;
+  } else if (tp.small_max !== undefined && tp.small_up_to_gib !== undefined && spec.sizeGiB <= tp.small_up_to_gib) {
+    tpLimit = tp.small_max;
+  } else if (tp.per_iops_max !== undefined) {
+    tpLimit = Math.min(tp.max, tp.per_iops_max * iopsLimit);
+  } else {
+    tpLimit = tp.max;
+  }
+  const byIops = iopsLimit / countedPerIo;
+  const byThroughput = (tpLimit * MiB) / q.bs;
+  const iops = Math.min(byIops, byThroughput);
+  const limit: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
+  return {
+    iops: Math.round(iops * 100) / 100,
+    throughputMiBps: Math.round(((iops * q.bs) / MiB) * 100) / 100,
+    bound_by: burstBinds ? 'burst-credits' : limit,
+    counted_io_kib: countedKiB,
+    counted_per_io: countedPerIo,
+    ...(burst ? { burst } : {}),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * What a volume costs a month, by component (storage, provisioned IOPS, throughput), from the
+ * catalog's dated prices for the region.
+ */
+import { VolbenchError } from '../errors.js';
+import { closestName } from '../jobspec/suggest.js';
+import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
+
+export interface VolumePrice {
+  region: string;
+  currency: 'USD';
+  storage: number;
+  iops: number;
+  throughput: number;
+  total: number;
+  source: string;
+  as_of: string;
+}
+
+const cents = (n: number) => Math.round(n * 100) / 100;
+
+export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
+  const t = checkVolume(spec);
+  const p = t.prices[region];
+  if (!p) {
+    const known = Object.keys(t.prices);
+    const near = closestName(region, known);
+    throw new VolbenchError('EINVALID_VALUE', `no ${t.type} prices for region '${region}'${near ? `; did you mean '${near}'?` : ''}`, {
+      field: 'region', accepted: known.join(', '),
+    });
+  }
+  const storage = spec.sizeGiB * p.storage_gb_month;
+  let iops = 0;
+  const provisioned = provisionedIops(spec, t) ?? 0;
+  const billable = Math.max(0, provisioned - (t.iops.included ?? 0));
+  if (p.iops_month_tiers) {
+    let from = 0;
+    for (const tier of p.iops_month_tiers) {
+      const to = tier.up_to ?? Infinity;
+      iops += Math.max(0, Math.min(billable, to) - from) * tier.usd;
+      from = to;
+      if (billable <= to) break;
+    }
+  } else if (p.iops_month !== undefined) {
+    iops = billable * p.iops_month;
+  }
+  const tp = provisionedThroughput(spec, t) ?? 0;
+  const throughput = p.throughput_mibps_month !== undefined ? Math.max(0, tp - (t.throughput_mibps.included ?? 0)) * p.throughput_mibps_month : 0;
+  return {
+    region, currency: 'USD', storage: cents(storage), iops: cents(iops), throughput: cents(throughput),
+    total: cents(storage + iops + throughput), source: p.source, as_of: p.as_of,
+  };
+}

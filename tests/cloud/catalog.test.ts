@@ -1,0 +1,112 @@
+/**
+ * The EBS catalog: every entry valid and dated, and its math against AWS's own worked examples
+ * (gp2 100 GiB: 300 baseline, 3,000 burst, 2,000 s from a full bucket; st1 2 TiB: 80 MiB/s base,
+ * 500 MiB/s burst; gp3 500 GiB with 6,000 IOPS and 250 MiB/s in us-east-1: $40 + $15 + $5).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolumeSpec, priceVolume } from '../../src/cloud/index.js';
+import { VolbenchError } from '../../src/errors.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+describe('the shipped catalog', () => {
+  it('loads and passes its schema; every price and limit has a source URL and a date', () => {
+    const catalogs = loadCatalog();
+    expect(catalogs.map((c) => c.provider)).toEqual(['aws']);
+    const types = catalogs.flatMap((c) => c.types.map((t) => t.type));
+    expect(types).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard']);
+    for (const t of catalogs[0].types) {
+      for (const part of [t.size_gib, t.iops, t.throughput_mibps, ...Object.values(t.prices)]) {
+        expect(part.source).toMatch(/^https:\/\//);
+        expect(part.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      }
+      expect(Object.keys(t.prices)).toEqual(expect.arrayContaining(['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1']));
+    }
+  });
+
+  it('refuses an entry without its source, naming where', () => {
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'catalog', CATALOG_FILES[0]), 'utf8');
+    const doc = JSON.parse(text);
+    delete doc.types[0].iops.source;
+    expect(() => parseCatalog(JSON.stringify(doc), 'bad.json')).toThrow(/bad.json: types.0.iops.source/);
+  });
+});
+
+describe('prices', () => {
+  it('gp3 500 GiB, 6,000 IOPS, 250 MiB/s in us-east-1: $40 + $15 + $5 = $60.00 a month', () => {
+    const p = priceVolume(parseVolumeSpec('gp3:size=500g,iops=6000,throughput=250'), 'us-east-1');
+    expect([p.storage, p.iops, p.throughput, p.total]).toEqual([40, 15, 5, 60]);
+    expect(p.as_of).toMatch(/^\d{4}-/);
+  });
+
+  it('io2 prices its IOPS in tiers (≤ 32,000; ≤ 64,000; above)', () => {
+    const p = priceVolume(parseVolumeSpec('io2:size=200g,iops=80000'), 'us-east-1');
+    expect(p.storage).toBe(25);
+    expect(p.iops).toBeCloseTo(32000 * 0.065 + 32000 * 0.0455 + 16000 * 0.03185, 2);
+  });
+
+  it('names the closest region it knows', () => {
+    expect(() => priceVolume(parseVolumeSpec('gp3:size=100g'), 'us-east-7')).toThrow(/did you mean 'us-east-1'/);
+  });
+});
+
+describe('entitlement', () => {
+  it('gp2 100 GiB: 300 IOPS baseline, 3,000 burst, 2,000 s of burst from a full bucket', () => {
+    const full = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 4 * KiB });
+    expect(full.iops).toBe(3000);
+    expect(full.burst).toEqual({ level: 3000, baseline: 300, unit: 'IOPS', seconds_from_full: 2000 });
+    const empty = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 4 * KiB, burstBalance: 0 });
+    expect(empty.iops).toBe(300);
+    expect(empty.bound_by).toBe('burst-credits');
+  });
+
+  it('st1 2 TiB: 80 MiB/s base, 500 MiB/s burst, 1 MiB I/Os', () => {
+    const burst = entitlement(parseVolumeSpec('st1:size=2t'), { bs: MiB, sequential: true });
+    expect(burst.throughputMiBps).toBe(500);
+    expect(burst.burst).toMatchObject({ level: 500, baseline: 80, unit: 'MiB/s' });
+    expect(entitlement(parseVolumeSpec('st1:size=2t'), { bs: MiB, sequential: true, burstBalance: 0 }).throughputMiBps).toBe(80);
+  });
+
+  it('counts I/Os the provider\'s way: a 1 MiB read on gp3 is four 256 KiB I/Os', () => {
+    const e = entitlement(parseVolumeSpec('gp3:size=500g,iops=16000,throughput=1000'), { bs: MiB });
+    expect(e.counted_per_io).toBe(4);
+    // 16,000 counted IOPS / 4 = 4,000 MiB/s worth, so throughput (1,000 MiB/s) binds.
+    expect(e.bound_by).toBe('volume-throughput');
+    expect(e.throughputMiBps).toBe(1000);
+    const small = entitlement(parseVolumeSpec('gp3:size=500g,iops=6000,throughput=250'), { bs: 4 * KiB });
+    expect(small).toMatchObject({ iops: 6000, bound_by: 'volume-iops', counted_per_io: 1 });
+  });
+
+  it('io2 at its ratio: 500 IOPS per GiB on a 100 GiB volume is 50,000', () => {
+    expect(entitlement(parseVolumeSpec('io2:size=100g,iops=50000'), { bs: 16 * KiB }).iops).toBe(50000);
+  });
+});
+
+describe('bad volumes', () => {
+  const cases: Array<[string, RegExp, string]> = [
+    ['gp3:size=10g,iops=20000', /gp3: at most 500 IOPS per GiB \(5000 for 10 GiB\) \(https:/, '--volume.iops'],
+    ['gp4:size=10g', /unknown volume type 'gp4'; did you mean 'gp3'/, 'volume.type'],
+    ['st1:size=100g', /st1 volumes are 125–16384 GiB, not 100/, '--volume.size'],
+    ['gp3:size=100g,throughput=2000', /at most 1000 MiB\/s/, '--volume.throughput'],
+    ['gp3:size=100g,iops=3000,throughput=800', /at most 0.25 MiB\/s per provisioned IOPS/, '--volume.throughput'],
+    ['gp2:size=100g,iops=500', /gp2 has no provisioned IOPS/, '--volume.iops'],
+    ['io2:size=100g', /io2 needs provisioned IOPS/, '--volume.iops'],
+    ['gp3', /size is missing/, '--volume.size'],
+  ];
+  for (const [text, message, field] of cases) {
+    it(`refuses ${text}`, () => {
+      try {
+        parseVolumeSpec(text);
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(VolbenchError);
+        expect((err as VolbenchError).message).toMatch(message);
+        expect((err as VolbenchError).field).toBe(field);
+      }
+    });
+  }
+});
