@@ -14,7 +14,7 @@ export const CATALOG_USAGE = `Usage:
   volbench catalog show TYPE                   its limits, burst model and prices, with sources
   volbench catalog price TYPE --size 500g [--iops N] [--throughput MiB/s] [--region R]
   volbench catalog entitled TYPE --size 100g [--iops N] [--throughput MiB/s] [--bs 4k] [--rw randread]
-                                               [--burst-balance 0-1]
+                                               [--burst-balance 0-1] [--instance m6i.large [--instance-baseline]]
   --format table|json  --provider aws
 `;
 
@@ -26,6 +26,8 @@ const OPTIONS = {
   bs: { type: 'string' },
   rw: { type: 'string' },
   'burst-balance': { type: 'string' },
+  instance: { type: 'string' },
+  'instance-baseline': { type: 'boolean' },
   provider: { type: 'string' },
   format: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -97,9 +99,9 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
         burstBalance = Number(values['burst-balance']);
         if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
       }
-      const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), burstBalance });
+      const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'] });
       const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
-      out({ volume: spec, bs, rw, entitlement: e }, `${spec.type} ${spec.sizeGiB} GiB at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
+      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${spec.type} ${spec.sizeGiB} GiB${values.instance ? ` on ${values.instance}` : ''} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
         `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
       return 0;
     }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
-import { ProviderCatalog, type ProviderCatalogData, type VolumeTypeInfo } from './schema.js';
+import { InstanceCatalog, ProviderCatalog, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo } from './schema.js';
 
 export const CATALOG_FILES = ['aws-ebs.json'] as const;
 
@@ -37,5 +37,32 @@ export function volumeType(name: string): VolumeTypeInfo & { provider: string } 
   const near = closestName(name, all.map((t) => t.type));
   throw new VolbenchError('EINVALID_VALUE', `unknown volume type '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
     field: 'volume.type', accepted: all.map((t) => t.type).join(', '),
+  });
+}
+
+let instances: InstanceTypeInfo[] | undefined;
+
+/** EC2 instance types' EBS limits (catalog/aws-ec2-instances.json). */
+export function loadInstances(): InstanceTypeInfo[] {
+  if (!instances) {
+    const text = readFileSync(new URL('../../catalog/aws-ec2-instances.json', import.meta.url), 'utf8');
+    const parsed = InstanceCatalog.safeParse(JSON.parse(text));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new VolbenchError('EINVALID_SPEC', `catalog aws-ec2-instances.json: ${issue.path.join('.')}: ${issue.message}`, { field: issue.path.join('.') });
+    }
+    instances = parsed.data.instances;
+  }
+  return instances;
+}
+
+/** An instance type by name, or an error naming the closest known one. */
+export function instanceType(name: string): InstanceTypeInfo {
+  const all = loadInstances();
+  const found = all.find((i) => i.type === name);
+  if (found) return found;
+  const near = closestName(name, all.map((i) => i.type));
+  throw new VolbenchError('EINVALID_VALUE', `unknown instance type '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
+    field: 'instance', accepted: `one of the ${all.length} types in the catalog`,
   });
 }

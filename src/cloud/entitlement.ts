@@ -1,9 +1,10 @@
 /**
  * What a volume should deliver to a job: its IOPS and throughput for the job's I/O size,
  * counting I/Os the provider's way (an I/O larger than the counted size is several; small
- * sequential I/Os merge up to it), and which limit binds. The volume's own limits only: the
- * instance's EBS limits come with the instance catalog.
+ * sequential I/Os merge up to it), and which limit binds: the volume's, or, given the instance,
+ * the instance's EBS IOPS and bandwidth (its maximum while its daily burst lasts).
  */
+import { instanceType } from './catalog.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
 export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth';
@@ -11,6 +12,10 @@ export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'i
 export interface EntitlementQuery {
   /** The job's block size in bytes. */
   bs: number;
+  /** The instance the volume is attached to: its EBS limits bound the volume's. */
+  instance?: string;
+  /** Whether the instance's daily EBS burst is left (default true); false: its baseline. */
+  instanceBurst?: boolean;
   /** Sequential I/O merges up to the counted size; random does not. */
   sequential?: boolean;
   /**
@@ -85,12 +90,27 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
   }
   const byIops = iopsLimit / countedPerIo;
   const byThroughput = (tpLimit * MiB) / q.bs;
-  const iops = Math.min(byIops, byThroughput);
-  const limit: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
+  let iops = Math.min(byIops, byThroughput);
+  let limit: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
+  if (q.instance) {
+    const ebs = instanceType(q.instance).ebs;
+    const burstLeft = q.instanceBurst ?? true;
+    const instIops = burstLeft ? ebs.max_iops : ebs.baseline_iops;
+    // Mbps as AWS states them (10^6 bits/s), in bytes per second.
+    const instBytes = ((burstLeft ? ebs.max_mbps : ebs.baseline_mbps) * 1e6) / 8;
+    if (instIops < iops) {
+      iops = instIops;
+      limit = 'instance-iops';
+    }
+    if (instBytes / q.bs < iops) {
+      iops = instBytes / q.bs;
+      limit = 'instance-bandwidth';
+    }
+  }
   return {
     iops: Math.round(iops * 100) / 100,
     throughputMiBps: Math.round(((iops * q.bs) / MiB) * 100) / 100,
-    bound_by: burstBinds ? 'burst-credits' : limit,
+    bound_by: burstBinds && limit.startsWith('volume') ? 'burst-credits' : limit,
     counted_io_kib: countedKiB,
     counted_per_io: countedPerIo,
     ...(burst ? { burst } : {}),

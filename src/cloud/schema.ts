@@ -112,3 +112,38 @@ export const ProviderCatalog = z.object({
 export type VolumeTypeInfo = z.infer<typeof VolumeType>;
 export type ProviderCatalogData = z.infer<typeof ProviderCatalog>;
 export type RegionPriceInfo = z.infer<typeof RegionPrice>;
+
+const datedFields = {
+  source: z.string().url(),
+  as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  confidence: z.enum(['H', 'M', 'L']).optional(),
+};
+
+export const InstanceType = z.object({
+  type: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/),
+  ebs: z.object({
+    baseline_mbps: z.number().positive(),
+    max_mbps: z.number().positive(),
+    baseline_iops: z.number().positive(),
+    max_iops: z.number().positive(),
+    /** Smaller sizes run at their maximum for this long a day, then at their baseline. */
+    burst: z.object({ minutes_per_day: z.number().positive() }).strict().optional(),
+    ...datedFields,
+  }).strict(),
+  instance_store: z.object({
+    devices: z.number().int().positive(),
+    gb_per_device: z.number().positive(),
+    random_read_iops_4k: z.number().positive(),
+    write_iops_4k: z.number().positive(),
+    ...datedFields,
+  }).strict().optional(),
+}).strict();
+
+export const InstanceCatalog = z.object({
+  provider: z.literal('aws'),
+  service: z.literal('ec2'),
+  as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  instances: z.array(InstanceType).min(1),
+}).strict();
+
+export type InstanceTypeInfo = z.infer<typeof InstanceType>;

@@ -110,3 +110,34 @@ describe('bad volumes', () => {
     });
   }
 });
+
+describe('instances', () => {
+  it('has the EBS limits of at least 30 instance types, each with its source', async () => {
+    const { loadInstances } = await import('../../src/cloud/index.js');
+    const all = loadInstances();
+    expect(all.length).toBeGreaterThanOrEqual(30);
+    for (const family of ['m5', 'm6i', 'm7i', 'm7g', 'c6i', 'c7g', 'r6i', 'r7i', 'i3', 'i4i', 't3']) {
+      expect(all.some((i) => i.type.startsWith(`${family}.`)), family).toBe(true);
+    }
+    for (const i of all) {
+      expect(i.ebs.baseline_mbps).toBeLessThanOrEqual(i.ebs.max_mbps);
+      expect(i.ebs.source).toMatch(/^https:\/\//);
+      expect(Boolean(i.ebs.burst)).toBe(i.ebs.baseline_mbps < i.ebs.max_mbps || i.ebs.baseline_iops < i.ebs.max_iops);
+    }
+  });
+
+  it('an instance\'s EBS limits bind when they are lower than the volume\'s', () => {
+    const fast = parseVolumeSpec('gp3:size=500g,iops=16000,throughput=1000');
+    // m6i.large bursts to 10 Gbps (1,250 MB/s), above the volume's 1,000 MiB/s...
+    expect(entitlement(fast, { bs: MiB, instance: 'm6i.large' }).bound_by).toBe('volume-throughput');
+    // ...but its baseline is 650 Mbps: 81.25 MB/s, 77.5 one-MiB I/Os a second.
+    const base = entitlement(fast, { bs: MiB, instance: 'm6i.large', instanceBurst: false });
+    expect(base.bound_by).toBe('instance-bandwidth');
+    expect(base.iops).toBeCloseTo(81.25e6 / MiB, 1);
+    expect(entitlement(fast, { bs: 4 * KiB, instance: 'm6i.large', instanceBurst: false })).toMatchObject({ iops: 3600, bound_by: 'instance-iops' });
+  });
+
+  it('names the closest instance type it knows', () => {
+    expect(() => entitlement(parseVolumeSpec('gp3:size=100g'), { bs: 4096, instance: 'm6i.lage' })).toThrow(/did you mean 'm6i.large'/);
+  });
+});
