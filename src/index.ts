@@ -39,9 +39,9 @@ export type {
   VolbenchSweep, VolbenchSweepPoint, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
 } from './analysis/exports.js';
 export {
-  checkVolume, entitlement, loadCatalog, parseVolumeSpec, priceVolume, volumeType,
+  checkVolume, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,
 } from './cloud/index.js';
-export type { BoundBy, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
+export type { BoundBy, CloudContext, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
 export { VERSION } from './version.js';
 
 import { nativeAddon } from './engine/addon.js';

@@ -3,6 +3,7 @@
  * --junit FILE, --github) and the limits the service also applies (--max-runtime TIME,
  * --max-size SIZE). They are taken out of the argument list before fio's flags are parsed.
  */
+import { instanceType, parseVolumeSpec, type VolumeSpec } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import { parseMaxRuntimeSec, type RunLimits } from '../plan/index.js';
@@ -15,6 +16,8 @@ export interface GateArgs {
 
 export interface OwnFlags extends GateArgs {
   limits: RunLimits;
+  /** --volume and --instance: the result gains what the volume should deliver. */
+  cloud?: { volume?: VolumeSpec; instance?: string };
   /** The arguments that are none of these, in order. */
   rest: string[];
 }
@@ -27,9 +30,12 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
   --max-memory SIZE                  refuse a run whose I/O buffers (bs × iodepth × numjobs)
                                      take more than SIZE in all
+  --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
+                                     result gains volbench.cloud and each job's entitlement
+  --instance TYPE                    the instance it is attached to (its EBS limits)
 `;
 
-const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory']);
+const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);
 
 /** `--name value` or `--name=value`: the value and how many arguments it took (1 or 2). */
 export function flagValue(argv: readonly string[], i: number, name: string): [string, number] {
@@ -52,6 +58,11 @@ function setValue(out: OwnFlags, name: string, value: string): void {
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
   else if (name === 'max-size') out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
+  else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolumeSpec(value, '--volume') };
+  else if (name === 'instance') {
+    instanceType(value);
+    out.cloud = { ...out.cloud, instance: value };
+  }
   else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 

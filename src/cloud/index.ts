@@ -6,3 +6,5 @@ export type { VolumePrice } from './price.js';
 export { entitlement } from './entitlement.js';
 export type { BoundBy, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
+export { withCloud } from './annotate.js';
+export type { CloudContext } from './annotate.js';

@@ -125,6 +125,32 @@ export interface VolbenchJob {
   series: VolbenchSeriesPoint[];
   /** Suites only: this test's value in every loop, their median, and which loop the entry is. */
   loops?: VolbenchJobLoops;
+  /** Given the volume (--volume): what it should deliver to this job, and what it did. */
+  entitlement?: VolbenchEntitlement;
+}
+
+/** What the catalog says a volume should deliver to a job, against what the job measured. */
+export interface VolbenchEntitlement {
+  /** The job's average I/O size, bytes (its bytes over its I/Os). */
+  bs: number;
+  expected_iops: number;
+  expected_bw_bytes: number;
+  measured_iops: number;
+  measured_bw_bytes: number;
+  /** measured / expected IOPS. */
+  ratio: number;
+  /** The limit that binds, or `latency`: too few I/Os in flight to reach any limit. */
+  bound_by: string;
+  /** With `latency`: the I/Os in flight the expected IOPS need at the measured latency. */
+  depth_needed?: number;
+}
+
+/** The volume and instance a run measured (--volume, --instance). */
+export interface VolbenchCloud {
+  provider: string;
+  region?: string;
+  instance_type?: string;
+  volume?: { id?: string; type: string; size_gib: number; iops?: number; throughput_mibps?: number };
 }
 
 /** Per-direction figures of one loop of a suite test (or their median). */
@@ -211,6 +237,8 @@ export interface VolbenchSection {
   sweep?: VolbenchSweep;
   uniformity?: VolbenchUniformity;
   rotational?: VolbenchRotational;
+  /** The volume and instance behind the run, when known (--volume, --instance). */
+  cloud?: VolbenchCloud;
 }
 
 /** fio's JSON document as fio prints it; the formatters accept it with or without "volbench". */

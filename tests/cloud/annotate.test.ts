@@ -1,0 +1,49 @@
+/**
+ * `volbench run --volume ... --instance ...`: the result says which volume it measured and, per
+ * job, what that volume should deliver at the job's I/O size, measured / expected, and what
+ * bound it: a QD1 job on the real disk cannot reach io2's 64,000 IOPS, and is bound by latency,
+ * with the depth that would reach it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { volbench } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'volbench-cloud-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('run --volume --instance', () => {
+  it('adds volbench.cloud and each job\'s entitlement; QD1 on a disk is latency-bound', async () => {
+    const out = await volbench(['run', '--name=qd1', `--filename=${join(dir, 't.bin')}`, '--size=16m', '--rw=randread', '--bs=4k',
+      '--ioengine=psync', '--direct=1', '--runtime=1', '--time_based', '--output-format=json',
+      '--volume', 'io2:size=200g,iops=64000', '--instance', 'm6i.xlarge']);
+    expect(out.code, out.stderr).toBe(0);
+    const doc = JSON.parse(out.stdout);
+    expect(doc.volbench.cloud).toEqual({ provider: 'aws', instance_type: 'm6i.xlarge', volume: { type: 'io2', size_gib: 200, iops: 64000 } });
+    const e = doc.volbench.jobs[0].entitlement;
+    expect(e.bs).toBe(4096);
+    // m6i.xlarge's EBS maximum is 40,000 IOPS: it binds before the volume's 64,000.
+    expect(e.expected_iops).toBe(40000);
+    expect(e.measured_iops).toBeCloseTo(doc.jobs[0].read.iops, 6);
+    expect(e.ratio).toBeCloseTo(e.measured_iops / e.expected_iops, 3);
+    if (e.ratio < 0.8) {
+      expect(e.bound_by).toBe('latency');
+      // Little's law: the I/Os in flight 40,000 IOPS need at the measured latency.
+      expect(e.depth_needed).toBe(Math.ceil((40000 * doc.jobs[0].read.lat_ns.mean) / 1e9));
+      expect(e.depth_needed).toBeGreaterThan(1);
+    } else {
+      expect(e.bound_by).toBe('instance-iops');
+    }
+  });
+
+  it('refuses --instance without --volume, and a volume its type does not allow, before any I/O', async () => {
+    const alone = await volbench(['run', '--name=x', `--filename=${join(dir, 'x.bin')}`, '--size=1m', '--instance', 'm6i.large']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--instance needs --volume');
+    const bad = await volbench(['run', '--name=x', `--filename=${join(dir, 'x.bin')}`, '--size=1m', '--volume', 'gp3:size=10g,iops=20000']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/at most 500 IOPS per GiB/);
+  });
+});
