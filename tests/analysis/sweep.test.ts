@@ -1,6 +1,6 @@
 /**
- * Sweeps with real I/O. On a loop device over a file in memory, IOPS rise with depth (the
- * device serves reads in parallel); a cgroup v1 blkio throttle at 2.5 times the device's own IOPS
+ * Sweeps with real I/O. On a loop device over a file on the disk, IOPS rise with depth (the
+ * disk serves reads in parallel); a cgroup v1 blkio throttle at 2.5 times the device's own IOPS
  * at depth 1 (measured first: the machine is shared) makes them flatten at the cap whatever the
  * device does. The sweep stops there and its optimum lies inside the curve, where the formula
  * recomputed from the points puts it. Then numjobs, the early stops, cancelling, and
@@ -44,7 +44,9 @@ function template(filename: string, extra: Record<string, string | number> = {})
 }
 
 describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled loop device', () => {
-  const fixtures = new TargetFixtures('sweep', '/dev/shm');
+  // On the disk, not in memory: a loop device over tmpfs is bound by the CPU, which two cores
+  // shared with the rest of the suite make swing; the disk's latency is its own.
+  const fixtures = new TargetFixtures('sweep', '/var/tmp');
   const cgroup = join(BLKIO, `volbench-sweep-${process.pid}`);
   let device = '';
   let cap = 0;
@@ -59,8 +61,13 @@ describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled lo
     closeSync(fd);
     device = run('losetup', ['-f', '--show', '--direct-io=on', backing]);
     const majMin = run('lsblk', ['-dno', 'MAJ:MIN', device]).trim();
-    const depth1 = await runJobs({ jobs: [{ ...template(device).jobs[0], runtime: '300ms' }] });
-    cap = Math.round(CAP_OVER_DEPTH_1 * depth1.jobs[0].read!.iops);
+    // The median of three, against a noisy neighbour.
+    const depth1: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await runJobs({ jobs: [{ ...template(device).jobs[0], runtime: '200ms' }] });
+      depth1.push(r.jobs[0].read!.iops);
+    }
+    cap = Math.round(CAP_OVER_DEPTH_1 * depth1.sort((a, b) => a - b)[1]);
     mkdirSync(cgroup);
     writeFileSync(join(cgroup, 'blkio.throttle.read_iops_device'), `${majMin} ${cap}`);
     writeFileSync(join(cgroup, 'cgroup.procs'), String(process.pid));
@@ -75,9 +82,11 @@ describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled lo
 
   it('rises, flattens at the cap, stops there, and puts the optimum inside the curve', async () => {
     const points: number[] = [];
-    const result = await runSweep(template(device), {
+    // The throttle's first slice after an idle spell lets a burst through; a ramp keeps it out
+    // of each point's figures.
+    const result = await runSweep(template(device, { ramp_time: '150ms' }), {
       maxDepth: 128,
-      assertions: ['sweep.optimal_depth >= 2', 'rr-qd1.iops > 0'],
+      assertions: ['sweep.optimal_depth >= 1', 'sweep.optimal_depth > 128', 'rr-qd1.iops > 0'],
       onPoint: (e) => {
         if (e.figures) points.push(e.value);
       },
@@ -88,14 +97,13 @@ describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled lo
     expect(values).toEqual([1, 2, 4, 8, 16, 32, 64, 128].slice(0, values.length));
     expect(sweep.stopped).toBe('flat');
     expect(values.length).toBeLessThan(8);
-    // Rises: depth 1 waits for each read; flattens at the cap (which lets a short run's first
-    // slices through somewhat faster).
+    // Rises: depth 1 waits for each read; flattens at the cap. The throttle dispatches on a timer
+    // and lets a point some way over the cap now and then.
     expect(sweep.points[0].iops).toBeLessThan(0.7 * sweep.max_iops);
-    expect(sweep.max_iops).toBeLessThan(cap * 1.35);
+    expect(sweep.max_iops).toBeLessThan(cap * 1.3);
     const last = sweep.points[sweep.points.length - 1];
     expect(last.iops).toBeGreaterThan(0.8 * cap);
-    // The throttle lets a short run's first slices through faster, as for max_iops above.
-    expect(last.iops).toBeLessThan(1.35 * cap);
+    expect(last.iops).toBeLessThan(1.3 * cap);
     // The optimum: inside the curve, and where the formula puts it.
     const optimum = sweep.optimum!;
     expect(optimum.value).toBeGreaterThan(1);
@@ -111,7 +119,7 @@ describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled lo
     expect(result.jobs.map((j) => j.groupid)).toEqual(values.map((_, i) => i));
     result.jobs.forEach((j, i) => expect(j.read!.iops).toBe(sweep.points[i].iops));
     expect(result.volbench.targets).toHaveLength(1);
-    expect(result.volbench.assertions!.map((a) => a.passed)).toEqual([true, true]);
+    expect(result.volbench.assertions!.map((a) => a.passed)).toEqual([true, false, true]);
   });
 
   it('refuses to write the device without the opt-in, before any I/O', async () => {
