@@ -33,6 +33,13 @@ export type { CompareOptions, Comparison, ComparisonRow } from './compare/index.
 export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
 } from './report/fio-result.js';
+export {
+  buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, parseReportInput, REPORT_FORMATS,
+} from './publish/index.js';
+export type {
+  Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, ReportFormat, CloudVolumeFields, VolumePrice,
+  PriceVolume,
+} from './publish/index.js';
 export { VERSION } from './version.js';
 
 import { nativeAddon } from './engine/addon.js';

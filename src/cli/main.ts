@@ -8,6 +8,7 @@ import { demoCommand } from './demo-command.js';
 import { runCommand, type CommandIo } from './run-command.js';
 import { suiteCommand } from './suite-command.js';
 import { compareCommand } from './compare-command.js';
+import { reportCommand } from './report-command.js';
 
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
@@ -19,6 +20,8 @@ Usage:
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
   volbench compare A.json B.json             compare two results (--tolerance 5%)
+  volbench report RESULT.json ...            price/performance tables and charts (--format
+                                             md|csv|json|html, --out; --server URL --run ID)
   volbench --version | --help
 
 Examples:
@@ -39,6 +42,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return suiteCommand(rest, io);
     case 'compare':
       return compareCommand(rest, io);
+    case 'report':
+      return reportCommand(rest, io);
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -60,8 +65,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare`, {
-        accepted: 'run, demo, serve, suite, compare',
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, report`, {
+        accepted: 'run, demo, serve, suite, compare, report',
       });
   }
 }
