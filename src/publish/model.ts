@@ -20,6 +20,8 @@ export interface ReportInput {
   error?: string | null;
   /** The suite of a run without a result, so it lands in its suite's table. */
   suite?: string | null;
+  /** The job names of a run without a result (from its spec), for the same reason. */
+  jobNames?: readonly string[];
 }
 
 export interface ReportOptions {
@@ -213,8 +215,11 @@ function draftsOf(input: ReportInput): Draft[] {
   const doc = input.result;
   const declared = doc?.volbench?.suite?.name ?? input.suite ?? undefined;
   if (!doc) {
-    const suite = suiteOf(declared, []);
-    return [{ input, target: 0, volume: '', tests: new Map(), groupKey: suite ? `suite:${suite}` : 'none', suite }];
+    const names = input.jobNames ?? [];
+    const suite = suiteOf(declared, names);
+    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
+    return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
   }
   const volumes = testsByVolume(doc);
   if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
