@@ -80,7 +80,11 @@ function barCharts(group: ReportGroup): ReportChart[] {
         grid: { left: 70, right: 30, top: 50, bottom: 60 },
         xAxis: { type: 'category', data: group.rows.map((r) => r.label), axisLabel: { interval: 0, rotate: group.rows.length > 4 ? 30 : 0 } },
         yAxis: { type: 'value', name: main.unit },
-        series: [{ type: 'bar', data: group.rows.map((r) => r.cells[main.key]?.value ?? null), label: { show: true, position: 'top' } }],
+        series: [{
+          type: 'bar',
+          data: group.rows.map((r) => r.cells[main.key]?.value ?? null),
+          label: { show: true, position: 'top', formatter: (p: { value: unknown }) => (typeof p.value === 'number' ? p.value.toFixed(main.metric === 'iops' ? 0 : 1) : '') },
+        }],
       },
       table: {
         header: ['Label', ...cols.map((c) => c.label)],
@@ -102,8 +106,8 @@ function linesChart(kind: string, title: string, xName: string, yName: string, l
     option: {
       ...BASE,
       title: { text: title, left: 'center', textStyle: { fontSize: 14 } },
-      legend: { top: 24, type: 'scroll' },
-      grid: { left: 70, right: 30, top: 60, bottom: 50 },
+      legend: { top: 28, type: 'scroll' },
+      grid: { left: 70, right: 30, top: 75, bottom: 50 },
       xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
       yAxis: { type: logY ? 'log' : 'value', name: yName },
       series: lines.map((l) => ({ type: 'line', name: l.name, showSymbol: l.points.length < 40, data: l.points })),
