@@ -23,6 +23,7 @@ import { registerEventsRoute } from './routes/run-events.js';
 import { registerRunRoutes } from './routes/run-get.js';
 import { registerResultRoute } from './routes/run-result.js';
 import { registerReportRoutes } from './routes/report.js';
+import { registerWebRoutes } from './web.js';
 import { registerListRoute } from './routes/runs-list.js';
 import { registerSubmitRoute } from './routes/runs-submit.js';
 import { registerSuiteRoutes } from './routes/suites.js';
@@ -83,6 +84,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
       registerTargetsRoute, registerHealthRoutes, registerReportRoutes]) {
       register(routes, deps);
     }
+    registerWebRoutes(app);
     return app;
   } catch (err) {
     await app.close();
