@@ -40,9 +40,22 @@ export const WEB_PATHS: readonly string[] = Object.keys(WEB_FILES);
  */
 const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+function readWebFile(file: () => string): Buffer | null {
+  try {
+    return readFileSync(file());
+  } catch {
+    return null;
+  }
+}
+
+/** A copy of the package without web/ (or without ECharts) still serves the API. */
 export function registerWebRoutes(app: FastifyInstance): void {
   for (const [url, { file, type }] of Object.entries(WEB_FILES)) {
-    const body = readFileSync(file());
+    const body = readWebFile(file);
+    if (body === null) {
+      app.log.warn({ url }, 'web view file missing; not served');
+      continue;
+    }
     app.get(url, { schema: { hide: true } }, async (_request, reply) =>
       reply
         .type(type)
