@@ -106,7 +106,7 @@ function linesChart(kind: string, title: string, xName: string, yName: string, l
     option: {
       ...BASE,
       title: { text: title, left: 'center', textStyle: { fontSize: 14 } },
-      legend: { top: 28, type: 'scroll' },
+      legend: { top: 32, type: 'scroll' },
       grid: { left: 70, right: 30, top: 75, bottom: 50 },
       xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
       yAxis: { type: logY ? 'log' : 'value', name: yName },
@@ -125,11 +125,24 @@ function detailKeys(group: ReportGroup, pick: (r: ReportRow) => Record<string, u
   return keys;
 }
 
+/** Percentiles on a scale of nines (90 → 1, 99 → 2, 99.9 → 3), where the tail has room. */
+function nines(p: number): number {
+  return -Math.log10(1 - p / 100);
+}
+
 function percentileCharts(group: ReportGroup): ReportChart[] {
-  return detailKeys(group, (r) => r.details.percentiles).map((key) => linesChart(
-    'percentiles', `${key}: completion latency percentiles`, 'percentile', 'µs', true,
-    group.rows.filter((r) => r.details.percentiles[key]).map((r) => ({ name: r.label, points: r.details.percentiles[key] })), 2, 1,
-  ));
+  return detailKeys(group, (r) => r.details.percentiles).map((key) => {
+    const lines = group.rows.filter((r) => r.details.percentiles[key]).map((r) => ({ name: r.label, points: r.details.percentiles[key] }));
+    const chart = linesChart('percentiles', `${key}: completion latency percentiles`, 'percentile', 'µs', true, lines, 2, 1);
+    // The table keeps fio's percentiles; the chart spreads them by nines (100 has no place there).
+    const series = (chart.option.series as Array<Record<string, unknown>>).map((line, i) => ({
+      ...line,
+      data: lines[i].points.filter(([p]) => p < 100).map(([p, us]) => [nines(p), us]),
+    }));
+    const axisLabel = { formatter: (v: number) => `${Number((100 * (1 - 10 ** -v)).toPrecision(6))}` };
+    chart.option = { ...chart.option, series, xAxis: { ...(chart.option.xAxis as object), scale: false, min: 0, interval: 1, axisLabel } };
+    return chart;
+  });
 }
 
 function seriesCharts(group: ReportGroup): ReportChart[] {
