@@ -3,7 +3,7 @@
  * is still running, watch that run's chart gain points from its event stream, compare two
  * finished runs and download their report. Nothing is requested from anywhere but the service.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Browser, Page } from 'puppeteer-core';
@@ -52,7 +52,10 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
   });
 
   it('logs in with the token, kept in sessionStorage only', async () => {
+    const started = performance.now();
     await page.goto(`${server.url}/`, { waitUntil: 'load' });
+    const loadMs = Math.round(performance.now() - started);
+    writeFileSync(join(artifactsDir(), 'web-view-figures.json'), `${JSON.stringify({ page_load_ms: loadMs }, null, 2)}\n`);
     expect(await page.$eval('#login', (e: PageGlobals) => e.hidden)).toBe(false);
     await page.type('#token', 'wrong-token');
     await page.click('#login-form button');
@@ -92,8 +95,18 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
     expect(await page.$eval('#run-facts', (e: PageGlobals) => e.textContent)).toMatch(/^cancelled/);
   });
 
-  it('compares two runs and downloads their report', async () => {
+  it('stays logged in across a reload and filters the list as GET /v1/runs does', async () => {
     await page.goto(`${server.url}/#/`, { waitUntil: 'load' });
+    await page.waitForSelector(`#runs-table tr[data-run="${running}"]`);
+    expect(await page.$eval('#login', (e: PageGlobals) => e.hidden)).toBe(true);
+    await page.select('#filters select[name="status"]', 'finished');
+    await page.click('#filters button');
+    await page.waitForFunction((id: string) => !document.querySelector(`#runs-table tr[data-run="${id}"]`), {}, running);
+    const ids = await page.$$eval('#runs-table tbody tr', (trs: PageGlobals[]) => trs.map((tr) => tr.dataset.run));
+    expect(ids).toEqual([...finished].reverse());
+  });
+
+  it('compares two runs and downloads their report', async () => {
     await page.waitForSelector(`#runs-table tr[data-run="${finished[0]}"]`);
     for (const id of finished) await page.click(`input[data-run="${id}"]`);
     await page.click('#compare');
