@@ -42,6 +42,13 @@ export {
   checkVolume, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,
 } from './cloud/index.js';
 export type { BoundBy, CloudContext, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
+export {
+  buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, parseReportInput, REPORT_FORMATS,
+} from './publish/index.js';
+export type {
+  Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, ReportFormat, CloudVolumeFields, VolumePrice as ReportVolumePrice,
+  PriceVolume,
+} from './publish/index.js';
 export { VERSION } from './version.js';
 
 import { nativeAddon } from './engine/addon.js';

@@ -9,6 +9,7 @@ import { runCommand, type CommandIo } from './run-command.js';
 import { suiteCommand } from './suite-command.js';
 import { compareCommand } from './compare-command.js';
 import { analysisCommand, ANALYSIS_COMMANDS, ANALYSIS_COMMANDS_USAGE } from './analysis-commands.js';
+import { reportCommand } from './report-command.js';
 
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
@@ -22,6 +23,8 @@ Usage:
   volbench compare A.json B.json             compare two results (--tolerance 5%)
   volbench fleet plan|up|run|down|compare    compare volume types on AWS instances (fleet --help)
   volbench catalog [list|show|price|entitled] volume types, prices and what they deliver
+  volbench report RESULT.json ...            price/performance tables and charts (--format
+                                             md|csv|json|html, --out; --server URL --run ID)
 ${ANALYSIS_COMMANDS_USAGE}  volbench --version | --help
 
 Examples:
@@ -55,6 +58,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     case 'uniformity':
     case 'rotational':
       return analysisCommand(command, rest, io);
+    case 'report':
+      return reportCommand(rest, io);
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -76,8 +81,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`, {
-        accepted: `run, demo, serve, suite, compare, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`,
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, report, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`, {
+        accepted: `run, demo, serve, suite, compare, report, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`,
       });
   }
 }

@@ -22,6 +22,8 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerEventsRoute } from './routes/run-events.js';
 import { registerRunRoutes } from './routes/run-get.js';
 import { registerResultRoute } from './routes/run-result.js';
+import { registerReportRoutes } from './routes/report.js';
+import { registerWebRoutes } from './web.js';
 import { registerListRoute } from './routes/runs-list.js';
 import { registerSubmitRoute } from './routes/runs-submit.js';
 import { registerSuiteRoutes } from './routes/suites.js';
@@ -79,9 +81,10 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
     const routes = app.withTypeProvider<ZodTypeProvider>();
     for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerSuiteRoutes,
-      registerTargetsRoute, registerHealthRoutes]) {
+      registerTargetsRoute, registerHealthRoutes, registerReportRoutes]) {
       register(routes, deps);
     }
+    registerWebRoutes(app);
     return app;
   } catch (err) {
     await app.close();

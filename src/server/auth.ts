@@ -11,8 +11,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpProblem } from './problem.js';
 import { API_PREFIX } from './run-view.js';
 import { unauthorized } from './problems.js';
+import { WEB_PATHS } from './web.js';
 
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([`${API_PREFIX}/healthz`]);
+/** The health check, and the web view's static files (its API calls need the token). */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([`${API_PREFIX}/healthz`, ...WEB_PATHS]);
 
 function isDocsRoute(url: string): boolean {
   return url === `${API_PREFIX}/openapi.json` || url === `${API_PREFIX}/docs` || url.startsWith(`${API_PREFIX}/docs/`);

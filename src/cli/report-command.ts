@@ -1,0 +1,113 @@
+/**
+ * `volbench report FILE... [--format md|csv|json|html] [--out FILE]`, or with `--server URL
+ * --run ID [--run ID2]` the same report of runs a service stored (the service renders it).
+ */
+import { writeFile } from 'node:fs/promises';
+
+import { VolbenchError } from '../errors.js';
+import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile, renderReport, REPORT_FORMATS, type ReportFormat } from '../publish/index.js';
+import { flagName, flagValue } from './own-flags.js';
+import type { CommandIo } from './run-command.js';
+
+export const REPORT_USAGE = `Usage:
+  volbench report RESULT.json ... [--format md|csv|json|html] [--out FILE] [--region R]
+  volbench report --server URL --run ID [--run ID2 ...] [--token TOKEN] [--format ...] [--out FILE]
+
+A price/performance table (one row per target or volume, one column per test of the suite) of
+fio or volbench JSON results, as Markdown (default), CSV, JSON or a self-contained HTML page
+with charts. With --server, the runs a volbench service stored (token: --token or
+VOLBENCH_TOKEN). S3 URLs are not read yet: copy the object to a file first.
+
+A result that names its volume (volbench.cloud: run --volume, fleets) is priced from the
+catalog in the result's region, or --region (default ${DEFAULT_PRICE_REGION}) when it names none;
+the price list's date is printed under each table.
+`;
+
+interface ReportArgs {
+  files: string[];
+  format: ReportFormat;
+  out?: string;
+  server?: string;
+  runs: string[];
+  token?: string;
+  region?: string;
+}
+
+function parseFormat(value: string): ReportFormat {
+  if ((REPORT_FORMATS as readonly string[]).includes(value)) return value as ReportFormat;
+  throw new VolbenchError('EINVALID_VALUE', `--format takes ${REPORT_FORMATS.join(', ')}, not '${value}'`, { field: '--format', accepted: REPORT_FORMATS.join(', ') });
+}
+
+function parseArgs(argv: readonly string[]): ReportArgs {
+  const out: ReportArgs = { files: [], format: 'md', runs: [] };
+  for (let i = 0; i < argv.length; ) {
+    const name = flagName(argv[i]);
+    if (name === 'format' || name === 'out' || name === 'server' || name === 'run' || name === 'token' || name === 'region') {
+      const [value, used] = flagValue(argv, i, name);
+      if (name === 'format') out.format = parseFormat(value);
+      else if (name === 'run') out.runs.push(value);
+      else out[name] = value;
+      i += used;
+    } else if (argv[i].startsWith('-')) {
+      throw new VolbenchError('EINVALID_ARGS', `report does not take '${argv[i]}'`, { field: argv[i], accepted: '--format, --out, --region, --server, --run, --token' });
+    } else {
+      if (/^s3:\/\//i.test(argv[i])) {
+        throw new VolbenchError('EINVALID_ARGS', `${argv[i]}: S3 URLs are not read yet; copy the object to a file first`, { field: argv[i], accepted: 'result files' });
+      }
+      out.files.push(argv[i++]);
+    }
+  }
+  if (out.server === undefined && out.runs.length > 0) {
+    throw new VolbenchError('EINVALID_ARGS', '--run needs --server', { field: '--run', accepted: '--server URL --run ID' });
+  }
+  if (out.server !== undefined && (out.runs.length === 0 || out.files.length > 0)) {
+    throw new VolbenchError('EINVALID_ARGS', '--server takes one or more --run ID and no files', { field: '--server', accepted: '--server URL --run ID [--run ID2]' });
+  }
+  if (out.server === undefined && out.files.length === 0) {
+    throw new VolbenchError('EINVALID_ARGS', 'report needs result files, or --server URL --run ID', { accepted: 'RESULT.json ...' });
+  }
+  return out;
+}
+
+async function fromServer(args: ReportArgs): Promise<string> {
+  const token = args.token ?? process.env.VOLBENCH_TOKEN;
+  let base: URL;
+  try {
+    base = new URL('/v1/report', args.server);
+  } catch {
+    throw new VolbenchError('EINVALID_VALUE', `--server is not a URL: '${args.server}'`, { field: '--server', accepted: 'http://host:port' });
+  }
+  for (const run of args.runs) base.searchParams.append('run', run);
+  base.searchParams.set('format', args.format);
+  const res = await fetch(base, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  if (!res.ok) {
+    let detail = text.slice(0, 500);
+    try {
+      detail = (JSON.parse(text) as { detail?: string; title?: string }).detail ?? detail;
+    } catch {
+      // Not a problem document: the text as it came.
+    }
+    throw new VolbenchError('EINVALID_ARGS', `${args.server} answered ${res.status}: ${detail}`, { field: '--server' });
+  }
+  return text;
+}
+
+export async function reportCommand(argv: string[], io: CommandIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(REPORT_USAGE);
+    return 0;
+  }
+  const args = parseArgs(argv);
+  let text: string;
+  if (args.server !== undefined) {
+    text = await fromServer(args);
+  } else {
+    const inputs = [];
+    for (const file of args.files) inputs.push(await readReportFile(file));
+    text = await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(args.region) }), args.format);
+  }
+  if (args.out !== undefined) await writeFile(args.out, text);
+  else io.stdout.write(text);
+  return 0;
+}

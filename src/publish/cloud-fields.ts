@@ -1,0 +1,144 @@
+/**
+ * The few cloud facts the report reads from a result document. The catalog writes them
+ * (`volbench.cloud`, `volbench.jobs[].entitlement`), the analyses add `volbench.jobs[].analysis`
+ * and `volbench.sweep`; a result without them (fio's own, or a run on a plain file) still
+ * reports, with those columns empty. Every reader here takes unknown input and returns only
+ * values of the expected type, so a document from another version cannot break a report.
+ */
+
+/** The volume a result was measured on, as far as the result knows it. */
+export interface CloudVolumeFields {
+  provider?: string;
+  region?: string;
+  instance_type?: string;
+  volume_id?: string;
+  /** gp3, io2, st1, ... */
+  volume_type?: string;
+  size_gib?: number;
+  /** Provisioned (or baseline) IOPS and throughput. */
+  iops?: number;
+  throughput_mibps?: number;
+  label?: string;
+  /** The price the result carries, if the catalog priced it when the result was written. */
+  price?: VolumePrice;
+}
+
+export interface VolumePrice {
+  usd_per_month: number;
+  /** The date of the price list the figure comes from (YYYY-MM-DD). */
+  as_of: string;
+}
+
+/** What a job was entitled to on its volume, and which limit bound it. */
+export interface JobEntitlement {
+  iops?: number;
+  throughput_mibps?: number;
+  /** volume, instance, burst, ... */
+  bound_by?: string;
+}
+
+/** The burst analysis of one job's per-second series. */
+export interface JobBurst {
+  /** Seconds into the job where throughput fell off its burst level, if it did. */
+  cliff_at_s?: number;
+  /** True when the series stayed at burst level to the end (credits never ran out). */
+  never_left_burst?: boolean;
+}
+
+export interface SweepPoint {
+  iodepth: number;
+  iops?: number;
+  bw_bytes?: number;
+  clat_p99_ns?: number;
+}
+
+export interface SweepCurve {
+  name: string;
+  points: SweepPoint[];
+}
+
+/** Prices a volume the result does not price itself (wired to the catalog). */
+export type PriceVolume = (volume: CloudVolumeFields, region?: string) => VolumePrice | null | undefined;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 && v.length <= 200 ? v : undefined;
+}
+
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function readPrice(v: unknown): VolumePrice | undefined {
+  if (!isObject(v)) return undefined;
+  const usd = num(v.usd_per_month);
+  const asOf = str(v.as_of);
+  return usd === undefined || usd < 0 ? undefined : { usd_per_month: usd, as_of: asOf ?? '' };
+}
+
+/**
+ * `volbench.cloud` as `withCloud` and fleets write it: `{provider, region, instance_type,
+ * volume: {id, type, size_gib, iops, throughput_mibps}, fleet: {id, label}}`, plus a `price`
+ * when one was recorded with the result.
+ */
+export function readCloud(v: unknown): CloudVolumeFields | undefined {
+  if (!isObject(v)) return undefined;
+  const volume = isObject(v.volume) ? v.volume : {};
+  const fleet = isObject(v.fleet) ? v.fleet : {};
+  return defined({
+    provider: str(v.provider),
+    region: str(v.region),
+    instance_type: str(v.instance_type),
+    volume_id: str(volume.id),
+    volume_type: str(volume.type),
+    size_gib: num(volume.size_gib),
+    iops: num(volume.iops),
+    throughput_mibps: num(volume.throughput_mibps),
+    label: str(v.label) ?? str(fleet.label),
+    price: readPrice(v.price),
+  });
+}
+
+/** `volbench.jobs[].entitlement` (cloud/annotate.ts): what the job should have had. */
+export function readEntitlement(v: unknown): JobEntitlement | undefined {
+  if (!isObject(v)) return undefined;
+  const bw = num(v.expected_bw_bytes);
+  return defined({
+    iops: num(v.expected_iops),
+    throughput_mibps: bw === undefined ? undefined : bw / (1024 * 1024),
+    bound_by: str(v.bound_by),
+  });
+}
+
+export function readBurst(analysis: unknown): JobBurst | undefined {
+  if (!isObject(analysis) || !isObject(analysis.burst)) return undefined;
+  const b = analysis.burst;
+  return defined({ cliff_at_s: num(b.cliff_at_s), never_left_burst: typeof b.never_left_burst === 'boolean' ? b.never_left_burst : undefined });
+}
+
+const MAX_SWEEP_POINTS = 256;
+
+/** `volbench.sweep`: one curve, or a list of curves, of points by iodepth. */
+export function readSweep(v: unknown): SweepCurve[] {
+  const curves = Array.isArray(v) ? v : isObject(v) ? [v] : [];
+  const out: SweepCurve[] = [];
+  for (const [i, c] of curves.slice(0, 32).entries()) {
+    if (!isObject(c) || !Array.isArray(c.points)) continue;
+    const points: SweepPoint[] = [];
+    for (const p of c.points.slice(0, MAX_SWEEP_POINTS)) {
+      // A sweep's point is at `value` (the iodepth, or numjobs for a sweep over numjobs).
+      const iodepth = isObject(p) ? num(p.value) ?? num(p.iodepth) : undefined;
+      if (iodepth === undefined || !isObject(p)) continue;
+      points.push(defined({ iodepth, iops: num(p.iops), bw_bytes: num(p.bw_bytes), clat_p99_ns: num(p.clat_p99_ns) }));
+    }
+    if (points.length) out.push({ name: str(c.name) ?? (str(c.over) ? `sweep over ${str(c.over)}` : `sweep ${i + 1}`), points });
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+/**
+ * Publishing results: price/performance tables and charts in Markdown, CSV, JSON and HTML, the
+ * same renderer for `volbench report` and the service's report routes and pages.
+ */
+export { buildPublishReport, columnKey } from './model.js';
+export type { Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, RowStatus } from './model.js';
+export type { CloudVolumeFields, VolumePrice, JobEntitlement, PriceVolume } from './cloud-fields.js';
+export { renderMarkdown, renderCsv, renderJson } from './render-text.js';
+export { renderHtml } from './render-html.js';
+export { groupCharts, reportCharts } from './charts.js';
+export type { ReportChart } from './charts.js';
+export { readReportFile, parseReportInput } from './read-input.js';
+export { catalogPricer, DEFAULT_PRICE_REGION } from './catalog-price.js';
+export { renderReport, REPORT_FORMATS, REPORT_CONTENT_TYPES } from './render.js';
+export type { ReportFormat } from './render.js';

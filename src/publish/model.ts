@@ -1,0 +1,409 @@
+/**
+ * The report's data: one table per suite (or per set of job names), one row per target or
+ * volume, one column per test and metric, plus what the charts draw. Every renderer (Markdown,
+ * CSV, JSON, HTML, the service's pages) reads this and nothing else.
+ */
+import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
+import {
+  readBurst, readCloud, readEntitlement, readSweep,
+  type CloudVolumeFields, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
+} from './cloud-fields.js';
+import { genericTestColumns, METRIC_UNITS, NAMED_SUITES, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
+
+/** A document to report on, or a run that ended without one. */
+export interface ReportInput {
+  /** Where it came from: a file name, a URL, a run id. */
+  source: string;
+  result?: FioJson | null;
+  /** The run's status when it is known (a service's run); a result implies finished. */
+  status?: string;
+  error?: string | null;
+  /** The suite of a run without a result, so it lands in its suite's table. */
+  suite?: string | null;
+  /** The job names of a run without a result (from its spec), for the same reason. */
+  jobNames?: readonly string[];
+}
+
+export interface ReportOptions {
+  /** Prices a volume whose result carries no price (the catalog's priceVolume). */
+  priceVolume?: PriceVolume;
+  /** The report's date (ISO); now by default. */
+  generatedAt?: string;
+}
+
+export type CellState = 'ok' | 'missing' | 'failed' | 'cancelled';
+
+export interface ReportCell {
+  value: number | null;
+  state: CellState;
+}
+
+export interface ReportColumn extends ColumnSpec {
+  key: string;
+  /** `RND4K-Q32T1-read IOPS` */
+  label: string;
+  unit: string;
+}
+
+export type RowStatus = 'finished' | 'failed' | 'cancelled' | 'partial';
+
+export interface SeriesPoint {
+  t_s: number;
+  iops: number;
+  mibps: number;
+}
+
+/** What the charts of one row draw besides its cells. */
+export interface RowDetails {
+  /** Per test and direction (`RND4K-Q1T1-read read`): [percentile, µs] pairs of clat. */
+  percentiles: Record<string, Array<[number, number]>>;
+  /** Per test and direction: the per-second series. */
+  series: Record<string, SeriesPoint[]>;
+  sweep: SweepCurve[];
+}
+
+export interface ReportRow {
+  label: string;
+  source: string;
+  /** Target index within the source document. */
+  target: number;
+  type: string | null;
+  size_gib: number | null;
+  provisioned_iops: number | null;
+  provisioned_mibps: number | null;
+  usd_per_month: number | null;
+  price_as_of: string | null;
+  status: RowStatus;
+  error: string | null;
+  cells: Record<string, ReportCell>;
+  usd_per_1000_iops: number | null;
+  usd_per_mibps: number | null;
+  /** Measured over entitled, for the headline metric's test. */
+  measured_vs_entitled: number | null;
+  bound_by: string | null;
+  notes: string[];
+  details: RowDetails;
+}
+
+export interface ReportGroup {
+  /** The named suite, or null for a set of other jobs. */
+  suite: string | null;
+  title: string;
+  columns: ReportColumn[];
+  rows: ReportRow[];
+}
+
+export interface Report {
+  generated_at: string;
+  groups: ReportGroup[];
+  /** The dates of the price lists the $ columns use. */
+  price_dates: string[];
+}
+
+const MIB = 1024 * 1024;
+const DIRS: readonly Dir[] = ['read', 'write'];
+
+export function columnKey(c: ColumnSpec): string {
+  return `${c.test}:${c.dir}:${c.metric}`;
+}
+
+function column(c: ColumnSpec, named: boolean): ReportColumn {
+  const unit = METRIC_UNITS[c.metric];
+  // A named test says its direction in its name.
+  const label = named ? `${c.test} ${unit}` : `${c.test} ${c.dir} ${unit}`;
+  return { ...c, key: columnKey(c), label, unit };
+}
+
+/** One test's entries in a document, for one target. */
+interface TestEntry {
+  jobs: FioJob[];
+  vb: Array<VolbenchJob | undefined>;
+}
+
+function dirStats(job: FioJob, dir: Dir): FioDirStats | undefined {
+  return job[dir] ?? (job.mixed && dir === 'read' ? job.mixed : undefined);
+}
+
+function percentileUs(s: FioDirStats | undefined, key: string): number | null {
+  const ns = s?.clat_ns?.percentile?.[key] ?? s?.lat_ns?.percentile?.[key];
+  return typeof ns === 'number' ? ns / 1000 : null;
+}
+
+function entryState(e: TestEntry): CellState {
+  if (e.vb.some((v) => v?.cancelled)) return 'cancelled';
+  if (e.jobs.some((j) => j.error !== 0) || e.vb.some((v) => v?.error_message)) return 'failed';
+  return 'ok';
+}
+
+function metricValue(e: TestEntry, dir: Dir, metric: Metric): number | null {
+  const stats = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined);
+  if (stats.length === 0) return null;
+  if (metric === 'iops') return stats.reduce((a, s) => a + s.iops, 0);
+  if (metric === 'mibps') return stats.reduce((a, s) => a + s.bw_bytes, 0) / MIB;
+  // Latency: of the entry that did the most I/O (entries of one test are alike).
+  const most = stats.reduce((a, s) => (s.total_ios > a.total_ios ? s : a));
+  return percentileUs(most, metric === 'p50_us' ? '50.000000' : '99.000000');
+}
+
+function cellOf(e: TestEntry | undefined, c: ColumnSpec): ReportCell {
+  if (!e) return { value: null, state: 'missing' };
+  const state = entryState(e);
+  if (state !== 'ok') return { value: null, state };
+  const value = metricValue(e, c.dir, c.metric);
+  return value === null ? { value: null, state: 'missing' } : { value, state };
+}
+
+function dirsDone(e: TestEntry): Dir[] {
+  return DIRS.filter((d) => e.jobs.some((j) => (dirStats(j, d)?.total_ios ?? 0) > 0));
+}
+
+/**
+ * Which volume a target is on: a job file under --directory is a target of its own per job,
+ * but all of them are one volume, so they make one row.
+ */
+function volumeKey(doc: FioJson, target: number): string {
+  const t = doc.volbench?.targets?.[target];
+  if (!t) return `target ${target}`;
+  return t.ebs_volume_id ?? t.disk ?? t.device ?? t.mount_point ?? t.path;
+}
+
+interface VolumeTests {
+  /** The first target index on the volume (the one `volbench.cloud` is read for). */
+  target: number;
+  key: string;
+  tests: Map<string, TestEntry>;
+}
+
+/** One document's tests, by volume and job name, in the document's order. */
+function testsByVolume(doc: FioJson): VolumeTests[] {
+  const out = new Map<string, VolumeTests>();
+  doc.jobs.forEach((job, i) => {
+    const vb = doc.volbench?.jobs?.[i];
+    const target = typeof vb?.target === 'number' ? vb.target : 0;
+    const key = volumeKey(doc, target);
+    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>() };
+    out.set(key, volume);
+    const name = String(job.jobname);
+    const entry = volume.tests.get(name) ?? { jobs: [], vb: [] };
+    volume.tests.set(name, entry);
+    entry.jobs.push(job);
+    entry.vb.push(vb);
+  });
+  return [...out.values()];
+}
+
+function cloudOf(doc: FioJson | null | undefined, target: number): CloudVolumeFields | undefined {
+  const raw = (doc?.volbench as { cloud?: unknown } | undefined)?.cloud;
+  return readCloud(Array.isArray(raw) ? raw[target] : raw);
+}
+
+function basename(source: string): string {
+  const cut = source.lastIndexOf('/');
+  return cut >= 0 && cut < source.length - 1 ? source.slice(cut + 1) : source;
+}
+
+interface Draft {
+  input: ReportInput;
+  target: number;
+  volume: string;
+  tests: Map<string, TestEntry>;
+  groupKey: string;
+  suite: string | null;
+}
+
+function draftsOf(input: ReportInput): Draft[] {
+  const doc = input.result;
+  const declared = doc?.volbench?.suite?.name ?? input.suite ?? undefined;
+  if (!doc) {
+    const names = input.jobNames ?? [];
+    const suite = suiteOf(declared, names);
+    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
+    return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
+  }
+  const volumes = testsByVolume(doc);
+  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
+  return volumes.map(({ target, key: volume, tests }) => {
+    const suite = suiteOf(declared, [...tests.keys()]);
+    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    return { input, target, volume, tests, suite: known ? suite : null, groupKey: known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}` };
+  });
+}
+
+function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportColumn[] {
+  if (suite !== null) {
+    return NAMED_SUITES[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
+  }
+  const dirs = new Map<string, Set<Dir>>();
+  for (const d of drafts) {
+    for (const [name, e] of d.tests) {
+      const set = dirs.get(name) ?? new Set<Dir>();
+      dirs.set(name, set);
+      for (const dir of dirsDone(e)) set.add(dir);
+    }
+  }
+  return [...dirs].flatMap(([name, set]) => {
+    const named = namedTestColumns(name);
+    if (named) return named.map((c) => column(c, true));
+    return genericTestColumns(name, DIRS.filter((d) => set.has(d))).map((c) => column(c, false));
+  });
+}
+
+function details(d: Draft): RowDetails {
+  const percentiles: RowDetails['percentiles'] = {};
+  const series: RowDetails['series'] = {};
+  for (const [name, e] of d.tests) {
+    // A test that failed or was cancelled draws nothing, as its cells show no number.
+    if (entryState(e) !== 'ok') continue;
+    for (const dir of dirsDone(e)) {
+      const most = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined)
+        .reduce<FioDirStats | undefined>((a, s) => (a === undefined || s.total_ios > a.total_ios ? s : a), undefined);
+      const pct = most?.clat_ns?.percentile ?? most?.lat_ns?.percentile;
+      if (pct) {
+        percentiles[`${name} ${dir}`] = Object.entries(pct)
+          .map(([k, ns]): [number, number] => [Number(k), ns / 1000])
+          .filter(([p, us]) => Number.isFinite(p) && Number.isFinite(us))
+          .sort((a, b) => a[0] - b[0]);
+      }
+      const points = e.vb[0]?.series;
+      if (Array.isArray(points) && points.length > 0) {
+        series[`${name} ${dir}`] = points.map((p) => ({
+          // Tenths of a second: the volumes' samples line up in the chart's table.
+          t_s: Math.round((p.t_ms + p.dur_ms) / 100) / 10,
+          iops: p[dir]?.iops ?? 0,
+          mibps: (p[dir]?.bw_bytes ?? 0) / MIB,
+        }));
+      }
+    }
+  }
+  const sweep = readSweep((d.input.result?.volbench as { sweep?: unknown } | undefined)?.sweep);
+  return { percentiles, series, sweep };
+}
+
+function rowLabel(d: Draft, cloud: CloudVolumeFields | undefined, multiTarget: boolean): string {
+  const t = d.input.result?.volbench?.targets?.[d.target];
+  const base = cloud?.label ?? cloud?.volume_id ?? t?.ebs_volume_id ?? basename(d.input.source);
+  return multiTarget && d.volume ? `${base} ${d.volume}` : base;
+}
+
+function rowStatus(input: ReportInput, cells: ReportCell[]): RowStatus {
+  if (!input.result) return input.status === 'cancelled' ? 'cancelled' : 'failed';
+  if (cells.some((c) => c.state === 'cancelled') || input.status === 'cancelled') return 'cancelled';
+  if (cells.some((c) => c.state === 'failed') || input.status === 'failed') return cells.some((c) => c.state === 'ok') ? 'partial' : 'failed';
+  return 'finished';
+}
+
+function headline(columns: readonly ReportColumn[], cells: Record<string, ReportCell>, metric: Metric): { col: ReportColumn; value: number } | null {
+  let best: { col: ReportColumn; value: number } | null = null;
+  for (const col of columns) {
+    const v = cells[col.key]?.value;
+    if (col.metric === metric && typeof v === 'number' && (best === null || v > best.value)) best = { col, value: v };
+  }
+  return best;
+}
+
+function entitlementOf(d: Draft, test: string): JobEntitlement | undefined {
+  const vb = d.tests.get(test)?.vb[0] as { entitlement?: unknown } | undefined;
+  return readEntitlement(vb?.entitlement);
+}
+
+function burstNotes(d: Draft): string[] {
+  const notes: string[] = [];
+  for (const [name, e] of d.tests) {
+    const burst = readBurst((e.vb[0] as { analysis?: unknown } | undefined)?.analysis);
+    if (burst?.cliff_at_s !== undefined) notes.push(`${name}: burst cliff at ${Math.round(burst.cliff_at_s)} s`);
+    else if (burst?.never_left_burst) notes.push(`${name}: never left the burst`);
+  }
+  return notes;
+}
+
+function priceOf(cloud: CloudVolumeFields | undefined, priceVolume: PriceVolume | undefined): VolumePrice | undefined {
+  if (cloud?.price) return cloud.price;
+  if (!cloud || !priceVolume) return undefined;
+  return priceVolume(cloud, cloud.region) ?? undefined;
+}
+
+function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
+  const cloud = cloudOf(d.input.result, d.target);
+  const noResult = !d.input.result;
+  const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
+  const cells: Record<string, ReportCell> = {};
+  for (const col of columns) cells[col.key] = noResult ? { value: null, state: deadState } : cellOf(d.tests.get(col.test), col);
+  const price = priceOf(cloud, options.priceVolume);
+  const usd = price?.usd_per_month ?? null;
+  const iops = headline(columns, cells, 'iops');
+  const mibps = headline(columns, cells, 'mibps');
+  let ratio: number | null = null;
+  let boundBy: string | null = null;
+  const entIops = iops ? entitlementOf(d, iops.col.test) : undefined;
+  const entBw = mibps ? entitlementOf(d, mibps.col.test) : undefined;
+  if (iops && entIops?.iops) {
+    ratio = iops.value / entIops.iops;
+    boundBy = entIops.bound_by ?? null;
+  } else if (mibps && entBw?.throughput_mibps) {
+    ratio = mibps.value / entBw.throughput_mibps;
+    boundBy = entBw.bound_by ?? null;
+  } else {
+    boundBy = entIops?.bound_by ?? entBw?.bound_by ?? null;
+  }
+  const target = d.input.result?.volbench?.targets?.[d.target];
+  const sizeGib = cloud?.size_gib ?? (target?.is_block_device && target.size_bytes > 0 ? target.size_bytes / (1024 * MIB) : null);
+  return {
+    label: rowLabel(d, cloud, multiTarget),
+    source: d.input.source,
+    target: d.target,
+    type: cloud?.volume_type ?? null,
+    size_gib: sizeGib,
+    provisioned_iops: cloud?.iops ?? null,
+    provisioned_mibps: cloud?.throughput_mibps ?? null,
+    usd_per_month: usd,
+    price_as_of: price?.as_of || null,
+    status: rowStatus(d.input, Object.values(cells)),
+    error: d.input.error ?? firstError(d) ?? null,
+    cells,
+    usd_per_1000_iops: usd !== null && iops && iops.value > 0 ? usd / (iops.value / 1000) : null,
+    usd_per_mibps: usd !== null && mibps && mibps.value > 0 ? usd / mibps.value : null,
+    measured_vs_entitled: ratio,
+    bound_by: boundBy,
+    notes: burstNotes(d),
+    details: details(d),
+  };
+}
+
+function firstError(d: Draft): string | undefined {
+  for (const e of d.tests.values()) {
+    const msg = e.vb.find((v) => v?.error_message)?.error_message;
+    if (msg) return msg;
+  }
+  return undefined;
+}
+
+function groupTitle(suite: string | null, key: string): string {
+  if (suite !== null) return `Suite ${suite}`;
+  if (key === 'none') return 'Runs without a result';
+  return `Jobs ${key.slice('jobs:'.length).split('\n').join(', ')}`;
+}
+
+/** The report over `inputs`, rows in the order given, groups in the order first seen. */
+export function buildPublishReport(inputs: readonly ReportInput[], options: ReportOptions = {}): Report {
+  const groups = new Map<string, Draft[]>();
+  for (const input of inputs) {
+    for (const d of draftsOf(input)) {
+      const list = groups.get(d.groupKey) ?? [];
+      groups.set(d.groupKey, list);
+      list.push(d);
+    }
+  }
+  const out: ReportGroup[] = [];
+  for (const [key, drafts] of groups) {
+    const suite = drafts[0].suite;
+    const columns = groupColumns(suite, drafts);
+    const targetsPerSource = new Map<ReportInput, number>();
+    for (const d of drafts) targetsPerSource.set(d.input, (targetsPerSource.get(d.input) ?? 0) + 1);
+    const rows = drafts.map((d) => buildRow(d, columns, options, (targetsPerSource.get(d.input) ?? 0) > 1));
+    out.push({ suite, title: groupTitle(suite, key), columns, rows });
+  }
+  const dates = new Set<string>();
+  for (const g of out) for (const r of g.rows) if (r.price_as_of) dates.add(r.price_as_of);
+  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort() };
+}

@@ -1,0 +1,85 @@
+/**
+ * `volbench report` as a user runs it: files in, a report file out in each format; input that
+ * is not fio JSON is refused naming the file and what was expected.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { priceVolume } from '../../src/cloud/index.js';
+import { volbench } from '../helpers/cli.js';
+import { FIXTURES } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'volbench-report-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SSD = ['a', 'b', 'c', 'd'].map((v) => join(FIXTURES, `aws-ssd-vol-${v}.json`));
+
+describe('volbench report', () => {
+  it('writes Markdown to stdout with a row per volume', async () => {
+    const out = await volbench(['report', ...SSD]);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const rows = out.stdout.split('\n').filter((l) => l.startsWith('| aws-ssd-vol-'));
+    expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| aws-ssd-vol-a.json', '| aws-ssd-vol-b.json', '| aws-ssd-vol-c.json', '| aws-ssd-vol-d.json']);
+  });
+
+  it('writes each format to --out', async () => {
+    for (const format of ['md', 'csv', 'json', 'html']) {
+      const file = join(dir, `report.${format}`);
+      const out = await volbench(['report', ...SSD, join(FIXTURES, 'kdiskmark-shm.json'), '--format', format, '--out', file]);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toBe('');
+      const text = readFileSync(file, 'utf8');
+      if (format === 'json') expect(JSON.parse(text).groups.map((g: { suite: string }) => g.suite)).toEqual(['aws-ssd', 'kdiskmark']);
+      if (format === 'html') expect(text.startsWith('<!doctype html>')).toBe(true);
+      if (format === 'csv') expect(text.split('\r\n')[0].startsWith('Suite,Label,')).toBe(true);
+    }
+  });
+
+  it('prices a run --volume result from the catalog, in --region when the result names none', async () => {
+    const file = join(dir, 'gp3.json');
+    const run = await volbench(['run', '--name=rr', `--filename=${join(dir, 't.bin')}`, '--size=8m', '--rw=randread', '--bs=4k', '--direct=1',
+      '--runtime=300ms', '--time_based', '--output-format=json', `--output=${file}`, '--volume', 'gp3:size=100g,iops=4000', '--instance', 'm6i.large']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const region of [undefined, 'eu-west-1']) {
+      const out = await volbench(['report', file, '--format', 'json', ...(region ? ['--region', region] : [])]);
+      expect(out.code, out.stderr).toBe(0);
+      const row = JSON.parse(out.stdout).groups[0].rows[0];
+      const price = priceVolume({ type: 'gp3', sizeGiB: 100, iops: 4000 }, region ?? 'us-east-1');
+      expect(row).toMatchObject({ type: 'gp3', size_gib: 100, provisioned_iops: 4000, usd_per_month: price.total, price_as_of: price.as_of });
+      expect(row.bound_by).toMatch(/^(latency|volume-iops|instance-iops)$/);
+      expect(row.measured_vs_entitled).toBeGreaterThan(0);
+    }
+  });
+
+  it('a file that is not fio JSON is named, with what was expected', async () => {
+    const bad = join(dir, 'notes.json');
+    writeFileSync(bad, '{"name": "not a result"}\n');
+    const out = await volbench(['report', SSD[0], bad]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${bad} holds no fio JSON result`);
+    expect(out.stderr).toContain('"jobs"');
+    expect(out.stdout).toBe('');
+  });
+
+  it('a document whose jobs are not fio job entries is refused by entry', async () => {
+    const bad = join(dir, 'odd.json');
+    writeFileSync(bad, JSON.stringify({ jobs: [{ jobname: 'x', error: 0 }, { name: 'y' }] }));
+    const out = await volbench(['report', bad]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${bad}: jobs[1] is not a fio job entry`);
+  });
+
+  it('a missing file, an unknown format and S3 URLs are refused clearly', async () => {
+    const missing = await volbench(['report', join(dir, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`cannot read ${join(dir, 'nope.json')}`);
+    const format = await volbench(['report', SSD[0], '--format', 'pdf']);
+    expect(format.stderr).toContain("--format takes html, md, csv, json, not 'pdf'");
+    const s3 = await volbench(['report', 's3://bucket/result.json']);
+    expect(s3.stderr).toContain('S3 URLs are not read yet');
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The fixed result files the report tests read (tests/fixtures/publish: real volbench runs of
+ * the shipped suites on tmpfs, and one of fio's own documents), and the cloud facts a catalog
+ * would have written into them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { FioJson } from '../../src/report/fio-result.js';
+import type { ReportInput } from '../../src/publish/index.js';
+
+export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'publish');
+
+export function fixture(name: string): FioJson {
+  return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as FioJson;
+}
+
+type Loose = Record<string, any>;
+
+/** Adds what the catalog and the burst analysis put in a result (they write these keys). */
+export function withCloud(doc: FioJson, cloud: Loose, jobs: Record<string, Loose> = {}): FioJson {
+  const out = structuredClone(doc) as FioJson & { volbench: Loose };
+  (out.volbench as Loose).cloud = cloud;
+  out.volbench.jobs.forEach((job: Loose) => Object.assign(job, jobs[job.jobname] ?? {}));
+  return out;
+}
+
+/**
+ * Four aws-ssd volumes: a priced gp3 with an entitlement and a burst cliff, an io2 the caller's
+ * pricing callback prices, one without cloud facts whose read test was cancelled, and a run
+ * that failed without a result; then a kdiskmark result, a job of its own and fio's own output.
+ */
+export function mixedInputs(): ReportInput[] {
+  const a = withCloud(fixture('aws-ssd-vol-a.json'),
+    { provider: 'aws', label: 'gp3-a', volume: { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 }, price: { usd_per_month: 2000, as_of: '2026-11-01' } },
+    { 'RND16K-Q1T16-read': { entitlement: { expected_iops: 3000, bound_by: 'volume' } }, 'RND16K-Q1T16-write': { analysis: { burst: { cliff_at_s: 1.4 } } } });
+  const b = withCloud(fixture('aws-ssd-vol-b.json'), { provider: 'aws', region: 'us-east-1', volume: { type: 'io2', size_gib: 50, iops: 16000 }, fleet: { id: 'f1', label: 'io2-b' } },
+    { 'RND16K-Q1T16-write': { analysis: { burst: { never_left_burst: true } } } });
+  const c = structuredClone(fixture('aws-ssd-vol-c.json'));
+  c.volbench!.jobs[1].cancelled = true;
+  return [
+    { source: 'results/aws-ssd-vol-a.json', result: a },
+    { source: 'results/aws-ssd-vol-b.json', result: b },
+    { source: 'results/aws-ssd-vol-c.json', result: c },
+    { source: 'run-d', status: 'failed', error: 'the target went away', suite: 'aws-ssd', result: null },
+    { source: 'results/kdiskmark-shm.json', result: fixture('kdiskmark-shm.json') },
+    { source: 'results/custom-randrw.json', result: fixture('custom-randrw.json') },
+    { source: 'results/fio-own-randread.json', result: fixture('fio-own-randread.json') },
+  ];
+}
+
+/** What the catalog's priceVolume would answer for the io2 volume. */
+export const priceIo2 = (v: { volume_type?: string }): { usd_per_month: number; as_of: string } | null =>
+  v.volume_type === 'io2' ? { usd_per_month: 1046.25, as_of: '2026-10-15' } : null;
