@@ -3,7 +3,7 @@
  * --junit FILE, --github) and the limits the service also applies (--max-runtime TIME,
  * --max-size SIZE). They are taken out of the argument list before fio's flags are parsed.
  */
-import { instanceType, parseVolumeSpec, type VolumeSpec } from '../cloud/index.js';
+import { instanceType, parseVolumeSpec, type CloudContext } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import { parseMaxRuntimeSec, type RunLimits } from '../plan/index.js';
@@ -17,7 +17,7 @@ export interface GateArgs {
 export interface OwnFlags extends GateArgs {
   limits: RunLimits;
   /** --volume and --instance: the result gains what the volume should deliver. */
-  cloud?: { volume?: VolumeSpec; instance?: string };
+  cloud?: CloudContext;
   /** The arguments that are none of these, in order. */
   rest: string[];
 }
@@ -53,7 +53,7 @@ export function flagName(arg: string): string | null {
   return m ? m[1] : null;
 }
 
-function setValue(out: OwnFlags, name: string, value: string): void {
+function setValue(out: OwnFlags & { instance?: string }, name: string, value: string): void {
   if (name === 'assert') out.asserts.push(value);
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
@@ -61,13 +61,13 @@ function setValue(out: OwnFlags, name: string, value: string): void {
   else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolumeSpec(value, '--volume') };
   else if (name === 'instance') {
     instanceType(value);
-    out.cloud = { ...out.cloud, instance: value };
+    out.instance = value;
   }
   else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 
 export function extractOwnFlags(argv: readonly string[]): OwnFlags {
-  const out: OwnFlags = { asserts: [], github: false, limits: {}, rest: [] };
+  const out: OwnFlags & { instance?: string } = { asserts: [], github: false, limits: {}, rest: [] };
   for (let i = 0; i < argv.length; ) {
     const name = flagName(argv[i]);
     if (argv[i] === '--') {
@@ -86,5 +86,14 @@ export function extractOwnFlags(argv: readonly string[]): OwnFlags {
       i++;
     }
   }
-  return out;
+  const { instance, ...flags } = out;
+  if (instance !== undefined) {
+    if (!flags.cloud) {
+      throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', {
+        field: '--volume', accepted: 'e.g. --volume gp3:size=500g',
+      });
+    }
+    flags.cloud.instance = instance;
+  }
+  return flags;
 }

@@ -6,8 +6,6 @@
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
-import { withCloud } from '../cloud/index.js';
-import { VolbenchError } from '../errors.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
@@ -56,10 +54,10 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  if (gates.cloud?.instance && !gates.cloud.volume) {
-    throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', { field: '--volume', accepted: 'e.g. --volume gp3:size=500g' });
-  }
-  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  const plan = await planRun(parseSpec(args.spec), {
+    assertions: gates.asserts, limits: gates.limits,
+    ...(gates.cloud ? { cloud: gates.cloud } : {}),
+  });
   // fio's opening lines go with its normal text (to the output, at once when that is stdout);
   // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
   const available = availableEngines();
@@ -75,8 +73,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   process.once('SIGTERM', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const raw = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
-    const result = gates.cloud?.volume ? withCloud(raw, { volume: gates.cloud.volume, instance: gates.cloud.instance }) : raw;
+    const result = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
     const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);

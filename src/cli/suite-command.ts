@@ -90,6 +90,7 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
     ...args.options,
     assertions: gates.asserts,
     limits: gates.limits,
+    ...(gates.cloud ? { cloud: gates.cloud } : {}),
     signal: controller.signal,
     onProgress: (p) => printer.update(p),
     onTest: (e) => {

@@ -19,6 +19,7 @@ import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
+import { checkVolume, instanceType, type CloudContext } from '../cloud/index.js';
 
 export interface PlannedJob {
   jobname: string;
@@ -53,6 +54,8 @@ export interface RunPlan {
   globalOptions?: Array<[string, string]>;
   /** Bound to the spec: judged on the result. */
   assertions: Assertion[];
+  /** The volume (and instance) measured: the result gains volbench.cloud and each job's entitlement. */
+  cloud?: CloudContext;
   /**
    * Closes the directories the plan holds for the engine to open beneath. runPlan calls it when
    * the run ends; a plan that is never run should be released by its maker. Idempotent.
@@ -93,6 +96,12 @@ export interface PlanOptions {
   roots?: readonly AnchorRoot[];
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
+  /**
+   * The volume (and the instance it is attached to) the targets are on, as the catalog knows
+   * them: checked here, before any I/O; the result says what that volume should have delivered
+   * to each job (`volbench.cloud`, `volbench.jobs[].entitlement`) before assertions are judged.
+   */
+  cloud?: CloudContext;
 }
 
 function checkJob(o: JobOptions, field: string): void {
@@ -207,6 +216,10 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
 }
 
 async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Anchors): Promise<RunPlan> {
+  if (options.cloud) {
+    checkVolume(options.cloud.volume);
+    if (options.cloud.instance !== undefined) instanceType(options.cloud.instance);
+  }
   const spec = effectiveSpec(parsed, options);
   const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));
   const cwd = options.cwd ?? process.cwd();
@@ -250,6 +263,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
   const stages = jobs.reduce((n, j) => Math.max(n, j.stage + 1), 1);
   return {
     spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}),
+    ...(options.cloud ? { cloud: options.cloud } : {}),
     release: () => anchors.release(),
   };
 }

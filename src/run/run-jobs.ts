@@ -12,6 +12,7 @@ import { judged } from '../gates/index.js';
 import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../target/index.js';
 import { buildReport, type FioResult } from '../report/index.js';
+import { withCloud } from '../cloud/index.js';
 import type { ReportJob } from '../report/types.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
@@ -145,7 +146,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     targets,
     volbenchVersion: VERSION,
   });
-  return judged(result, plan.assertions);
+  return judged(plan.cloud ? withCloud(result, plan.cloud) : result, plan.assertions);
 }
 
 /** Plans (every check before any I/O) and runs a parsed spec. */

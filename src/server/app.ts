@@ -27,6 +27,7 @@ import { registerWebRoutes } from './web.js';
 import { registerListRoute } from './routes/runs-list.js';
 import { registerSubmitRoute } from './routes/runs-submit.js';
 import { registerSuiteRoutes } from './routes/suites.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerTargetsRoute } from './routes/targets.js';
 import type { RouteDeps } from './routes/types.js';
 import { RunService } from './run-service.js';
@@ -81,7 +82,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
     const routes = app.withTypeProvider<ZodTypeProvider>();
     for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerSuiteRoutes,
-      registerTargetsRoute, registerHealthRoutes, registerReportRoutes]) {
+      registerTargetsRoute, registerHealthRoutes, registerReportRoutes, registerCatalogRoutes]) {
       register(routes, deps);
     }
     registerWebRoutes(app);

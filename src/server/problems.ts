@@ -91,6 +91,10 @@ export function suiteNotFound(name: string, known: readonly string[]): HttpProbl
   return new HttpProblem(404, 'suite-not-found', 'Suite not found', `there is no suite named '${name}'`, { accepted: known.join(', ') });
 }
 
+export function volumeTypeNotFound(detail: string, accepted: string | undefined): HttpProblem {
+  return new HttpProblem(404, 'volume-type-not-found', 'Volume type not found', detail, accepted ? { accepted } : {});
+}
+
 export function noResult(id: string, status: string): HttpProblem {
   return new HttpProblem(404, 'no-result', 'Run has no result', `run ${id} ended ${status} without running any I/O`);
 }

@@ -29,7 +29,7 @@ describe('openapi.yaml', () => {
   it('documents every route, the token, and problem+json for errors', () => {
     const doc = parse(readFileSync(OPENAPI_PATH, 'utf8'));
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v1/healthz', '/v1/metrics', '/v1/report', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/report', '/v1/runs/{id}/result',
+      '/v1/catalog', '/v1/catalog/{provider}/{type}', '/v1/healthz', '/v1/metrics', '/v1/report', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/report', '/v1/runs/{id}/result',
       '/v1/suites', '/v1/suites/{name}', '/v1/targets',
     ]);
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { existsSync } from 'node:fs';
+
+import { runJobs } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
+import { volbenchError } from '../helpers/run-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'volbench-cloud-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,5 +49,32 @@ describe('run --volume --instance', () => {
     const bad = await volbench(['run', '--name=x', `--filename=${join(dir, 'x.bin')}`, '--size=1m', '--volume', 'gp3:size=10g,iops=20000']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/at most 500 IOPS per GiB/);
+  });
+
+  it('a suite with --volume: one volbench.cloud, an entitlement per test, judged before the gates', async () => {
+    const out = await volbench(['suite', 'aws-ssd', '--directory', dir, '--runtime', '200ms', '--size', '8m', '--loops', '1',
+      '--output-format=json', '--volume', 'gp3:size=100g,iops=4000', '--instance', 'm6i.large']);
+    expect(out.code, out.stderr).toBe(0);
+    const doc = JSON.parse(out.stdout);
+    expect(doc.volbench.cloud).toEqual({ provider: 'aws', instance_type: 'm6i.large', volume: { type: 'gp3', size_gib: 100, iops: 4000, throughput_mibps: 125 } });
+    expect(doc.volbench.jobs.length).toBeGreaterThan(1);
+    for (const [i, vj] of doc.volbench.jobs.entries()) {
+      const job = doc.jobs[i];
+      const ios = job.read.total_ios + job.write.total_ios;
+      expect(vj.entitlement.bs).toBe(Math.round((job.read.io_bytes + job.write.io_bytes) / ios));
+      expect(vj.entitlement.expected_iops).toBeGreaterThan(0);
+    }
+  });
+
+  it('the library takes the volume as a planning option, and refuses a bad one before any I/O', async () => {
+    const file = join(dir, 'lib.bin');
+    const spec = { jobs: [{ name: 'w', filename: file, size: '4m', rw: 'write', bs: '1m' }] };
+    const err = await volbenchError(runJobs(spec, { cloud: { volume: { type: 'st1', sizeGiB: 10 } } }));
+    expect(err.field).toBe('volume.size');
+    expect(existsSync(file)).toBe(false);
+    const result = await runJobs(spec, { cloud: { volume: { type: 'st1', sizeGiB: 2048 } } });
+    expect(result.volbench.cloud?.volume).toEqual({ type: 'st1', size_gib: 2048 });
+    // 1 MiB sequential writes on st1 count as one 1 MiB I/O each.
+    expect(result.volbench.jobs[0].entitlement).toMatchObject({ bs: 1048576, measured_iops: result.jobs[0].write!.iops });
   });
 });

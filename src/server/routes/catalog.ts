@@ -1,0 +1,161 @@
+/**
+ * GET /v1/catalog: the volume types the service knows (limits, burst models, prices per region,
+ * each with its source and date) and the instance types' EBS limits. GET
+ * /v1/catalog/{provider}/{type}?size=...: one volume's monthly price and what it should deliver
+ * at an I/O size, as `volbench catalog price` and `entitled` print them.
+ */
+import { z } from 'zod';
+
+import {
+  checkVolume, entitlement, instanceType, loadCatalog, loadInstances, priceVolume, provisionedIops, provisionedThroughput, volumeType,
+} from '../../cloud/index.js';
+import type { VolumeSpec } from '../../cloud/index.js';
+import { InstanceType, ProviderCatalog } from '../../cloud/schema.js';
+import { VolbenchError } from '../../errors.js';
+import { parseSize } from '../../jobspec/index.js';
+import { volumeTypeNotFound } from '../problems.js';
+import { jsonResponse, problemResponse } from '../schemas/problem.js';
+import { named } from '../schemas/registry.js';
+import { pathParamResponses, tokenRouteResponses } from './common.js';
+import type { RouteDeps, ZodApp } from './types.js';
+
+const GiB = 1024 ** 3;
+const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
+const RW = ['read', 'write', 'rw', 'readwrite', 'randread', 'randwrite', 'randrw'] as const;
+const DEFAULT_REGION: Record<string, string> = { aws: 'us-east-1' };
+
+const catalogSchema = named('Catalog', z.object({
+  providers: z.array(ProviderCatalog).describe('One entry per provider file of the catalog'),
+  instances: z.array(InstanceType).describe("EC2 instance types' EBS limits (and instance store)"),
+}).describe('The shipped catalog: every limit and price with its source URL and as_of date'));
+
+const sizeText = z.string().max(32).describe('The volume size, whole GiB in fio units: 500g, 2t');
+const count = z.string().max(12).regex(/^\d{1,9}$/, 'a whole number');
+
+const volumeQuery = z.strictObject({
+  size: sizeText,
+  iops: count.optional().describe('Provisioned IOPS, where the type takes them'),
+  throughput: count.optional().describe('Provisioned throughput in MiB/s, where the type takes it'),
+  region: z.string().max(32).optional().describe('Region of the price (default: us-east-1 for aws)'),
+  instance: z.string().max(32).optional().describe('The instance type the volume is attached to: its limits bound the volume'),
+  bs: z.string().max(16).optional().describe('The I/O size of the entitlement (default 4k)'),
+  rw: z.enum(RW).optional().describe('The pattern: sequential I/O may merge (default randread, read from 1m)'),
+});
+
+const volumeAnswer = named('CatalogVolume', z.object({
+  provider: z.string(),
+  volume: z.object({
+    type: z.string(),
+    size_gib: z.number(),
+    iops: z.number().optional(),
+    throughput_mibps: z.number().optional(),
+  }),
+  price: z.object({
+    region: z.string(), currency: z.literal('USD'), storage: z.number(), iops: z.number(), throughput: z.number(),
+    total: z.number().describe('USD a month'), source: z.string(), as_of: z.string(),
+  }).nullable().describe('null where the catalog has no price for the type in the region'),
+  entitlement: z.object({
+    bs: z.number().int(),
+    rw: z.string(),
+    instance: z.string().optional(),
+    iops: z.number(),
+    throughput_mibps: z.number(),
+    bound_by: z.string().describe('volume-iops, volume-throughput, instance-iops, instance-bandwidth or burst-credits'),
+    counted_io_kib: z.number(),
+    counted_per_io: z.number(),
+    burst: z.object({ level: z.number(), baseline: z.number(), unit: z.string(), seconds_from_full: z.number() }).optional(),
+  }),
+}).describe("One volume's monthly price and what it should deliver"));
+
+/** The query as a volume, refused naming `query.<field>` and what the type allows. */
+function volumeOf(type: string, q: z.infer<typeof volumeQuery>): VolumeSpec {
+  const bytes = parseSize(q.size, { field: 'query.size' });
+  if (bytes === 0 || bytes % GiB !== 0) {
+    throw new VolbenchError('EINVALID_VALUE', `a volume's size is whole GiB, not '${q.size}'`, { field: 'query.size', accepted: 'e.g. 500g or 2t' });
+  }
+  const spec: VolumeSpec = {
+    type, sizeGiB: bytes / GiB,
+    ...(q.iops !== undefined ? { iops: Number(q.iops) } : {}),
+    ...(q.throughput !== undefined ? { throughputMiBps: Number(q.throughput) } : {}),
+  };
+  checkVolume(spec, 'query');
+  return spec;
+}
+
+export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
+  app.get('/v1/catalog', {
+    schema: {
+      summary: 'Volume types, their limits and prices, and instance types',
+      tags: ['catalog'],
+      response: { 200: jsonResponse('The catalog', catalogSchema), ...tokenRouteResponses },
+    },
+  }, async () => ({ providers: loadCatalog(), instances: loadInstances() }));
+
+  app.get('/v1/catalog/:provider/:type', {
+    schema: {
+      summary: "One volume's price and entitlement",
+      tags: ['catalog'],
+      params: z.object({ provider: z.string().describe('aws'), type: z.string().describe('Volume type: gp3, io2, st1, ...') }),
+      querystring: volumeQuery,
+      response: {
+        200: jsonResponse('The volume priced and entitled', volumeAnswer),
+        ...pathParamResponses,
+        ...tokenRouteResponses,
+        400: problemResponse('A size, IOPS or throughput the type does not allow, an unknown region or instance, or a bad bs'),
+        404: problemResponse('No such provider or volume type'),
+      },
+    },
+  }, async (request) => {
+    const { provider, type } = request.params;
+    const q = request.query;
+    let found;
+    try {
+      found = volumeType(type);
+    } catch (err) {
+      if (err instanceof VolbenchError) throw volumeTypeNotFound(err.message, err.accepted);
+      throw err;
+    }
+    if (found.provider !== provider) throw volumeTypeNotFound(`${type} is a ${found.provider} volume type, not ${provider}'s`, found.provider);
+    const spec = volumeOf(found.type, q);
+    if (q.instance !== undefined) {
+      try {
+        instanceType(q.instance);
+      } catch (err) {
+        if (err instanceof VolbenchError) throw new VolbenchError('EINVALID_VALUE', err.message, { field: 'query.instance', accepted: err.accepted });
+        throw err;
+      }
+    }
+    const bs = parseSize(q.bs ?? '4k', { field: 'query.bs' });
+    if (bs === 0 || bs > 1 << 30) throw new VolbenchError('EINVALID_VALUE', `bs is 1 byte to 1 GiB, not '${q.bs}'`, { field: 'query.bs', accepted: 'e.g. 4k, 1m' });
+    const rw = q.rw ?? (bs >= 1 << 20 ? 'read' : 'randread');
+    const region = q.region ?? DEFAULT_REGION[provider];
+    let price = null;
+    if (region !== undefined) {
+      try {
+        price = priceVolume(spec, region);
+      } catch (err) {
+        // A region asked for by name and not known is the client's mistake; one defaulted to is not.
+        if (q.region !== undefined && err instanceof VolbenchError) {
+          throw new VolbenchError('EINVALID_VALUE', err.message, { field: 'query.region', accepted: err.accepted });
+        }
+        if (!(err instanceof VolbenchError)) throw err;
+      }
+    }
+    const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), instance: q.instance });
+    const iops = provisionedIops(spec, found);
+    const throughput = provisionedThroughput(spec, found);
+    return {
+      provider,
+      volume: {
+        type: spec.type, size_gib: spec.sizeGiB,
+        ...(iops !== undefined ? { iops } : {}), ...(throughput !== undefined ? { throughput_mibps: throughput } : {}),
+      },
+      price,
+      entitlement: {
+        bs, rw, ...(q.instance !== undefined ? { instance: q.instance } : {}),
+        iops: e.iops, throughput_mibps: e.throughputMiBps, bound_by: e.bound_by,
+        counted_io_kib: e.counted_io_kib, counted_per_io: e.counted_per_io, ...(e.burst ? { burst: e.burst } : {}),
+      },
+    };
+  });
+}
