@@ -7,6 +7,7 @@
  * its roots. The library plans the run (all of its own target checks), so a run that is
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
+import type { CloudContext } from '../cloud/index.js';
 import { effectiveSpec, optionField, planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { instancePath } from '../plan/targets.js';
@@ -147,11 +148,13 @@ export interface AdmitOptions {
   repeats?: number;
   /** The run's assertions bound to the spec it will run, or the problem saying why they cannot be. */
   bind?: (spec: ParsedSpec) => Assertion[];
+  /** The volume the run measures (checked by the caller): the result gains its entitlements. */
+  cloud?: CloudContext;
 }
 
 /** Admits `spec`; jobs without filename or directory go to `base` (?target=, else the first root). */
 export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionContext, options: AdmitOptions = {}): Promise<AdmittedSpec> {
-  const planOptions = planOptionsFor(base, ctx, options.repeats ?? 1);
+  const planOptions: PlanOptions = { ...planOptionsFor(base, ctx, options.repeats ?? 1), ...(options.cloud ? { cloud: options.cloud } : {}) };
   const effective = effectiveSpec(parseSpec(spec), planOptions);
   const assertions = options.bind?.(effective) ?? [];
   effective.jobs.forEach((_, i) => checkJobPathTexts(effective, i));

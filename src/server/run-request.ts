@@ -10,7 +10,9 @@ import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission
 import { specFromJobFile } from './job-file.js';
 import type { TargetRoot } from './roots.js';
 import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
-import type { SuiteRunRequest } from './schemas/run-request.js';
+import type { RunVolume, SuiteRunRequest } from './schemas/run-request.js';
+import { checkVolume, instanceType, type CloudContext, type VolumeSpec } from '../cloud/index.js';
+import { VolbenchError } from '../errors.js';
 import type { RunSuiteBody } from './schemas/run.js';
 import type { RunRow } from './store/runs.js';
 import { admitSuite } from './suite-admission.js';
@@ -18,9 +20,39 @@ import { admitAnalysis, type AdmittedAnalysis } from './analysis-admission.js';
 import type { AnalysisRunRequest } from './schemas/analysis-request.js';
 
 export type RunRequest =
-  | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[] }
+  | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[]; volume?: RunVolume }
   | { kind: 'suite'; suite: SuiteRunRequest; asserts: string[] }
   | { kind: 'analysis'; analysis: AnalysisRunRequest; asserts: string[] };
+
+/** The volume a spec or suite run says it measures, or null. */
+export function requestVolume(request: RunRequest): RunVolume | null {
+  if (request.kind === 'spec') return request.volume ?? null;
+  if (request.kind === 'suite') return request.suite.volume ?? null;
+  return null;
+}
+
+/**
+ * The volume as the library's planning option, refused as the request names it: `volume.iops`
+ * with the limit and its source, `volume.instance` with the closest known type.
+ */
+function cloudOf(volume: RunVolume | null): CloudContext | undefined {
+  if (volume === null) return undefined;
+  const spec: VolumeSpec = {
+    type: volume.type, sizeGiB: volume.size_gib,
+    ...(volume.iops !== undefined ? { iops: volume.iops } : {}),
+    ...(volume.throughput_mibps !== undefined ? { throughputMiBps: volume.throughput_mibps } : {}),
+  };
+  try {
+    checkVolume(spec, 'volume');
+    if (volume.instance !== undefined) instanceType(volume.instance);
+  } catch (err) {
+    if (!(err instanceof VolbenchError)) throw err;
+    const field = err.field === 'instance' ? 'volume.instance' : err.field === 'volume.size' ? 'volume.size_gib'
+      : err.field === 'volume.throughput' ? 'volume.throughput_mibps' : err.field;
+    throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
+  }
+  return { volume: spec, ...(volume.instance !== undefined ? { instance: volume.instance } : {}) };
+}
 
 export interface AdmittedRun extends AdmittedSpec {
   /** The spec that runs: as submitted, or the suite's job file with its overrides. */
@@ -50,15 +82,16 @@ export async function admitRequest(request: RunRequest, defaultRoot: TargetRoot 
   const assertions = parseRunAssertions(request.asserts, field);
   const bind = (spec: ParsedSpec): Assertion[] => bindRunAssertions(spec, assertions, field);
   const base = defaultRoot ?? ctx.roots[0];
+  const cloud = cloudOf(requestVolume(request));
   if (request.kind === 'spec') {
-    const admitted = await admitSpec(request.spec, base, ctx, { bind });
+    const admitted = await admitSpec(request.spec, base, ctx, { bind, cloud });
     return { ...admitted, spec: request.spec, prepared: null, suite: null, analysis: null };
   }
   if (request.kind === 'analysis') {
     const { run, view, ...admitted } = await admitAnalysis(request.analysis, base, ctx, assertions);
     return { ...admitted, prepared: null, suite: null, analysis: { run, view } };
   }
-  const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx, bind);
+  const { suite, spec, loops, ...admitted } = await admitSuite(request.suite, base, ctx, bind, cloud);
   const { plan } = admitted;
   return {
     ...admitted,
@@ -74,8 +107,8 @@ export function storedRequest(run: RunRow): RunRequest {
   if (run.analysis !== null) return { kind: 'analysis', analysis: run.analysis as AnalysisRunRequest, asserts: run.asserts };
   if (run.suite !== null) {
     const { name, ...overrides } = run.suite;
-    return { kind: 'suite', suite: { suite: name, ...overrides }, asserts: run.asserts };
+    return { kind: 'suite', suite: { suite: name, ...overrides, ...(run.volume ? { volume: run.volume } : {}) }, asserts: run.asserts };
   }
   const spec = run.jobFile === null ? run.spec : specFromJobFile(run.jobFile);
-  return { kind: 'spec', spec, jobFile: run.jobFile, asserts: run.asserts };
+  return { kind: 'spec', spec, jobFile: run.jobFile, asserts: run.asserts, ...(run.volume ? { volume: run.volume } : {}) };
 }

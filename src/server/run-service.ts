@@ -15,7 +15,7 @@ import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executo
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
 import { planMemoryBytes } from '../plan/index.js';
-import { admitRequest, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
+import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
@@ -109,6 +109,7 @@ export class RunService {
       suite: admitted.suite,
       analysis: admitted.analysis?.view ?? null,
       asserts: request.asserts,
+      volume: requestVolume(request),
       defaultRoot: defaultRoot?.path ?? null,
       roots: admitted.roots,
       queueKeys: admitted.queueKeys,

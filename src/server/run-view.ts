@@ -31,7 +31,7 @@ export function runSummaryView(run: RunRow): RunSummaryBody {
 }
 
 export function runView(run: RunRow): RunBody {
-  return { ...runSummaryView(run), spec: run.spec, assert: run.asserts, assertions: run.assertions, progress: run.progress };
+  return { ...runSummaryView(run), spec: run.spec, assert: run.asserts, volume: run.volume, assertions: run.assertions, progress: run.progress };
 }
 
 /** The library's progress report in the API's shape (snake_case, no per-instance detail). */

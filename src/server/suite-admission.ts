@@ -83,7 +83,7 @@ function inRequestTerms(err: unknown, suite: string): unknown {
  * problem with the request's assertions (`bind`) is told as it is: it names `assert[i]` already.
  */
 export async function admitSuite(
-  request: SuiteRunRequest, base: TargetRoot, ctx: AdmissionContext, bind?: AdmitOptions['bind'],
+  request: SuiteRunRequest, base: TargetRoot, ctx: AdmissionContext, bind?: AdmitOptions['bind'], cloud?: AdmitOptions['cloud'],
 ): Promise<AdmittedSuite> {
   const suite = loadSuite(request.suite);
   const overrides: SuiteOverrides = {
@@ -104,7 +104,7 @@ export async function admitSuite(
     await checkTarget(overrides, ctx);
     const spec = applyOverrides(suite, overrides);
     const loops = request.loops ?? suite.loops;
-    const admitted = await admitSpec(spec, base, ctx, { repeats: loops, bind: told });
+    const admitted = await admitSpec(spec, base, ctx, { repeats: loops, bind: told, cloud });
     return { ...admitted, suite, spec, loops };
   } catch (err) {
     throw err === bindError ? err : inRequestTerms(err, suite.name);

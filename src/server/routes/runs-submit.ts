@@ -61,8 +61,8 @@ function runRequestOf(body: unknown, queryAsserts: string[] | undefined, bounds:
     const suite = body as SuiteRunRequest;
     return { kind: 'suite', suite, asserts: suite.assert ?? [] };
   }
-  const { assert, ...spec } = body as SpecRunRequest;
-  return { kind: 'spec', spec, jobFile: null, asserts: assert ?? [] };
+  const { assert, volume, ...spec } = body as SpecRunRequest;
+  return { kind: 'spec', spec, jobFile: null, asserts: assert ?? [], ...(volume ? { volume } : {}) };
 }
 
 function defaultRootFor(service: RunService, target: string | undefined) {

@@ -6,6 +6,7 @@ import { fioResultSchema } from './fio-result.js';
 import { problemSchema } from './problem.js';
 import { named } from './registry.js';
 import { runAnalysisSchema } from './analysis-request.js';
+import { runVolumeSchema } from './run-request.js';
 
 /** The library's spec schema, named for the document. */
 export const specSchema = named('JobSpec', jobSpecSchema);
@@ -109,6 +110,7 @@ const runDetailFields = {
     "The spec as submitted; for a suite run, the suite's job file with the overrides applied; for an analysis run, its largest single run",
   ),
   assert: z.array(z.string()).describe('The assertions as submitted'),
+  volume: runVolumeSchema.nullable().describe('The volume as submitted, or null'),
   assertions: z.array(assertionOutcomeSchema).describe("Their outcomes once the run has a result (also in fio's JSON under volbench.assertions)"),
 };
 

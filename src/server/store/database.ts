@@ -45,6 +45,8 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE runs ADD COLUMN gate TEXT;`,
   // Analyses: the analysis a run was submitted as, with its settings.
   `ALTER TABLE runs ADD COLUMN analysis TEXT;`,
+  // The volume a run measures (and its instance), as submitted.
+  `ALTER TABLE runs ADD COLUMN volume TEXT;`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

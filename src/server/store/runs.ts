@@ -3,6 +3,7 @@
  * suite) and assertions it was submitted with, the files it may create, its last progress,
  * fio's JSON and the outcome of its assertions, and each change of status with its event.
  */
+import type { RunVolume } from '../schemas/run-request.js';
 import type { JobSpec } from '../../jobspec/types.js';
 import type { Problem } from '../problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
@@ -27,6 +28,8 @@ export interface RunRow {
   analysis: RunAnalysisBody | null;
   /** Assertion texts as submitted. */
   asserts: string[];
+  /** The volume the run measures, as submitted. */
+  volume: RunVolume | null;
   /** Root named by ?target= for jobs without a path. */
   defaultRoot: string | null;
   roots: string[];
@@ -43,7 +46,7 @@ export interface RunRow {
   gate: Gate | null;
 }
 
-export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'analysis' | 'asserts' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
+export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'analysis' | 'asserts' | 'volume' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
 
 export interface RunFinish {
   status: RunStatus;
@@ -82,12 +85,13 @@ interface Row {
   suite: string | null;
   analysis: string | null;
   asserts: string;
+  volume: string | null;
   assertions: string;
   gate: Gate | null;
 }
 
 const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, files, created_at, started_at, finished_at, error, ' +
-  'progress, suite, analysis, asserts, assertions, gate';
+  'progress, suite, analysis, asserts, volume, assertions, gate';
 
 function fromRow(r: Row): RunRow {
   return {
@@ -99,6 +103,7 @@ function fromRow(r: Row): RunRow {
     suite: r.suite === null ? null : (JSON.parse(r.suite) as RunSuiteBody),
     analysis: r.analysis === null ? null : (JSON.parse(r.analysis) as RunAnalysisBody),
     asserts: JSON.parse(r.asserts) as string[],
+    volume: r.volume === null ? null : (JSON.parse(r.volume) as RunVolume),
     defaultRoot: r.default_root,
     roots: JSON.parse(r.roots) as string[],
     queueKeys: JSON.parse(r.queue_keys) as string[],
@@ -165,8 +170,8 @@ export class RunStore {
   constructor(private readonly db: Db, private readonly options: RunStoreOptions) {
     this.events = new EventStore(db);
     this.insertStmt = db.prepare(
-      `INSERT INTO runs (id, status, spec, job_file, suite, analysis, asserts, default_root, roots, queue_keys, created_at)
-       VALUES (@id, 'queued', @spec, @jobFile, @suite, @analysis, @asserts, @defaultRoot, @roots, @queueKeys, @createdAt)`,
+      `INSERT INTO runs (id, status, spec, job_file, suite, analysis, asserts, volume, default_root, roots, queue_keys, created_at)
+       VALUES (@id, 'queued', @spec, @jobFile, @suite, @analysis, @asserts, @volume, @defaultRoot, @roots, @queueKeys, @createdAt)`,
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
@@ -197,6 +202,7 @@ export class RunStore {
         suite: run.suite === null ? null : JSON.stringify(run.suite),
         analysis: run.analysis === null ? null : JSON.stringify(run.analysis),
         asserts: JSON.stringify(run.asserts),
+        volume: run.volume === null ? null : JSON.stringify(run.volume),
         defaultRoot: run.defaultRoot,
         roots: JSON.stringify(run.roots),
         queueKeys: JSON.stringify(run.queueKeys),
