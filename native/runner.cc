@@ -172,6 +172,9 @@ void Run::Coordinate() {
       }
     }
   }
+  // The last word on every job, so a run shorter than the reporting interval (or one whose
+  // reports a busy machine delayed) still says where it ended.
+  PostProgress();
   for (auto& t : threads_) t.join();
   UnlinkFiles();
   ReleaseDevices();

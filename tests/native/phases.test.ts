@@ -46,4 +46,17 @@ describe('job phases', () => {
     expect(job.job_runtime).toBe(0);
     expect(result.volbench.jobs[0].cancelled).toBe(false);
   });
+
+  it('a run shorter than the reporting interval still reports once, where it ended', async () => {
+    const reports: RunProgress[] = [];
+    const result = await runJobs(
+      { jobs: [{ name: 'brief', filename: scratch.path('brief.dat'), size: '1m', rw: 'randread', runtime: '200ms', time_based: 1 }] },
+      { onProgress: (p) => reports.push(p) },
+    );
+    expect(result.jobs[0].error).toBe(0);
+    expect(reports.length).toBeGreaterThanOrEqual(1);
+    const last = reports[reports.length - 1];
+    expect(last.instances[0].phase).toBe('done');
+    expect(last.fraction).toBe(1);
+  });
 });
