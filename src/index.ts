@@ -43,7 +43,8 @@ export {
 } from './cloud/index.js';
 export type { BoundBy, CloudContext, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
 export {
-  buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, parseReportInput, REPORT_FORMATS,
+  buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,
+  catalogPricer,
 } from './publish/index.js';
 export type {
   Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, ReportFormat, CloudVolumeFields, VolumePrice as ReportVolumePrice,

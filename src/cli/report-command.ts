@@ -6,17 +6,19 @@ import { writeFile } from 'node:fs/promises';
 
 import { VolbenchError } from '../errors.js';
 import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile, renderReport, REPORT_FORMATS, type ReportFormat } from '../publish/index.js';
+import { isS3Url, parseS3Url, readReportS3 } from '../publish/read-s3.js';
 import { flagName, flagValue } from './own-flags.js';
 import type { CommandIo } from './run-command.js';
 
 export const REPORT_USAGE = `Usage:
-  volbench report RESULT.json ... [--format md|csv|json|html] [--out FILE] [--region R]
+  volbench report RESULT.json|s3://bucket/key ... [--format md|csv|json|html] [--out FILE] [--region R]
   volbench report --server URL --run ID [--run ID2 ...] [--token TOKEN] [--format ...] [--out FILE]
 
 A price/performance table (one row per target or volume, one column per test of the suite) of
 fio or volbench JSON results, as Markdown (default), CSV, JSON or a self-contained HTML page
 with charts. With --server, the runs a volbench service stored (token: --token or
-VOLBENCH_TOKEN). S3 URLs are not read yet: copy the object to a file first.
+VOLBENCH_TOKEN). A result may be an S3 URL: s3://bucket/key.json, or s3://bucket/prefix/ for
+every .json object under it (a fleet's results), read with the default AWS credential chain.
 
 A result that names its volume (volbench.cloud: run --volume, fleets) is priced from the
 catalog in the result's region, or --region (default ${DEFAULT_PRICE_REGION}) when it names none;
@@ -51,9 +53,7 @@ function parseArgs(argv: readonly string[]): ReportArgs {
     } else if (argv[i].startsWith('-')) {
       throw new VolbenchError('EINVALID_ARGS', `report does not take '${argv[i]}'`, { field: argv[i], accepted: '--format, --out, --region, --server, --run, --token' });
     } else {
-      if (/^s3:\/\//i.test(argv[i])) {
-        throw new VolbenchError('EINVALID_ARGS', `${argv[i]}: S3 URLs are not read yet; copy the object to a file first`, { field: argv[i], accepted: 'result files' });
-      }
+      if (isS3Url(argv[i])) parseS3Url(argv[i]);
       out.files.push(argv[i++]);
     }
   }
@@ -104,7 +104,10 @@ export async function reportCommand(argv: string[], io: CommandIo): Promise<numb
     text = await fromServer(args);
   } else {
     const inputs = [];
-    for (const file of args.files) inputs.push(await readReportFile(file));
+    for (const file of args.files) {
+      if (isS3Url(file)) inputs.push(...(await readReportS3(file)));
+      else inputs.push(await readReportFile(file));
+    }
     text = await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(args.region) }), args.format);
   }
   if (args.out !== undefined) await writeFile(args.out, text);

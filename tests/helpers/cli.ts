@@ -18,11 +18,14 @@ export interface CliOutcome {
   stderr: string;
 }
 
-/** Runs the CLI; `onSpawn` may act on the child (send it a signal) while it runs. */
-export function volbench(args: string[], onSpawn?: (child: ChildProcess) => void): Promise<CliOutcome> {
+/**
+ * Runs the CLI; `onSpawn` may act on the child (send it a signal) while it runs; `env` replaces
+ * the environment it inherits.
+ */
+export function volbench(args: string[], onSpawn?: (child: ChildProcess) => void, env?: NodeJS.ProcessEnv): Promise<CliOutcome> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" first`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

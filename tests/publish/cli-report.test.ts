@@ -73,13 +73,14 @@ describe('volbench report', () => {
     expect(out.stderr).toContain(`${bad}: jobs[1] is not a fio job entry`);
   });
 
-  it('a missing file, an unknown format and S3 URLs are refused clearly', async () => {
+  it('a missing file, an unknown format and a malformed S3 URL are refused clearly', async () => {
     const missing = await volbench(['report', join(dir, 'nope.json')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`cannot read ${join(dir, 'nope.json')}`);
     const format = await volbench(['report', SSD[0], '--format', 'pdf']);
     expect(format.stderr).toContain("--format takes html, md, csv, json, not 'pdf'");
-    const s3 = await volbench(['report', 's3://bucket/result.json']);
-    expect(s3.stderr).toContain('S3 URLs are not read yet');
+    const s3 = await volbench(['report', 's3://b/result.json']);
+    expect(s3.code).toBe(2);
+    expect(s3.stderr).toContain('s3://b/result.json is not an S3 URL');
   });
 });
