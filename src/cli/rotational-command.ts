@@ -35,6 +35,7 @@ export async function rotationalCommand(argv: string[], io: CommandIo): Promise<
     force: flags.switches.has('force'),
     assertions: gates.asserts,
     limits: gates.limits,
+    ...(gates.cloud ? { cloud: gates.cloud } : {}),
   };
   return runAnalysisCommand('rotational', flags, gates, io, ({ signal, say }) =>
     runRotational({ ...options, signal, onBatch: (e) => say(`${e.done}/${e.total} reads timed`) }));

@@ -60,6 +60,7 @@ export async function sweepCommand(argv: string[], io: CommandIo): Promise<numbe
     maxP99Ns: maxP99 === undefined ? undefined : parseTimeNs(maxP99, { defaultUnit: 'us', field: '--max-p99' }),
     assertions: gates.asserts,
     limits: gates.limits,
+    ...(gates.cloud ? { cloud: gates.cloud } : {}),
   };
   return runAnalysisCommand('sweep', flags, gates, io, ({ signal, printer, say }) =>
     runSweep(spec, {

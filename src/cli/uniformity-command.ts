@@ -49,6 +49,7 @@ export async function uniformityCommand(argv: string[], io: CommandIo): Promise<
     allow_block_write: flags.switches.has('allow_block_write'),
     assertions: gates.asserts,
     limits: gates.limits,
+    ...(gates.cloud ? { cloud: gates.cloud } : {}),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   return runAnalysisCommand('uniformity', flags, gates, io, ({ signal, printer }) =>
