@@ -249,7 +249,11 @@ export async function runPreparedUniformity(prepared: PreparedUniformity, option
       complete = false;
       break;
     }
-    const mbps = entryFigures(result.jobs[0]).bw_bytes / 1e6;
+    // From the engine's nanosecond runtime: fio's whole milliseconds quantise a 30 ms probe by 3%.
+    const ns = result.volbench.jobs[0]?.runtime_ns ?? 0;
+    const job = result.jobs[0];
+    const moved = (job.read?.io_bytes ?? 0) + (job.write?.io_bytes ?? 0);
+    const mbps = ns > 0 ? (moved * 1e3) / ns : entryFigures(job).bw_bytes / 1e6;
     series.push({ index: i, offset, bytes, mbps, job: result.jobs[0].jobname });
     options.onChunk?.({ chunk: i + 1, chunks, offset, bytes, mbps });
   }

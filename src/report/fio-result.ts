@@ -113,6 +113,11 @@ export interface VolbenchJob {
   /** The thread id of its first instance, which fio's normal output prints as pid= (0: none ran). */
   tid?: number;
   /**
+   * The measured period of its longest instance, ns: fio's runtime is whole milliseconds, too
+   * coarse for a probe of a few tens of them.
+   */
+  runtime_ns?: number;
+  /**
    * Files the job created or extended before its I/O (fio's "Laying out IO file"), a read job's
    * included: what was there, in bytes, and what it was made. Absent when it laid out nothing.
    */

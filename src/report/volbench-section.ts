@@ -65,6 +65,7 @@ function jobSection(entry: Entry): VolbenchJob {
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,
     tid: results[0]?.tid ?? 0,
+    runtime_ns: results.reduce((m, r) => Math.max(m, r.runtimeNs), 0),
     series: seriesJson(mergeSeries(results.map((r) => r.series ?? [])), seriesDirections(entry)),
     ...(laid ? { laid_out: laid } : {}),
     ...(notes.length ? { notes } : {}),

@@ -35,6 +35,9 @@ describe('uniformity on a file', () => {
       expect(c.offset).toBe(i * u.chunk_bytes);
       expect(c.bytes).toBe(MiB);
       expect(c.mbps).toBeGreaterThan(0);
+      // Timed to the nanosecond: a 1 MiB probe lasts well under fio's millisecond runtime unit.
+      const k = result.jobs.findIndex((j) => j.jobname === c.job);
+      expect(c.mbps).toBeCloseTo((result.jobs[k].read!.io_bytes * 1e3) / result.volbench.jobs[k].runtime_ns!, 6);
     });
     expect(u.min_mbps).toBeLessThanOrEqual(u.avg_mbps);
     expect(u.avg_mbps).toBeLessThanOrEqual(u.max_mbps);

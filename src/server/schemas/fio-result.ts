@@ -124,6 +124,7 @@ const volbenchJob = z.looseObject({
   ).describe('One point per second: the per-second time series'),
   loops: volbenchJobLoops.optional(),
   tid: z.number().optional().describe("The first instance's thread id (fio's normal output prints it as pid=)"),
+  runtime_ns: z.number().optional().describe("The measured period of its longest instance in ns (fio's runtime is whole ms)"),
   laid_out: z.array(z.object({ path: z.string(), from_bytes: z.number(), to_bytes: z.number() }))
     .optional()
     .describe('Files the job created or extended before its I/O (a read job too): their size before and after'),
