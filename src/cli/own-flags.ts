@@ -17,7 +17,7 @@ export interface GateArgs {
 export interface OwnFlags extends GateArgs {
   limits: RunLimits;
   /** --volume and --instance: the result gains what the volume should deliver. */
-  cloud?: { volume?: VolumeSpec; instance?: string };
+  cloud?: { volume?: VolumeSpec; instance?: string; lookup?: boolean };
   /** The arguments that are none of these, in order. */
   rest: string[];
 }
@@ -33,6 +33,8 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
                                      result gains volbench.cloud and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
+  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
+                                     (also VOLBENCH_CLOUD_LOOKUP=off)
 `;
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);
@@ -76,6 +78,9 @@ export function extractOwnFlags(argv: readonly string[]): OwnFlags {
     }
     if (name === 'github' && argv[i] === '--github') {
       out.github = true;
+      i++;
+    } else if (argv[i] === '--no-cloud-lookup') {
+      out.cloud = { ...out.cloud, lookup: false };
       i++;
     } else if (name !== null && VALUE_FLAGS.has(name)) {
       const [value, used] = flagValue(argv, i, name);

@@ -17,6 +17,7 @@ import { openingLines, startNotes } from './opening.js';
 import { extractOwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
+import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream;
@@ -50,16 +51,25 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   return [...json, ...normal].join('\n');
 }
 
-export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
+export async function runCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
   const gates = extractOwnFlags(argv);
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  if (gates.cloud?.instance && !gates.cloud.volume) {
-    throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', { field: '--volume', accepted: 'e.g. --volume gp3:size=500g' });
-  }
   const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  // The volume behind the run, when AWS can say (a target on EBS): a --volume that says
+  // otherwise is refused here, before any I/O.
+  let cloud;
+  try {
+    cloud = await cloudForRun(plan.targetPaths, gates.cloud ?? {}, (line) => io.stderr.write(`volbench: ${line}\n`), deps);
+    if (gates.cloud?.instance && !cloud) {
+      throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', { field: '--volume', accepted: 'e.g. --volume gp3:size=500g' });
+    }
+  } catch (err) {
+    plan.release();
+    throw err;
+  }
   // fio's opening lines go with its normal text (to the output, at once when that is stdout);
   // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
   const available = availableEngines();
@@ -76,7 +86,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const printer = new ProgressPrinter(io.stderr);
   try {
     const raw = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
-    const result = gates.cloud?.volume ? withCloud(raw, { volume: gates.cloud.volume, instance: gates.cloud.instance }) : raw;
+    const result = cloud ? withCloud(raw, cloud) : raw;
     printer.done();
     const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);

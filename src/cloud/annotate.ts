@@ -12,8 +12,14 @@ import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } 
 
 export interface CloudContext {
   volume: VolumeSpec;
+  /** The instance type whose EBS limits bound the entitlement (one in the catalog). */
   instance?: string;
+  /** The instance type to report when the catalog lacks its limits (the volume alone bounds). */
+  instanceType?: string;
   region?: string;
+  availabilityZone?: string;
+  /** vol-…, when the volume was recognised. */
+  volumeId?: string;
 }
 
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
@@ -56,9 +62,10 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
   const cloud = {
     provider: 'aws',
     ...(ctx.region ? { region: ctx.region } : {}),
-    ...(ctx.instance ? { instance_type: ctx.instance } : {}),
+    ...(ctx.availabilityZone ? { availability_zone: ctx.availabilityZone } : {}),
+    ...(ctx.instance ?? ctx.instanceType ? { instance_type: ctx.instance ?? ctx.instanceType } : {}),
     volume: {
-      ...(result.volbench.cloud?.volume?.id ? { id: result.volbench.cloud.volume.id } : {}),
+      ...(ctx.volumeId ?? result.volbench.cloud?.volume?.id ? { id: ctx.volumeId ?? result.volbench.cloud?.volume?.id } : {}),
       type: t.type,
       size_gib: ctx.volume.sizeGiB,
       ...(provisionedIops(ctx.volume, t) !== undefined ? { iops: provisionedIops(ctx.volume, t) } : {}),

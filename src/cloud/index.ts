@@ -8,3 +8,5 @@ export type { BoundBy, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { withCloud } from './annotate.js';
 export type { CloudContext } from './annotate.js';
+export { checkAgainstAws, describe, describeVolume, forgetInstanceIdentity, imdsDisabled, imdsEndpoint, instanceIdentity, knownInstance, recogniseVolume, specOf } from './identity.js';
+export type { AwsVolume, ImdsOptions, InstanceIdentity, Lookup, RecognisedVolume, RecogniseOptions } from './identity.js';

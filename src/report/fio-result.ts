@@ -149,6 +149,7 @@ export interface VolbenchEntitlement {
 export interface VolbenchCloud {
   provider: string;
   region?: string;
+  availability_zone?: string;
   instance_type?: string;
   volume?: { id?: string; type: string; size_gib: number; iops?: number; throughput_mibps?: number };
 }
