@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 
+import { activePrices, staleWarning } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile, renderReport, REPORT_FORMATS, type ReportFormat } from '../publish/index.js';
 import { flagName, flagValue } from './own-flags.js';
@@ -20,7 +21,9 @@ VOLBENCH_TOKEN). S3 URLs are not read yet: copy the object to a file first.
 
 A result that names its volume (volbench.cloud: run --volume, fleets) is priced from the
 catalog in the result's region, or --region (default ${DEFAULT_PRICE_REGION}) when it names none;
-the price list's date is printed under each table.
+the price list's date is printed under each table. --prices FILE (or VOLBENCH_PRICES; see
+volbench prices refresh) prices every volume from that file where it has the type and region,
+also those whose result carries a price; a price older than 180 days is warned about.
 `;
 
 interface ReportArgs {
@@ -105,7 +108,12 @@ export async function reportCommand(argv: string[], io: CommandIo): Promise<numb
   } else {
     const inputs = [];
     for (const file of args.files) inputs.push(await readReportFile(file));
-    text = await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(args.region) }), args.format);
+    const report = buildPublishReport(inputs, { priceVolume: catalogPricer(args.region), reprice: activePrices() !== undefined });
+    for (const date of report.price_dates) {
+      const stale = staleWarning(date);
+      if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
+    }
+    text = await renderReport(report, args.format);
   }
   if (args.out !== undefined) await writeFile(args.out, text);
   else io.stdout.write(text);

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
-import { withCloud } from '../cloud/index.js';
+import { staleWarning, withCloud } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
@@ -87,6 +87,8 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
   try {
     const raw = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
     const result = cloud ? withCloud(raw, cloud) : raw;
+    const stale = result.volbench.cloud?.price ? staleWarning(result.volbench.cloud.price.as_of) : undefined;
+    if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
     printer.done();
     const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);

@@ -3,11 +3,14 @@
  * and instance) and, per job, `volbench.jobs[].entitlement` (expected IOPS and bandwidth at the
  * job's I/O size and pattern, measured / expected, and what bound it). A job far under a limit
  * with too few I/Os in flight to reach it is bound by `latency`, with the depth that would reach
- * it (IOPS × latency, Little's law).
+ * it (IOPS × latency, Little's law). With the region known, `volbench.cloud.price` is the
+ * volume's monthly price from the prices in use.
  */
+import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
 import { instanceType } from './catalog.js';
 import { entitlement } from './entitlement.js';
+import { priceVolume } from './price.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
 export interface CloudContext {
@@ -72,5 +75,17 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
       ...(provisionedThroughput(ctx.volume, t) !== undefined ? { throughput_mibps: provisionedThroughput(ctx.volume, t) } : {}),
     },
   };
-  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud }, jobs } };
+  const price = ctx.region ? priceIn(ctx.volume, ctx.region) : undefined;
+  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
+}
+
+/** The monthly price where the prices in use have the region; none (not an error) where not. */
+function priceIn(volume: VolumeSpec, region: string): { usd_per_month: number; as_of: string; source: string } | undefined {
+  try {
+    const p = priceVolume(volume, region);
+    return { usd_per_month: p.total, as_of: p.as_of, source: p.source };
+  } catch (err) {
+    if (err instanceof VolbenchError) return undefined;
+    throw err;
+  }
 }

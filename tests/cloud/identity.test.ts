@@ -183,6 +183,8 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
       provider: 'aws', region: 'us-east-1', availability_zone: 'us-east-1a', instance_type: 'm6i.large',
       volume: { id: volumeId, type: 'gp3', size_gib: 500, iops: 6000, throughput_mibps: 250 },
     });
+    // Priced in its region: 500 × $0.08 + 3,000 × $0.005 + 125 × $0.04 (the shipped us-east-1 prices).
+    expect(doc.volbench.cloud.price).toEqual({ usd_per_month: 60, as_of: '2026-11-22', source: 'https://aws.amazon.com/ebs/pricing/' });
     const e = doc.volbench.jobs[0].entitlement;
     expect(e.bs).toBe(4096);
     // gp3 at 6000 IOPS; m6i.large's EBS maximum (20,000 IOPS) is above it.
