@@ -5,7 +5,7 @@
  * the lookup (`volumeIdsOf`), in place of the one the target's NVMe serial would give.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -190,6 +190,24 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
     // gp3 at 6000 IOPS; m6i.large's EBS maximum (20,000 IOPS) is above it.
     expect(e.expected_iops).toBe(6000);
     expect(cap.err()).not.toContain('cloud lookup');
+  });
+
+  it('a run priced from a prices file (VOLBENCH_PRICES) over 180 days old: its price, and a warning naming its date', async () => {
+    const file = join(dir, 'old-prices.json');
+    const old = { storage_gb_month: 0.1, iops_month: 0.01, throughput_mibps_month: 0.05, source: 'https://api.pricing.us-east-1.amazonaws.com/', as_of: '2025-02-01' };
+    writeFileSync(file, JSON.stringify({ provider: 'aws', service: 'ebs', as_of: '2025-02-01', source: old.source, prices: { gp3: { 'us-east-1': old } } }));
+    process.env.VOLBENCH_PRICES = file;
+    try {
+      const cap = captureIo();
+      const code = await runCommand(['--name=o', `--filename=${join(dir, 'o.bin')}`, '--size=1m', '--rw=read', '--bs=64k', '--ioengine=psync',
+        '--output-format=json'], cap.io, { volumeIdsOf: async () => [volumeId] });
+      expect(code, cap.err()).toBe(0);
+      // 500 × 0.1 + 3,000 × 0.01 + 125 × 0.05
+      expect(JSON.parse(cap.out()).volbench.cloud.price).toEqual({ usd_per_month: 86.25, as_of: '2025-02-01', source: old.source });
+      expect(cap.err()).toMatch(/volbench: warning: prices as of 2025-02-01 are \d+ days old \(over 180\)/);
+    } finally {
+      delete process.env.VOLBENCH_PRICES;
+    }
   });
 
   it('a --volume that contradicts AWS is refused before any I/O, naming what AWS reports', async () => {
