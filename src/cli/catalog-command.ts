@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 
-import { entitlement, loadCatalog, parseVolumeSpec, priceVolume, volumeType } from '../cloud/index.js';
+import { entitlement, loadCatalog, parseVolumeSpec, priceRegions, priceVolume, regionPrice, staleWarning, volumeType } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
@@ -15,7 +15,7 @@ export const CATALOG_USAGE = `Usage:
   volbench catalog price TYPE --size 500g [--iops N] [--throughput MiB/s] [--region R]
   volbench catalog entitled TYPE --size 100g [--iops N] [--throughput MiB/s] [--bs 4k] [--rw randread]
                                                [--burst-balance 0-1] [--instance m6i.large [--instance-baseline]]
-  --format table|json  --provider aws
+  --format table|json  --provider aws  --prices FILE (prices from volbench prices refresh)
 `;
 
 const OPTIONS = {
@@ -73,18 +73,21 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
       const rows = catalogs.flatMap((c) => c.types.map((t) => ({ provider: c.provider, ...t })));
       out(rows, rows.map((t) => `${t.provider.padEnd(6)}${t.type.padEnd(10)}${t.media}  ${t.size_gib.min}–${t.size_gib.max} GiB  ` +
         `up to ${t.iops.max.toLocaleString('en-US')} IOPS, ${t.throughput_mibps.max} MiB/s` +
-        `${t.burst ? ', bursts' : ''}  $${t.prices['us-east-1']?.storage_gb_month ?? '?'}/GB-month (us-east-1)  ${t.title}\n`).join(''));
+        `${t.burst ? ', bursts' : ''}  $${regionPrice(t.type, 'us-east-1')?.storage_gb_month ?? '?'}/GB-month (us-east-1)  ${t.title}\n`).join(''));
       return 0;
     }
     case 'show': {
       if (!type) throw new VolbenchError('EINVALID_ARGS', 'catalog show: which type?', { field: 'TYPE', accepted: 'e.g. gp3' });
-      const t = volumeType(type);
+      // The prices in use: a prices file's (--prices) where it has them.
+      const t = { ...volumeType(type), prices: Object.fromEntries(priceRegions(type).map((r) => [r, regionPrice(type, r)])) };
       out(t, `${JSON.stringify(t, null, 2)}\n`);
       return 0;
     }
     case 'price': {
       const spec = volumeFrom(type, values);
       const p = priceVolume(spec, values.region ?? 'us-east-1');
+      const stale = staleWarning(p.as_of);
+      if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
       out({ volume: spec, price: p }, `${spec.type} ${spec.sizeGiB} GiB${spec.iops ? `, ${spec.iops} IOPS` : ''}${spec.throughputMiBps ? `, ${spec.throughputMiBps} MiB/s` : ''} in ${p.region}: ` +
         `$${p.storage.toFixed(2)} storage + $${p.iops.toFixed(2)} IOPS + $${p.throughput.toFixed(2)} throughput = $${p.total.toFixed(2)} a month (${p.source}, as of ${p.as_of})\n`);
       return 0;

@@ -2,6 +2,7 @@
 /**
  * The volbench command: thin wiring over the library.
  */
+import { usePrices } from '../cloud/prices.js';
 import { VolbenchError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { demoCommand } from './demo-command.js';
@@ -25,6 +26,10 @@ Usage:
   volbench catalog [list|show|price|entitled] volume types, prices and what they deliver
   volbench report RESULT.json ...            price/performance tables and charts (--format
                                              md|csv|json|html, --out; --server URL --run ID)
+  volbench prices refresh --region R         EBS prices from the AWS Price List API, to a file
+                                             that --prices FILE (or VOLBENCH_PRICES) uses in
+                                             place of the shipped prices (catalog, fleet,
+                                             report, run, serve)
 ${ANALYSIS_COMMANDS_USAGE}  volbench --version | --help
 
 Examples:
@@ -34,8 +39,35 @@ Examples:
   volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
 `;
 
+/** The commands that price a volume, and so take --prices FILE. */
+const PRICING_COMMANDS = new Set(['run', 'suite', 'catalog', 'fleet', 'report', 'serve']);
+
+/**
+ * Takes `--prices FILE` (or `--prices=FILE`) out of a command's arguments and puts the file's
+ * prices in place of the shipped ones for the whole process; a bad file is refused here.
+ */
+export function takePricesFlag(args: string[]): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a === '--prices' || a.startsWith('--prices=')) {
+      const file = a === '--prices' ? args[++i] : a.slice('--prices='.length);
+      if (!file) throw new VolbenchError('EINVALID_ARGS', '--prices needs a file', { field: '--prices', accepted: 'a file written by volbench prices refresh' });
+      usePrices(file);
+      continue;
+    }
+    rest.push(a);
+  }
+  return rest;
+}
+
 export async function main(argv: string[], io: CommandIo): Promise<number> {
-  const [command, ...rest] = argv;
+  const [command, ...given] = argv;
+  const rest = command !== undefined && PRICING_COMMANDS.has(command) ? takePricesFlag(given) : given;
   switch (command) {
     case 'run':
       return runCommand(rest, io);
@@ -60,6 +92,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return analysisCommand(command, rest, io);
     case 'report':
       return reportCommand(rest, io);
+    case 'prices': {
+      const { pricesCommand } = await import('./prices-command.js');
+      return pricesCommand(rest, io);
+    }
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
@@ -81,8 +117,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, report, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`, {
-        accepted: `run, demo, serve, suite, compare, report, fleet, catalog, ${ANALYSIS_COMMANDS.join(', ')}`,
+      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, report, fleet, catalog, prices, ${ANALYSIS_COMMANDS.join(', ')}`, {
+        accepted: `run, demo, serve, suite, compare, report, fleet, catalog, prices, ${ANALYSIS_COMMANDS.join(', ')}`,
       });
   }
 }

@@ -18,6 +18,10 @@ export interface OwnFlags extends GateArgs {
   limits: RunLimits;
   /** --volume and --instance: the result gains what the volume should deliver. */
   cloud?: CloudContext;
+  /** --instance without --volume: kept only for `run`, whose lookup may find the volume on AWS. */
+  instance?: string;
+  /** false with --no-cloud-lookup. */
+  cloudLookup: boolean;
   /** The arguments that are none of these, in order. */
   rest: string[];
 }
@@ -33,6 +37,8 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
                                      result gains volbench.cloud and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
+  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
+                                     (also VOLBENCH_CLOUD_LOOKUP=off)
 `;
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);
@@ -53,7 +59,7 @@ export function flagName(arg: string): string | null {
   return m ? m[1] : null;
 }
 
-function setValue(out: OwnFlags & { instance?: string }, name: string, value: string): void {
+function setValue(out: OwnFlags, name: string, value: string): void {
   if (name === 'assert') out.asserts.push(value);
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
@@ -66,8 +72,12 @@ function setValue(out: OwnFlags & { instance?: string }, name: string, value: st
   else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 
-export function extractOwnFlags(argv: readonly string[]): OwnFlags {
-  const out: OwnFlags & { instance?: string } = { asserts: [], github: false, limits: {}, rest: [] };
+/**
+ * `volumeFromAws`: the command may learn the volume from AWS (run, on EC2), so --instance alone
+ * is not refused here; elsewhere it needs --volume.
+ */
+export function extractOwnFlags(argv: readonly string[], options: { volumeFromAws?: boolean } = {}): OwnFlags {
+  const out: OwnFlags = { asserts: [], github: false, limits: {}, cloudLookup: true, rest: [] };
   for (let i = 0; i < argv.length; ) {
     const name = flagName(argv[i]);
     if (argv[i] === '--') {
@@ -76,6 +86,9 @@ export function extractOwnFlags(argv: readonly string[]): OwnFlags {
     }
     if (name === 'github' && argv[i] === '--github') {
       out.github = true;
+      i++;
+    } else if (argv[i] === '--no-cloud-lookup') {
+      out.cloudLookup = false;
       i++;
     } else if (name !== null && VALUE_FLAGS.has(name)) {
       const [value, used] = flagValue(argv, i, name);
@@ -87,13 +100,17 @@ export function extractOwnFlags(argv: readonly string[]): OwnFlags {
     }
   }
   const { instance, ...flags } = out;
-  if (instance !== undefined) {
-    if (!flags.cloud) {
-      throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', {
-        field: '--volume', accepted: 'e.g. --volume gp3:size=500g',
-      });
-    }
+  if (instance === undefined) return flags;
+  if (flags.cloud) {
     flags.cloud.instance = instance;
+    return flags;
   }
-  return flags;
+  if (!options.volumeFromAws) throw instanceNeedsVolume();
+  return { ...flags, instance };
+}
+
+export function instanceNeedsVolume(): VolbenchError {
+  return new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', {
+    field: '--volume', accepted: 'e.g. --volume gp3:size=500g',
+  });
 }

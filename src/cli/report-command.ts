@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 
+import { activePrices, staleWarning } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile, renderReport, REPORT_FORMATS, type ReportFormat } from '../publish/index.js';
 import { isS3Url, parseS3Url, readReportS3 } from '../publish/read-s3.js';
@@ -22,7 +23,9 @@ every .json object under it (a fleet's results), read with the default AWS crede
 
 A result that names its volume (volbench.cloud: run --volume, fleets) is priced from the
 catalog in the result's region, or --region (default ${DEFAULT_PRICE_REGION}) when it names none;
-the price list's date is printed under each table.
+the price list's date is printed under each table. --prices FILE (or VOLBENCH_PRICES; see
+volbench prices refresh) prices every volume from that file where it has the type and region,
+also those whose result carries a price; a price older than 180 days is warned about.
 `;
 
 interface ReportArgs {
@@ -108,7 +111,12 @@ export async function reportCommand(argv: string[], io: CommandIo): Promise<numb
       if (isS3Url(file)) inputs.push(...(await readReportS3(file)));
       else inputs.push(await readReportFile(file));
     }
-    text = await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(args.region) }), args.format);
+    const report = buildPublishReport(inputs, { priceVolume: catalogPricer(args.region), reprice: activePrices() !== undefined });
+    for (const date of report.price_dates) {
+      const stale = staleWarning(date);
+      if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
+    }
+    text = await renderReport(report, args.format);
   }
   if (args.out !== undefined) await writeFile(args.out, text);
   else io.stdout.write(text);

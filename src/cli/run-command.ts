@@ -6,15 +6,17 @@
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
+import { staleWarning } from '../cloud/index.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
 import { planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
-import { extractOwnFlags } from './own-flags.js';
+import { extractOwnFlags, instanceNeedsVolume } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
+import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream;
@@ -48,16 +50,26 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   return [...json, ...normal].join('\n');
 }
 
-export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+export async function runCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
+  const gates = extractOwnFlags(argv, { volumeFromAws: true });
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  const plan = await planRun(parseSpec(args.spec), {
-    assertions: gates.asserts, limits: gates.limits,
-    ...(gates.cloud ? { cloud: gates.cloud } : {}),
-  });
+  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  // The volume behind the run, when AWS can say (a target on EBS): a --volume that says
+  // otherwise is refused here, before any I/O.
+  let cloud;
+  try {
+    const flags = { volume: gates.cloud?.volume, instance: gates.cloud?.instance ?? gates.instance, lookup: gates.cloudLookup };
+    cloud = await cloudForRun(plan.targetPaths, flags, (line) => io.stderr.write(`volbench: ${line}\n`), deps);
+    if (gates.instance && !cloud) throw instanceNeedsVolume();
+    // Applied to the result before its assertions are judged.
+    if (cloud) plan.cloud = cloud;
+  } catch (err) {
+    plan.release();
+    throw err;
+  }
   // fio's opening lines go with its normal text (to the output, at once when that is stdout);
   // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
   const available = availableEngines();
@@ -74,6 +86,8 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const printer = new ProgressPrinter(io.stderr);
   try {
     const result = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const stale = result.volbench.cloud?.price ? staleWarning(result.volbench.cloud.price.as_of) : undefined;
+    if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
     printer.done();
     const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);

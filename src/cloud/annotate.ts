@@ -3,17 +3,26 @@
  * and instance) and, per job, `volbench.jobs[].entitlement` (expected IOPS and bandwidth at the
  * job's I/O size and pattern, measured / expected, and what bound it). A job far under a limit
  * with too few I/Os in flight to reach it is bound by `latency`, with the depth that would reach
- * it (IOPS × latency, Little's law).
+ * it (IOPS × latency, Little's law). With the region known, `volbench.cloud.price` is the
+ * volume's monthly price from the prices in use.
  */
+import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
 import { instanceType } from './catalog.js';
 import { entitlement } from './entitlement.js';
+import { priceVolume } from './price.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
 export interface CloudContext {
   volume: VolumeSpec;
+  /** The instance type whose EBS limits bound the entitlement (one in the catalog). */
   instance?: string;
+  /** The instance type to report when the catalog lacks its limits (the volume alone bounds). */
+  instanceType?: string;
   region?: string;
+  availabilityZone?: string;
+  /** vol-…, when the volume was recognised. */
+  volumeId?: string;
 }
 
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
@@ -56,14 +65,27 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
   const cloud = {
     provider: 'aws',
     ...(ctx.region ? { region: ctx.region } : {}),
-    ...(ctx.instance ? { instance_type: ctx.instance } : {}),
+    ...(ctx.availabilityZone ? { availability_zone: ctx.availabilityZone } : {}),
+    ...(ctx.instance ?? ctx.instanceType ? { instance_type: ctx.instance ?? ctx.instanceType } : {}),
     volume: {
-      ...(result.volbench.cloud?.volume?.id ? { id: result.volbench.cloud.volume.id } : {}),
+      ...(ctx.volumeId ?? result.volbench.cloud?.volume?.id ? { id: ctx.volumeId ?? result.volbench.cloud?.volume?.id } : {}),
       type: t.type,
       size_gib: ctx.volume.sizeGiB,
       ...(provisionedIops(ctx.volume, t) !== undefined ? { iops: provisionedIops(ctx.volume, t) } : {}),
       ...(provisionedThroughput(ctx.volume, t) !== undefined ? { throughput_mibps: provisionedThroughput(ctx.volume, t) } : {}),
     },
   };
-  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud }, jobs } };
+  const price = ctx.region ? priceIn(ctx.volume, ctx.region) : undefined;
+  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
+}
+
+/** The monthly price where the prices in use have the region; none (not an error) where not. */
+function priceIn(volume: VolumeSpec, region: string): { usd_per_month: number; as_of: string; source: string } | undefined {
+  try {
+    const p = priceVolume(volume, region);
+    return { usd_per_month: p.total, as_of: p.as_of, source: p.source };
+  } catch (err) {
+    if (err instanceof VolbenchError) return undefined;
+    throw err;
+  }
 }

@@ -2,9 +2,15 @@ export { CATALOG_FILES, instanceType, loadCatalog, loadInstances, parseCatalog, 
 export { checkVolume, parseVolumeSpec, provisionedIops, provisionedThroughput } from './volume.js';
 export type { VolumeSpec } from './volume.js';
 export { priceVolume } from './price.js';
+export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, readPricesFile, regionPrice, staleWarning, STALE_AFTER_DAYS, usePrices } from './prices.js';
+export type { PricesFileData } from './prices.js';
+export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
+export type { ParsedPrices, RefreshOptions } from './price-list.js';
 export type { VolumePrice } from './price.js';
 export { entitlement } from './entitlement.js';
 export type { BoundBy, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { withCloud } from './annotate.js';
 export type { CloudContext } from './annotate.js';
+export { checkAgainstAws, describe, describeVolume, forgetInstanceIdentity, imdsDisabled, imdsEndpoint, instanceIdentity, knownInstance, recogniseVolume, specOf } from './identity.js';
+export type { AwsVolume, ImdsOptions, InstanceIdentity, Lookup, RecognisedVolume, RecogniseOptions } from './identity.js';

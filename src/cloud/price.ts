@@ -1,9 +1,10 @@
 /**
  * What a volume costs a month, by component (storage, provisioned IOPS, throughput), from the
- * catalog's dated prices for the region.
+ * catalog's dated prices for the region, or a prices file's (--prices, VOLBENCH_PRICES).
  */
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
+import { priceRegions, regionPrice } from './prices.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
 export interface VolumePrice {
@@ -21,9 +22,9 @@ const cents = (n: number) => Math.round(n * 100) / 100;
 
 export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
   const t = checkVolume(spec);
-  const p = t.prices[region];
+  const p = regionPrice(t.type, region);
   if (!p) {
-    const known = Object.keys(t.prices);
+    const known = priceRegions(t.type);
     const near = closestName(region, known);
     throw new VolbenchError('EINVALID_VALUE', `no ${t.type} prices for region '${region}'${near ? `; did you mean '${near}'?` : ''}`, {
       field: 'region', accepted: known.join(', '),

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { staleWarning } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
@@ -83,6 +84,12 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     stackName: stackNameFor(fleetId, volume.label),
     volumeMonthly: volumeMonthly(volume, input.region),
   }));
+  // Old prices make an old estimate: say so, naming each date once.
+  const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
+  for (const d of [...dates].sort()) {
+    const stale = staleWarning(d);
+    if (stale) warnings.push(stale);
+  }
   let estimatedUsd: number | undefined = 0;
   for (const m of members) {
     if (!hourly || !m.volumeMonthly) {

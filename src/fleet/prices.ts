@@ -6,7 +6,7 @@
  *
  * The instance figures are us-east-1's; another region's estimate uses them and says so.
  */
-import { priceVolume, volumeType } from '../cloud/index.js';
+import { priceRegions, priceVolume } from '../cloud/index.js';
 import type { FleetVolume } from './volumes.js';
 
 export interface DatedPrice {
@@ -47,7 +47,7 @@ export function instanceHourly(type: string, region: string): DatedPrice | undef
 export function volumeMonthly(v: FleetVolume, region: string): DatedPrice | undefined {
   if (v.type === 'instance-store') return { usd: 0, source: EC2_SOURCE, as_of: AS_OF };
   const spec = { type: v.type, sizeGiB: v.sizeGiB, iops: v.iops, throughputMiBps: v.throughputMiBps };
-  const known = Object.keys(volumeType(v.type).prices);
+  const known = priceRegions(v.type);
   const priced = known.includes(region) ? region : PRICED_REGION;
   if (!known.includes(priced)) return undefined;
   const p = priceVolume(spec, priced);

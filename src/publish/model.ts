@@ -29,6 +29,12 @@ export interface ReportOptions {
   priceVolume?: PriceVolume;
   /** The report's date (ISO); now by default. */
   generatedAt?: string;
+  /**
+   * Price every volume with priceVolume, also one whose result carries a price of its own: a
+   * prices file was given, and its prices are the ones asked for. A volume it cannot price
+   * keeps the result's.
+   */
+  reprice?: boolean;
 }
 
 export type CellState = 'ok' | 'missing' | 'failed' | 'cancelled';
@@ -317,10 +323,10 @@ function burstNotes(d: Draft): string[] {
   return notes;
 }
 
-function priceOf(cloud: CloudVolumeFields | undefined, priceVolume: PriceVolume | undefined): VolumePrice | undefined {
-  if (cloud?.price) return cloud.price;
-  if (!cloud || !priceVolume) return undefined;
-  return priceVolume(cloud, cloud.region) ?? undefined;
+function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): VolumePrice | undefined {
+  if (cloud?.price && !options.reprice) return cloud.price;
+  if (!cloud || !options.priceVolume) return cloud?.price;
+  return options.priceVolume(cloud, cloud.region) ?? cloud.price;
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
@@ -329,7 +335,7 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
   const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
   const cells: Record<string, ReportCell> = {};
   for (const col of columns) cells[col.key] = noResult ? { value: null, state: deadState } : cellOf(d.tests.get(col.test), col);
-  const price = priceOf(cloud, options.priceVolume);
+  const price = priceOf(cloud, options);
   const usd = price?.usd_per_month ?? null;
   const iops = headline(columns, cells, 'iops');
   const mibps = headline(columns, cells, 'mibps');

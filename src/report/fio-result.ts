@@ -154,8 +154,11 @@ export interface VolbenchEntitlement {
 export interface VolbenchCloud {
   provider: string;
   region?: string;
+  availability_zone?: string;
   instance_type?: string;
   volume?: { id?: string; type: string; size_gib: number; iops?: number; throughput_mibps?: number };
+  /** The volume's monthly price in `region` when the run was made, from the prices in use. */
+  price?: { usd_per_month: number; as_of: string; source: string };
 }
 
 /** Per-direction figures of one loop of a suite test (or their median). */

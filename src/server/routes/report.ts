@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 
+import { activePrices } from '../../cloud/prices.js';
 import { buildPublishReport, catalogPricer, renderReport, REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportInput } from '../../publish/index.js';
 import type { FioJson } from '../../report/fio-result.js';
 import { isTerminal } from '../run-service.js';
@@ -68,7 +69,7 @@ export function registerReportRoutes(app: ZodApp, { service }: RouteDeps): void 
       },
     },
   }, async (request, reply) => {
-    const report = buildPublishReport([reportInput(service, request.params.id)], { priceVolume: catalogPricer() });
+    const report = buildPublishReport([reportInput(service, request.params.id)], { priceVolume: catalogPricer(), reprice: activePrices() !== undefined });
     const format = request.query.format;
     return reply.type(REPORT_CONTENT_TYPES[format]).send(await renderReport(report, format));
   });
@@ -89,6 +90,6 @@ export function registerReportRoutes(app: ZodApp, { service }: RouteDeps): void 
   }, async (request, reply) => {
     const inputs = request.query.run.map((id) => reportInput(service, id));
     const format = request.query.format;
-    return reply.type(REPORT_CONTENT_TYPES[format]).send(await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer() }), format));
+    return reply.type(REPORT_CONTENT_TYPES[format]).send(await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(), reprice: activePrices() !== undefined }), format));
   });
 }
