@@ -19,6 +19,7 @@ import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
+import { SteadyGroups } from './steady.js';
 
 export interface PlannedJob {
   jobname: string;
@@ -216,12 +217,14 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
   const targetIndex = new Map<string, number>();
   const targetPaths: string[] = [];
   let jobNumber = 1;
+  const steady = new SteadyGroups();
   for (const stage of stagesOf(spec.jobs.map((j) => j.options))) {
     for (const { index, groupid } of stage.members) {
       const job = spec.jobs[index];
       const o = job.options;
       const field = `jobs[${index}]`;
       checkJob(o, field);
+      const ssGroups = steady.keysFor(index, groupid, o);
       const instances: NativeJobPlan[] = [];
       const layouts: Array<LayoutNote | null> = [];
       let firstPath = '';
@@ -234,7 +237,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
         layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
         const logs = logPaths(o, jobNumber++, cwd);
         const refs = await logRefs(logs, anchors, field);
-        instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden));
+        instances.push({ ...nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden), ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);
