@@ -11,10 +11,10 @@ import { VolbenchError } from '../errors.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { planRun, type RunPlan } from '../plan/index.js';
+import { parseUntilSteadySec, planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
-import { extractOwnFlags } from './own-flags.js';
+import { extractOwnFlags, flagName, flagValue } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 
@@ -50,8 +50,29 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   return [...json, ...normal].join('\n');
 }
 
+/** `--until-steady MAX`, run's own flag (fio has none like it), taken out of the arguments. */
+export function takeUntilSteady(argv: readonly string[]): { untilSteadySec?: number; rest: string[] } {
+  const rest: string[] = [];
+  let untilSteadySec: number | undefined;
+  for (let i = 0; i < argv.length; ) {
+    if (argv[i] === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (flagName(argv[i]) !== 'until-steady') {
+      rest.push(argv[i++]);
+      continue;
+    }
+    const [value, used] = flagValue(argv, i, 'until-steady');
+    untilSteadySec = parseUntilSteadySec(value, '--until-steady');
+    i += used;
+  }
+  return { ...(untilSteadySec === undefined ? {} : { untilSteadySec }), rest };
+}
+
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const { untilSteadySec, rest } = takeUntilSteady(argv);
+  const gates = extractOwnFlags(rest);
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
@@ -59,7 +80,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   if (gates.cloud?.instance && !gates.cloud.volume) {
     throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', { field: '--volume', accepted: 'e.g. --volume gp3:size=500g' });
   }
-  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits, untilSteadySec });
   // fio's opening lines go with its normal text (to the output, at once when that is stdout);
   // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
   const available = availableEngines();

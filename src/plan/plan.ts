@@ -19,7 +19,7 @@ import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
-import { SteadyGroups } from './steady.js';
+import { SteadyGroups, untilSteady } from './steady.js';
 
 export interface PlannedJob {
   jobname: string;
@@ -92,6 +92,12 @@ export interface PlanOptions {
    * roots, each path is opened beneath its own directory, held from planning on.
    */
   roots?: readonly AnchorRoot[];
+  /**
+   * Runs every job until its steady state holds, or for this many seconds at most (the CLI's
+   * --until-steady): time-based with this runtime, and fio's steadystate check with
+   * iops_slope:0.1% over 30 s (at most half the time) where the job gives none.
+   */
+  untilSteadySec?: number;
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
 }
@@ -144,12 +150,15 @@ export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): Pars
  * the instance count and memory checked. planRun starts from this; a caller that checks paths
  * itself before any is probed (the service) checks this spec's.
  */
-export function effectiveSpec(spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats'> = {}): ParsedSpec {
-  const { defaultTarget, limits = {}, repeats = 1 } = options;
+export function effectiveSpec(
+  spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats' | 'untilSteadySec'> = {},
+): ParsedSpec {
+  const { defaultTarget, limits = {}, repeats = 1, untilSteadySec } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
   if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes);
-  const targeted = defaultTarget ? withDefaultTarget(spec, defaultTarget) : spec;
+  const steady = untilSteadySec === undefined ? spec : untilSteady(spec, untilSteadySec);
+  const targeted = defaultTarget ? withDefaultTarget(steady, defaultTarget) : steady;
   return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);
 }
 
