@@ -16,6 +16,7 @@
         "native/runner.cc",
         "native/sampler.cc",
         "native/sleep.cc",
+        "native/steady_state.cc",
         "native/target.cc",
         "native/verifier.cc",
         "native/engines/common.cc",

@@ -116,6 +116,23 @@ Napi::Object LatToJs(Napi::Env env, const LatStats& s) {
   return o;
 }
 
+Napi::Object SteadyToJs(Napi::Env env, const SteadyResult& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("attained", s.attained);
+  o.Set("criterion", s.criterion);
+  o.Set("maxDeviation", s.max_deviation);
+  o.Set("slope", s.slope);
+  Napi::Array iops = Napi::Array::New(env, s.iops.size());
+  Napi::Array bw = Napi::Array::New(env, s.bw.size());
+  for (size_t i = 0; i < s.iops.size(); i++) {
+    iops.Set(static_cast<uint32_t>(i), static_cast<double>(s.iops[i]));
+    bw.Set(static_cast<uint32_t>(i), static_cast<double>(s.bw[i]));
+  }
+  o.Set("iops", iops);
+  o.Set("bw", bw);
+  return o;
+}
+
 Napi::Object SampleToJs(Napi::Env env, const SampleStats& s) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("n", static_cast<double>(s.n));
@@ -207,6 +224,13 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.runtime_ns = U64(o, "runtimeNs");
   p.ramp_ns = U64(o, "rampNs");
   p.start_delay_ns = U64(o, "startDelayNs");
+  p.steady.dur_s = U32(o, "ssDurS");
+  p.steady.ramp_ns = U64(o, "ssRampNs");
+  p.steady.bw = Bool(o, "ssBw");
+  p.steady.slope = Bool(o, "ssSlope");
+  p.steady.percent = Bool(o, "ssPercent");
+  p.steady.limit = Num(o, "ssLimit");
+  p.steady.group = U32(o, "ssGroup");
   uint64_t random[kDirs];
   Triple(o, "random", random);
   for (int d = 0; d < kDirs; d++) p.random[d] = random[d] != 0;
@@ -331,6 +355,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Array series = Napi::Array::New(env, r.series.size());
   for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
   o.Set("series", series);
+  if (const SteadyGroup* group = job.steady_group()) o.Set("steady", SteadyToJs(env, group->Snapshot()));
   return o;
 }
 

@@ -191,6 +191,7 @@ void Job::BeginMeasuring(uint64_t now) {
   ramp_end_ns_ = 0;
   pacer_.Restart(now);
   sampler_.Begin(now);
+  steady_.Begin(now, plan_.steady.ramp_ns);
   result_.started_at_ms = WallMs();
   for (DirResult& a : result_.dirs) a = DirResult();
   hists_.Clear();
@@ -208,7 +209,7 @@ void Job::ScheduleNextEvent() {
     return;
   }
   // Nothing is due while the job drains or stops (see HandleEvents).
-  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min(sampler_.NextDue(), end_ns_);
+  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_});
 }
 
 void Job::HandleEvents(uint64_t now) {
@@ -218,6 +219,16 @@ void Job::HandleEvents(uint64_t now) {
       EnterPhase(Phase::kRunning);
     }
     return;
+  }
+  // The steady-state second that ends with the runtime still counts: fio judges a 3 s window
+  // in a 3 s runtime.
+  if (!IssuingOver()) {
+    uint64_t ios = 0, bytes = 0;
+    for (const DirResult& a : result_.dirs) {
+      ios += a.ios;
+      bytes += a.bytes;
+    }
+    steady_.Tick(now, ios, bytes);
   }
   if (now >= end_ns_) {
     EnterPhase(Phase::kDraining);
@@ -252,6 +263,7 @@ void Job::EndMainPhase() {
 }
 
 void Job::Finish() {
+  steady_.End();
   EndMainPhase();
   const uint64_t now = NowNs();
   // A job whose ramp never ended measured nothing.
@@ -380,6 +392,8 @@ void Job::Run() {
     fd_ = -1;
   }
   result_.elapsed_ns = NowNs() - thread_start_ns_;
+  // However it ended, its group stops waiting for its samples.
+  steady_.End();
   EnterPhase(Phase::kDone);
 }
 

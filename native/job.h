@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "sampler.h"
+#include "steady_state.h"
 #include "unit_pool.h"
 #include "verifier.h"
 
@@ -51,6 +52,9 @@ class Job {
   // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
   uint64_t opened_dev() const { return opened_dev_; }
   uint64_t opened_ino() const { return opened_ino_; }
+  // The steady-state group the job samples for (plan().steady); set before the job starts.
+  void JoinSteady(SteadyGroup* group) { steady_.Attach(group); }
+  const SteadyGroup* steady_group() const { return steady_.group(); }
 
   // Sets engine E up and runs the job on it, to the end; false, with *setup_err, when E's setup
   // fails. Defined in job_loop.h.
@@ -182,6 +186,7 @@ class Job {
   Verifier verifier_;
   LatHistograms hists_;
   Sampler sampler_{plan_, result_, progress_};
+  SteadyProbe steady_;
   // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.
   rusage cpu_start_{};
 };

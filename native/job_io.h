@@ -17,6 +17,9 @@ inline void Job::PollCancel() {
     EnterPhase(Phase::kStopping);
     result_.cancelled = true;
   }
+  // Steady state reached (by this job or another of its group): the main phase ends as at the
+  // end of its runtime.
+  if (__builtin_expect(steady_.Attained(), 0) && phase_ == Phase::kRunning) EnterPhase(Phase::kDraining);
 }
 
 // In order: a short transfer's rest, the held (rate-limited) I/O once due, a new I/O. A new or

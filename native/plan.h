@@ -26,6 +26,20 @@ enum class OSync : uint8_t { kNone, kSync, kDsync };
 enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3 };
 enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
 
+// fio's steady state (steady_state.h). dur_s 0: off.
+struct SteadyPlan {
+  uint32_t dur_s = 0;
+  uint64_t ramp_ns = 0;
+  // Watches bandwidth (else IOPS), by the slope (else the largest deviation from the mean).
+  bool bw = false;
+  bool slope = true;
+  // The limit is a percentage of the window's mean (else IOPS or bytes/s).
+  bool percent = true;
+  double limit = 0;
+  // Jobs of one run with the same group judge their summed samples together.
+  uint32_t group = 0;
+};
+
 struct JobPlan {
   std::string job_name;
   uint32_t instance = 0;
@@ -60,6 +74,7 @@ struct JobPlan {
   uint64_t runtime_ns = 0;
   uint64_t ramp_ns = 0;
   uint64_t start_delay_ns = 0;
+  SteadyPlan steady;
 
   bool random[kDirs] = {false, false, false};
   uint32_t read_pct = 100;

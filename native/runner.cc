@@ -23,6 +23,18 @@ struct Run::Message {
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
   jobs_.reserve(plans.size());
   for (auto& p : plans) jobs_.push_back(std::make_unique<Job>(std::move(p), &cancel_));
+  // One steady-state group per group number, with every job that names it as a member.
+  std::map<uint32_t, SteadyGroup*> groups;
+  for (auto& job : jobs_) {
+    const SteadyPlan& ss = job->plan().steady;
+    if (ss.dur_s == 0 || groups.count(ss.group)) continue;
+    unsigned members = 0;
+    for (auto& other : jobs_) members += other->plan().steady.dur_s && other->plan().steady.group == ss.group;
+    steady_groups_.push_back(std::make_unique<SteadyGroup>(ss, members));
+    groups[ss.group] = steady_groups_.back().get();
+  }
+  for (auto& job : jobs_)
+    if (job->plan().steady.dur_s) job->JoinSteady(groups[job->plan().steady.group]);
 }
 
 Run::~Run() {

@@ -63,6 +63,8 @@ class Run {
   Registry* registry_;
   uint32_t id_;
   std::atomic<bool> cancel_{false};
+  // Before jobs_, so that the jobs, which point at their groups, go first.
+  std::vector<std::unique_ptr<SteadyGroup>> steady_groups_;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::thread> threads_;
   // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).

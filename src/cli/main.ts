@@ -17,7 +17,9 @@ const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options a
 Usage:
   volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files;
                                              also --assert, --junit, --github, --max-runtime,
-                                             --max-size (volbench suite --help says more)
+                                             --max-size (volbench suite --help says more),
+                                             --until-steady MAX (run until fio's steady
+                                             state holds, for MAX at most)
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)

@@ -10,10 +10,10 @@ import { staleWarning } from '../cloud/index.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
 import type { OutputFormat } from '../report/types.js';
-import { planRun, type RunPlan } from '../plan/index.js';
+import { parseUntilSteadySec, planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
-import { extractOwnFlags, instanceNeedsVolume } from './own-flags.js';
+import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
@@ -50,13 +50,34 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   return [...json, ...normal].join('\n');
 }
 
+/** `--until-steady MAX`, run's own flag (fio has none like it), taken out of the arguments. */
+export function takeUntilSteady(argv: readonly string[]): { untilSteadySec?: number; rest: string[] } {
+  const rest: string[] = [];
+  let untilSteadySec: number | undefined;
+  for (let i = 0; i < argv.length; ) {
+    if (argv[i] === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (flagName(argv[i]) !== 'until-steady') {
+      rest.push(argv[i++]);
+      continue;
+    }
+    const [value, used] = flagValue(argv, i, 'until-steady');
+    untilSteadySec = parseUntilSteadySec(value, '--until-steady');
+    i += used;
+  }
+  return { ...(untilSteadySec === undefined ? {} : { untilSteadySec }), rest };
+}
+
 export async function runCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
-  const gates = extractOwnFlags(argv, { volumeFromAws: true });
+  const { untilSteadySec, rest } = takeUntilSteady(argv);
+  const gates = extractOwnFlags(rest, { volumeFromAws: true });
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits, untilSteadySec });
   // The volume behind the run, when AWS can say (a target on EBS): a --volume that says
   // otherwise is refused here, before any I/O.
   let cloud;

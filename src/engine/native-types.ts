@@ -86,6 +86,17 @@ export interface NativeJobPlan {
   runtimeNs: number;
   rampNs: number;
   startDelayNs: number;
+  /** fio's steady state: the window in whole seconds (0: no check) and the time before it fills. */
+  ssDurS: number;
+  ssRampNs: number;
+  /** Watches bandwidth (bytes/s) rather than IOPS, by the slope rather than the largest deviation. */
+  ssBw: boolean;
+  ssSlope: boolean;
+  /** The limit is a percentage of the window's mean, else IOPS or bytes/s. */
+  ssPercent: boolean;
+  ssLimit: number;
+  /** Instances of one run with the same number judge their summed samples together (group_reporting). */
+  ssGroup: number;
   /** 0 sequential, 1 random, per direction. */
   random: [number, number, number];
   /** Share of reads in percent for mixed workloads; 100 for read-only, 0 for write-only. */
@@ -240,6 +251,19 @@ export interface NativeJobResult {
   /** Reap calls by I/Os reaped per call, same buckets. */
   iodepthComplete: number[];
   series: NativeSeriesPoint[];
+  /** The steady-state check's last judgement, when the plan had one (its group's, shared). */
+  steady?: NativeSteadyResult;
+}
+
+export interface NativeSteadyResult {
+  attained: boolean;
+  /** The slope or the largest deviation, in percent of the mean when the limit is a percentage. */
+  criterion: number;
+  maxDeviation: number;
+  slope: number;
+  /** The window's samples, oldest first (IOPS, bytes/s); zeros where it never filled. */
+  iops: number[];
+  bw: number[];
 }
 
 /** Progress of one instance, pushed about once a second while a run goes. */

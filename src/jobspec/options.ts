@@ -19,6 +19,9 @@ import { singlePath } from './paths.js';
 import { BSSPLIT_ACCEPTED, parseBsSplit, parsePerDirection, perDirectionAccepted } from './per-direction.js';
 import { DEFAULT_PERCENTILES, PERCENTILE_LIST_ACCEPTED, parsePercentileList } from './percentile-list.js';
 import { parseRandomDistribution, RANDOM_DISTRIBUTION_ACCEPTED } from './random-distribution.js';
+import {
+  DEFAULT_STEADYSTATE, parseSteadyState, parseSteadyStateDuration, STEADYSTATE_ACCEPTED, STEADYSTATE_DURATION_ACCEPTED,
+} from './steadystate.js';
 import { parseInteger, parseRandseed, parseSize } from './units.js';
 
 const UINT_MAX = 0xffffffff;
@@ -121,6 +124,12 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('time_based', 'time_based', flagKind(), { default: false }),
   option('ramp_time', 'ramp_time_ns', timeKind('s'), { default: 0 }),
   option('startdelay', 'startdelay_ns', timeKind('s'), { default: 0 }),
+  // Steady state: on when steadystate_duration is set; the job ends once the criterion holds.
+  option('steadystate', 'steadystate', { accepted: STEADYSTATE_ACCEPTED, parse: (t, c) => parseSteadyState(t, c) },
+    { aliases: ['ss'], default: DEFAULT_STEADYSTATE }),
+  option('steadystate_duration', 'steadystate_duration_ns',
+    { accepted: STEADYSTATE_DURATION_ACCEPTED, parse: (t, c) => parseSteadyStateDuration(t, c) }, { aliases: ['ss_dur'], default: 0 }),
+  option('steadystate_ramp_time', 'steadystate_ramp_time_ns', timeKind('s'), { aliases: ['ss_ramp'], default: 0 }),
   // fio runs loops=0 once (init.c fixup_options), so 0 is stored as 1.
   option('loops', 'loops', intKind({ max: UINT_MAX }, (n) => Math.max(1, n)), { default: 1 }),
   // Buffering and syncing

@@ -24,6 +24,16 @@ import type { EngineName } from '../engine/engines.js';
 /** A size that fio also accepts as a percentage of the target (`size=50%`). */
 export type SizeOrPercent = { bytes: number } | { percent: number };
 
+/** fio's `steadystate`: what to watch and how still it must hold. */
+export interface SteadyStateCriterion {
+  metric: 'iops' | 'bw';
+  /** The least-squares slope over the window, rather than the largest deviation from its mean. */
+  slope: boolean;
+  /** IOPS, bytes/s, or a percentage of the window's mean when `percent`. */
+  limit: number;
+  percent: boolean;
+}
+
 export interface BsSplitEntry {
   bs: number;
   /** Share of I/Os in percent; entries of one direction add up to 100 after parsing. */
@@ -75,6 +85,11 @@ export interface JobOptions {
   time_based: boolean;
   ramp_time_ns: number;
   startdelay_ns: number;
+  steadystate: SteadyStateCriterion;
+  /** The steady-state window, whole seconds in ns; 0 = no steady-state check (fio's default). */
+  steadystate_duration_ns: number;
+  /** Time after measuring begins before the steady-state window starts filling. */
+  steadystate_ramp_time_ns: number;
   loops: number;
   direct: boolean;
   /** `sync=1` (O_SYNC), `sync=dsync` (O_DSYNC), `sync=0`/`none`. */

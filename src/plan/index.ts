@@ -3,4 +3,5 @@ export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget, LayoutNote } from
 export { startsStage, startsGroup, stagesOf } from './stages.js';
 export type { Stage, StageMember } from './stages.js';
 export { parseMaxRuntimeSec, optionField, timedSeconds } from './limits.js';
+export { parseUntilSteadySec } from './steady.js';
 export type { RunLimits } from './limits.js';

@@ -20,6 +20,7 @@ import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
 import { checkVolume, instanceType, type CloudContext } from '../cloud/index.js';
+import { SteadyGroups, untilSteady } from './steady.js';
 
 export interface PlannedJob {
   jobname: string;
@@ -94,6 +95,12 @@ export interface PlanOptions {
    * roots, each path is opened beneath its own directory, held from planning on.
    */
   roots?: readonly AnchorRoot[];
+  /**
+   * Runs every job until its steady state holds, or for this many seconds at most (the CLI's
+   * --until-steady): time-based with this runtime, and fio's steadystate check with
+   * iops_slope:0.1% over 30 s (at most half the time) where the job gives none.
+   */
+  untilSteadySec?: number;
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
   /**
@@ -152,12 +159,15 @@ export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): Pars
  * the instance count and memory checked. planRun starts from this; a caller that checks paths
  * itself before any is probed (the service) checks this spec's.
  */
-export function effectiveSpec(spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats'> = {}): ParsedSpec {
-  const { defaultTarget, limits = {}, repeats = 1 } = options;
+export function effectiveSpec(
+  spec: ParsedSpec, options: Pick<PlanOptions, 'defaultTarget' | 'limits' | 'repeats' | 'untilSteadySec'> = {},
+): ParsedSpec {
+  const { defaultTarget, limits = {}, repeats = 1, untilSteadySec } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
   if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes);
-  const targeted = defaultTarget ? withDefaultTarget(spec, defaultTarget) : spec;
+  const steady = untilSteadySec === undefined ? spec : untilSteady(spec, untilSteadySec);
+  const targeted = defaultTarget ? withDefaultTarget(steady, defaultTarget) : steady;
   return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);
 }
 
@@ -229,12 +239,14 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
   const targetIndex = new Map<string, number>();
   const targetPaths: string[] = [];
   let jobNumber = 1;
+  const steady = new SteadyGroups();
   for (const stage of stagesOf(spec.jobs.map((j) => j.options))) {
     for (const { index, groupid } of stage.members) {
       const job = spec.jobs[index];
       const o = job.options;
       const field = `jobs[${index}]`;
       checkJob(o, field);
+      const ssGroups = steady.keysFor(index, groupid, o);
       const instances: NativeJobPlan[] = [];
       const layouts: Array<LayoutNote | null> = [];
       let firstPath = '';
@@ -247,7 +259,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
         layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
         const logs = logPaths(o, jobNumber++, cwd);
         const refs = await logRefs(logs, anchors, field);
-        instances.push(nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden));
+        instances.push({ ...nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden), ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);

@@ -78,8 +78,21 @@ export interface FioJob {
   latency_percentile?: number;
   latency_window?: number;
   desc?: string;
-  /** fio's steady-state block; volbench does not produce it but formats it when given. */
-  steadystate?: Record<string, unknown>;
+  /** fio's steady-state block, for jobs with steadystate_duration. */
+  steadystate?: FioSteadyState;
+}
+
+export interface FioSteadyState {
+  /** The criterion as fio spells it: `iops_slope:0.100000%`, `bw:50000000.000000`. */
+  ss: string;
+  /** The window, seconds. */
+  duration: number;
+  attained: 0 | 1;
+  /** `0.853146%`, or an absolute criterion's value rounded: `15368172.000000`. */
+  criterion: string;
+  max_deviation: number;
+  slope: number;
+  data: { bw_mean: number; iops_mean: number; iops: number[]; bw: number[] };
 }
 
 export interface VolbenchSeriesDir {

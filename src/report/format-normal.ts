@@ -15,6 +15,7 @@ import { groupRunStats, type GroupEntry, type GroupRunStats } from './group-stat
 import { directionText, syncText, type DirectionStyle } from './normal-direction.js';
 import { distributionLines, keyPrecision } from './normal-latency.js';
 import { diskText, groupText } from './normal-group.js';
+import { steadyText } from './steadystate.js';
 import { fixedWidth, formatFixed, formatInteger, integerWidth } from './printf.js';
 
 export interface FormatNormalOptions {
@@ -141,6 +142,7 @@ function tailText(job: FioJob): string {
       `     latency   : target=${formatInteger(job.latency_target ?? 0)}, window=${formatInteger(job.latency_window ?? 0)}, ` +
       `percentile=${formatFixed(job.latency_percentile ?? 0, 2)}%, depth=${formatInteger(job.latency_depth)}\n`;
   }
+  if (job.steadystate) out += steadyText(job.steadystate);
   return out;
 }
 

@@ -7,6 +7,7 @@ import { calcLat, type IoStat } from './io-stat.js';
 import { histBins, percentiles } from './histogram.js';
 import { percentOfAggregate, type GroupRunStats } from './group-stats.js';
 import { formatFixed, mulDiv } from './printf.js';
+import { steadyJson } from './steadystate.js';
 import { mixedOf, type DirStat, type ThreadStat } from './thread-stat.js';
 import {
   DEPTH_CALL_KEYS, DEPTH_LEVEL_KEYS, LAT_KEYS, LAT_MS_KEYS,
@@ -132,5 +133,6 @@ export function jobJson(ts: ThreadStat, rs: GroupRunStats | undefined, clock: Ru
     job.latency_window = 0;
   }
   if (ts.description) job.desc = ts.description;
+  if (ts.steady) job.steadystate = steadyJson(ts.steady);
   return job;
 }

@@ -6,6 +6,7 @@
 import type { NativeDirResult, NativeJobResult } from '../engine/native-types.js';
 import type { JobOptions } from '../jobspec/types.js';
 import { emptyHist, mergeHist } from './histogram.js';
+import type { SteadyStat } from './steadystate.js';
 import { emptyIoStat, ioStatFromNative, mergeParallel, mergePureSum, type IoStat } from './io-stat.js';
 
 export type Unified = JobOptions['unified_rw_reporting'];
@@ -60,6 +61,8 @@ export interface ThreadStat {
   disableClat: boolean;
   /** The options echo of the entry: fio keeps the last member's. */
   jobOptions: Array<[string, string]>;
+  /** The steady-state check, when the entry's jobs had one (its members share it). */
+  steady?: SteadyStat;
 }
 
 export function emptyDirStat(): DirStat {
@@ -166,6 +169,9 @@ export function addInstance(dst: ThreadStat, r: NativeJobResult, options: JobOpt
   dst.latencyDepth = options.iodepth;
   dst.disableClat = options.disable_clat;
   dst.jobOptions = own;
+  if (!dst.steady && r.steady && options.steadystate_duration_ns > 0) {
+    dst.steady = { criterion: options.steadystate, durationSec: Math.floor(options.steadystate_duration_ns / 1e9), result: r.steady };
+  }
   if (!dst.error && r.error) {
     dst.error = r.error;
     dst.errorMessage = r.errorMessage;

@@ -216,7 +216,7 @@ export const ALLOWED_DIFFERENCES = {
     + 'and sizes from different generators, so per-direction counts differ; per job, the bytes add '
     + 'up to the same total',
   /** fio keys that appear only where volbench does not produce the situation (none in this suite). */
-  fioOnlySituations: 'steadystate (--ss), client_stats/hostname/port (client/server mode), '
+  fioOnlySituations: 'client_stats/hostname/port (client/server mode), '
     + 'repeated documents (--status-interval): volbench refuses these options, no case uses them',
 } as const;
 
