@@ -16,7 +16,8 @@ export interface CloudContext {
   region?: string;
 }
 
-const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
+/** The rw values whose I/Os are sequential: the provider merges small ones. */
+export const SEQUENTIAL_RW: ReadonlySet<string> = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 /** Under this share of the expected IOPS, a job with too few I/Os in flight is latency-bound. */
 const LATENCY_BOUND_BELOW = 0.8;
 
@@ -35,7 +36,7 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     const measuredBw = dirs.reduce((s, d) => s + (d.bw_bytes ?? 0), 0);
     const bs = Math.max(1, Math.round(bytes / ios));
     const rw = job['job options']?.rw ?? job['job options']?.readwrite ?? 'read';
-    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL.has(rw), instance: ctx.instance });
+    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL_RW.has(rw), instance: ctx.instance });
     const ratio = e.iops > 0 ? measuredIops / e.iops : 0;
     const latNs = dirs.reduce((s, d) => s + (d.lat_ns?.mean ?? d.clat_ns?.mean ?? 0) * (d.total_ios ?? 0), 0) / ios;
     const depth = Number(job['job options']?.iodepth ?? 1) * (vj.members || 1);
