@@ -7,8 +7,7 @@
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
 import { volumeType } from '../cloud/catalog.js';
-import { SEQUENTIAL_RW } from '../cloud/annotate.js';
-import { entitlement } from '../cloud/entitlement.js';
+import { entitlement, SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import { checkVolume, type VolumeSpec } from '../cloud/volume.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';

@@ -3,11 +3,13 @@
  * and instance) and, per job, `volbench.jobs[].entitlement` (expected IOPS and bandwidth at the
  * job's I/O size and pattern, measured / expected, and what bound it). A job far under a limit
  * with too few I/Os in flight to reach it is bound by `latency`, with the depth that would reach
- * it (IOPS × latency, Little's law).
+ * it (IOPS × latency, Little's law). The burst analysis of each job's series is made again against
+ * the volume's burst model.
  */
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
+import { analyseBurst } from '../analysis/burst.js';
 import { instanceType } from './catalog.js';
-import { entitlement } from './entitlement.js';
+import { entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
 export interface CloudContext {
@@ -16,8 +18,6 @@ export interface CloudContext {
   region?: string;
 }
 
-/** The rw values whose I/Os are sequential: the provider merges small ones. */
-export const SEQUENTIAL_RW: ReadonlySet<string> = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 /** Under this share of the expected IOPS, a job with too few I/Os in flight is latency-bound. */
 const LATENCY_BOUND_BELOW = 0.8;
 
@@ -66,5 +66,6 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
       ...(provisionedThroughput(ctx.volume, t) !== undefined ? { throughput_mibps: provisionedThroughput(ctx.volume, t) } : {}),
     },
   };
-  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud }, jobs } };
+  // The burst analysis again, now against the volume's burst model.
+  return analyseBurst({ ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud }, jobs } }, { volume: ctx.volume });
 }

@@ -4,6 +4,7 @@
  * in the native engine, measure disk statistics around it, build the report and judge the
  * run's assertions on it.
  */
+import { analyseBurst } from '../analysis/burst.js';
 import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
@@ -145,7 +146,8 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     targets,
     volbenchVersion: VERSION,
   });
-  return judged(result, plan.assertions);
+  // Every result with a series gets its burst analysis: one pass over about a point a second.
+  return judged(analyseBurst(result), plan.assertions);
 }
 
 /** Plans (every check before any I/O) and runs a parsed spec. */
