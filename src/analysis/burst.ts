@@ -11,6 +11,7 @@ import { entitlement, SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import { checkVolume, type VolumeSpec } from '../cloud/volume.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
+import { untilBaselineRuntimeSec } from './until-baseline.js';
 import type { VolbenchBurst, VolbenchBurstCatalog } from './types.js';
 
 export interface BurstOptions {
@@ -107,6 +108,11 @@ function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCata
 
 type Model = NonNullable<ReturnType<typeof burstModel>>;
 
+/** How long --until-baseline runs at most on this volume (analysis/until-baseline.ts). */
+function untilBaselineSeconds(model: Model): number {
+  return untilBaselineRuntimeSec(model.seconds_from_full);
+}
+
 function cliffMessage(b: VolbenchBurst, model: Model | null): { message: string; catalog?: VolbenchBurstCatalog } {
   const before = b.level_before!;
   const after = b.level_after!;
@@ -147,7 +153,16 @@ function flatMessage(b: VolbenchBurst, model: Model | null, durationS: number): 
   if (durationS >= needed) {
     return { catalog, neverLeft: true, message: `${model.volume}: stayed above the baseline (${base}) for ${seconds(durationS)}, longer than a full bucket lasts at this rate (${seconds(needed)}): not the catalog's burst model` };
   }
-  return { catalog, neverLeft: true, message: `this measured the burst; baseline is ${base}; run at least ${grouped(needed)} s or pass --until-baseline` };
+  // --until-baseline runs as long as a full bucket lasts at the burst level: a job well under
+  // that level drains it more slowly, and needs a longer run or more I/Os in flight.
+  if (needed <= untilBaselineSeconds(model)) {
+    return { catalog, neverLeft: true, message: `this measured the burst; baseline is ${base}; run at least ${grouped(needed)} s or pass --until-baseline` };
+  }
+  return {
+    catalog,
+    neverLeft: true,
+    message: `this measured the burst; baseline is ${base}; run at least ${grouped(needed)} s, or raise the I/Os in flight towards ${level(model.level, model.unit)} to drain it sooner`,
+  };
 }
 
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */

@@ -14,6 +14,8 @@ export { estimateRotation, madFilter } from './rotational-stats.js';
 export { analyseBurst, analyseJobBurst, MIN_CLIFF_POINTS } from './burst.js';
 export type { BurstOptions } from './burst.js';
 export { findCliff } from './cliff.js';
+export { untilBaselineSpec, CliffWatch } from './until-baseline.js';
+export type { UntilBaseline } from './until-baseline.js';
 export type { Cliff, RatePoint } from './cliff.js';
 export { formatAnalysis, formatSweep, formatUniformity, formatRotational } from './format.js';
 export type {

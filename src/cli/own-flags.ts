@@ -33,6 +33,10 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
                                      result gains volbench.cloud and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
+  --until-baseline                   (run) with a --volume that bursts (gp2, st1, sc1): run
+                                     time_based until the burst cliff and the baseline after it
+                                     show, at most as long as a full bucket lasts plus a margin
+                                     (within --max-runtime)
 `;
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);

@@ -1,11 +1,13 @@
 /**
  * `volbench run`: fio's command line (flags and job files) in, fio's output out. JSON goes to
  * stdout alone; progress and diagnostics go to stderr. `--assert`, `--junit` and `--github`
- * gate the run on its numbers (gates/).
+ * gate the run on its numbers (gates/); `--volume` holds it against the catalog, and
+ * `--until-baseline` runs a volume that bursts until its baseline shows.
  */
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
+import { untilBaselineSpec } from '../analysis/until-baseline.js';
 import { withCloud } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { formatResult, type FioResult } from '../report/index.js';
@@ -50,8 +52,17 @@ export function renderOutputs(result: FioResult, formats: OutputFormat[]): strin
   return [...json, ...normal].join('\n');
 }
 
+/** `--until-baseline` (run only): taken out before the flags run and suite share. */
+function takeUntilBaseline(argv: string[]): { until: boolean; rest: string[] } {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const tail = end < 0 ? [] : argv.slice(end);
+  return { until: head.includes('--until-baseline'), rest: [...head.filter((a) => a !== '--until-baseline'), ...tail] };
+}
+
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const { until, rest } = takeUntilBaseline(argv);
+  const gates = extractOwnFlags(rest);
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
@@ -59,7 +70,11 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   if (gates.cloud?.instance && !gates.cloud.volume) {
     throw new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', { field: '--volume', accepted: 'e.g. --volume gp3:size=500g' });
   }
-  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits });
+  // --until-baseline: as long as the volume's full bucket lasts (refused without a volume that
+  // bursts), stopped at the cliff.
+  const untilBaseline = until ? { volume: gates.cloud?.volume } : undefined;
+  const parsed = untilBaseline ? untilBaselineSpec(parseSpec(args.spec), untilBaseline, gates.limits.maxRuntimeSec) : parseSpec(args.spec);
+  const plan = await planRun(parsed, { assertions: gates.asserts, limits: gates.limits });
   // fio's opening lines go with its normal text (to the output, at once when that is stdout);
   // with JSON alone, stdout holds the JSON only, and the layouts and notes go to stderr.
   const available = availableEngines();
@@ -75,7 +90,11 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   process.once('SIGTERM', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const raw = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const raw = await runPlan(plan, {
+      signal: controller.signal,
+      onProgress: (p) => printer.update(p),
+      ...(untilBaseline?.volume ? { untilBaseline: { volume: untilBaseline.volume } } : {}),
+    });
     const result = gates.cloud?.volume ? withCloud(raw, { volume: gates.cloud.volume, instance: gates.cloud.instance }) : raw;
     printer.done();
     const outcomes = result.volbench.assertions ?? [];

@@ -7,7 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { analyseBurst } from '../../src/index.js';
+import { existsSync } from 'node:fs';
+import { afterAll } from 'vitest';
+
+import { analyseBurst, parseVolumeSpec, runJobs } from '../../src/index.js';
+import { volbench } from '../helpers/cli.js';
+import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { findCliff, type RatePoint } from '../../src/analysis/cliff.js';
 import type { FioResult } from '../../src/report/index.js';
 
@@ -157,3 +162,54 @@ describe('analyseBurst', () => {
 });
 
 const MiB = 1024 * 1024;
+
+describe('--until-baseline', () => {
+  const scratch = new ScratchDir('burst');
+  afterAll(() => scratch.remove());
+
+  it('refuses a run without a volume that bursts, or of more than one stage, before any I/O', async () => {
+    const file = scratch.path('never.bin');
+    const spec = { jobs: [{ name: 'b', filename: file, size: '1m', rw: 'randread' }] };
+    const cases: Array<[Parameters<typeof runJobs>, RegExp]> = [
+      [[spec, { untilBaseline: { volume: parseVolumeSpec('gp3:size=100g') } }], /gp3 100 GiB does not burst/],
+      [[spec, { untilBaseline: { volume: parseVolumeSpec('gp2:size=2000g') } }], /gp2 2000 GiB does not burst/],
+      [[{ jobs: [spec.jobs[0], { ...spec.jobs[0], name: 'c', stonewall: 1 }] }, { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') } }], /runs one stage/],
+      [[{ jobs: [{ ...spec.jobs[0], ramp_time: '20s' }] }, { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') }, limits: { maxRuntimeSec: 10 } }], /no runtime within --max-runtime 10s/],
+    ];
+    for (const [args, message] of cases) {
+      const err = await volbenchError(runJobs(...args));
+      expect(err.field, String(message)).toBe('--until-baseline');
+      expect(err.message).toMatch(message);
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('is refused by volbench run without --volume, naming the flag', async () => {
+    const out = await volbench(['run', '--name=x', `--filename=${scratch.path('x.bin')}`, '--size=1m', '--until-baseline']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('--until-baseline needs --volume');
+    expect(existsSync(scratch.path('x.bin'))).toBe(false);
+  });
+
+  it('runs from volbench run and prints the finding in the normal text', async () => {
+    const out = await volbench(['run', '--name=g', `--filename=${scratch.path('g.bin')}`, '--size=1m', '--rw=randread', '--ioengine=psync',
+      '--volume', 'gp2:size=100g', '--until-baseline', '--max-runtime', '2']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/\n {2}burst {8}: this measured the burst; baseline is 300 IOPS; run at least [\d,]+ s/);
+  });
+
+  it('runs a job on gp2 for as long as its bucket lasts, within --max-runtime', async () => {
+    // No cliff on a file: the run goes to its --max-runtime, 2 s, and says it measured the burst.
+    const file = scratch.path('short.bin');
+    const result = await runJobs({ jobs: [{ name: 'b', filename: file, size: '1m', rw: 'randread', ioengine: 'psync', rate_iops: 500 }] },
+      { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') }, limits: { maxRuntimeSec: 2 } });
+    expect(result.jobs[0]['job options']).toMatchObject({ time_based: '1', runtime: '2s' });
+    expect(result.jobs[0].job_runtime).toBeGreaterThanOrEqual(1900);
+    const burst = result.volbench.jobs[0].analysis!.burst!;
+    expect(burst.cliff).toBe(false);
+    // 500 IOPS on gp2 100 GiB: the rate is over the 300 IOPS baseline, so it measured the burst.
+    expect(burst.never_left_burst).toBe(true);
+    // At 500 IOPS a full bucket lasts 27,000 s, longer than --until-baseline runs (2,560 s).
+    expect(burst.message).toBe('this measured the burst; baseline is 300 IOPS; run at least 27,000 s, or raise the I/Os in flight towards 3,000 IOPS to drain it sooner');
+  });
+});
