@@ -33,6 +33,9 @@ const MiB = 1024 * 1024;
 
 const DIRS = ['read', 'write', 'trim'] as const;
 
+/** A finite number, else 0: a document from elsewhere may hold anything. */
+const finite = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
 interface JobShape {
   bs: number;
   sequential: boolean;
@@ -42,20 +45,21 @@ function jobShape(job: FioJob | undefined): JobShape {
   let ios = 0;
   let bytes = 0;
   for (const d of DIRS) {
-    ios += job?.[d]?.total_ios ?? 0;
-    bytes += job?.[d]?.io_bytes ?? 0;
+    ios += finite(job?.[d]?.total_ios);
+    bytes += finite(job?.[d]?.io_bytes);
   }
   const rw = job?.['job options']?.rw ?? job?.['job options']?.readwrite ?? 'read';
   return { bs: ios > 0 ? Math.max(1, Math.round(bytes / ios)) : 4096, sequential: SEQUENTIAL_RW.has(rw) };
 }
 
-function ratePoints(series: readonly VolbenchSeriesPoint[], unit: VolbenchBurst['unit']): RatePoint[] {
-  return series
-    .filter((p) => p.dur_ms > 0)
+function ratePoints(series: unknown, unit: VolbenchBurst['unit']): RatePoint[] {
+  if (!Array.isArray(series)) return [];
+  return (series as Array<VolbenchSeriesPoint | null>)
+    .filter((p): p is VolbenchSeriesPoint => typeof p === 'object' && p !== null && finite(p.dur_ms) > 0)
     .map((p) => {
       let rate = 0;
-      for (const d of DIRS) rate += unit === 'IOPS' ? p[d]?.iops ?? 0 : (p[d]?.bw_bytes ?? 0) / MiB;
-      return { endS: p.t_ms / 1000, durS: p.dur_ms / 1000, rate };
+      for (const d of DIRS) rate += unit === 'IOPS' ? finite(p[d]?.iops) : finite(p[d]?.bw_bytes) / MiB;
+      return { endS: finite(p.t_ms) / 1000, durS: p.dur_ms / 1000, rate };
     });
 }
 
@@ -166,11 +170,11 @@ function flatMessage(b: VolbenchBurst, model: Model | null, durationS: number): 
 }
 
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */
-export function analyseJobBurst(job: FioJob | undefined, vj: VolbenchJob, volume?: VolumeSpec): VolbenchBurst | undefined {
+export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: VolumeSpec): VolbenchBurst | undefined {
   const shape = jobShape(job);
   const model = volume ? burstModel(volume, shape) : null;
   const unit: VolbenchBurst['unit'] = model?.unit ?? 'IOPS';
-  const points = ratePoints(vj.series ?? [], unit);
+  const points = ratePoints(vj.series, unit);
   if (points.every((p) => p.rate === 0)) return undefined;
   // Without the catalog a short series says nothing; with a bursting volume even a few seconds
   // say the run measured its burst.
@@ -206,9 +210,12 @@ export function analyseBurst<T extends FioJson>(result: T, options: BurstOptions
   const vb = result.volbench;
   if (!vb || !Array.isArray(vb.jobs)) return result;
   const volume = options.volume ?? volumeOfCloud(vb.cloud);
+  const fioJobs = Array.isArray(result.jobs) ? result.jobs : [];
   const jobs = vb.jobs.map((vj, i) => {
-    const burst = analyseJobBurst(result.jobs[i], vj, volume);
-    const { burst: _old, ...rest } = vj.analysis ?? {};
+    if (typeof vj !== 'object' || vj === null) return vj;
+    const burst = analyseJobBurst(fioJobs[i], vj, volume);
+    const earlier = typeof vj.analysis === 'object' && vj.analysis !== null ? vj.analysis : {};
+    const { burst: _old, ...rest } = earlier;
     const analysis = burst ? { ...rest, burst } : rest;
     const { analysis: _prev, ...job } = vj;
     return Object.keys(analysis).length ? { ...job, analysis } : job;

@@ -182,21 +182,21 @@ describe('--until-baseline', () => {
       expect(err.message).toMatch(message);
     }
     expect(existsSync(file)).toBe(false);
-  });
+  }, 20_000);
 
   it('is refused by volbench run without --volume, naming the flag', async () => {
     const out = await volbench(['run', '--name=x', `--filename=${scratch.path('x.bin')}`, '--size=1m', '--until-baseline']);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('--until-baseline needs --volume');
     expect(existsSync(scratch.path('x.bin'))).toBe(false);
-  });
+  }, 20_000);
 
   it('runs from volbench run and prints the finding in the normal text', async () => {
     const out = await volbench(['run', '--name=g', `--filename=${scratch.path('g.bin')}`, '--size=1m', '--rw=randread', '--ioengine=psync',
       '--volume', 'gp2:size=100g', '--until-baseline', '--max-runtime', '2']);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/\n {2}burst {8}: this measured the burst; baseline is 300 IOPS; run at least [\d,]+ s/);
-  });
+  }, 20_000);
 
   it('runs a job on gp2 for as long as its bucket lasts, within --max-runtime', async () => {
     // No cliff on a file: the run goes to its --max-runtime, 2 s, and says it measured the burst.
@@ -211,5 +211,15 @@ describe('--until-baseline', () => {
     expect(burst.never_left_burst).toBe(true);
     // At 500 IOPS a full bucket lasts 27,000 s, longer than --until-baseline runs (2,560 s).
     expect(burst.message).toBe('this measured the burst; baseline is 300 IOPS; run at least 27,000 s, or raise the I/Os in flight towards 3,000 IOPS to drain it sooner');
+  }, 20_000);
+});
+
+describe('analyseBurst on documents from elsewhere', () => {
+  it('returns fio\'s own JSON as it is, and skips what is not a series', () => {
+    const fio = { jobs: [{ jobname: 'x' }] } as unknown as FioResult;
+    expect(analyseBurst(fio)).toBe(fio);
+    const odd = { volbench: { jobs: [null, { series: 'no' }, { series: [null, { t_ms: 'a', dur_ms: 1000, read: { iops: '5' } }] }], cloud: { volume: { type: 'nope', size_gib: 1 } } } } as unknown as FioResult;
+    const out = analyseBurst(odd);
+    expect(out.volbench.jobs).toEqual([null, { series: 'no' }, { series: [null, { t_ms: 'a', dur_ms: 1000, read: { iops: '5' } }] }]);
   });
 });
