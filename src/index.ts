@@ -33,10 +33,13 @@ export type { CompareOptions, Comparison, ComparisonRow } from './compare/index.
 export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
 } from './report/fio-result.js';
-export { runSweep, runUniformity, runRotational, formatAnalysis } from './analysis/exports.js';
+export {
+  runSweep, runUniformity, runRotational, formatAnalysis, analyseBurst, findCliff, untilBaselineSpec,
+} from './analysis/exports.js';
 export type {
   SweepOptions, SweepPointEvent, SweepOver, UniformityOptions, UniformityChunkEvent, RotationalOptions, RotationalBatchEvent,
   VolbenchSweep, VolbenchSweepPoint, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
+  BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './analysis/exports.js';
 export {
   checkVolume, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,

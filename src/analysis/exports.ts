@@ -11,7 +11,14 @@ export { runRotational, prepareRotational, runPreparedRotational } from './rotat
 export type { RotationalOptions, RotationalBatchEvent, PreparedRotational } from './rotational.js';
 export { scorePoints, optimumIndex, harmonicScore, DEFAULT_ALPHA } from './optimum.js';
 export { estimateRotation, madFilter } from './rotational-stats.js';
+export { analyseBurst, analyseJobBurst, MIN_CLIFF_POINTS } from './burst.js';
+export type { BurstOptions } from './burst.js';
+export { findCliff } from './cliff.js';
+export { untilBaselineSpec, CliffWatch } from './until-baseline.js';
+export type { UntilBaseline } from './until-baseline.js';
+export type { Cliff, RatePoint } from './cliff.js';
 export { formatAnalysis, formatSweep, formatUniformity, formatRotational } from './format.js';
 export type {
   VolbenchSweep, VolbenchSweepPoint, VolbenchSweepOptimum, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
+  VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './types.js';

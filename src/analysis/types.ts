@@ -95,3 +95,61 @@ export interface VolbenchRotational {
   long_median_ns: number | null;
   short_median_ns: number | null;
 }
+
+/**
+ * The burst analysis of one job's per-second series (`volbench.jobs[].analysis.burst`): whether
+ * its rate fell off a cliff, the levels either side, when, and the credits that implies; with
+ * the volume known, how that compares with the catalog's burst model.
+ */
+export interface VolbenchBurst {
+  /** Series points analysed (about one a second). */
+  points: number;
+  /** What the levels are in: IOPS, or MiB/s for a volume whose burst is in throughput (st1, sc1). */
+  unit: 'IOPS' | 'MiB/s';
+  /** Whether the rate stepped down and stayed down. */
+  cliff: boolean;
+  /** Seconds into the job's measured period when the level before would have had to stop. */
+  cliff_at_s?: number;
+  /** The level before the cliff and after it (median of each side), in `unit`. */
+  level_before?: number;
+  level_after?: number;
+  /** Without a cliff: the series' median level, in `unit`. */
+  level?: number;
+  /**
+   * The work done above the level after, up to the cliff: IOPS·s (I/Os) or MiB. For a credit
+   * bucket that started full, its size.
+   */
+  credits?: number;
+  /** The volume bursts and the series stayed above its baseline to the end: it measured the burst. */
+  never_left_burst?: boolean;
+  /** The catalog's burst model of the volume, when the result names one (volbench.cloud.volume). */
+  catalog?: VolbenchBurstCatalog;
+  /** The finding in a sentence, as the normal text prints it. */
+  message: string;
+}
+
+export interface VolbenchBurstCatalog {
+  /** e.g. "gp2 100 GiB". */
+  volume: string;
+  /** The catalog's unit of credits: the provider's I/Os (IOPS) or MiB (MiB/s). */
+  unit: 'IOPS' | 'MiB/s';
+  /** Burst level and baseline, in the provider's units. */
+  level: number;
+  baseline: number;
+  /** Credits in a full bucket. */
+  bucket: number;
+  /** How long a full bucket lasts at the burst level. */
+  seconds_from_full: number;
+  /** How many of the provider's I/Os one of the job's counts as (its size against 256 KiB or 1 MiB). */
+  counted_per_io: number;
+  /** With a cliff: the credits measured (in the provider's I/Os or MiB), and whether they are a full bucket's. */
+  credits?: number;
+  matches?: boolean;
+  /** Without a cliff, above the baseline: the run that would drain a full bucket at the rate seen, seconds. */
+  seconds_needed?: number;
+}
+
+/** What the analyses of a job's own series add to its entry (`volbench.jobs[].analysis`). */
+export interface VolbenchJobAnalysis {
+  burst?: VolbenchBurst;
+}

@@ -19,7 +19,9 @@ Usage:
                                              also --assert, --junit, --github, --max-runtime,
                                              --max-size (volbench suite --help says more),
                                              --until-steady MAX (run until fio's steady
-                                             state holds, for MAX at most)
+                                             state holds, for MAX at most),
+                                             --volume, --instance, and --until-baseline: on a
+                                             volume that bursts, run until its baseline shows
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
@@ -39,6 +41,7 @@ Examples:
       --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
   volbench run job.fio --output-format=json+
   volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
+  volbench run job.fio --volume gp2:size=100g --until-baseline --max-runtime 1h
 `;
 
 /** The commands that price a volume, and so take --prices FILE. */

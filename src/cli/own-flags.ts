@@ -39,6 +39,10 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --instance TYPE                    the instance it is attached to (its EBS limits)
   --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
                                      (also VOLBENCH_CLOUD_LOOKUP=off)
+  --until-baseline                   (run) with a --volume that bursts (gp2, st1, sc1): run
+                                     time_based until the burst cliff and the baseline after it
+                                     show, at most as long as a full bucket lasts plus a margin
+                                     (within --max-runtime)
 `;
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);

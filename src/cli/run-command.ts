@@ -1,11 +1,13 @@
 /**
  * `volbench run`: fio's command line (flags and job files) in, fio's output out. JSON goes to
  * stdout alone; progress and diagnostics go to stderr. `--assert`, `--junit` and `--github`
- * gate the run on its numbers (gates/).
+ * gate the run on its numbers (gates/); `--volume` holds it against the catalog, and
+ * `--until-baseline` runs a volume that bursts until its baseline shows.
  */
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
+import { untilBaselineSpec } from '../analysis/until-baseline.js';
 import { staleWarning } from '../cloud/index.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
@@ -70,14 +72,27 @@ export function takeUntilSteady(argv: readonly string[]): { untilSteadySec?: num
   return { ...(untilSteadySec === undefined ? {} : { untilSteadySec }), rest };
 }
 
+/** `--until-baseline` (run only): taken out before the flags run and suite share. */
+function takeUntilBaseline(argv: string[]): { until: boolean; rest: string[] } {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const tail = end < 0 ? [] : argv.slice(end);
+  return { until: head.includes('--until-baseline'), rest: [...head.filter((a) => a !== '--until-baseline'), ...tail] };
+}
+
 export async function runCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
-  const { untilSteadySec, rest } = takeUntilSteady(argv);
+  const { untilSteadySec, rest: unsteady } = takeUntilSteady(argv);
+  const { until, rest } = takeUntilBaseline(unsteady);
   const gates = extractOwnFlags(rest, { volumeFromAws: true });
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
+  // --until-baseline: as long as the volume's full bucket lasts (refused without a volume that
+  // bursts), stopped at the cliff.
+  const untilBaseline = until ? { volume: gates.cloud?.volume } : undefined;
+  const parsed = untilBaseline ? untilBaselineSpec(parseSpec(args.spec), untilBaseline, gates.limits.maxRuntimeSec) : parseSpec(args.spec);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  const plan = await planRun(parseSpec(args.spec), { assertions: gates.asserts, limits: gates.limits, untilSteadySec });
+  const plan = await planRun(parsed, { assertions: gates.asserts, limits: gates.limits, untilSteadySec });
   // The volume behind the run, when AWS can say (a target on EBS): a --volume that says
   // otherwise is refused here, before any I/O.
   let cloud;
@@ -106,7 +121,11 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
   process.once('SIGTERM', onSignal);
   const printer = new ProgressPrinter(io.stderr);
   try {
-    const result = await runPlan(plan, { signal: controller.signal, onProgress: (p) => printer.update(p) });
+    const result = await runPlan(plan, {
+      signal: controller.signal,
+      onProgress: (p) => printer.update(p),
+      ...(untilBaseline?.volume ? { untilBaseline: { volume: untilBaseline.volume } } : {}),
+    });
     const stale = result.volbench.cloud?.price ? staleWarning(result.volbench.cloud.price.as_of) : undefined;
     if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
     printer.done();

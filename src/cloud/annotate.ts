@@ -4,12 +4,14 @@
  * job's I/O size and pattern, measured / expected, and what bound it). A job far under a limit
  * with too few I/Os in flight to reach it is bound by `latency`, with the depth that would reach
  * it (IOPS × latency, Little's law). With the region known, `volbench.cloud.price` is the
- * volume's monthly price from the prices in use.
+ * volume's monthly price from the prices in use. The burst analysis of each job's series is made
+ * again against the volume's burst model.
  */
 import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
+import { analyseBurst } from '../analysis/burst.js';
 import { instanceType } from './catalog.js';
-import { entitlement } from './entitlement.js';
+import { entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { priceVolume } from './price.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
@@ -25,7 +27,6 @@ export interface CloudContext {
   volumeId?: string;
 }
 
-const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 /** Under this share of the expected IOPS, a job with too few I/Os in flight is latency-bound. */
 const LATENCY_BOUND_BELOW = 0.8;
 
@@ -44,7 +45,7 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     const measuredBw = dirs.reduce((s, d) => s + (d.bw_bytes ?? 0), 0);
     const bs = Math.max(1, Math.round(bytes / ios));
     const rw = job['job options']?.rw ?? job['job options']?.readwrite ?? 'read';
-    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL.has(rw), instance: ctx.instance });
+    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL_RW.has(rw), instance: ctx.instance });
     const ratio = e.iops > 0 ? measuredIops / e.iops : 0;
     const latNs = dirs.reduce((s, d) => s + (d.lat_ns?.mean ?? d.clat_ns?.mean ?? 0) * (d.total_ios ?? 0), 0) / ios;
     const depth = Number(job['job options']?.iodepth ?? 1) * (vj.members || 1);
@@ -76,7 +77,9 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     },
   };
   const price = ctx.region ? priceIn(ctx.volume, ctx.region) : undefined;
-  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
+  const annotated = { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
+  // The burst analysis again, now against the volume's burst model.
+  return analyseBurst(annotated, { volume: ctx.volume });
 }
 
 /** The monthly price where the prices in use have the region; none (not an error) where not. */

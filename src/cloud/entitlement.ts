@@ -38,6 +38,9 @@ export interface Entitlement {
   burst?: { level: number; baseline: number; unit: 'IOPS' | 'MiB/s'; seconds_from_full: number };
 }
 
+/** The rw values whose I/Os are sequential: the provider merges small ones up to its I/O size. */
+export const SEQUENTIAL_RW: ReadonlySet<string> = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
+
 const KiB = 1024;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const MiB = 1024 * 1024;

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
+import { analyseBurst } from '../analysis/burst.js';
 import { VolbenchError } from '../errors.js';
+import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import type { FleetState } from './state.js';
 
@@ -200,7 +202,8 @@ async function runMember(state: FleetState, label: string, base: string, token: 
     const result = await member.json(`/v1/runs/${encodeURIComponent(runId)}/result`);
     const gate = typeof run.body.gate === 'string' ? run.body.gate : undefined;
     if (result.status !== 200) return { label, status: final as MemberResult['status'], gate, error: `no result: HTTP ${result.status}` };
-    const doc = withCloud(result.body, state, label);
+    // The member's volume is known here: its burst analysis is held against the catalog's model.
+    const doc = analyseBurst(withCloud(result.body, state, label) as unknown as FioJson) as unknown as Record<string, unknown>;
     const dir = join(opts.outDir, state.fleetId);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${label}.json`);

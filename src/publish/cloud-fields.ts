@@ -43,6 +43,14 @@ export interface JobBurst {
   cliff_at_s?: number;
   /** True when the series stayed at burst level to the end (credits never ran out). */
   never_left_burst?: boolean;
+  /** The levels either side of the cliff, in `unit` (IOPS or MiB/s). */
+  level_before?: number;
+  level_after?: number;
+  unit?: string;
+  /** Whether the cliff's credits are the catalog's full bucket for the volume. */
+  matches_catalog?: boolean;
+  /** Without a cliff on a bursting volume: how long a run would drain a full bucket, seconds. */
+  seconds_needed?: number;
 }
 
 export interface SweepPoint {
@@ -120,7 +128,16 @@ export function readEntitlement(v: unknown): JobEntitlement | undefined {
 export function readBurst(analysis: unknown): JobBurst | undefined {
   if (!isObject(analysis) || !isObject(analysis.burst)) return undefined;
   const b = analysis.burst;
-  return defined({ cliff_at_s: num(b.cliff_at_s), never_left_burst: typeof b.never_left_burst === 'boolean' ? b.never_left_burst : undefined });
+  const catalog = isObject(b.catalog) ? b.catalog : {};
+  return defined({
+    cliff_at_s: num(b.cliff_at_s),
+    never_left_burst: typeof b.never_left_burst === 'boolean' ? b.never_left_burst : undefined,
+    level_before: num(b.level_before),
+    level_after: num(b.level_after),
+    unit: str(b.unit),
+    matches_catalog: typeof catalog.matches === 'boolean' ? catalog.matches : undefined,
+    seconds_needed: num(catalog.seconds_needed),
+  });
 }
 
 const MAX_SWEEP_POINTS = 256;

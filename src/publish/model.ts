@@ -6,7 +6,7 @@
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
 import {
   readBurst, readCloud, readEntitlement, readSweep,
-  type CloudVolumeFields, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
+  type CloudVolumeFields, type JobBurst, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
 } from './cloud-fields.js';
 import { genericTestColumns, METRIC_UNITS, NAMED_SUITES, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
@@ -313,12 +313,26 @@ function entitlementOf(d: Draft, test: string): JobEntitlement | undefined {
   return readEntitlement(vb?.entitlement);
 }
 
+const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** " (3,000 → 300 IOPS, the catalog's full bucket)": what the analysis adds to a cliff's time. */
+function cliffDetail(b: JobBurst): string {
+  const parts: string[] = [];
+  if (b.level_before !== undefined && b.level_after !== undefined) {
+    parts.push(`${grouped(b.level_before)} → ${grouped(b.level_after)}${b.unit ? ` ${b.unit}` : ''}`);
+  }
+  if (b.matches_catalog !== undefined) parts.push(b.matches_catalog ? "the catalog's full bucket" : "not the catalog's full bucket");
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 function burstNotes(d: Draft): string[] {
   const notes: string[] = [];
   for (const [name, e] of d.tests) {
     const burst = readBurst((e.vb[0] as { analysis?: unknown } | undefined)?.analysis);
-    if (burst?.cliff_at_s !== undefined) notes.push(`${name}: burst cliff at ${Math.round(burst.cliff_at_s)} s`);
-    else if (burst?.never_left_burst) notes.push(`${name}: never left the burst`);
+    if (burst?.cliff_at_s !== undefined) notes.push(`${name}: burst cliff at ${Math.round(burst.cliff_at_s)} s${cliffDetail(burst)}`);
+    else if (burst?.never_left_burst) {
+      notes.push(`${name}: never left the burst${burst.seconds_needed ? ` (a full bucket lasts ${grouped(burst.seconds_needed)} s at this rate)` : ''}`);
+    }
   }
   return notes;
 }

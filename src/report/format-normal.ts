@@ -146,6 +146,16 @@ function tailText(job: FioJob): string {
   return out;
 }
 
+/**
+ * volbench's one line past fio's block: the burst analysis's finding (a cliff, or what the
+ * volume's burst model says of the run), when it found something. fio's own JSON has none.
+ */
+function burstText(extra: VolbenchJob | undefined): string {
+  const b = extra?.analysis?.burst;
+  if (!b || typeof b.message !== 'string' || (!b.cliff && !b.catalog)) return '';
+  return `  burst        : ${b.message}\n`;
+}
+
 function jobText(job: FioJob, result: FioJson, index: number, rs: GroupRunStats, pid: number): string {
   const dirs = slots(job);
   const moved = dirs.some((d) => d && (d.io_bytes || d.total_ios));
@@ -158,7 +168,7 @@ function jobText(job: FioJob, result: FioJson, index: number, rs: GroupRunStats,
   out += distributionLines('usec', job.latency_us);
   out += distributionLines('msec', job.latency_ms);
   out += syncText(job.sync, precision);
-  return out + tailText(job);
+  return out + tailText(job) + burstText(result.volbench?.jobs[index]);
 }
 
 export function formatNormal(result: FioJson, opts: FormatNormalOptions = {}): string {

@@ -4,6 +4,8 @@
  * in the native engine, measure disk statistics around it, build the report and judge the
  * run's assertions on it.
  */
+import { analyseBurst } from '../analysis/burst.js';
+import { baselineRun, CliffWatch, untilBaselineSpec, type UntilBaseline } from '../analysis/until-baseline.js';
 import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
@@ -24,6 +26,13 @@ export interface RunControl {
   onProgress?: (progress: RunProgress) => void;
   /** Aborting stops all I/O within a few hundred ms; the result holds what ran, marked cancelled. */
   signal?: AbortSignal;
+  /**
+   * Stops the run once its series shows the volume's burst cliff and enough of the level after
+   * it (the jobs not marked cancelled, a note saying when), and matches the burst analysis to the
+   * volume's burst model. runJobs and runParsed also make the jobs run long enough
+   * (untilBaselineSpec); a caller of runPlan plans the spec that untilBaselineSpec returns.
+   */
+  untilBaseline?: UntilBaseline;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
@@ -110,7 +119,22 @@ export async function runPlan(plan: RunPlan, options: RunControl = {}): Promise<
   }
 }
 
+/** The control that stops the run at its cliff, and what it saw; the caller's signal still cancels. */
+function watchedControl(options: RunControl): { control: RunControl; watch: CliffWatch | null } {
+  if (!options.untilBaseline) return { control: options, watch: null };
+  const watch = new CliffWatch(baselineRun(options.untilBaseline.volume).unit);
+  const stop = new AbortController();
+  if (options.signal?.aborted) stop.abort();
+  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const onProgress = (p: RunProgress): void => {
+    options.onProgress?.(p);
+    if (!stop.signal.aborted && watch.feed(p)) stop.abort();
+  };
+  return { control: { ...options, signal: stop.signal, onProgress }, watch };
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
+  const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
   // An engine that touches no device (null) adds nothing to disk_util.
@@ -118,7 +142,13 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
   );
   const statsBefore = await snapshotDiskStats(devices);
-  const results = await runStages(plan, options);
+  const results = await runStages(plan, control);
+  // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
+  const seen = watch?.seen && !options.signal?.aborted ? watch.seen : null;
+  if (seen) results.forEach((rs) => rs.forEach((r) => (r.cancelled = false)));
+  const stopNote = seen
+    ? [`stopped ${seen.atS} s in, after the burst cliff at ${Math.round(seen.cliffAtS * 10) / 10} s and the level after it (--until-baseline)`]
+    : [];
   const statsAfter = await snapshotDiskStats(devices);
   // Identify again: files laid out by the run now exist and have their size. By name, after the
   // I/O: a name swapped meanwhile (for a FIFO, for a link to another device) must neither throw
@@ -136,7 +166,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     instances: results[i],
     targetIndex: job.targetIndex,
     layouts: job.layouts,
-    notes: job.notes,
+    notes: [...job.notes, ...stopNote],
   }));
   const result = buildReport({
     startedAtMs,
@@ -146,12 +176,15 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     targets,
     volbenchVersion: VERSION,
   });
-  return judged(plan.cloud ? withCloud(result, plan.cloud) : result, plan.assertions);
+  // Every result with a series gets its burst analysis: one pass over about a point a second.
+  const analysed = analyseBurst(result, { volume: options.untilBaseline?.volume });
+  return judged(plan.cloud ? withCloud(analysed, plan.cloud) : analysed, plan.assertions);
 }
 
 /** Plans (every check before any I/O) and runs a parsed spec. */
 export async function runParsed(parsed: ParsedSpec, options: RunJobsOptions = {}): Promise<FioResult> {
-  return runPlan(await planRun(parsed, options), options);
+  const spec = options.untilBaseline ? untilBaselineSpec(parsed, options.untilBaseline, options.limits?.maxRuntimeSec) : parsed;
+  return runPlan(await planRun(spec, options), options);
 }
 
 /**

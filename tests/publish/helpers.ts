@@ -33,9 +33,9 @@ export function withCloud(doc: FioJson, cloud: Loose, jobs: Record<string, Loose
 export function mixedInputs(): ReportInput[] {
   const a = withCloud(fixture('aws-ssd-vol-a.json'),
     { provider: 'aws', label: 'gp3-a', volume: { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 }, price: { usd_per_month: 2000, as_of: '2026-11-01' } },
-    { 'RND16K-Q1T16-read': { entitlement: { expected_iops: 3000, bound_by: 'volume' } }, 'RND16K-Q1T16-write': { analysis: { burst: { cliff_at_s: 1.4 } } } });
+    { 'RND16K-Q1T16-read': { entitlement: { expected_iops: 3000, bound_by: 'volume' } }, 'RND16K-Q1T16-write': { analysis: { burst: { cliff_at_s: 1.4, level_before: 3000, level_after: 300.4, unit: 'IOPS', catalog: { matches: false } } } } });
   const b = withCloud(fixture('aws-ssd-vol-b.json'), { provider: 'aws', region: 'us-east-1', volume: { type: 'io2', size_gib: 50, iops: 16000 }, fleet: { id: 'f1', label: 'io2-b' } },
-    { 'RND16K-Q1T16-write': { analysis: { burst: { never_left_burst: true } } } });
+    { 'RND16K-Q1T16-write': { analysis: { burst: { never_left_burst: true, catalog: { seconds_needed: 2000 } } } } });
   const c = structuredClone(fixture('aws-ssd-vol-c.json'));
   c.volbench!.jobs[1].cancelled = true;
   return [

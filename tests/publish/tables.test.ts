@@ -18,8 +18,8 @@ const EXPECTED: Array<{ title: string; suite: string; header: string[]; rows: st
     suite: 'aws-ssd',
     header: [...HEAD, 'RND16K-Q1T16-write IOPS', 'RND16K-Q1T16-read IOPS', ...TAIL],
     rows: [
-      ['gp3-a', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752', '1.18', '', '566.92', 'volume', 'finished', 'RND16K-Q1T16-write: burst cliff at 1 s'],
-      ['io2-b', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', '0.63', '', '', '', 'finished', 'RND16K-Q1T16-write: never left the burst'],
+      ['gp3-a', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752', '1.18', '', '566.92', 'volume', 'finished', "RND16K-Q1T16-write: burst cliff at 1 s (3,000 → 300 IOPS, not the catalog's full bucket)"],
+      ['io2-b', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', '0.63', '', '', '', 'finished', 'RND16K-Q1T16-write: never left the burst (a full bucket lasts 2,000 s at this rate)'],
       ['aws-ssd-vol-c.json', '', '', '', '', '', '1435895', 'cancelled', '', '', '', '', 'cancelled', ''],
       ['run-d', '', '', '', '', '', 'failed', 'failed', '', '', '', '', 'failed: the target went away', ''],
     ],

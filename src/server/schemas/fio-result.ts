@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 import { assertionOutcomeSchema } from './assertion.js';
-import { volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema } from './analysis-result.js';
+import { volbenchBurstSchema, volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema } from './analysis-result.js';
 import { named } from './registry.js';
 
 const numberMap = z.record(z.string(), z.number());
@@ -132,6 +132,9 @@ const volbenchJob = z.looseObject({
     .optional()
     .describe("What the job did otherwise than its options say, in fio's words where fio warns "
       + '(e.g. "Any use of blockalign= turns off randommap"); absent when there is nothing to say'),
+  analysis: z.looseObject({ burst: volbenchBurstSchema.optional() })
+    .optional()
+    .describe("Findings on the job's own series; absent when its series is too short to say anything"),
 });
 
 const volbenchTarget = z.looseObject({
