@@ -313,6 +313,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("errorSyscall", r.error_syscall);
   o.Set("errorMessage", r.error_message);
   o.Set("cancelled", r.cancelled);
+  o.Set("stuckIos", static_cast<double>(r.stuck_ios));
   o.Set("startedAtMs", static_cast<double>(r.started_at_ms));
   o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
   o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));
@@ -324,7 +325,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
     const DirResult& a = r.dirs[d];
     Napi::Object x = Napi::Object::New(env);
     x.Set("ioBytes", static_cast<double>(a.bytes));
-    x.Set("totalIos", static_cast<double>(a.ios));
+    x.Set("totalIos", static_cast<double>(a.ios + a.failed_ios));
     x.Set("shortIos", static_cast<double>(a.short_ios));
     x.Set("dropIos", static_cast<double>(a.drop_ios));
     x.Set("runtimeNs", static_cast<double>(a.runtime_ns));

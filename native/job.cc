@@ -199,6 +199,7 @@ void Job::BeginMeasuring(uint64_t now) {
   result_.sync_lat.Reset();
   for (int i = 0; i < kDepthBuckets; i++) result_.depth_level[i] = result_.depth_submit[i] = result_.depth_complete[i] = 0;
   end_ns_ = plan_.runtime_ns ? now + plan_.runtime_ns : UINT64_MAX;
+  progress_.deadline_ns.store(plan_.runtime_ns ? end_ns_ : 0, std::memory_order_relaxed);
   getrusage(RUSAGE_THREAD, &cpu_start_);
   ScheduleNextEvent();
 }
@@ -273,6 +274,44 @@ void Job::Finish() {
   if (measured) SetDirRuntimes(now);
   CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
+}
+
+bool Job::Abandon(uint64_t since, uint64_t now, bool cancelled) {
+  uint64_t expected = since;
+  if (since == 0 || !blocked_since_.compare_exchange_strong(expected, kAbandoned, std::memory_order_acq_rel))
+    return false;
+  FinishAbandoned(now, cancelled);
+  return true;
+}
+
+void Job::FinishAbandoned(uint64_t now, bool cancelled) {
+  // In flight: every I/O counted so (a sync engine's one included), none of which completed.
+  result_.stuck_ios = inflight_;
+  if (cancelled) {
+    result_.cancelled = true;
+  } else {
+    char msg[256];
+    std::snprintf(msg, sizeof(msg), "%u I/O%s on %s still not complete %.1f s after the job's runtime ended", inflight_,
+                  inflight_ == 1 ? "" : "s", plan_.path.c_str(),
+                  static_cast<double>(now - progress_.deadline_ns.load(std::memory_order_relaxed)) / 1e9);
+    SetError(ETIMEDOUT, IoSyscallName(*result_.engine, kRead), msg);
+  }
+  phase_ = Phase::kStopping;
+  steady_.End();
+  // No end_fsync: the device does not answer.
+  if (main_end_ns_ == 0) main_end_ns_ = now;
+  const bool measured = ramp_end_ns_ == 0;
+  if (measured) sampler_.EndSeries(now);
+  result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
+  if (measured) SetDirRuntimes(now);
+  // The job's thread is elsewhere: its CPU use cannot be read from here, and stays 0.
+  sampler_.PublishTotals();
+  const std::string* log = nullptr;
+  if (const int err = sampler_.CloseLogs(&log)) {
+    if (result_.error == 0) SetError(err, "write", "writing log " + *log);
+  }
+  result_.elapsed_ns = now - thread_start_ns_;
+  EnterPhase(Phase::kDone);
 }
 
 // fio's update_runtime: the main phase's time goes to the directions the job's rw names that
@@ -383,6 +422,12 @@ void Job::Run() {
       if (const int err = sampler_.OpenLogs(&log, &why)) SetError(err, "open", "opening log " + *log + (why.empty() ? "" : ": " + why));
     }
     if (result_.error == 0) RunEngines();
+    // Given up on by the run, which finished the result: only the descriptor is left to close.
+    if (abandoned_) {
+      close(fd_);
+      fd_ = -1;
+      return;
+    }
     if (const int err = sampler_.CloseLogs(&log)) {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }

@@ -95,6 +95,29 @@ class Job {
   // whatever is still in flight.
   void FailSubmit(int err, const char* syscall);
 
+  // A stalled device can hold a call forever: a sync engine's I/O, an asynchronous engine's
+  // submission or wait. The loop brackets those calls, so that the run can give up on a job
+  // stuck in one (Abandon, from the run's thread), finish its result from what it had done, and
+  // go on; the job's thread, once its call returns, sees that, waits for its other I/Os (their
+  // buffers stay alive) and tears down without touching the result again.
+  void EnterBlocking(uint64_t now) { blocked_since_.store(now, std::memory_order_release); }
+  // False when the job was abandoned while inside the call.
+  bool LeaveBlocking() {
+    if (__builtin_expect(blocked_since_.exchange(0, std::memory_order_acq_rel) != kAbandoned, 1)) return true;
+    abandoned_ = true;
+    return false;
+  }
+  bool abandoned() const { return abandoned_; }
+  // When the call the job is inside began, 0 when it is in none.
+  uint64_t BlockedSince() const {
+    const uint64_t s = blocked_since_.load(std::memory_order_acquire);
+    return s == kAbandoned ? 0 : s;
+  }
+  // From the run's thread: gives up on the job if it is still inside the call that began at
+  // `since`, and finishes its result (cancelled, or failed with ETIMEDOUT when it overran its
+  // runtime). False when the call returned meanwhile: the job goes on as usual.
+  bool Abandon(uint64_t since, uint64_t now, bool cancelled);
+
  private:
   bool Open();
   bool AllocateUnits();
@@ -114,6 +137,11 @@ class Job {
   // stops. Once per job.
   void EndMainPhase();
   void Finish();
+  // What Finish() does that needs no call on the target, for a job the run gave up on.
+  void FinishAbandoned(uint64_t now, bool cancelled);
+  // The abandoned job's thread: waits for its I/Os still in flight, then the engine tears down.
+  template <class E>
+  void DrainAbandoned(E& eng);
   void SetDirRuntimes(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
   // Stops the job and records the first error only: later ones follow from it.
@@ -189,6 +217,11 @@ class Job {
   SteadyProbe steady_;
   // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.
   rusage cpu_start_{};
+  // EnterBlocking()'s stamp, 0 outside a blocking call, kAbandoned once the run gave up.
+  static constexpr uint64_t kAbandoned = UINT64_MAX;
+  std::atomic<uint64_t> blocked_since_{0};
+  // Read and written by the job's thread only.
+  bool abandoned_ = false;
 };
 
 }  // namespace vb

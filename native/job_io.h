@@ -167,6 +167,7 @@ inline void Job::Complete(IoUnit* u, uint64_t now) {
   const uint32_t want = u->len - u->done;
   if (__builtin_expect(res < 0 || static_cast<uint32_t>(res) < want, 0)) {
     if (res <= 0) {
+      if (u->phase != Phase::kRamp) result_.dirs[d].failed_ios++;
       FailIo(u, res < 0 ? -res : EIO);
       units_.Free(u);
       return;

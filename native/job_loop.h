@@ -41,7 +41,14 @@ class JobLoop {
       while (!j.QueueFull()) {
         IoUnit* u;
         if (!j.NextIo<E::kInline>(now, u)) break;
-        eng.Queue(u);
+        if constexpr (E::kInline) {
+          // A sync engine's I/O happens here, and may never return.
+          j.EnterBlocking(now);
+          eng.Queue(u);
+          if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
+        } else {
+          eng.Queue(u);
+        }
         if constexpr (E::kInline) {
           now = NowNs();
           j.PollCancel();
@@ -66,7 +73,9 @@ class JobLoop {
         }
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
+          j.EnterBlocking(now);
           const int err = Commit(j, eng, now, min_complete);
+          if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
           if (__builtin_expect(err < 0, 0)) break;
           // Submitted without waiting: the issue stamp, taken as the submission returned, is the
           // time (one clock read per I/O rather than two).
@@ -121,9 +130,31 @@ bool Job::RunWith(int* setup_err) {
   result_.engine = &E::kOps;
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
-  Finish();
+  if (abandoned_) {
+    DrainAbandoned(engine);
+  } else {
+    Finish();
+  }
   engine.Teardown();
   return true;
+}
+
+template <class E>
+void Job::DrainAbandoned(E& eng) {
+  // A sync engine's one I/O has returned. An asynchronous engine's others may still be in the
+  // kernel, writing into buffers this job owns: wait for each (however long the device takes)
+  // before they can go. Local count: the run reads the job's state, this thread no longer
+  // writes it.
+  if constexpr (!E::kInline) {
+    unsigned left = inflight_;
+    while (left) {
+      if (eng.Commit(1, 0) < 0) return;
+      const unsigned n = eng.Reap([](IoUnit*) {});
+      left = n < left ? left - n : 0;
+    }
+  } else {
+    (void)eng;
+  }
 }
 
 }  // namespace vb

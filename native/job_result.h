@@ -22,6 +22,8 @@ enum LatKind : int { kSlat, kClat, kLat, kLatKinds };
 
 struct DirResult {
   uint64_t bytes = 0, ios = 0, short_ios = 0, drop_ios = 0, runtime_ns = 0;
+  // I/Os that failed (at most one: the job ends on it). fio counts them as issued.
+  uint64_t failed_ios = 0;
   LatStats slat, clat, lat;
   SampleStats bw, iops;
 };
@@ -45,6 +47,9 @@ struct JobResult {
   int error = 0;
   std::string error_syscall, error_message;
   bool cancelled = false;
+  // I/Os still in flight when the run gave up waiting for them (a stalled device): the job was
+  // abandoned, its result is what it had done until then.
+  uint32_t stuck_ios = 0;
   uint64_t started_at_ms = 0;
   uint64_t runtime_ns = 0, elapsed_ns = 0;
   // The thread's id (what fio prints as pid= for a job run as a thread).
@@ -63,6 +68,9 @@ struct JobProgress {
   std::atomic<uint64_t> ios[kDirs] = {};
   std::atomic<uint64_t> bytes[kDirs] = {};
   std::atomic<uint64_t> elapsed_ms{0};
+  // When the job's runtime ends (0: it has none, or has not begun measuring): past it, a call
+  // that does not return marks the job stuck.
+  std::atomic<uint64_t> deadline_ns{0};
   std::mutex last_mutex;
   bool has_last = false;
   SeriesPoint last;

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "clock.h"
 #include "convert.h"
 #include "target.h"
 
@@ -22,7 +23,8 @@ struct Run::Message {
 
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
   jobs_.reserve(plans.size());
-  for (auto& p : plans) jobs_.push_back(std::make_unique<Job>(std::move(p), &cancel_));
+  for (auto& p : plans) jobs_.push_back(std::make_shared<Job>(std::move(p), &cancel_));
+  abandoned_.assign(jobs_.size(), false);
   // One steady-state group per group number, with every job that names it as a member.
   std::map<uint32_t, SteadyGroup*> groups;
   for (auto& job : jobs_) {
@@ -156,6 +158,8 @@ void Run::LayOut() {
 
 void Run::RunJob(Job* job) {
   job->Run();
+  // Abandoned, the job was counted done by the coordinator, and this run may be gone.
+  if (job->abandoned()) return;
   std::lock_guard<std::mutex> lock(done_mutex_);
   done_count_++;
   done_cv_.notify_all();
@@ -164,34 +168,75 @@ void Run::RunJob(Job* job) {
 void Run::Coordinate() {
   ClaimDevices();
   LayOut();
-  for (auto& job : jobs_) {
-    Job* j = job.get();
+  threads_.resize(jobs_.size());
+  for (size_t i = 0; i < jobs_.size(); i++) {
+    std::shared_ptr<Job> job = jobs_[i];
     try {
-      threads_.emplace_back([this, j] { RunJob(j); });
+      // The thread holds the job too: an abandoned one lives until the thread ends.
+      threads_[i] = std::thread([this, job] { RunJob(job.get()); });
     } catch (const std::system_error&) {
       // Out of threads: this job fails, and running it here only records that it ended.
-      j->FailEarly(EAGAIN, "pthread_create", "starting the job's thread");
-      RunJob(j);
+      job->FailEarly(EAGAIN, "pthread_create", "starting the job's thread");
+      RunJob(job.get());
     }
   }
   {
+    // Progress about once a second; in between, a look for stuck jobs every 100 ms, so that a
+    // cancel returns promptly even when a device has stopped answering.
+    auto next_post = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     std::unique_lock<std::mutex> lock(done_mutex_);
     while (done_count_ < jobs_.size()) {
-      if (done_cv_.wait_for(lock, std::chrono::seconds(1)) == std::cv_status::timeout) {
-        lock.unlock();
+      if (done_cv_.wait_for(lock, std::chrono::milliseconds(100)) == std::cv_status::no_timeout) continue;
+      lock.unlock();
+      AbandonStuckJobs(NowNs());
+      if (std::chrono::steady_clock::now() >= next_post) {
         PostProgress();
-        lock.lock();
+        next_post += std::chrono::seconds(1);
       }
+      lock.lock();
     }
   }
   // The last word on every job, so a run shorter than the reporting interval (or one whose
   // reports a busy machine delayed) still says where it ended.
   PostProgress();
-  for (auto& t : threads_) t.join();
+  for (size_t i = 0; i < threads_.size(); i++) {
+    if (!threads_[i].joinable()) continue;
+    // A stuck thread ends on its own once its call returns, and frees its job then.
+    if (abandoned_[i]) threads_[i].detach();
+    else threads_[i].join();
+  }
   UnlinkFiles();
   ReleaseDevices();
   // The finalizer settles the promise once this release has drained the queue.
   tsfn_.Release();
+}
+
+namespace {
+
+// How long a call may go on once the run is cancelled (a normal I/O ends well within it), and
+// past the end of the job's runtime (fio extends a runtime for the I/O in flight; a device that
+// takes this long to answer has stalled).
+constexpr uint64_t kCancelGraceNs = 250'000'000ull;
+constexpr uint64_t kOverrunGraceNs = 10'000'000'000ull;
+
+}  // namespace
+
+void Run::AbandonStuckJobs(uint64_t now) {
+  const bool cancelled = cancel_.load(std::memory_order_relaxed);
+  if (cancelled && cancel_seen_ns_ == 0) cancel_seen_ns_ = now;
+  for (size_t i = 0; i < jobs_.size(); i++) {
+    Job& job = *jobs_[i];
+    if (abandoned_[i] || job.progress().phase.load(std::memory_order_acquire) == static_cast<int>(Phase::kDone)) continue;
+    const uint64_t since = job.BlockedSince();
+    if (since == 0 || now < since) continue;
+    const uint64_t deadline = job.progress().deadline_ns.load(std::memory_order_relaxed);
+    const bool give_up = (cancelled && now - cancel_seen_ns_ >= kCancelGraceNs && now - since >= kCancelGraceNs) ||
+                         (deadline && now > deadline + kOverrunGraceNs && now - since >= kOverrunGraceNs);
+    if (!give_up || !job.Abandon(since, now, cancelled)) continue;
+    abandoned_[i] = true;
+    std::lock_guard<std::mutex> lock(done_mutex_);
+    done_count_++;
+  }
 }
 
 // unlink=1: each file once, by name beneath its held directory and only while it is still the

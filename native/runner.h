@@ -53,6 +53,9 @@ class Run {
 
   void Coordinate();
   void RunJob(Job* job);
+  // Gives up on the jobs stuck in a call that does not return, once the run is cancelled or
+  // their runtime is well over; they count as done.
+  void AbandonStuckJobs(uint64_t now);
   void ClaimDevices();
   void ReleaseDevices();
   void UnlinkFiles();
@@ -65,8 +68,12 @@ class Run {
   std::atomic<bool> cancel_{false};
   // Before jobs_, so that the jobs, which point at their groups, go first.
   std::vector<std::unique_ptr<SteadyGroup>> steady_groups_;
-  std::vector<std::unique_ptr<Job>> jobs_;
+  // Shared with each job's thread: a job the run gives up on (stuck in a call to a device that
+  // does not answer) outlives the run, until its thread's call returns.
+  std::vector<std::shared_ptr<Job>> jobs_;
+  // One per job, in the same order (empty where none could start).
   std::vector<std::thread> threads_;
+  std::vector<bool> abandoned_;
   // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).
   struct Claim {
     uint64_t rdev;
@@ -78,6 +85,8 @@ class Run {
   std::mutex done_mutex_;
   std::condition_variable done_cv_;
   size_t done_count_ = 0;
+  // When the coordinator first saw the cancel (0: not yet).
+  uint64_t cancel_seen_ns_ = 0;
   Napi::ThreadSafeFunction tsfn_;
   std::unique_ptr<Napi::Promise::Deferred> deferred_;
 };

@@ -135,6 +135,12 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
     else io.stdout.write(text);
     for (const job of result.volbench.jobs) {
       if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
+      // A thread inside the kernel cannot be killed: say why the process may not exit yet.
+      if (job.stuck_ios) {
+        const n = job.stuck_ios === 1 ? '1 I/O' : `${job.stuck_ios} I/Os`;
+        io.stderr.write(`volbench: job ${job.jobname}: ${n} never completed: the device stopped answering, ` +
+          'and this process cannot exit until it answers (or its connection is aborted)\n');
+      }
     }
     reportGates(outcomes, gates, io, result, 'volbench');
     return gateExitStatus(exitStatus(result), outcomes);

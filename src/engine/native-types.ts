@@ -227,6 +227,11 @@ export interface NativeJobResult {
   errorSyscall: string;
   errorMessage: string;
   cancelled: boolean;
+  /**
+   * I/Os still in flight when the run gave up on the job: its device stopped answering, and the
+   * run was cancelled or the job's runtime was long over. The result is what it did until then.
+   */
+  stuckIos: number;
   /** Wall clock (ms since epoch) when the measured period began. */
   startedAtMs: number;
   /** Measured period (after ramp), ns. */

@@ -118,6 +118,11 @@ export interface VolbenchJob {
   /** Index into `volbench.targets`. */
   target: number;
   cancelled: boolean;
+  /**
+   * I/Os the device never answered: the run gave up waiting for them (on cancel, or 10 s past
+   * the job's runtime) and the job's figures stop where they were. Absent when there were none.
+   */
+  stuck_ios?: number;
   error_message: string;
   /** The system call that failed ("pwrite", "io_uring_enter", "verify"), or "". */
   error_syscall: string;

@@ -55,12 +55,14 @@ function jobSection(entry: Entry): VolbenchJob {
   const engines = [...new Set(results.map((r) => r.engine))];
   const laid = laidOut(entry);
   const notes = [...new Set(entry.members.flatMap((m) => m.job.notes ?? []))];
+  const stuck = results.reduce((n, r) => n + (r.stuckIos ?? 0), 0);
   return {
     jobname: entry.ts.name,
     groupid: entry.ts.groupid,
     engine: engines.join(','),
     target: entry.members[0]?.job.targetIndex ?? 0,
     cancelled: results.some((r) => r.cancelled),
+    ...(stuck ? { stuck_ios: stuck } : {}),
     error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,

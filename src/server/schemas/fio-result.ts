@@ -111,6 +111,10 @@ const volbenchJob = z.looseObject({
   jobname: z.string(),
   engine: z.string().describe('Engine that ran after any fallback'),
   cancelled: z.boolean(),
+  stuck_ios: z
+    .int()
+    .optional()
+    .describe('I/Os the device never answered: the run gave up on them (cancelled, or 10 s past the runtime); absent when none'),
   error_message: z.string(),
   error_syscall: z.string(),
   series: z.array(
