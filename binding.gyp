@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "sanitize%": 0
+  },
   "targets": [
     {
       "target_name": "volbench",
@@ -31,7 +34,11 @@
       "cflags_cc": ["-std=c++17", "-O2", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
       "cflags": ["-O2"],
       "conditions": [
-        ["OS!='linux'", { "sources": [] }]
+        ["OS!='linux'", { "sources": [] }],
+        ["sanitize==1", {
+          "cflags": ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"],
+          "ldflags": ["-fsanitize=address,undefined"]
+        }]
       ]
     }
   ]
