@@ -21,6 +21,8 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { ADDON_FRAME } from './addon-frames.mjs';
+
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 const addon = join(root, 'build-asan', 'build', 'Release', 'volbench.node');
 const vitest = join(createRequire(join(root, 'package.json')).resolve('vitest/package.json'), '..', 'vitest.mjs');
@@ -32,9 +34,6 @@ function runtime(name) {
   if (!isAbsolute(path) || !existsSync(path)) throw new Error(`${cxx} has no ${name} (install gcc's libasan and libubsan)`);
   return path;
 }
-
-// A frame of the addon: its own sources, node-addon-api's header (compiled into it), the module.
-const ADDON_FRAME = /(?:^|[\s/])native\/[^\s:]+\.(?:cc|h):\d+|node-addon-api\/napi[^\s:]*\.h:\d+|volbench\.node\+0x/;
 
 // The first line of a memory error (ASan) or of undefined behaviour (UBSan).
 const FINDING = /ERROR: AddressSanitizer|runtime error:/;
