@@ -36,7 +36,10 @@
       "conditions": [
         ["OS!='linux'", { "sources": [] }],
         ["sanitize==1", {
-          "cflags": ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"],
+          "cflags": [
+            "-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=undefined,float-cast-overflow",
+            "-fno-omit-frame-pointer", "-D_GLIBCXX_SANITIZE_VECTOR", "-D_GLIBCXX_ASSERTIONS"
+          ],
           "ldflags": ["-fsanitize=address,undefined"]
         }]
       ]

@@ -64,7 +64,11 @@ const env = {
   VOLBENCH_ADDON: addon,
   LD_PRELOAD: [runtime('libasan.so'), runtime('libubsan.so'), process.env.LD_PRELOAD].filter(Boolean).join(':'),
   // abort_on_error: a finding kills the process (and the test run) where it happens.
-  ASAN_OPTIONS: `abort_on_error=1:halt_on_error=1:detect_leaks=1:log_path=${join(logs, 'asan')}`,
+  // detect_stack_use_after_return: a pointer to a returned function's local is caught too.
+  ASAN_OPTIONS: [
+    'abort_on_error=1', 'halt_on_error=1', 'detect_leaks=1', 'detect_stack_use_after_return=1',
+    `log_path=${join(logs, 'asan')}`,
+  ].join(':'),
   // Leaks never fail a process on their own: this script reads them and judges the addon's.
   LSAN_OPTIONS: 'exitcode=0',
   UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1:abort_on_error=1',
