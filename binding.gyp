@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "sanitize%": 0
+  },
   "targets": [
     {
       "target_name": "volbench",
@@ -31,7 +34,14 @@
       "cflags_cc": ["-std=c++17", "-O2", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
       "cflags": ["-O2"],
       "conditions": [
-        ["OS!='linux'", { "sources": [] }]
+        ["OS!='linux'", { "sources": [] }],
+        ["sanitize==1", {
+          "cflags": [
+            "-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=undefined,float-cast-overflow",
+            "-fno-omit-frame-pointer", "-D_GLIBCXX_SANITIZE_VECTOR", "-D_GLIBCXX_ASSERTIONS"
+          ],
+          "ldflags": ["-fsanitize=address,undefined"]
+        }]
       ]
     }
   ]

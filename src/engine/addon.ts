@@ -1,6 +1,7 @@
 /**
  * Loads the native addon built by node-gyp. The same path works from `src/` (tests) and from
  * `dist/` (the published package): both sit two levels under the package root.
+ * VOLBENCH_ADDON names another build to load instead (the sanitizer build, `npm run build:asan`).
  *
  * The addon checks the plans it is handed and throws TypeError or RangeError when one breaks
  * the contract (a missing field, a value out of range): a fault of volbench, not of the user's
@@ -9,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { VolbenchError } from '../errors.js';
@@ -38,8 +39,16 @@ function wrapped<A extends unknown[], R>(call: string, fn: (...args: A) => R): (
   };
 }
 
-function load(): NativeAddon {
-  const require = createRequire(import.meta.url);
+/** The addon's file: VOLBENCH_ADDON when set, else node-gyp's Release or Debug build. */
+function addonPath(): string {
+  const chosen = process.env.VOLBENCH_ADDON;
+  if (chosen) {
+    const path = resolve(chosen);
+    if (!existsSync(path)) {
+      throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which does not exist; unset it or build that addon`);
+    }
+    return path;
+  }
   const candidates = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p));
   const found = candidates.find((p) => existsSync(p));
   if (!found) {
@@ -48,7 +57,12 @@ function load(): NativeAddon {
       `the native engine is not built (looked for ${candidates[0]}); run "npm run build:native" (needs a C++17 compiler and Linux)`,
     );
   }
-  const raw = require(found) as NativeAddon;
+  return found;
+}
+
+function load(): NativeAddon {
+  const require = createRequire(import.meta.url);
+  const raw = require(addonPath()) as NativeAddon;
   return {
     runJobs: wrapped('a run plan', raw.runJobs.bind(raw)),
     cancel: wrapped('a cancel', raw.cancel.bind(raw)),
