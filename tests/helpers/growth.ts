@@ -49,3 +49,13 @@ export function growth(make: (n: number) => () => unknown, n: number, batchMs = 
   const longMs = fastest(long, times);
   return { ratio: longMs / shortMs, shortMs: shortMs / times, longMs: longMs / times };
 }
+
+/**
+ * The ratio for 8× the input; measured again (up to three times) while it is over the bound, since
+ * a shared machine can slow one side: a parser that is really quadratic stays over every time.
+ */
+export function linearRatio(make: (n: number) => () => unknown, n: number): number {
+  let best = Infinity;
+  for (let attempt = 0; attempt < 3 && best >= LINEAR_RATIO; attempt++) best = Math.min(best, growth(make, n).ratio);
+  return best;
+}

@@ -1,12 +1,12 @@
 /**
- * Properties of the parsers that read what a user types: job files, sizes and times, fio's
- * command line (with volbench's own flags) and assertions. For any text, and for valid input with
- * random edits, each returns or throws a VolbenchError naming what was wrong: never a TypeError,
- * a RangeError (a stack overflow is one), a plain Error or a hang. A job file that parses prints
+ * Properties of the parsers that read what a user types: job files, JSON specs, sizes and times,
+ * and fio's command line with volbench's own flags (tests/gates/properties.test.ts: assertions).
+ * For any text, and for valid input with random edits, each returns or throws a VolbenchError:
+ * never a TypeError, a RangeError (a stack overflow is one), a plain Error or a hang. A job file that parses prints
  * back (printJobFile) to one that parses to the same jobs. And each runs in linear time: 8× the
  * input costs well under 64× (quadratic) on the worst repeats we know of.
  *
- * The counterexamples the properties found are kept as `examples`, with what broke beside them.
+ * What a property or a timing found is pinned beside the case that found it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,34 +17,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { extractOwnFlags } from '../../src/cli/own-flags.js';
 import { VolbenchError } from '../../src/errors.js';
-import { parseAssertion } from '../../src/gates/index.js';
 import {
   parseBool, parseDecimal, parseFioArgs, parseInteger, parseJobFile, parseRandseed, parseSize, parseSizeOrPercent,
   parseSpec, parseTimeNs, printJobFile, SUPPORTED_NAMES, type ParsedSpec,
 } from '../../src/jobspec/index.js';
-import { growth, LINEAR_RATIO } from '../helpers/growth.js';
+import { answer } from '../helpers/errors.js';
+import { linearRatio, LINEAR_RATIO } from '../helpers/growth.js';
 import {
-  assertionText, fioArgv, jobFileText, mutated, mutatedArgv, mutatedValues, sizeText, syntaxString, timeText,
-} from './arbitraries.js';
+  anyText, fioArgv, jobFileText, mutated, mutatedArgv, mutatedValues, sizeText, timeText,
+} from '../helpers/arbitraries.js';
 
 /** A few variables for `${NAME}`; the rest are unset. */
 const ENV = { A: 'a', N: '4', DEV: '/tmp/vb-props-dev', EMPTY: '' };
 
 /** Runs per property; VOLBENCH_PROPERTY_RUNS raises it for a longer hunt. */
 const RUNS = Number(process.env.VOLBENCH_PROPERTY_RUNS ?? 150);
-
-/** Runs `fn`; a VolbenchError is an answer (returned), anything else fails the property. */
-function answer<T>(fn: () => T): T | VolbenchError {
-  try {
-    return fn();
-  } catch (err) {
-    if (!(err instanceof VolbenchError)) throw err;
-    expect(err.code).toMatch(/^E[A-Z_]+$/);
-    expect(err.message.length).toBeGreaterThan(0);
-    expect(err.message.length).toBeLessThan(4096);
-    return err;
-  }
-}
 
 function options(spec: ParsedSpec) {
   return spec.jobs.map((job) => job.options);
@@ -62,8 +49,6 @@ function throughJobFile(text: string): void {
   expect(options(parseSpec(parseJobFile(printed, {})))).toEqual(options(parsed));
 }
 
-/** Arbitrary strings: mostly the characters parsers split on, some any UTF-16 at all. */
-const anyText = fc.oneof(syntaxString, fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ maxLength: 30 }));
 
 describe('parseJobFile and parseSpec', () => {
   it('return or throw a VolbenchError for any text', () => {
@@ -139,19 +124,6 @@ describe('value parsers', () => {
   });
 });
 
-describe('parseAssertion', () => {
-  it('returns or throws a VolbenchError for any text', () => {
-    fc.assert(fc.property(anyText, (text) => void answer(() => parseAssertion(text))), { numRuns: RUNS * 2 });
-  });
-
-  it('returns or throws a VolbenchError for assertions with random edits', () => {
-    fc.assert(fc.property(mutated(assertionText), (text) => {
-      const parsed = answer(() => parseAssertion(text));
-      if (!(parsed instanceof VolbenchError)) expect(Number.isNaN(parsed.wanted)).toBe(false);
-    }), { numRuns: RUNS * 2 });
-  });
-});
-
 describe('the command line: volbench own flags, then fio\'s', () => {
   const dir = mkdtempSync(join(tmpdir(), `vb-props-${process.pid}-`));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -186,15 +158,6 @@ describe('the command line: volbench own flags, then fio\'s', () => {
 });
 
 const K = 1024;
-/**
- * The ratio for 8× the input; measured again (up to three times) while it is over the bound, since
- * a shared machine can slow one side: a parser that is really quadratic stays over every time.
- */
-function ratioOf(make: (n: number) => () => unknown, n: number): number {
-  let best = Infinity;
-  for (let attempt = 0; attempt < 3 && best >= LINEAR_RATIO; attempt++) best = Math.min(best, growth(make, n).ratio);
-  return best;
-}
 
 describe('linear time on adversarial repeats (8× the input, best of 3)', () => {
   const jobFile = (make: (n: number) => string) => (n: number) => {
@@ -230,7 +193,7 @@ describe('linear time on adversarial repeats (8× the input, best of 3)', () => 
       return () => printJobFile(parsed);
     }, 25],
   ])('job files: %s', (_, make, n) => {
-    expect(ratioOf(make, n)).toBeLessThan(LINEAR_RATIO);
+    expect(linearRatio(make, n)).toBeLessThan(LINEAR_RATIO);
   });
 
   const value = (parse: (text: string) => unknown, make: (n: number) => string) => (n: number) => {
@@ -261,7 +224,7 @@ describe('linear time on adversarial repeats (8× the input, best of 3)', () => 
     ['decimal: digits', value((t) => parseDecimal(t, { accepted: 'x' }), (n) => `${'1'.repeat(n)}x`), 4 * K],
     ['decimal: exponent digits', value((t) => parseDecimal(t, { accepted: 'x' }), (n) => `1e${'1'.repeat(n)}x`), 4 * K],
   ])('values: %s', (_, make, n) => {
-    expect(ratioOf(make, n)).toBeLessThan(LINEAR_RATIO);
+    expect(linearRatio(make, n)).toBeLessThan(LINEAR_RATIO);
   });
 
   const argv = (make: (n: number) => string[]) => (n: number) => {
@@ -279,24 +242,6 @@ describe('linear time on adversarial repeats (8× the input, best of 3)', () => 
     ['an --output-format list', argv((n) => ['--name=a', `--output-format=${'json,'.repeat(n)}json`]), 500],
     ['a --volume of commas', argv((n) => ['--name=a', `--volume=gp3:${','.repeat(n)}`]), 30],
   ])('command lines: %s', (_, make, n) => {
-    expect(ratioOf(make, n)).toBeLessThan(LINEAR_RATIO);
-  });
-
-  const assertion = (make: (n: number) => string) => (n: number) => {
-    const text = make(n);
-    return () => parseAssertion(text);
-  };
-
-  // parseAssertion refuses more than 1000 characters at once: the long input stays within that.
-  it.each<[string, (n: number) => () => unknown, number]>([
-    ['blanks before the operator', assertion((n) => `a${' '.repeat(n)}>= 1`), 110],
-    ['digits after the operator', assertion((n) => `a.iops >= ${'1'.repeat(n)} x`), 110],
-    ['dots before the metric', assertion((n) => `${'.'.repeat(n)}iops >= 1`), 110],
-    ['directions repeated', assertion((n) => `a${'.read'.repeat(Math.floor(n / 5))}.iops >= 1`), 110],
-    ['operators repeated', assertion((n) => `a.iops ${'<'.repeat(n)} 1`), 110],
-    ['a long percentile', assertion((n) => `a.clat_ns.p${'9'.repeat(n)} < 1ms`), 110],
-    ['a value of units', assertion((n) => `a.bw > 1${'M'.repeat(n)}B/s`), 110],
-  ])('assertions: %s', (_, make, n) => {
-    expect(ratioOf(make, n)).toBeLessThan(LINEAR_RATIO);
+    expect(linearRatio(make, n)).toBeLessThan(LINEAR_RATIO);
   });
 });

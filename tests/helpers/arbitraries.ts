@@ -223,7 +223,8 @@ export const assertionText: fc.Arbitrary<string> = fc.oneof(
     pick('', ' '),
     fc.tuple(pick('0', '3000', '1.5', '.5', '250000'), pick('', 'k', 'M', 'G', 'ms', 'us', 'µs', 'ns', 's', 'MiB/s', 'KB/s', 'GBps', 'B', 'KiB', 'g'))
       .map(([n, u]) => `${n}${u}`),
-  ).map(([job, dir, metric, op, blank, value]) => `${job}${dir}.${metric}${blank}${op}${blank}${value}`),
+  // error is a whole-job metric: it takes no direction.
+  ).map(([job, dir, metric, op, blank, value]) => `${job}${metric === 'error' ? '' : dir}.${metric}${blank}${op}${blank}${value}`),
   fc.tuple(
     pick('sweep.optimal_depth', 'sweep.optimal_p99', 'uniformity.min_mbps', 'rotational.rpm', 'rotational.seek_time'),
     pick('>=', '<', '=='),
@@ -298,3 +299,6 @@ export const syntaxString: fc.Arbitrary<string> = fc.string({
   unit: fc.oneof({ weight: 4, arbitrary: pick(...NOISE) }, fc.string({ minLength: 1, maxLength: 1, unit: 'binary' })),
   maxLength: 40,
 });
+
+/** Arbitrary strings: mostly the characters parsers split on, some any UTF-16 at all. */
+export const anyText: fc.Arbitrary<string> = fc.oneof(syntaxString, fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ maxLength: 30 }));
