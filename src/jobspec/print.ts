@@ -280,14 +280,16 @@ export function printJobFile(spec: PrintableSpec): string {
   const jobs = spec.jobs.map((job) => ({ options: job.options, set: setFields(job.options) }));
   const [first, ...rest] = jobs;
   const shared = new Set<OptionField>();
-  for (const [field, k] of first?.set ?? []) {
+  // One job keeps its options in its own section: a [global] would only split them.
+  for (const [field, k] of rest.length > 0 ? first.set : []) {
     if (rest.every((job) => job.set.get(field) === k)) shared.add(field);
   }
   const sections: string[][] = [];
   if (shared.size > 0) {
     // The [global] section reads its sizes with its own kb_base: the jobs' when they share it.
+    // Its values are every job's: errors name the first job's.
     const kbBase = shared.has('kb_base') ? first.options.kb_base : 1024;
-    sections.push(['[global]', ...lines(first.options, shared, kbBase, 'global')]);
+    sections.push(['[global]', ...lines(first.options, shared, kbBase, 'jobs[0]')]);
   }
   jobs.forEach(({ options, set }, i) => {
     const own = new Set([...set.keys()].filter((field) => !shared.has(field)));
