@@ -252,6 +252,12 @@ export interface VolbenchSection {
   targets: VolbenchTarget[];
   /** One per entry of `jobs`, same order. */
   jobs: VolbenchJob[];
+  /**
+   * The jobs that ran, as a fio job file: every option of every job, after volbench applied the
+   * caller's default target and runtime budget. Null when a value cannot be written in a job file
+   * (a ';' or '#' in a description, say).
+   */
+  job_file?: string | null;
   /** Set by `volbench suite` / runSuite. */
   suite?: VolbenchSuiteInfo;
   /** Set when assertions were judged (`--assert`). */
