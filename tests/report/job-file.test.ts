@@ -1,13 +1,18 @@
 /**
  * Every result carries the jobs that ran as a fio job file, `volbench.job_file`: the spec after
  * volbench applied the caller's default target and runtime budget, every option written out.
- * Read back, it is the same spec; run again, it does the same I/O.
+ * Read back, it is the same spec; run again, it does the same I/O. A document folded from runs
+ * made one after another (a suite, an analysis) holds one job file of all their jobs in order.
  */
+import { mkdirSync } from 'node:fs';
+
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { effectiveSpec, parseJobFile, parseSpec, printJobFile, runJobs } from '../../src/index.js';
 import type { JobSpec, ParsedSpec } from '../../src/jobspec/types.js';
 import { buildReport } from '../../src/report/index.js';
+import { mergedJobFile } from '../../src/report/job-file.js';
+import { runSuite } from '../../src/suites/index.js';
 import { MiB, ScratchDir } from '../helpers/run-fixtures.js';
 import { jobOptions } from './inputs.js';
 
@@ -57,5 +62,40 @@ describe('volbench.job_file', () => {
       diskUtil: [], targets: [], volbenchVersion: 'test',
     });
     expect('job_file' in report.volbench).toBe(false);
+  });
+});
+
+describe('the job file of runs made one after another', () => {
+  const file = (text: string) => printJobFile(parseSpec(parseJobFile(text, {})));
+
+  it('holds every run\'s jobs in order, each later run\'s first job waiting for the run before', () => {
+    const merged = mergedJobFile([file('[a]\nbs=8k\n[b]\nbs=8k\n'), file('[c]\nrw=write\n[d]\n')]);
+    const jobs = options(parseSpec(parseJobFile(merged as string, {})));
+    expect(jobs.map((o) => [o.name, o.stonewall, o.bs[0], o.rw])).toEqual([
+      ['a', false, 8192, 'read'], ['b', false, 8192, 'read'], ['c', true, 4096, 'write'], ['d', false, 4096, 'read'],
+    ]);
+  });
+
+  it('is one run\'s own, null when a run\'s is null or unreadable, absent when a run has none', () => {
+    const one = file('[a]\n');
+    expect(mergedJobFile([one])).toBe(one);
+    expect(mergedJobFile([one, null])).toBeNull();
+    expect(mergedJobFile([one, '[a]\nfilename=${UNSET}\n'])).toBeNull();
+    expect(mergedJobFile([one, undefined])).toBeUndefined();
+  });
+
+  it('is null when the runs hold more jobs than one job file may (4096, as fio)', () => {
+    const many = `${'[j]\n'.repeat(4000)}`;
+    expect(mergedJobFile([many, many])).toBeNull();
+  });
+
+  it('a suite\'s document holds its tests\' jobs as they ran, its overrides applied', async () => {
+    const directory = scratch.path('suite');
+    mkdirSync(directory);
+    const result = await runSuite('aws-ssd', { size: '4m', runtime: '1', loops: 1, directory });
+    const jobs = options(parseSpec(parseJobFile(result.volbench.job_file as string, {})));
+    expect(jobs.map((o) => o.name)).toEqual(result.jobs.map((j) => j.jobname));
+    expect(jobs[1].stonewall).toBe(true);
+    for (const o of jobs) expect(o).toMatchObject({ size: { bytes: 4 * MiB }, runtime_ns: 1e9, directory });
   });
 });
