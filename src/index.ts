@@ -16,7 +16,7 @@ export type { PlanOptions, RunPlan, PlannedJob, DefaultTarget, RunLimits, Stage,
 export { ENGINES, engineSpec } from './engine/engines.js';
 export type { EngineSpec, EngineName } from './engine/engines.js';
 export type { RunProgress, DirectionRate } from './run/progress.js';
-export { parseJobFile, parseFioArgs, parseSpec, jobSpecSchema } from './jobspec/index.js';
+export { parseJobFile, parseFioArgs, parseSpec, printJobFile, jobSpecSchema } from './jobspec/index.js';
 export type { FioArgs } from './jobspec/index.js';
 export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from './jobspec/types.js';
 export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';

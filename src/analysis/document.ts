@@ -1,11 +1,12 @@
 /**
  * An analysis makes several runs (a sweep point, a batch of probes); this folds them into one
  * fio document, as a suite does: the runs' job entries in order, each run's groups numbered
- * after the previous run's, one target list, one disk_util over all the runs.
+ * after the previous run's, one target list, one disk_util over all the runs, one job file.
  */
 import { VolbenchError } from '../errors.js';
 import type { PlanOptions } from '../plan/index.js';
 import type { FioJob, FioResult, VolbenchJob, VolbenchTarget } from '../report/fio-result.js';
+import { mergedJobFile, withJobFile } from '../report/job-file.js';
 import { combineDiskUtil } from '../suites/merge.js';
 import { directionsWithIo, latencyPercentile, type DataDirection } from '../gates/metrics.js';
 import { HIST_BUCKETS, bucketIndex, percentiles } from '../report/histogram.js';
@@ -51,7 +52,7 @@ export function mergeRuns(runs: readonly AnalysisRun[]): FioResult {
     ...(first['global options'] ? { 'global options': first['global options'] } : {}),
     jobs,
     ...(hasDiskUtil ? { disk_util: diskUtil } : {}),
-    volbench: { ...first.volbench, targets, jobs: volbench },
+    volbench: withJobFile({ ...first.volbench, targets, jobs: volbench }, mergedJobFile(runs.map((r) => r.result.volbench.job_file))),
   };
 }
 

@@ -5,6 +5,8 @@
  */
 export { parseJobFile, parseJobFileSections, stripComment } from './jobfile.js';
 export { parseFioArgs, parseOutputFormats } from './args.js';
+export { printJobFile } from './print.js';
+export type { PrintableSpec } from './print.js';
 export type { FioArgs, FioArgsOptions, FioOutputFormat } from './args.js';
 export type * from './types.js';
 export { parseSpec } from './resolve.js';

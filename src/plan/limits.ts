@@ -27,6 +27,7 @@ export interface RunLimits {
 }
 
 const NS_PER_S = 1e9;
+const NS_PER_US = 1000;
 
 /** Where option `name` of job `index` was set: the job's own section, else [global]. */
 export function optionField(job: ParsedJob | undefined, index: number, name: string): string {
@@ -102,7 +103,8 @@ export function withRuntimeBudget(spec: ParsedSpec, maxSec: number, repeats = 1)
       `job ${options[i].name} would run ${jobNs(options[i]) / NS_PER_S}s${whole}, over the limit of ${maxSec}s`, accepted);
   }
   const open = stages.filter((st) => st.untimed.length > 0);
-  const shareNs = open.length === 0 ? 0 : Math.floor((budgetNs - timedNs) / open.length);
+  // Whole microseconds, fio's unit of time: the runtime it gives can be written in a job file.
+  const shareNs = open.length === 0 ? 0 : Math.floor((budgetNs - timedNs) / open.length / NS_PER_US) * NS_PER_US;
   const runtimes = new Map<number, number>();
   for (const stage of open) {
     for (const i of stage.untimed) {

@@ -257,6 +257,13 @@ export interface VolbenchSection {
   targets: VolbenchTarget[];
   /** One per entry of `jobs`, same order. */
   jobs: VolbenchJob[];
+  /**
+   * The jobs that ran, as a fio job file: every option of every job, after volbench applied the
+   * caller's default target and runtime budget; for a suite or an analysis, every run's jobs in
+   * order (report/job-file.ts). Null when a value cannot be written in a job file (a ';' or '#'
+   * in a description, say) or the runs hold more jobs than one job file may.
+   */
+  job_file?: string | null;
   /** Set by `volbench suite` / runSuite. */
   suite?: VolbenchSuiteInfo;
   /** Set when assertions were judged (`--assert`). */

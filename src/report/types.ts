@@ -82,6 +82,11 @@ export interface RunReportInput {
   diskUtil: DiskUtil[];
   targets: TargetIdentity[];
   volbenchVersion: string;
+  /**
+   * The spec that ran as a fio job file (printJobFile), for `volbench.job_file`; null when one of
+   * its values cannot be written in a job file. Absent: the key is left out.
+   */
+  jobFile?: string | null;
 }
 
 export type OutputFormat = 'json' | 'json+' | 'normal';

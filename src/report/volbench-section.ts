@@ -1,7 +1,7 @@
 /**
  * The `"volbench"` key: what fio's JSON has no room for. Target identity (which EBS volume,
  * which device model), the engine that really ran, cancellation, and the time series, with one
- * job entry per fio job entry in the same order.
+ * job entry per fio job entry in the same order; and the jobs that ran as a fio job file.
  */
 import { directionsUsed } from '../jobspec/directions.js';
 import type { RunReportInput, TargetIdentity } from './types.js';
@@ -80,5 +80,6 @@ export function volbenchSection(input: RunReportInput, entries: readonly Entry[]
     kernel: input.targets[0]?.kernel ?? '',
     targets: input.targets.map(targetJson),
     jobs: entries.map(jobSection),
+    ...(input.jobFile === undefined ? {} : { job_file: input.jobFile }),
   };
 }

@@ -16,7 +16,7 @@ import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } fro
 import { buildReport, type FioResult } from '../report/index.js';
 import { withCloud } from '../cloud/index.js';
 import type { ReportJob } from '../report/types.js';
-import { parseSpec } from '../jobspec/index.js';
+import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
@@ -133,6 +133,19 @@ function watchedControl(options: RunControl): { control: RunControl; watch: Clif
   return { control: { ...options, signal: stop.signal, onProgress }, watch };
 }
 
+/**
+ * The spec as it ran, as a fio job file: null when a value cannot be written in one (a ';' in a
+ * description), which the run does not fail for.
+ */
+function jobFileOf(spec: ParsedSpec): string | null {
+  try {
+    return printJobFile(spec);
+  } catch (err) {
+    if (err instanceof VolbenchError) return null;
+    throw err;
+  }
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
@@ -175,6 +188,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     diskUtil: diskUtilDelta(statsBefore, statsAfter),
     targets,
     volbenchVersion: VERSION,
+    jobFile: jobFileOf(plan.spec),
   });
   // Every result with a series gets its burst analysis: one pass over about a point a second.
   const analysed = analyseBurst(result, { volume: options.untilBaseline?.volume });

@@ -1,9 +1,10 @@
 /**
  * A suite runs as several fio runs (a test at a time, each `loops` times). This folds the kept
  * run of every test into one fio document: its job entries in suite order with the suite's
- * group ids, one disk_util over the kept runs, one target list, and the loop figures under
- * `volbench.jobs[].loops`.
+ * group ids, one disk_util over the kept runs, one target list, one job file of the tests in
+ * order, and the loop figures under `volbench.jobs[].loops`.
  */
+import { mergedJobFile, withJobFile } from '../report/job-file.js';
 import type { DiskUtil } from '../report/types.js';
 import type { FioJob, FioResult, VolbenchJob, VolbenchSuiteInfo, VolbenchTarget } from '../report/fio-result.js';
 import { bestLoop, jobLoops, loopValues } from './loops.js';
@@ -98,11 +99,11 @@ export function mergeSuiteRuns(tests: readonly TestRuns[], suite: Omit<VolbenchS
     ...(first['global options'] ? { 'global options': first['global options'] } : {}),
     jobs: kept.flatMap((k) => k.jobs),
     ...(hasDiskUtil ? { disk_util: diskUtil } : {}),
-    volbench: {
+    volbench: withJobFile({
       ...first.volbench,
       targets,
       jobs: kept.flatMap((k) => k.volbench),
       suite: { ...suite, runs: tests.reduce((n, t) => n + t.loops.length, 0) },
-    },
+    }, mergedJobFile(kept.map((k) => k.run.result.volbench.job_file))),
   };
 }

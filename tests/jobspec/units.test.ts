@@ -167,6 +167,20 @@ describe('randseed', () => {
     expect(errorOf(() => parseRandseed('18446744073709551616')).code).toBe('EINVALID_VALUE');
     expect(errorOf(() => parseRandseed('-1')).code).toBe('EINVALID_VALUE');
     expect(errorOf(() => parseRandseed('1k')).code).toBe('EINVALID_VALUE');
+    expect(errorOf(() => parseRandseed('0x')).code).toBe('EINVALID_VALUE');
+    expect(errorOf(() => parseRandseed('ff')).code).toBe('EINVALID_VALUE');
+    expect(errorOf(() => parseRandseed('0x1ffffffffffffffff')).code).toBe('EINVALID_VALUE');
+  });
+
+  // Long numbers are refused on their digit count before BigInt reads them (its decimal
+  // conversion is super-linear); leading zeros do not count, as BigInt did not count them.
+  it('reads leading zeros and refuses a long number however it is written, its message kept short', () => {
+    expect(parseRandseed(`${'0'.repeat(4000)}42`)).toBe(42n);
+    expect(parseRandseed(`0x${'0'.repeat(4000)}ff`)).toBe(255n);
+    expect(parseRandseed('0')).toBe(0n);
+    expect(parseRandseed('0x0')).toBe(0n);
+    const err = errorOf(() => parseRandseed('1'.repeat(100_000)));
+    expect(err.message.length).toBeLessThan(200);
   });
 });
 

@@ -174,6 +174,13 @@ export const fioResultSchema = named(
           kernel: z.string(),
           targets: z.array(volbenchTarget),
           jobs: z.array(volbenchJob),
+          job_file: z.string()
+            .nullable()
+            .optional()
+            .describe('The jobs that ran as a fio job file (fio option names, [global] then one section per job), '
+              + 'with the default target and runtime budget volbench applied: fio and volbench read it to the same jobs. '
+              + 'A suite or an analysis holds its runs\' jobs in order, each run after the one before (stonewall). '
+              + "Null when a value cannot be written in a job file (a ';' or '#' in a description) or the runs hold more than 4096 jobs"),
           suite: volbenchSuite.optional(),
           assertions: z.array(assertionOutcomeSchema).optional().describe('Set when the run had assertions: their outcomes'),
           ...analysisSections,
