@@ -98,7 +98,9 @@ function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCata
   const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
   const model = volumeType(volume.type).burst;
   if (!e.burst || !model) return null;
-  const bucket = model.kind === 'iops' ? model.bucket : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
+  // Azure's credits: a full bucket lasts `minutes` at the burst level, above the tier's target.
+  const bucket = model.kind === 'iops' ? model.bucket : model.kind === 'credits' ? (e.burst.level - e.burst.baseline) * e.burst.seconds_from_full
+    : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
   return {
     volume: `${volume.type} ${grouped(volume.sizeGiB)} GiB`,
     unit: e.burst.unit,
