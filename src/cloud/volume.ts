@@ -102,17 +102,17 @@ export const gbToGiB = (gb: number): number => Math.floor((gb * 1e9) / 1024 ** 3
 
 /**
  * Refuses a volume and an instance type that do not go together, naming `field` (the instance's
- * flag or query field): instance store without an instance that has one, or larger than its
- * device; an EC2 instance type with another provider's volume.
+ * flag or query field) or `sizeField`: instance store without an instance that has one, or
+ * larger than its device; an EC2 instance type with another provider's volume.
  */
-export function checkPlacement(spec: VolumeSpec, instance: string | undefined, field = 'instance'): void {
+export function checkPlacement(spec: VolumeSpec, instance: string | undefined, field = 'instance', sizeField = 'volume.size'): void {
   const t = volumeType(spec.type);
   if (t.from_instance) {
     const store = instanceStoreOf(instance, field);
     const device = gbToGiB(store.gb_per_device);
     if (spec.sizeGiB > device) {
       throw new VolbenchError('EINVALID_VALUE', `instance-store on ${store.type} is ${store.devices} device${store.devices > 1 ? 's' : ''} of ${store.gb_per_device} GB (${device} GiB), not ${spec.sizeGiB} GiB (${store.source})`, {
-        field: 'volume.size', accepted: `at most ${device} GiB, or no size`,
+        field: sizeField, accepted: `at most ${device} GiB, or no size`,
       });
     }
     return;
