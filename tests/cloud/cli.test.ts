@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { volbench } from '../helpers/cli.js';
 
 describe('volbench catalog', () => {
-  it('lists every EBS type, one line each', async () => {
+  it('lists every type, one line each, EBS first', async () => {
     const out = await volbench(['catalog']);
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard']);
+    const types = out.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1]);
+    expect(types.slice(0, 8)).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard', 'instance-store']);
+    expect(types).toHaveLength(19);
   });
 
   it('prices gp3 500 GiB with 6,000 IOPS and 250 MiB/s at $60.00 a month in us-east-1', async () => {
