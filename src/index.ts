@@ -42,9 +42,9 @@ export type {
   BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './analysis/exports.js';
 export {
-  checkVolume, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,
+  checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,
 } from './cloud/index.js';
-export type { BoundBy, CloudContext, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
+export type { BoundBy, CloudContext, Direction, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
 export {
   buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,
   catalogPricer,

@@ -95,10 +95,14 @@ const creditUnit = (unit: VolbenchBurst['unit']): string => (unit === 'IOPS' ? '
 
 /** The catalog's burst model for this volume and job, or null when the volume does not burst. */
 function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCatalog, 'credits' | 'matches' | 'seconds_needed'> | null {
-  const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
+  // A volume without a burst model is not entitled here (instance store would need its instance).
   const model = volumeType(volume.type).burst;
-  if (!e.burst || !model) return null;
-  const bucket = model.kind === 'iops' ? model.bucket : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
+  if (!model) return null;
+  const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
+  if (!e.burst) return null;
+  // Azure's credits: a full bucket lasts `minutes` at the burst level, above the tier's target.
+  const bucket = model.kind === 'iops' ? model.bucket : model.kind === 'credits' ? (e.burst.level - e.burst.baseline) * e.burst.seconds_from_full
+    : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
   return {
     volume: `${volume.type} ${grouped(volume.sizeGiB)} GiB`,
     unit: e.burst.unit,

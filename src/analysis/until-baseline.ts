@@ -4,6 +4,7 @@
  * (plus a margin, within the caller's --max-runtime), and the run stops once its series shows the
  * cliff and enough of the level after it to call that level the baseline.
  */
+import { volumeType } from '../cloud/catalog.js';
 import { entitlement } from '../cloud/entitlement.js';
 import type { VolumeSpec } from '../cloud/volume.js';
 import { VolbenchError } from '../errors.js';
@@ -39,7 +40,7 @@ function refuse(message: string, accepted: string): never {
 /** The burst model's unit and run length for `volume`, refused when the volume does not burst. */
 export function baselineRun(volume: VolumeSpec | undefined): { unit: 'IOPS' | 'MiB/s'; secondsFromFull: number; runtimeSec: number } {
   if (!volume) refuse(`${FIELD} needs --volume: the catalog's burst model of the volume says how long to run`, 'e.g. --volume gp2:size=100g');
-  const burst = entitlement(volume, { bs: 4096 }).burst;
+  const burst = volumeType(volume.type).burst ? entitlement(volume, { bs: 4096 }).burst : undefined;
   if (!burst) refuse(`${FIELD}: ${volume.type} ${volume.sizeGiB} GiB does not burst (the catalog): it runs at its baseline from the start`, 'a volume that bursts: gp2 under 1 TiB, st1, sc1');
   return { unit: burst.unit, secondsFromFull: burst.seconds_from_full, runtimeSec: untilBaselineRuntimeSec(burst.seconds_from_full) };
 }

@@ -4,7 +4,10 @@
  */
 import { parseArgs } from 'node:util';
 
-import { entitlement, loadCatalog, parseVolumeSpec, priceRegions, priceVolume, regionPrice, staleWarning, volumeType } from '../cloud/index.js';
+import {
+  checkPlacement, checkProvider, directionOf, entitlement, instanceStoreOf, loadCatalog, parseVolumeSpec, priceRegions, priceVolume, regionPrice, staleWarning,
+  tierFor, volumeType, type CatalogVolumeType, type VolumeSpec,
+} from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
@@ -15,7 +18,9 @@ export const CATALOG_USAGE = `Usage:
   volbench catalog price TYPE --size 500g [--iops N] [--throughput MiB/s] [--region R]
   volbench catalog entitled TYPE --size 100g [--iops N] [--throughput MiB/s] [--bs 4k] [--rw randread]
                                                [--burst-balance 0-1] [--instance m6i.large [--instance-baseline]]
-  --format table|json  --provider aws  --prices FILE (prices from volbench prices refresh)
+  volbench catalog entitled instance-store --instance i4i.xlarge [--bs 4k] [--rw randwrite]
+  --format table|json  --provider aws|gcp|azure  --prices FILE (EBS prices from volbench prices refresh)
+  The region defaults to the provider's: us-east-1 (aws), us-central1 (gcp), eastus (azure).
 `;
 
 const OPTIONS = {
@@ -36,14 +41,51 @@ const OPTIONS = {
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 const RW = ['read', 'write', 'rw', 'readwrite', 'randread', 'randwrite', 'randrw', 'trim', 'randtrim'];
 
-function volumeFrom(type: string | undefined, values: Record<string, string | boolean | undefined>) {
+/** The type named, refused when --provider names another provider. */
+function typeOf(type: string | undefined, provider: string | undefined): CatalogVolumeType {
   if (!type) throw new VolbenchError('EINVALID_ARGS', 'catalog: which volume type? e.g. gp3', { field: 'TYPE', accepted: 'a type from volbench catalog list' });
-  volumeType(type);
-  const parts = [`size=${values.size ?? ''}`];
+  const t = volumeType(type);
+  if (provider !== undefined && t.provider !== provider) {
+    throw new VolbenchError('EINVALID_ARGS', `catalog: ${t.type} is one of ${t.provider}'s volume types, not ${provider}'s`, {
+      field: '--provider', accepted: `${t.provider}, or no --provider`,
+    });
+  }
+  return t;
+}
+
+function volumeFrom(type: string | undefined, values: Record<string, string | boolean | undefined>): VolumeSpec {
+  const t = typeOf(type, values.provider as string | undefined);
+  const parts = values.size ? [`size=${values.size}`] : [];
   if (values.iops) parts.push(`iops=${values.iops}`);
   if (values.throughput) parts.push(`throughput=${values.throughput}`);
-  if (!values.size) throw new VolbenchError('EINVALID_ARGS', 'catalog: --size is required', { field: '--size', accepted: 'a size, e.g. 500g' });
-  return parseVolumeSpec(`${type}:${parts.join(',')}`, '--volume');
+  // Instance store is as large as the instance's device unless told otherwise.
+  if (!values.size && !t.from_instance) throw new VolbenchError('EINVALID_ARGS', 'catalog: --size is required', { field: '--size', accepted: 'a size, e.g. 500g' });
+  return parseVolumeSpec(parts.length ? `${t.type}:${parts.join(',')}` : t.type, '--volume');
+}
+
+/** `gp3 500 GiB, 6000 IOPS`; a tiered disk with its tier; instance store as the instance has it. */
+function describeVolume(spec: VolumeSpec, instance: string | undefined): string {
+  const t = volumeType(spec.type);
+  const tier = tierFor(t, spec.sizeGiB);
+  if (tier) return `${spec.type} ${spec.sizeGiB} GiB (${tier.name}: ${tier.size_gib} GiB, ${tier.iops} IOPS, ${tier.throughput_mibps} MiB/s)`;
+  if (t.from_instance && instance !== undefined) {
+    const store = instanceStoreOf(instance, '--instance');
+    const size = spec.sizeGiB ? `${spec.sizeGiB} GiB of ` : '';
+    return `${spec.type} (${size}one of ${instance}'s ${store.devices} × ${store.gb_per_device} GB devices)`;
+  }
+  return `${spec.type}${spec.sizeGiB ? ` ${spec.sizeGiB} GiB` : ''}${spec.iops ? `, ${spec.iops} IOPS` : ''}${spec.throughputMiBps ? `, ${spec.throughputMiBps} MiB/s` : ''}`;
+}
+
+/** A type's price in its provider's default region, as the list shows it. */
+function listPrice(t: CatalogVolumeType): string {
+  const p = regionPrice(t.type, t.default_region);
+  if (!p) return '?';
+  if (t.from_instance) return 'included in the instance';
+  if (t.tiers && p.tier_month) {
+    const first = t.tiers[0];
+    return `from $${p.tier_month[first.name]}/month (${first.name}, ${first.size_gib} GiB) (${t.default_region})`;
+  }
+  return `$${p.storage_gb_month}/GB-month (${t.default_region})`;
 }
 
 export async function catalogCommand(argv: string[], io: CommandIo): Promise<number> {
@@ -63,32 +105,31 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
     throw new VolbenchError('EINVALID_ARGS', `catalog: --format takes table or json, not '${values.format}'`, { field: '--format', accepted: 'table, json' });
   }
   const [sub = 'list', type] = positionals;
+  if (values.provider !== undefined) checkProvider(values.provider, '--provider');
   const out = (data: unknown, text: string) => io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : text);
   switch (sub) {
     case 'list': {
       const catalogs = loadCatalog().filter((c) => !values.provider || c.provider === values.provider);
-      if (values.provider && catalogs.length === 0) {
-        throw new VolbenchError('EINVALID_ARGS', `catalog: no provider '${values.provider}'`, { field: '--provider', accepted: loadCatalog().map((c) => c.provider).join(', ') });
-      }
-      const rows = catalogs.flatMap((c) => c.types.map((t) => ({ provider: c.provider, ...t })));
-      out(rows, rows.map((t) => `${t.provider.padEnd(6)}${t.type.padEnd(10)}${t.media}  ${t.size_gib.min}–${t.size_gib.max} GiB  ` +
-        `up to ${t.iops.max.toLocaleString('en-US')} IOPS, ${t.throughput_mibps.max} MiB/s` +
-        `${t.burst ? ', bursts' : ''}  $${regionPrice(t.type, 'us-east-1')?.storage_gb_month ?? '?'}/GB-month (us-east-1)  ${t.title}\n`).join(''));
+      const rows = catalogs.flatMap((c) => c.types.map((t) => ({ provider: c.provider, ...t, default_region: c.default_region })));
+      out(rows, rows.map((t) => `${t.provider.padEnd(6)}${t.type.padEnd(21)}${t.media}  ${t.size_gib.min}–${t.size_gib.max} GiB  ` +
+        `${t.from_instance ? 'the instance type\'s, up to' : 'up to'} ${t.iops.max.toLocaleString('en-US')} IOPS, ${t.throughput_mibps.max} MiB/s` +
+        `${t.tiers ? `, ${t.tiers.length} size tiers` : ''}${t.burst ? ', bursts' : ''}  ${listPrice(t)}  ${t.title}\n`).join(''));
       return 0;
     }
     case 'show': {
       if (!type) throw new VolbenchError('EINVALID_ARGS', 'catalog show: which type?', { field: 'TYPE', accepted: 'e.g. gp3' });
+      const found = typeOf(type, values.provider);
       // The prices in use: a prices file's (--prices) where it has them.
-      const t = { ...volumeType(type), prices: Object.fromEntries(priceRegions(type).map((r) => [r, regionPrice(type, r)])) };
+      const t = { ...found, prices: Object.fromEntries(priceRegions(found.type).map((r) => [r, regionPrice(found.type, r)])) };
       out(t, `${JSON.stringify(t, null, 2)}\n`);
       return 0;
     }
     case 'price': {
       const spec = volumeFrom(type, values);
-      const p = priceVolume(spec, values.region ?? 'us-east-1');
+      const p = priceVolume(spec, values.region ?? volumeType(spec.type).default_region);
       const stale = staleWarning(p.as_of);
       if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
-      out({ volume: spec, price: p }, `${spec.type} ${spec.sizeGiB} GiB${spec.iops ? `, ${spec.iops} IOPS` : ''}${spec.throughputMiBps ? `, ${spec.throughputMiBps} MiB/s` : ''} in ${p.region}: ` +
+      out({ volume: spec, price: p }, `${describeVolume(spec, undefined)} in ${p.region}: ` +
         `$${p.storage.toFixed(2)} storage + $${p.iops.toFixed(2)} IOPS + $${p.throughput.toFixed(2)} throughput = $${p.total.toFixed(2)} a month (${p.source}, as of ${p.as_of})\n`);
       return 0;
     }
@@ -102,9 +143,13 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
         burstBalance = Number(values['burst-balance']);
         if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
       }
-      const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'] });
+      checkPlacement(spec, values.instance, '--instance', '--size');
+      const e = entitlement(spec, {
+        bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
+      });
       const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
-      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${spec.type} ${spec.sizeGiB} GiB${values.instance ? ` on ${values.instance}` : ''} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
+      const on = values.instance && !volumeType(spec.type).from_instance ? ` on ${values.instance}` : '';
+      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
         `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
       return 0;
     }

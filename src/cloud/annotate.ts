@@ -11,7 +11,7 @@ import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
 import { analyseBurst } from '../analysis/burst.js';
 import { instanceType } from './catalog.js';
-import { entitlement, SEQUENTIAL_RW } from './entitlement.js';
+import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { priceVolume } from './price.js';
 import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
 
@@ -45,7 +45,7 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     const measuredBw = dirs.reduce((s, d) => s + (d.bw_bytes ?? 0), 0);
     const bs = Math.max(1, Math.round(bytes / ios));
     const rw = job['job options']?.rw ?? job['job options']?.readwrite ?? 'read';
-    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL_RW.has(rw), instance: ctx.instance });
+    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), instance: ctx.instance });
     const ratio = e.iops > 0 ? measuredIops / e.iops : 0;
     const latNs = dirs.reduce((s, d) => s + (d.lat_ns?.mean ?? d.clat_ns?.mean ?? 0) * (d.total_ios ?? 0), 0) / ios;
     const depth = Number(job['job options']?.iodepth ?? 1) * (vj.members || 1);
@@ -64,7 +64,7 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     return { ...vj, entitlement: ent };
   });
   const cloud = {
-    provider: 'aws',
+    provider: t.provider,
     ...(ctx.region ? { region: ctx.region } : {}),
     ...(ctx.availabilityZone ? { availability_zone: ctx.availabilityZone } : {}),
     ...(ctx.instance ?? ctx.instanceType ? { instance_type: ctx.instance ?? ctx.instanceType } : {}),

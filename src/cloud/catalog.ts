@@ -7,7 +7,7 @@ import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
 import { InstanceCatalog, ProviderCatalog, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo } from './schema.js';
 
-export const CATALOG_FILES = ['aws-ebs.json'] as const;
+export const CATALOG_FILES = ['aws-ebs.json', 'aws-instance-store.json', 'gcp-pd.json', 'azure-disk.json'] as const;
 
 let cached: ProviderCatalogData[] | undefined;
 
@@ -29,9 +29,24 @@ export function loadCatalog(): ProviderCatalogData[] {
   return cached;
 }
 
-/** A volume type by name (gp3, io2, ...), or an error naming the closest known one. */
-export function volumeType(name: string): VolumeTypeInfo & { provider: string } {
-  const all = loadCatalog().flatMap((c) => c.types.map((t) => ({ ...t, provider: c.provider })));
+export type CatalogVolumeType = VolumeTypeInfo & { provider: string; default_region: string };
+
+/** The providers the catalog has files for (aws, gcp, azure). */
+export function catalogProviders(): string[] {
+  return [...new Set(loadCatalog().map((c) => c.provider))];
+}
+
+/** Checks a provider name (--provider, the route's path), naming the closest known one. */
+export function checkProvider(name: string, field: string): string {
+  const known = catalogProviders();
+  if (known.includes(name)) return name;
+  const near = closestName(name, known);
+  throw new VolbenchError('EINVALID_VALUE', `no provider '${name}' in the catalog${near ? `; did you mean '${near}'?` : ''}`, { field, accepted: known.join(', ') });
+}
+
+/** A volume type by name (gp3, pd-ssd, premium-ssd, ...), or an error naming the closest known one. */
+export function volumeType(name: string): CatalogVolumeType {
+  const all = loadCatalog().flatMap((c) => c.types.map((t) => ({ ...t, provider: c.provider, default_region: c.default_region })));
   const found = all.find((t) => t.type === name);
   if (found) return found;
   const near = closestName(name, all.map((t) => t.type));

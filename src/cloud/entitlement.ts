@@ -2,10 +2,12 @@
  * What a volume should deliver to a job: its IOPS and throughput for the job's I/O size,
  * counting I/Os the provider's way (an I/O larger than the counted size is several; small
  * sequential I/Os merge up to it), and which limit binds: the volume's, or, given the instance,
- * the instance's EBS IOPS and bandwidth (its maximum while its daily burst lasts).
+ * the instance's EBS IOPS and bandwidth (its maximum while its daily burst lasts). A tiered disk
+ * (Azure) performs as the smallest tier that holds it; instance store as its instance's device.
  */
 import { instanceType } from './catalog.js';
-import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
+import type { VolumeTypeInfo } from './schema.js';
+import { checkPlacement, checkVolume, instanceStoreOf, provisionedIops, provisionedThroughput, tierFor, type VolumeSpec } from './volume.js';
 
 export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth';
 
@@ -18,6 +20,11 @@ export interface EntitlementQuery {
   instanceBurst?: boolean;
   /** Sequential I/O merges up to the counted size; random does not. */
   sequential?: boolean;
+  /**
+   * Reads, writes or both (default reads): where a type states them apart (GCP pd-standard,
+   * instance store), a mix gets the harmonic mean of the two, half and half.
+   */
+  direction?: Direction;
   /**
    * Burst credits left, 0–1 of a full bucket (a new volume starts full). 0: the baseline only.
    * Undefined: full.
@@ -41,12 +48,37 @@ export interface Entitlement {
 /** The rw values whose I/Os are sequential: the provider merges small ones up to its I/O size. */
 export const SEQUENTIAL_RW: ReadonlySet<string> = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 
+export type Direction = 'read' | 'write' | 'mixed';
+
+/** fio's rw as the direction of its I/Os (trims count as writes). */
+export function directionOf(rw: string): Direction {
+  if (['rw', 'readwrite', 'randrw', 'trimwrite', 'randtrimwrite'].includes(rw)) return 'mixed';
+  if (['write', 'randwrite', 'trim', 'randtrim'].includes(rw)) return 'write';
+  return 'read';
+}
+
+/** A read and a write limit as one for the direction: a half-and-half mix shares the device. */
+function forDirection(read: number, write: number, d: Direction | undefined): number {
+  if (d === 'write') return write;
+  if (d === 'mixed') return 2 / (1 / read + 1 / write);
+  return read;
+}
+
+/** IOPS that scale with size: a base plus so many per GiB, between the type's min and max. */
+function sizedIops(t: VolumeTypeInfo, sizeGiB: number, d: Direction | undefined): number {
+  const i = t.iops;
+  const at = (perGib: number, max: number) => Math.min(max, Math.max(i.min ?? 0, (i.base ?? 0) + perGib * sizeGiB));
+  const read = at(i.per_gib ?? 0, i.max);
+  return i.write_per_gib === undefined && i.write_max === undefined ? read : forDirection(read, at(i.write_per_gib ?? i.per_gib ?? 0, i.write_max ?? i.max), d);
+}
+
 const KiB = 1024;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const MiB = 1024 * 1024;
 
 export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement {
   const t = checkVolume(spec);
+  checkPlacement(spec, q.instance);
   const countedKiB = t.io_size_kib;
   const bsKiB = q.bs / KiB;
   const countedPerIo = q.sequential && bsKiB < countedKiB ? bsKiB / countedKiB : Math.max(1, Math.ceil(bsKiB / countedKiB));
@@ -54,11 +86,28 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
   const tib = spec.sizeGiB / 1024;
 
   let iopsLimit: number;
-  let tpLimit: number;
+  let tpLimit = Infinity;
   let burst: Entitlement['burst'];
   let burstBinds = false;
   const b = t.burst;
-  if (b?.kind === 'iops') {
+  const tier = tierFor(t, spec.sizeGiB);
+  if (t.from_instance) {
+    // AWS states the instance's 4 KiB random IOPS over all its devices; a volume is one device.
+    const store = instanceStoreOf(q.instance, 'instance');
+    iopsLimit = forDirection(store.random_read_iops_4k, store.write_iops_4k, q.direction) / store.devices;
+  } else if (tier) {
+    iopsLimit = tier.iops;
+    tpLimit = tier.throughput_mibps;
+    if (b?.kind === 'credits' && tier.size_gib <= b.up_to_gib && tier.iops < b.iops) {
+      burst = { level: b.iops, baseline: tier.iops, unit: 'IOPS', seconds_from_full: b.minutes * 60 };
+      if (balance > 0) {
+        iopsLimit = b.iops;
+        tpLimit = Math.max(tpLimit, b.throughput_mibps);
+      } else {
+        burstBinds = true;
+      }
+    }
+  } else if (b?.kind === 'iops') {
     const baseline = Math.min(t.iops.max, Math.max(t.iops.min ?? 0, (t.iops.per_gib ?? 0) * spec.sizeGiB));
     iopsLimit = baseline;
     if (spec.sizeGiB < b.below_gib && baseline < b.level) {
@@ -67,11 +116,20 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
       if (balance > 0) iopsLimit = b.level;
       else burstBinds = true;
     }
-  } else {
+  } else if (t.iops.provisioned) {
     iopsLimit = provisionedIops(spec, t) ?? t.iops.max;
+  } else if (t.iops.per_mibps !== undefined) {
+    // Hyperdisk Throughput: IOPS come with the provisioned throughput.
+    iopsLimit = Math.min(t.iops.max, t.iops.per_mibps * (provisionedThroughput(spec, t) ?? 0));
+  } else if (t.iops.per_gib !== undefined) {
+    iopsLimit = sizedIops(t, spec.sizeGiB, q.direction);
+  } else {
+    iopsLimit = t.iops.max;
   }
   const tp = t.throughput_mibps;
-  if (tp.base_per_tib !== undefined) {
+  if (t.from_instance || tier) {
+    // Set above.
+  } else if (tp.base_per_tib !== undefined) {
     const base = Math.min(tp.base_max ?? tp.max, tp.base_per_tib * tib);
     tpLimit = base;
     if (b?.kind === 'throughput') {
@@ -86,6 +144,9 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
     tpLimit = provisionedThroughput(spec, t) ?? tp.max;
   } else if (tp.small_max !== undefined && tp.small_up_to_gib !== undefined && spec.sizeGiB <= tp.small_up_to_gib) {
     tpLimit = tp.small_max;
+  } else if (tp.per_gib !== undefined) {
+    const at = (max: number) => Math.min(max, (tp.base ?? 0) + tp.per_gib! * spec.sizeGiB);
+    tpLimit = tp.write_max === undefined ? at(tp.max) : forDirection(at(tp.max), at(tp.write_max), q.direction);
   } else if (tp.per_iops_max !== undefined) {
     tpLimit = Math.min(tp.max, tp.per_iops_max * iopsLimit);
   } else {
@@ -95,7 +156,8 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
   const byThroughput = (tpLimit * MiB) / q.bs;
   let iops = Math.min(byIops, byThroughput);
   let limit: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
-  if (q.instance) {
+  // An instance's EBS limits bound EBS volumes; instance store is not behind them.
+  if (q.instance && !t.from_instance) {
     const ebs = instanceType(q.instance).ebs;
     const burstLeft = q.instanceBurst ?? true;
     const instIops = burstLeft ? ebs.max_iops : ebs.baseline_iops;

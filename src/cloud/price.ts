@@ -5,11 +5,13 @@
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
 import { priceRegions, regionPrice } from './prices.js';
-import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
+import { checkVolume, provisionedIops, provisionedThroughput, tierFor, type VolumeSpec } from './volume.js';
 
 export interface VolumePrice {
   region: string;
   currency: 'USD';
+  /** The size tier billed, for tiered types (Azure: P10 for 100 GiB). */
+  tier?: string;
   storage: number;
   iops: number;
   throughput: number;
@@ -30,7 +32,12 @@ export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
       field: 'region', accepted: known.join(', '),
     });
   }
-  const storage = spec.sizeGiB * p.storage_gb_month;
+  // A tiered disk is billed as the smallest tier that holds it; instance store comes with the instance.
+  const tier = tierFor(t, spec.sizeGiB);
+  const storage = t.from_instance ? 0 : tier ? p.tier_month?.[tier.name] : spec.sizeGiB * p.storage_gb_month;
+  if (storage === undefined) {
+    throw new VolbenchError('EINVALID_VALUE', `no ${t.type} ${tier!.name} price for region '${region}'`, { field: 'region', accepted: priceRegions(t.type).join(', ') });
+  }
   let iops = 0;
   const provisioned = provisionedIops(spec, t) ?? 0;
   const billable = Math.max(0, provisioned - (t.iops.included ?? 0));
@@ -48,7 +55,7 @@ export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
   const tp = provisionedThroughput(spec, t) ?? 0;
   const throughput = p.throughput_mibps_month !== undefined ? Math.max(0, tp - (t.throughput_mibps.included ?? 0)) * p.throughput_mibps_month : 0;
   return {
-    region, currency: 'USD', storage: cents(storage), iops: cents(iops), throughput: cents(throughput),
+    region, currency: 'USD', ...(tier ? { tier: tier.name } : {}), storage: cents(storage), iops: cents(iops), throughput: cents(throughput),
     total: cents(storage + iops + throughput), source: p.source, as_of: p.as_of,
   };
 }

@@ -45,11 +45,17 @@ export function parsePricesFile(text: string, file: string): PricesFileData {
       path: file, field: issue.path.join('.'), accepted: 'a file written by volbench prices refresh',
     });
   }
+  const ebs = catalogTypes();
   for (const type of Object.keys(parsed.data.prices)) {
     try {
       volumeType(type);
     } catch (err) {
       throw new VolbenchError('EINVALID_SPEC', `prices file ${file}: prices.${type}: ${(err as Error).message}`, { path: file, field: `prices.${type}` });
+    }
+    if (!ebs.includes(type)) {
+      throw new VolbenchError('EINVALID_SPEC', `prices file ${file}: prices.${type}: a prices file holds EBS prices, and ${type} is not an EBS type`, {
+        path: file, field: `prices.${type}`, accepted: ebs.join(', '),
+      });
     }
   }
   return parsed.data;
@@ -107,7 +113,7 @@ export function staleWarning(asOf: string, now: Date = new Date()): string | und
   return `prices as of ${asOf} are ${days} days old (over ${STALE_AFTER_DAYS}): refresh them with volbench prices refresh --region R --out FILE and pass --prices FILE`;
 }
 
-/** Every catalog type (for a refresh to cover). */
+/** Every EBS type of the catalog (what a refresh from the Price List API covers). */
 export function catalogTypes(): string[] {
-  return loadCatalog().flatMap((c) => c.types.map((t) => t.type));
+  return loadCatalog().filter((c) => c.provider === 'aws' && c.service === 'ebs').flatMap((c) => c.types.map((t) => t.type));
 }

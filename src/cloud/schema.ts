@@ -23,10 +23,19 @@ export const IopsModel = z.object({
   included: nonNegative.optional(),
   min: nonNegative.optional(),
   max: positive,
-  /** Baseline IOPS per GiB (gp2). */
+  /** What every volume gets before its per-GiB figure (GCP pd-balanced: 3,000 + 6 per GiB). */
+  base: nonNegative.optional(),
+  /** Baseline IOPS per GiB (gp2, GCP Persistent Disk). */
   per_gib: positive.optional(),
+  /** Writes where they differ from reads (GCP pd-standard: 1.5 per GiB, up to 15,000). */
+  write_per_gib: positive.optional(),
+  write_max: positive.optional(),
   /** The most IOPS that may be provisioned per GiB. */
   per_gib_max: positive.optional(),
+  /** The fewest IOPS that may be provisioned per GiB (Hyperdisk Extreme: 2). */
+  per_gib_min: positive.optional(),
+  /** IOPS that come with each provisioned MiB/s (Hyperdisk Throughput: 4), up to `max`. */
+  per_mibps: positive.optional(),
   typical: positive.optional(),
   provisioned: z.boolean(),
   ...dated,
@@ -38,6 +47,16 @@ export const ThroughputModel = z.object({
   max: positive,
   /** The most MiB/s per provisioned IOPS (gp3: 0.25; io2 Block Express: 0.256). */
   per_iops_max: positive.optional(),
+  /** The fewest MiB/s per provisioned IOPS (Hyperdisk Balanced: 1/256). */
+  per_iops_min: positive.optional(),
+  /** What every volume gets before its per-GiB figure (GCP pd-balanced: 140 + 0.28 per GiB). */
+  base: nonNegative.optional(),
+  per_gib: positive.optional(),
+  /** Writes' maximum where it differs from reads' (GCP pd-standard). */
+  write_max: positive.optional(),
+  /** Provisioned MiB/s per TiB of size, at least and at most (Hyperdisk Throughput: 10–90). */
+  per_tib_min: positive.optional(),
+  per_tib_max: positive.optional(),
   /** gp2: volumes up to `small_up_to_gib` deliver at most `small_max`. */
   small_max: positive.optional(),
   small_up_to_gib: positive.optional(),
@@ -70,14 +89,39 @@ export const BurstModel = z.discriminatedUnion('kind', [
     refill: z.literal('base'),
     ...dated,
   }).strict(),
+  z.object({
+    /** Azure's credit-based bursting: a tier under its target earns credits, spent up to these levels. */
+    kind: z.literal('credits'),
+    iops: positive,
+    throughput_mibps: positive,
+    /** How long a full bucket lasts at the burst levels (a disk starts full). */
+    minutes: positive,
+    /** Only tiers this size and smaller burst (Premium SSD: P20, 512 GiB). */
+    up_to_gib: positive,
+    ...dated,
+  }).strict(),
 ]);
+
+/** A fixed size tier (Azure P10, E30): a disk is billed, and performs, as the smallest tier that holds it. */
+export const SizeTier = z.object({
+  name: z.string().regex(/^[A-Z]+\d+$/),
+  size_gib: positive,
+  iops: positive,
+  throughput_mibps: positive,
+}).strict();
 
 export const Delivery = z.object({ fraction: z.number().gt(0).lte(1), of_time: z.number().gt(0).lte(1), ...dated }).strict();
 
 export const IopsTier = z.object({ up_to: positive.nullable(), usd: nonNegative }).strict();
 
+/** us-east-1, us-central1, eastus. */
+export const REGION_NAME = /^[a-z]{2,}[a-z0-9-]{0,30}[a-z0-9]$/;
+
 export const RegionPrice = z.object({
+  /** Per GB-month (GiB-month where the provider bills in GiB: GCP). */
   storage_gb_month: nonNegative,
+  /** Tiered types: each tier's price a month, by tier name (storage_gb_month is then 0). */
+  tier_month: z.record(z.string().regex(/^[A-Z]+\d+$/), nonNegative).optional(),
   /** Per provisioned IOPS-month above what is included. */
   iops_month: nonNegative.optional(),
   /** Tiered per-IOPS prices (io2): each tier's IOPS up to `up_to`. */
@@ -97,21 +141,50 @@ export const VolumeType = z.object({
   iops: IopsModel,
   throughput_mibps: ThroughputModel,
   burst: BurstModel.optional(),
+  /** Fixed size tiers, smallest first; size_gib.max is the largest. */
+  tiers: z.array(SizeTier).min(1).optional(),
+  /**
+   * Instance store: the size, IOPS and throughput are the instance type's
+   * (catalog/aws-ec2-instances.json); the figures here are the most any catalogued instance has.
+   */
+  from_instance: z.literal(true).optional(),
   delivery: Delivery.optional(),
   billing: z.string().min(1),
-  prices: z.record(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/), RegionPrice),
-}).strict();
+  /** What the figures leave out or how they are read (units, per-VM caps). */
+  notes: z.array(z.string().min(1)).optional(),
+  prices: z.record(z.string().regex(REGION_NAME), RegionPrice),
+}).strict().superRefine((t, ctx) => {
+  if (t.tiers) {
+    t.tiers.forEach((tier, i) => {
+      if (i > 0 && tier.size_gib <= t.tiers![i - 1].size_gib) ctx.addIssue({ code: 'custom', path: ['tiers', i, 'size_gib'], message: 'tiers go smallest first' });
+    });
+    if (t.tiers.at(-1)!.size_gib !== t.size_gib.max) ctx.addIssue({ code: 'custom', path: ['size_gib', 'max'], message: 'is the largest tier\'s size' });
+    for (const [region, p] of Object.entries(t.prices)) {
+      for (const tier of t.tiers) {
+        if (p.tier_month?.[tier.name] === undefined) ctx.addIssue({ code: 'custom', path: ['prices', region, 'tier_month', tier.name], message: 'every tier needs its price' });
+      }
+    }
+  }
+  if (t.burst?.kind === 'credits' && !t.tiers) ctx.addIssue({ code: 'custom', path: ['burst'], message: 'credit bursting is a tiered type\'s' });
+});
 
 export const ProviderCatalog = z.object({
   provider: z.enum(['aws', 'gcp', 'azure']),
   service: z.string().min(1),
   as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  /** Where a price is looked up when no region is given. */
+  default_region: z.string().regex(REGION_NAME),
   types: z.array(VolumeType).min(1),
-}).strict();
+}).strict().superRefine((c, ctx) => {
+  c.types.forEach((t, i) => {
+    if (!t.prices[c.default_region]) ctx.addIssue({ code: 'custom', path: ['types', i, 'prices', c.default_region], message: 'every type is priced in the default region' });
+  });
+});
 
 export type VolumeTypeInfo = z.infer<typeof VolumeType>;
 export type ProviderCatalogData = z.infer<typeof ProviderCatalog>;
 export type RegionPriceInfo = z.infer<typeof RegionPrice>;
+export type SizeTierInfo = z.infer<typeof SizeTier>;
 
 const datedFields = {
   source: z.string().url(),

@@ -19,7 +19,7 @@ import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
-import { checkVolume, instanceType, type CloudContext } from '../cloud/index.js';
+import { checkPlacement, checkVolume, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';
 
 export interface PlannedJob {
@@ -228,7 +228,7 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
 async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Anchors): Promise<RunPlan> {
   if (options.cloud) {
     checkVolume(options.cloud.volume);
-    if (options.cloud.instance !== undefined) instanceType(options.cloud.instance);
+    checkPlacement(options.cloud.volume, options.cloud.instance);
   }
   const spec = effectiveSpec(parsed, options);
   const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));

@@ -11,7 +11,7 @@ import { specFromJobFile } from './job-file.js';
 import type { TargetRoot } from './roots.js';
 import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
 import type { RunVolume, SuiteRunRequest } from './schemas/run-request.js';
-import { checkVolume, instanceType, type CloudContext, type VolumeSpec } from '../cloud/index.js';
+import { checkPlacement, checkVolume, type CloudContext, type VolumeSpec } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import type { RunSuiteBody } from './schemas/run.js';
 import type { RunRow } from './store/runs.js';
@@ -44,7 +44,7 @@ function cloudOf(volume: RunVolume | null): CloudContext | undefined {
   };
   try {
     checkVolume(spec, 'volume');
-    if (volume.instance !== undefined) instanceType(volume.instance);
+    checkPlacement(spec, volume.instance);
   } catch (err) {
     if (!(err instanceof VolbenchError)) throw err;
     const field = err.field === 'instance' ? 'volume.instance' : err.field === 'volume.size' ? 'volume.size_gib'

@@ -72,4 +72,49 @@ describe('catalog routes', () => {
     const provider = await server.client.get('/v1/catalog/gcp/gp3?size=100g');
     expect(provider.status).toBe(404);
   });
+
+  it("prices GCP and Azure disks in their provider's region and entitles them as the library does", async () => {
+    const pd = await server.client.get('/v1/catalog/gcp/pd-balanced?size=100g');
+    expect(pd.status).toBe(200);
+    assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', pd);
+    expect(pd.body.price).toMatchObject({ region: 'us-central1', total: 10 });
+    expect(pd.body.entitlement).toMatchObject({ iops: 3600, bound_by: 'volume-iops' });
+    const p10 = await server.client.get('/v1/catalog/azure/premium-ssd?size=100g');
+    expect(p10.status).toBe(200);
+    assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', p10);
+    expect(p10.body.price).toMatchObject({ region: 'eastus', tier: 'P10', total: 19.71 });
+    expect(p10.body.entitlement.burst).toEqual({ level: 3500, baseline: 500, unit: 'IOPS', seconds_from_full: 1800 });
+    const v2 = await server.client.get('/v1/catalog/azure/premium-ssd-v2?size=100g&bs=1m');
+    expect(v2.body.volume).toEqual({ type: 'premium-ssd-v2', size_gib: 100, iops: 3000, throughput_mibps: 125 });
+    expect(v2.body.entitlement).toMatchObject({ throughput_mibps: 125, bound_by: 'volume-throughput' });
+    const region = await server.client.get('/v1/catalog/gcp/pd-ssd?size=100g&region=us-centrl1');
+    expect(region.status).toBe(400);
+    expect(region.body).toMatchObject({ field: 'query.region' });
+    expect(region.body.detail).toContain("did you mean 'us-central1'");
+    const cap = await server.client.get('/v1/catalog/azure/premium-ssd-v2?size=10g&iops=6000');
+    expect(cap.status).toBe(400);
+    expect(cap.body.field).toBe('query.iops');
+    expect(cap.body.detail).toMatch(/at most 500 IOPS per GiB .*learn\.microsoft\.com/);
+    const ec2 = await server.client.get('/v1/catalog/gcp/pd-ssd?size=100g&instance=m6i.large');
+    expect(ec2.status).toBe(400);
+    expect(ec2.body.field).toBe('query.instance');
+    const elsewhere = await server.client.get('/v1/catalog/aws/pd-ssd?size=100g');
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.detail).toContain("pd-ssd is one of gcp's volume types, not aws's");
+  });
+
+  it('entitles instance store from the instance, without a size, and refuses it without an instance', async () => {
+    const res = await server.client.get('/v1/catalog/aws/instance-store?instance=i4i.xlarge&rw=randread');
+    expect(res.status).toBe(200);
+    assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', res);
+    expect(res.body.price).toMatchObject({ total: 0 });
+    expect(res.body.entitlement).toMatchObject({ iops: 62500, instance: 'i4i.xlarge', counted_io_kib: 4 });
+    const none = await server.client.get('/v1/catalog/aws/instance-store');
+    expect(none.status).toBe(400);
+    assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', none);
+    expect(none.body.field).toBe('query.instance');
+    const big = await server.client.get('/v1/catalog/aws/instance-store?instance=i4i.xlarge&size=2t');
+    expect(big.status).toBe(400);
+    expect(big.body.field).toBe('query.size');
+  });
 });

@@ -16,8 +16,8 @@ const MiB = 1024 * KiB;
 describe('the shipped catalog', () => {
   it('loads and passes its schema; every price and limit has a source URL and a date', () => {
     const catalogs = loadCatalog();
-    expect(catalogs.map((c) => c.provider)).toEqual(['aws']);
-    const types = catalogs.flatMap((c) => c.types.map((t) => t.type));
+    expect(catalogs.map((c) => `${c.provider}/${c.service}`)).toEqual(['aws/ebs', 'aws/ec2-instance-store', 'gcp/compute-engine-disks', 'azure/managed-disks']);
+    const types = catalogs[0].types.map((t) => t.type);
     expect(types).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard']);
     for (const t of catalogs[0].types) {
       for (const part of [t.size_gib, t.iops, t.throughput_mibps, ...Object.values(t.prices)]) {

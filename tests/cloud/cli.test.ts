@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { volbench } from '../helpers/cli.js';
 
 describe('volbench catalog', () => {
-  it('lists every EBS type, one line each', async () => {
+  it('lists every type, one line each, EBS first', async () => {
     const out = await volbench(['catalog']);
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard']);
+    const types = out.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1]);
+    expect(types.slice(0, 8)).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard', 'instance-store']);
+    expect(types).toHaveLength(19);
   });
 
   it('prices gp3 500 GiB with 6,000 IOPS and 250 MiB/s at $60.00 a month in us-east-1', async () => {
@@ -30,5 +32,42 @@ describe('volbench catalog', () => {
     expect(out.stderr).toContain('[--volume.iops]');
     const unknown = await volbench(['catalog', 'show', 'gp4']);
     expect(unknown.stderr).toMatch(/did you mean 'gp3'/);
+  });
+
+  it('lists one provider, and names the closest when the provider is misspelt', async () => {
+    const gcp = await volbench(['catalog', 'list', '--provider', 'gcp']);
+    expect(gcp.code, gcp.stderr).toBe(0);
+    expect(gcp.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual([
+      'pd-standard', 'pd-balanced', 'pd-ssd', 'pd-extreme', 'hyperdisk-balanced', 'hyperdisk-throughput', 'hyperdisk-extreme',
+    ]);
+    expect(gcp.stdout).toContain('$0.1/GB-month (us-central1)');
+    const azure = await volbench(['catalog', 'list', '--provider', 'azure', '--format', 'json']);
+    expect(JSON.parse(azure.stdout).map((t: { type: string }) => t.type)).toEqual(['premium-ssd-v2', 'premium-ssd', 'standard-ssd', 'ultra-disk']);
+    const typo = await volbench(['catalog', 'list', '--provider', 'gpc']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("did you mean 'gcp'");
+    expect(typo.stderr).toContain('[--provider]');
+  });
+
+  it("prices in the provider's own region when none is given: a 100 GiB Premium SSD is billed as a P10 in eastus", async () => {
+    const out = await volbench(['catalog', 'price', 'premium-ssd', '--size', '100g', '--format', 'json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).price).toMatchObject({ region: 'eastus', tier: 'P10', total: 19.71 });
+    const text = await volbench(['catalog', 'price', 'pd-balanced', '--size', '100g']);
+    expect(text.stdout).toMatch(/^pd-balanced 100 GiB in us-central1: \$10\.00 storage .* = \$10\.00 a month/);
+    const wrong = await volbench(['catalog', 'price', 'gp3', '--size', '100g', '--provider', 'azure']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("gp3 is one of aws's volume types, not azure's");
+  });
+
+  it('entitles instance store from --instance, and refuses it without one, naming --instance', async () => {
+    const out = await volbench(['catalog', 'entitled', 'instance-store', '--instance', 'i4i.xlarge', '--bs', '4k', '--rw', 'randwrite']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain("instance-store (one of i4i.xlarge's 1 × 937 GB devices) at 4k randwrite: 50,000 IOPS");
+    const none = await volbench(['catalog', 'entitled', 'instance-store']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('[--instance]');
+    const m6i = await volbench(['catalog', 'entitled', 'instance-store', '--instance', 'm6i.large']);
+    expect(m6i.stderr).toMatch(/m6i.large has no instance store .*\[--instance\]/);
   });
 });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 
 import {
-  checkVolume, entitlement, instanceType, loadCatalog, loadInstances, priceVolume, provisionedIops, provisionedThroughput, volumeType,
+  checkPlacement, checkVolume, directionOf, entitlement, loadCatalog, loadInstances, priceVolume, provisionedIops, provisionedThroughput, volumeType,
 } from '../../cloud/index.js';
 import type { VolumeSpec } from '../../cloud/index.js';
 import { InstanceType, ProviderCatalog } from '../../cloud/schema.js';
@@ -22,22 +22,21 @@ import type { RouteDeps, ZodApp } from './types.js';
 const GiB = 1024 ** 3;
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 const RW = ['read', 'write', 'rw', 'readwrite', 'randread', 'randwrite', 'randrw'] as const;
-const DEFAULT_REGION: Record<string, string> = { aws: 'us-east-1' };
 
 const catalogSchema = named('Catalog', z.object({
   providers: z.array(ProviderCatalog).describe('One entry per provider file of the catalog'),
-  instances: z.array(InstanceType).describe("EC2 instance types' EBS limits (and instance store)"),
+  instances: z.array(InstanceType).describe("EC2 instance types' EBS limits and instance store"),
 }).describe('The shipped catalog: every limit and price with its source URL and as_of date'));
 
 const sizeText = z.string().max(32).describe('The volume size, whole GiB in fio units: 500g, 2t');
 const count = z.string().max(12).regex(/^\d{1,9}$/, 'a whole number');
 
 const volumeQuery = z.strictObject({
-  size: sizeText,
+  size: sizeText.optional().describe('The volume size, whole GiB in fio units: 500g, 2t (required but for instance-store)'),
   iops: count.optional().describe('Provisioned IOPS, where the type takes them'),
   throughput: count.optional().describe('Provisioned throughput in MiB/s, where the type takes it'),
-  region: z.string().max(32).optional().describe('Region of the price (default: us-east-1 for aws)'),
-  instance: z.string().max(32).optional().describe('The instance type the volume is attached to: its limits bound the volume'),
+  region: z.string().max(32).optional().describe("Region of the price (default: the provider's, us-east-1, us-central1 or eastus)"),
+  instance: z.string().max(32).optional().describe('The EC2 instance type the volume is attached to: its EBS limits bound the volume; instance-store needs one'),
   bs: z.string().max(16).optional().describe('The I/O size of the entitlement (default 4k)'),
   rw: z.enum(RW).optional().describe('The pattern: sequential I/O may merge (default randread, read from 1m)'),
 });
@@ -51,7 +50,8 @@ const volumeAnswer = named('CatalogVolume', z.object({
     throughput_mibps: z.number().optional(),
   }),
   price: z.object({
-    region: z.string(), currency: z.literal('USD'), storage: z.number(), iops: z.number(), throughput: z.number(),
+    region: z.string(), currency: z.literal('USD'), tier: z.string().optional().describe('The size tier billed (Azure: P10)'),
+    storage: z.number(), iops: z.number(), throughput: z.number(),
     total: z.number().describe('USD a month'), source: z.string(), as_of: z.string(),
   }).nullable().describe('null where the catalog has no price for the type in the region'),
   entitlement: z.object({
@@ -69,6 +69,14 @@ const volumeAnswer = named('CatalogVolume', z.object({
 
 /** The query as a volume, refused naming `query.<field>` and what the type allows. */
 function volumeOf(type: string, q: z.infer<typeof volumeQuery>): VolumeSpec {
+  if (q.size === undefined) {
+    if (volumeType(type).from_instance) {
+      const spec = { type, sizeGiB: 0 };
+      checkVolume(spec, 'query');
+      return spec;
+    }
+    throw new VolbenchError('EINVALID_VALUE', `a ${type} volume needs its size`, { field: 'query.size', accepted: 'e.g. 500g or 2t' });
+  }
   const bytes = parseSize(q.size, { field: 'query.size' });
   if (bytes === 0 || bytes % GiB !== 0) {
     throw new VolbenchError('EINVALID_VALUE', `a volume's size is whole GiB, not '${q.size}'`, { field: 'query.size', accepted: 'e.g. 500g or 2t' });
@@ -95,7 +103,7 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
     schema: {
       summary: "One volume's price and entitlement",
       tags: ['catalog'],
-      params: z.object({ provider: z.string().describe('aws'), type: z.string().describe('Volume type: gp3, io2, st1, ...') }),
+      params: z.object({ provider: z.string().describe('aws, gcp or azure'), type: z.string().describe('Volume type: gp3, io2, pd-ssd, hyperdisk-balanced, premium-ssd, instance-store, ...') }),
       querystring: volumeQuery,
       response: {
         200: jsonResponse('The volume priced and entitled', volumeAnswer),
@@ -115,20 +123,13 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
       if (err instanceof VolbenchError) throw volumeTypeNotFound(err.message, err.accepted);
       throw err;
     }
-    if (found.provider !== provider) throw volumeTypeNotFound(`${type} is a ${found.provider} volume type, not ${provider}'s`, found.provider);
+    if (found.provider !== provider) throw volumeTypeNotFound(`${type} is one of ${found.provider}'s volume types, not ${provider}'s`, found.provider);
     const spec = volumeOf(found.type, q);
-    if (q.instance !== undefined) {
-      try {
-        instanceType(q.instance);
-      } catch (err) {
-        if (err instanceof VolbenchError) throw new VolbenchError('EINVALID_VALUE', err.message, { field: 'query.instance', accepted: err.accepted });
-        throw err;
-      }
-    }
+    checkPlacement(spec, q.instance, 'query.instance', 'query.size');
     const bs = parseSize(q.bs ?? '4k', { field: 'query.bs' });
     if (bs === 0 || bs > 1 << 30) throw new VolbenchError('EINVALID_VALUE', `bs is 1 byte to 1 GiB, not '${q.bs}'`, { field: 'query.bs', accepted: 'e.g. 4k, 1m' });
     const rw = q.rw ?? (bs >= 1 << 20 ? 'read' : 'randread');
-    const region = q.region ?? DEFAULT_REGION[provider];
+    const region = q.region ?? found.default_region;
     let price = null;
     if (region !== undefined) {
       try {
@@ -141,7 +142,7 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
         if (!(err instanceof VolbenchError)) throw err;
       }
     }
-    const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), instance: q.instance });
+    const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), instance: q.instance });
     const iops = provisionedIops(spec, found);
     const throughput = provisionedThroughput(spec, found);
     return {
