@@ -308,11 +308,17 @@ function openStalledSse(ctx, id) {
 
 /**
  * An event stream read to its end: resolves with its last event's type, or null when the
- * stream is cut (destroyed, or the server died).
+ * stream is cut (destroyed, the server died, or it is still open after timeoutMs when given).
  */
-function readEvents(ctx, id) {
+function readEvents(ctx, id, timeoutMs = 0) {
   let req;
   const last = new Promise((resolve) => {
+    if (timeoutMs > 0) {
+      setTimeout(() => {
+        req.destroy();
+        resolve(null);
+      }, timeoutMs).unref();
+    }
     req = http.request(`${ctx.api.url}/v1/runs/${id}/events`, { agent: false, headers: { authorization: `Bearer ${ctx.api.token}` } }, (res) => {
       if (res.statusCode !== 200) {
         ctx.inv.fail(res.statusCode >= 500 ? '5xx' : 'unexpected status', `GET /v1/runs/${id}/events: ${res.statusCode}`);
@@ -520,6 +526,18 @@ async function main() {
   let serve = null;
   let sampler = null;
   const summary = { opts, volumes: volumes.length };
+  // Every wait in the script is bounded; this bounds them all, whatever hangs.
+  const limitSec = 180 + opts.runs;
+  const watchdog = setTimeout(() => {
+    console.log(`\nno end after ${limitSec} s: the service or the script hangs; stopping`);
+    serve?.child.kill('SIGKILL');
+    try {
+      unmountVolumes(volumes);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+      process.exit(1);
+    }
+  }, limitSec * 1000);
   try {
     serve = await spawnServe(args, token);
     sampler = new RssSampler(serve.pid);
@@ -581,7 +599,7 @@ async function main() {
       if (!existsSync(file)) restart.filesRemoved++;
       else inv.fail('interrupted run\'s file left behind', `${id}: ${file}`);
       // The interrupted run's stream replays to its end.
-      const replayed = await readEvents(ctx, id).last;
+      const replayed = await readEvents(ctx, id, 10_000).last;
       if (replayed !== 'failed') inv.fail('event stream disagrees with its run', `${id}: replayed ${replayed} after the restart`);
     }
     // Those queued at the kill run after the restart; then nothing may be left queued or running.
@@ -644,9 +662,15 @@ async function main() {
     inv.fail('script error', err.stack ?? String(err));
   } finally {
     sampler?.stop();
+    clearTimeout(watchdog);
     if (serve && serve.child.exitCode === null && serve.child.signalCode === null) {
       serve.child.kill('SIGTERM');
-      await serve.exited;
+      const stopped = await Promise.race([serve.exited.then(() => true), sleep(15_000, false)]);
+      if (!stopped) {
+        inv.fail('server did not stop', 'SIGTERM left it running for 15 s; killed');
+        serve.child.kill('SIGKILL');
+        await serve.exited;
+      }
     }
     unmountVolumes(volumes);
     rmSync(base, { recursive: true, force: true });
