@@ -14,12 +14,12 @@
 // the IOPS through the library (aim: at least 0.98).
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { httpCall, median, percentile, REPO as repo, spawnServe } from './lib.mjs';
+import { httpCall, median, percentile, REPO as repo, spawnServe, threadCpuMs } from './lib.mjs';
 
 function parseFlags(argv) {
   const opts = { rounds: 3, runtime: 30, pollers: 50, intervalMs: 100, directory: null };
@@ -78,15 +78,6 @@ async function api(url, token, path, init = {}) {
   const body = await res.json();
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return body;
-}
-
-const TICK_MS = 10; // USER_HZ is 100 on every Linux architecture Node runs on
-
-/** CPU time (user + system, ms) of one thread; the main thread's tid is the process id. */
-function threadCpuMs(pid, tid = pid) {
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 /** A keep-alive GET: its body as JSON. */

@@ -83,6 +83,15 @@ export function httpCall(url, { agent, method = 'GET', headers = {}, body } = {}
   });
 }
 
+const TICK_MS = 10; // USER_HZ is 100 on every Linux architecture Node runs on
+
+/** CPU time (user + system, ms) of one thread; the main thread's tid is the process id. */
+export function threadCpuMs(pid, tid = pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** Resident memory of a process in KiB (VmRSS), or null once it has gone. */
 export function vmRssKb(pid) {
   try {

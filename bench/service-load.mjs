@@ -34,12 +34,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { cpus, release } from 'node:os';
+import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { httpCall, percentile, spawnServe, vmRssKb } from './lib.mjs';
+import { httpCall, percentile, spawnServe, threadCpuMs, vmRssKb } from './lib.mjs';
 
 const FULL = { pollers: 200, runs: 1000, sse: 1000, sseReaders: 50, queueLimit: 8, volumes: 4, intervalMs: 100, rateIops: 2000, maxRssMb: 1024 };
 const QUICK = { pollers: 20, runs: 100, sse: 100, sseReaders: 10 };
@@ -483,6 +483,16 @@ async function killBatch(ctx) {
   return { long, queued };
 }
 
+/**
+ * The service's event-loop delay (p99 and max, ms) since the last call: prom-client resets its
+ * histogram on every scrape of /v1/metrics.
+ */
+async function eventLoopDelayMs(api) {
+  const res = await api.call('GET', '/v1/metrics', { expect: [200] });
+  const value = (name) => 1000 * Number(new RegExp(`^volbench_process_nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(res?.text ?? '')?.[1]);
+  return { p99: value('p99'), max: value('max') };
+}
+
 function summaryTable(s) {
   const mb = (kb) => (kb / 1024).toFixed(1);
   const ms = (v) => (Number.isFinite(v) ? v.toFixed(2) : '-');
@@ -491,6 +501,8 @@ function summaryTable(s) {
     ['server RSS MiB: as the last run was accepted / after the restart', `${mb(s.rssKb.submitted)} / ${mb(s.rssKb.restarted)}`],
     [`GET /v1/runs/{id} ms (${s.polls.run} polls) p50 / p99 / max`, `${ms(s.pollMs.run.p50)} / ${ms(s.pollMs.run.p99)} / ${ms(s.pollMs.run.max)}`],
     [`GET /v1/runs ms (${s.polls.list} polls) p50 / p99 / max`, `${ms(s.pollMs.list.p50)} / ${ms(s.pollMs.list.p99)} / ${ms(s.pollMs.list.max)}`],
+    [`CPU during the load (${s.loadSeconds} s), % of a core: service event loop / this client`, `${s.cpu.serverLoopPct} / ${s.cpu.clientPct}`],
+    ['service event-loop delay during the load, ms: p99 / max', `${ms(s.loopDelayMs.p99)} / ${ms(s.loopDelayMs.max)}`],
     ['submits accepted / 429 (without Retry-After)', `${s.submits.accepted} / ${s.submits.rejected429} (${s.submits.missingRetryAfter})`],
     ['longest Retry-After waited, s', String(s.submits.maxRetryAfterSec)],
     ['cancel storm: runs asked / DELETEs / 202 / ended cancelled', `${s.cancels.asked} / ${s.cancels.requests} / ${s.cancels.stillStopping} / ${s.cancels.cancelled}`],
@@ -550,13 +562,25 @@ async function main() {
       sse: { open: 0, maxOpen: 0, stalledOpened: 0, readersOpened: 0, stalled: new Set(), readers: new Set(), readerFinal: new Map(), closing: false },
     };
 
-    // 1-4: pollers, submissions, event streams and the cancel storm, all at once.
+    // 1-4: pollers, submissions, event streams and the cancel storm, all at once. What they
+    // cost: the service's event-loop thread, and this (client) process.
+    const loadT0 = performance.now();
+    const serverCpu0 = threadCpuMs(serve.pid);
+    const clientCpu0 = process.cpuUsage();
+    await eventLoopDelayMs(ctx.api);
     const pollers = startPollers(ctx);
     await submitAll(ctx);
     const rssSubmitted = sampler.sample();
     console.log(`submitted ${ctx.ids.length} runs (${ctx.stats.rejected429} answered 429) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     if (!(await drain(ctx, 60_000 + opts.runs * 500))) inv.fail('run never ended', 'runs still queued or running long after the last submit');
     await pollers.stop();
+    const loopDelayMs = await eventLoopDelayMs(ctx.api);
+    const loadMs = performance.now() - loadT0;
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const cpu = {
+      serverLoopPct: Math.round((100 * (threadCpuMs(serve.pid) - serverCpu0)) / loadMs),
+      clientPct: Math.round((clientCpu.user + clientCpu.system) / 10 / loadMs),
+    };
     closeSse(ctx);
     await sleep(1000);
     const rssEnd = sampler.sample();
@@ -642,6 +666,11 @@ async function main() {
     Object.assign(summary, {
       seconds: Math.round((performance.now() - started) / 1000),
       rssKb: { start: rssStart, submitted: rssSubmitted, peak: rssPeak, end: rssEnd, restarted: rssRestarted },
+      loadSeconds: Math.round(loadMs / 1000),
+      // Other work on the machine stalls the service as much as its own does.
+      loadAverage1m: loadavg()[0],
+      cpu,
+      loopDelayMs,
       polls: { run: pollers.latency.run.length, list: pollers.latency.list.length },
       pollMs: { run: pollStats(pollers.latency.run), list: pollStats(pollers.latency.list) },
       submits: { ...ctx.stats },
@@ -677,7 +706,9 @@ async function main() {
   }
   summary.ok = inv.ok;
   summary.violations = Object.fromEntries([...inv.counts].map(([kind, n]) => [kind, { count: n, examples: inv.examples.get(kind) }]));
-  if (summary.rssKb) console.log(`\nsummary (${summary.seconds} s):\n${summaryTable(summary)}`);
+  if (summary.rssKb) {
+    console.log(`\nsummary (${summary.seconds} s; machine load average ${summary.loadAverage1m.toFixed(2)} as the load ended):\n${summaryTable(summary)}`);
+  }
   if (opts.summaryJson) writeFileSync(opts.summaryJson, `${JSON.stringify(summary, null, 2)}\n`);
   if (!inv.ok) {
     console.log('\ninvariants that failed:');
