@@ -25,12 +25,15 @@
 //     directory; then through the API: no run is lost; those that ended before the kill are
 //     unchanged (digest of the run and its result); those running at the kill failed as
 //     interrupted and their files are gone; those queued run after the restart; none stays
-//     running or queued.
+//     running or queued;
+//  6. kill -9 again, this time in the thick of submissions and polls, and a restart: no run
+//     accepted is lost, none that had ended changes, each ends finished or interrupted.
 // It prints a summary and exits 1 when an invariant fails: a lost or changed run, a 5xx or a
 // transport error, a 429 without Retry-After, a run left running or never ending, an event
 // stream whose final event disagrees with its run, a peak RSS above --max-rss-mb.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -158,6 +161,13 @@ class Api {
     this.token = token;
     this.inv = invariants;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    /** Aborted as the server is killed; every submitter waiting out a 429 listens. */
+    this.killed = new AbortController();
+    setMaxListeners(0, this.killed.signal);
+  }
+
+  get dead() {
+    return this.killed.signal.aborted;
   }
 
   async call(method, path, { json, agent = this.agent, expect } = {}) {
@@ -171,7 +181,8 @@ class Api {
     try {
       res = await httpCall(`${this.url}${path}`, { agent, method, headers, body });
     } catch (err) {
-      this.inv.fail('transport error', `${method} ${path}: ${err.code ?? err.message}`);
+      // Once the server is killed on purpose, requests in flight fail as they should.
+      if (!this.dead) this.inv.fail('transport error', `${method} ${path}: ${err.code ?? err.message}`);
       return null;
     }
     if (res.status >= 500) {
@@ -260,11 +271,15 @@ function shortRun(ctx, v) {
   };
 }
 
-/** POST a run; on 429, checks Retry-After and waits it out before trying again (`retry` false: gives up). */
+/**
+ * POST a run; on 429, checks Retry-After and waits it out before trying again (`retry` false:
+ * gives up). Null when refused, or once the server it was sent to has been killed.
+ */
 async function submit(ctx, spec, { retry = true } = {}) {
+  const { api } = ctx;
   for (;;) {
-    const res = await ctx.api.json('POST', '/v1/runs', { json: spec, expect: [202, 429] });
-    if (res === null) return null;
+    const res = await api.json('POST', '/v1/runs', { json: spec, expect: [202, 429] });
+    if (res === null || api.dead) return null;
     if (res.status === 202) {
       ctx.stats.accepted++;
       return res.body.id;
@@ -280,7 +295,8 @@ async function submit(ctx, spec, { retry = true } = {}) {
     const waitMs = (Number(ra) || 1) * 1000;
     ctx.stats.maxRetryAfterSec = Math.max(ctx.stats.maxRetryAfterSec, waitMs / 1000);
     // Honoured: never sooner than asked; a little jitter so the waiters do not come back as one.
-    await sleep(waitMs + Math.random() * 200);
+    await sleep(waitMs + Math.random() * 200, undefined, { signal: api.killed.signal }).catch(() => undefined);
+    if (api.dead) return null;
   }
 }
 
@@ -513,12 +529,206 @@ function summaryTable(s) {
     ['after restart: queued runs that ran again', String(s.restart.requeuedRan)],
     ['after restart: unchanged / changed', `${s.restart.unchanged} / ${s.restart.changed}`],
     ['restart to listening, ms', String(s.restart.startMs)],
-    ['runs lost (must be 0)', String(s.restart.lost)],
-    ['runs left running or queued (must be 0)', String(s.restart.leftRunning)],
+    ['kill under load: runs accepted / interrupted / queued that ran after', `${s.killUnderLoad.accepted} / ${s.killUnderLoad.interrupted} / ${s.killUnderLoad.ranAfter}`],
+    ['kill under load: unchanged / changed; restart to listening, ms', `${s.killUnderLoad.unchanged} / ${s.killUnderLoad.changed}; ${s.killUnderLoad.startMs}`],
+    ['runs lost (must be 0)', String(s.restart.lost + s.killUnderLoad.lost)],
+    ['runs left running or queued (must be 0)', String(s.restart.leftRunning + s.killUnderLoad.leftRunning)],
     ['HTTP 5xx (must be 0)', String(s.fiveXx)],
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   return rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n');
+}
+
+
+const pollStats = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+};
+
+/** 1-4: pollers, submissions, event streams and the cancel storm, all at once, until the runs drain. */
+async function loadPhase(ctx) {
+  const { serve, sampler, opts, inv } = ctx;
+  // What the load costs: the service's event-loop thread, and this (client) process.
+  const t0 = performance.now();
+  const serverCpu0 = threadCpuMs(serve.pid);
+  const clientCpu0 = process.cpuUsage();
+  await eventLoopDelayMs(ctx.api);
+  const pollers = startPollers(ctx);
+  await submitAll(ctx);
+  const rssSubmitted = sampler.sample();
+  console.log(`submitted ${ctx.ids.length} runs (${ctx.stats.rejected429} answered 429) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  if (!(await drain(ctx, 60_000 + opts.runs * 500))) inv.fail('run never ended', 'runs still queued or running long after the last submit');
+  await pollers.stop();
+  const loopDelayMs = await eventLoopDelayMs(ctx.api);
+  const loadMs = performance.now() - t0;
+  const clientCpu = process.cpuUsage(clientCpu0);
+  closeSse(ctx);
+  await sleep(1000);
+  return {
+    loadSeconds: Math.round(loadMs / 1000),
+    // Other work on the machine stalls the service as much as its own does.
+    loadAverage1m: loadavg()[0],
+    cpu: {
+      serverLoopPct: Math.round((100 * (threadCpuMs(serve.pid) - serverCpu0)) / loadMs),
+      clientPct: Math.round((clientCpu.user + clientCpu.system) / 10 / loadMs),
+    },
+    loopDelayMs,
+    rssSubmitted,
+    rssEnd: sampler.sample(),
+    polls: { run: pollers.latency.run.length, list: pollers.latency.list.length },
+    pollMs: { run: pollStats(pollers.latency.run), list: pollStats(pollers.latency.list) },
+    submits: { ...ctx.stats },
+    cancels: { asked: ctx.cancel.asked.size, requests: ctx.cancel.requests, stillStopping: ctx.cancel.stillStopping },
+    sse: { stalled: ctx.sse.stalledOpened, maxOpen: ctx.sse.maxOpen, readers: ctx.sse.readersOpened },
+  };
+}
+
+/** kill -9, then the same server on the same data directory; returns when it listens, and when it was killed. */
+async function killAndRestart(ctx) {
+  ctx.sampler.stop();
+  ctx.rssPeak = Math.max(ctx.rssPeak ?? 0, ctx.sampler.peak);
+  ctx.api.killed.abort();
+  ctx.serve.child.kill('SIGKILL');
+  await ctx.serve.exited;
+  const killedAt = Date.now();
+  ctx.api.close();
+  const t0 = performance.now();
+  ctx.serve = await spawnServe(ctx.args, ctx.token);
+  const startMs = Math.round(performance.now() - t0);
+  ctx.sampler = new RssSampler(ctx.serve.pid);
+  ctx.api = new Api(ctx.serve.url, ctx.token, ctx.inv);
+  return { killedAt, startMs };
+}
+
+/**
+ * What must hold after any restart: every accepted run is listed; once the queued ones have
+ * run, none is left queued or running; the runs digested before are unchanged.
+ */
+async function afterRestartChecks(ctx, atKill = new Map()) {
+  const { inv } = ctx;
+  const listed = new Set((await ctx.api.listAll()).map((r) => r.id));
+  let lost = 0;
+  for (const id of ctx.ids) {
+    if (listed.has(id)) continue;
+    lost++;
+    inv.fail('lost run', `${id} (${atKill.get(id) ?? 'accepted'} before the kill) is not listed after the restart`);
+  }
+  if (!(await drain(ctx, 60_000))) inv.fail('run never ended', 'runs still queued or running a minute after the restart');
+  const final = new Map((await ctx.api.listAll()).map((r) => [r.id, r]));
+  let leftRunning = 0;
+  for (const run of final.values()) {
+    if (ENDED.has(run.status)) continue;
+    leftRunning++;
+    inv.fail('run left running or queued', `${run.id}: ${run.status}`);
+  }
+  let unchanged = 0;
+  let changed = 0;
+  await forEachLimit([...ctx.digests], DIGEST_CONCURRENCY, async ([id, before]) => {
+    const after = await digestOf(ctx, id);
+    if (after?.digest === before.digest) unchanged++;
+    else {
+      changed++;
+      inv.fail('run changed across the restart', `${id}: ${before.status} -> ${after?.status}`);
+    }
+  });
+  return { final, lost, leftRunning, unchanged, changed };
+}
+
+/**
+ * 5: every run that has ended is digested; then the kill batch, kill -9 while its long runs go,
+ * and the restart. Those running at the kill fail as interrupted, their files removed and their
+ * streams ending `failed`; those queued run after the restart.
+ */
+async function calmKill(ctx) {
+  const { inv } = ctx;
+  await digestAll(ctx, await ctx.api.listAll());
+  const batch = await killBatch(ctx);
+  // Nothing can end now (every volume is held by a 60 s run): the snapshot is the state at the kill.
+  const atKill = new Map((await ctx.api.listAll()).map((r) => [r.id, r.status]));
+  await digestAll(ctx, [...atKill].map(([id, status]) => ({ id, status })));
+  const { killedAt, startMs } = await killAndRestart(ctx);
+  const listed = new Map((await ctx.api.listAll()).map((r) => [r.id, r]));
+  let interrupted = 0;
+  for (const [id, status] of atKill) {
+    const run = listed.get(id);
+    if (status !== 'running' || !run) continue;
+    if (run.status === 'failed' && run.error?.type === INTERRUPTED) interrupted++;
+    else inv.fail('running run not recovered as interrupted', `${id}: ${run.status} ${run.error?.type ?? ''}`);
+  }
+  let filesRemoved = 0;
+  for (const { id, file } of batch.long) {
+    if (!existsSync(file)) filesRemoved++;
+    else inv.fail('interrupted run\'s file left behind', `${id}: ${file}`);
+    const replayed = await readEvents(ctx, id, 10_000).last;
+    if (replayed !== 'failed') inv.fail('event stream disagrees with its run', `${id}: replayed ${replayed} after the restart`);
+  }
+  const checked = await afterRestartChecks(ctx, atKill);
+  let requeuedRan = 0;
+  for (const [id, status] of atKill) {
+    const run = checked.final.get(id);
+    if (status !== 'queued' || !run) continue;
+    if (run.status === 'finished' && Date.parse(run.started_at) >= killedAt) requeuedRan++;
+    else inv.fail('queued run did not run after the restart', `${id}: ${run.status}, started ${run.started_at}`);
+  }
+  // The readers' final events against what the runs ended as.
+  let readersFinal = 0;
+  for (const [id, type] of ctx.sse.readerFinal) {
+    if (ENDED.has(type)) readersFinal++;
+    const status = checked.final.get(id)?.status;
+    if (type !== status) inv.fail('event stream disagrees with its run', `${id}: stream ended ${type}, run ${status}`);
+  }
+  const count = (status) => [...atKill.values()].filter((s) => s === status).length;
+  return {
+    kill: { endedBefore: ctx.digests.size, running: count('running'), queued: count('queued') },
+    restart: { startMs, interrupted, filesRemoved, requeuedRan, ...without(checked, 'final') },
+    readersFinal,
+    cancelled: [...checked.final.values()].filter((r) => r.status === 'cancelled').length,
+  };
+}
+
+const without = (object, key) => Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
+
+/**
+ * 6: kill -9 in the thick of it: submitters and pollers going, runs starting and ending, no
+ * quiet moment. After the restart every run accepted is there, and each run of the burst ended
+ * finished (if it was queued at the kill it ran after the restart) or failed as interrupted.
+ */
+async function killUnderLoad(ctx) {
+  const { inv, opts } = ctx;
+  const burstIds = [];
+  const stop = new AbortController();
+  const submitter = async () => {
+    for (let n = 0; !stop.signal.aborted; n++) {
+      const id = await submit(ctx, shortRun(ctx, n % ctx.volumes.length));
+      if (id === null) continue;
+      ctx.ids.push(id);
+      burstIds.push(id);
+      ctx.recent.push(id);
+      if (ctx.recent.length > RECENT) ctx.recent.shift();
+    }
+  };
+  const pollers = startPollers(ctx);
+  const submitters = Array.from({ length: SUBMITTERS }, submitter);
+  // Until a run has been accepted while others go, and a moment more: the kill lands at no chosen point.
+  const deadline = Date.now() + 30_000;
+  while (burstIds.length < Math.min(10, opts.runs / 10) && Date.now() < deadline) await sleep(50);
+  await sleep(Math.random() * 1000);
+  const killing = killAndRestart(ctx);
+  stop.abort();
+  await Promise.all([pollers.stop(), ...submitters]);
+  const { killedAt, startMs } = await killing;
+  const checked = await afterRestartChecks(ctx);
+  let interrupted = 0;
+  let ranAfter = 0;
+  for (const id of burstIds) {
+    const run = checked.final.get(id);
+    if (!run) continue;
+    if (run.status === 'failed' && run.error?.type === INTERRUPTED && Date.parse(run.started_at) < killedAt) interrupted++;
+    else if (run.status === 'finished') {
+      if (Date.parse(run.started_at) >= killedAt) ranAfter++;
+    } else inv.fail('run of the burst ended otherwise', `${id}: ${run.status} ${run.error?.type ?? ''}`);
+  }
+  return { accepted: burstIds.length, interrupted, ranAfter, startMs, ...without(checked, 'final') };
 }
 
 async function main() {
@@ -526,23 +736,26 @@ async function main() {
   const started = performance.now();
   const inv = new Invariants();
   const base = mkdtempSync(join('/dev/shm', 'volbench-load-'));
-  const dataDir = join(base, 'data');
   const { volumes, note } = makeVolumes(base, opts.volumes);
   const token = `load-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const args = ['--data-dir', dataDir, ...volumes.flatMap((v) => ['--target-root', v.dir]), '--queue-limit', String(opts.queueLimit),
-    '--max-concurrent', String(volumes.length), '--keep-runs', String(2 * opts.runs + 100)];
+  const args = ['--data-dir', join(base, 'data'), ...volumes.flatMap((v) => ['--target-root', v.dir]), '--queue-limit', String(opts.queueLimit),
+    '--max-concurrent', String(volumes.length), '--keep-runs', String(3 * opts.runs + 100)];
   console.log(`volbench service load: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, kernel ${release()}, node ${process.version}`);
   console.log(`${opts.pollers} pollers every ${opts.intervalMs} ms, ${opts.runs} runs over --queue-limit ${opts.queueLimit} on ` +
     `${volumes.length} volume(s), ${opts.sse} stalled SSE clients + ${opts.sseReaders} readers${note ? `; ${note}` : ''}`);
 
-  let serve = null;
-  let sampler = null;
+  const ctx = {
+    opts, inv, volumes, args, token, serve: null, sampler: null, api: null, ids: [], recent: [], digests: new Map(),
+    stats: { accepted: 0, rejected429: 0, missingRetryAfter: 0, maxRetryAfterSec: 0 },
+    cancel: { asked: new Set(), requests: 0, stillStopping: 0 },
+    sse: { open: 0, maxOpen: 0, stalledOpened: 0, readersOpened: 0, stalled: new Set(), readers: new Set(), readerFinal: new Map(), closing: false },
+  };
   const summary = { opts, volumes: volumes.length };
   // Every wait in the script is bounded; this bounds them all, whatever hangs.
-  const limitSec = 180 + opts.runs;
+  const limitSec = 240 + opts.runs;
   const watchdog = setTimeout(() => {
     console.log(`\nno end after ${limitSec} s: the service or the script hangs; stopping`);
-    serve?.child.kill('SIGKILL');
+    ctx.serve?.child.kill('SIGKILL');
     try {
       unmountVolumes(volumes);
     } finally {
@@ -551,147 +764,38 @@ async function main() {
     }
   }, limitSec * 1000);
   try {
-    serve = await spawnServe(args, token);
-    sampler = new RssSampler(serve.pid);
+    ctx.serve = await spawnServe(args, token);
+    ctx.sampler = new RssSampler(ctx.serve.pid);
+    ctx.api = new Api(ctx.serve.url, token, inv);
     await sleep(300);
-    const rssStart = sampler.sample();
-    const ctx = {
-      opts, inv, volumes, api: new Api(serve.url, token, inv), ids: [], recent: [], digests: new Map(),
-      stats: { accepted: 0, rejected429: 0, missingRetryAfter: 0, maxRetryAfterSec: 0 },
-      cancel: { asked: new Set(), requests: 0, stillStopping: 0 },
-      sse: { open: 0, maxOpen: 0, stalledOpened: 0, readersOpened: 0, stalled: new Set(), readers: new Set(), readerFinal: new Map(), closing: false },
-    };
-
-    // 1-4: pollers, submissions, event streams and the cancel storm, all at once. What they
-    // cost: the service's event-loop thread, and this (client) process.
-    const loadT0 = performance.now();
-    const serverCpu0 = threadCpuMs(serve.pid);
-    const clientCpu0 = process.cpuUsage();
-    await eventLoopDelayMs(ctx.api);
-    const pollers = startPollers(ctx);
-    await submitAll(ctx);
-    const rssSubmitted = sampler.sample();
-    console.log(`submitted ${ctx.ids.length} runs (${ctx.stats.rejected429} answered 429) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    if (!(await drain(ctx, 60_000 + opts.runs * 500))) inv.fail('run never ended', 'runs still queued or running long after the last submit');
-    await pollers.stop();
-    const loopDelayMs = await eventLoopDelayMs(ctx.api);
-    const loadMs = performance.now() - loadT0;
-    const clientCpu = process.cpuUsage(clientCpu0);
-    const cpu = {
-      serverLoopPct: Math.round((100 * (threadCpuMs(serve.pid) - serverCpu0)) / loadMs),
-      clientPct: Math.round((clientCpu.user + clientCpu.system) / 10 / loadMs),
-    };
-    closeSse(ctx);
-    await sleep(1000);
-    const rssEnd = sampler.sample();
-
-    // 5: every run that has ended is digested, then the kill batch, kill -9 and the restart.
-    const before = await ctx.api.listAll();
-    await digestAll(ctx, before);
-    const batch = await killBatch(ctx);
-    // Nothing can end now (every volume is held by a 60 s run): the snapshot is the state at the kill.
-    const atKill = new Map((await ctx.api.listAll()).map((r) => [r.id, r.status]));
-    await digestAll(ctx, [...atKill].map(([id, status]) => ({ id, status })));
-    const rssPeak = sampler.peak;
-    sampler.stop();
-    serve.child.kill('SIGKILL');
-    await serve.exited;
-    const killedAt = Date.now();
-    ctx.api.close();
-
-    const t0 = performance.now();
-    serve = await spawnServe(args, token);
-    const startMs = Math.round(performance.now() - t0);
-    const api = new Api(serve.url, token, inv);
-    ctx.api = api;
-    const afterRestart = new Map((await api.listAll()).map((r) => [r.id, r]));
-    const restart = { startMs, lost: 0, changed: 0, unchanged: 0, interrupted: 0, filesRemoved: 0, requeuedRan: 0, leftRunning: 0 };
-    for (const id of ctx.ids) {
-      if (!afterRestart.has(id)) {
-        restart.lost++;
-        inv.fail('lost run', `${id} (${atKill.get(id) ?? 'unknown'} at the kill) is not listed after the restart`);
-      }
-    }
-    // Those running at the kill: failed as interrupted, never running again.
-    for (const [id, status] of atKill) {
-      const run = afterRestart.get(id);
-      if (status !== 'running' || !run) continue;
-      if (run.status === 'failed' && run.error?.type === INTERRUPTED) restart.interrupted++;
-      else inv.fail('running run not recovered as interrupted', `${id}: ${run.status} ${run.error?.type ?? ''}`);
-    }
-    for (const { id, file } of batch.long) {
-      if (!existsSync(file)) restart.filesRemoved++;
-      else inv.fail('interrupted run\'s file left behind', `${id}: ${file}`);
-      // The interrupted run's stream replays to its end.
-      const replayed = await readEvents(ctx, id, 10_000).last;
-      if (replayed !== 'failed') inv.fail('event stream disagrees with its run', `${id}: replayed ${replayed} after the restart`);
-    }
-    // Those queued at the kill run after the restart; then nothing may be left queued or running.
-    if (!(await drain(ctx, 60_000))) inv.fail('run never ended', 'runs still queued or running a minute after the restart');
-    const final = new Map((await api.listAll()).map((r) => [r.id, r]));
-    for (const [id, status] of atKill) {
-      const run = final.get(id);
-      if (status !== 'queued' || !run) continue;
-      if (run.status === 'finished' && Date.parse(run.started_at) >= killedAt) restart.requeuedRan++;
-      else inv.fail('queued run did not run after the restart', `${id}: ${run.status}, started ${run.started_at}`);
-    }
-    for (const run of final.values()) {
-      if (!ENDED.has(run.status)) {
-        restart.leftRunning++;
-        inv.fail('run left running or queued', `${run.id}: ${run.status}`);
-      }
-    }
-    // Those ended before the kill: the same run and the same result.
-    for (const [id, before] of ctx.digests) {
-      const after = await digestOf(ctx, id);
-      if (after?.digest === before.digest) restart.unchanged++;
-      else {
-        restart.changed++;
-        inv.fail('run changed across the restart', `${id}: ${before.status} -> ${after?.status}`);
-      }
-    }
-    // The readers' final events against what the runs ended as.
-    let readersFinal = 0;
-    for (const [id, type] of ctx.sse.readerFinal) {
-      if (ENDED.has(type)) readersFinal++;
-      if (type !== final.get(id)?.status) inv.fail('event stream disagrees with its run', `${id}: stream ended ${type}, run ${final.get(id)?.status}`);
-    }
-    const rssRestarted = vmRssKb(serve.pid);
-    if (rssPeak > opts.maxRssMb * 1024) inv.fail('peak RSS over --max-rss-mb', `${(rssPeak / 1024).toFixed(1)} MiB > ${opts.maxRssMb} MiB`);
-
-    const pollStats = (list) => {
-      const sorted = [...list].sort((a, b) => a - b);
-      return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
-    };
+    const rssStart = ctx.sampler.sample();
+    const load = await loadPhase(ctx);
+    const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+    console.log(`load over, runs drained: ${elapsed()}`);
+    const calm = await calmKill(ctx);
+    const rssRestarted = ctx.sampler.sample();
+    console.log(`killed mid-run, restarted and checked: ${elapsed()}`);
+    const underLoad = await killUnderLoad(ctx);
+    console.log(`killed under load, restarted and checked: ${elapsed()}`);
+    if (ctx.rssPeak > opts.maxRssMb * 1024) inv.fail('peak RSS over --max-rss-mb', `${(ctx.rssPeak / 1024).toFixed(1)} MiB > ${opts.maxRssMb} MiB`);
     Object.assign(summary, {
       seconds: Math.round((performance.now() - started) / 1000),
-      rssKb: { start: rssStart, submitted: rssSubmitted, peak: rssPeak, end: rssEnd, restarted: rssRestarted },
-      loadSeconds: Math.round(loadMs / 1000),
-      // Other work on the machine stalls the service as much as its own does.
-      loadAverage1m: loadavg()[0],
-      cpu,
-      loopDelayMs,
-      polls: { run: pollers.latency.run.length, list: pollers.latency.list.length },
-      pollMs: { run: pollStats(pollers.latency.run), list: pollStats(pollers.latency.list) },
-      submits: { ...ctx.stats },
-      cancels: {
-        asked: ctx.cancel.asked.size, requests: ctx.cancel.requests, stillStopping: ctx.cancel.stillStopping,
-        cancelled: [...final.values()].filter((r) => r.status === 'cancelled').length,
-      },
-      sse: { stalled: ctx.sse.stalledOpened, maxOpen: ctx.sse.maxOpen, readers: ctx.sse.readersOpened, readersFinal },
-      kill: {
-        endedBefore: ctx.digests.size,
-        running: [...atKill.values()].filter((s) => s === 'running').length,
-        queued: [...atKill.values()].filter((s) => s === 'queued').length,
-      },
-      restart,
+      ...without(load, 'rssSubmitted'),
+      rssKb: { start: rssStart, submitted: load.rssSubmitted, peak: ctx.rssPeak, end: load.rssEnd, restarted: rssRestarted },
+      cancels: { ...load.cancels, cancelled: calm.cancelled },
+      sse: { ...load.sse, readersFinal: calm.readersFinal },
+      kill: calm.kill,
+      restart: calm.restart,
+      killUnderLoad: underLoad,
       fiveXx: inv.counts.get('5xx') ?? 0,
     });
+    delete summary.rssEnd;
   } catch (err) {
     inv.fail('script error', err.stack ?? String(err));
   } finally {
-    sampler?.stop();
+    ctx.sampler?.stop();
     clearTimeout(watchdog);
+    const { serve } = ctx;
     if (serve && serve.child.exitCode === null && serve.child.signalCode === null) {
       serve.child.kill('SIGTERM');
       const stopped = await Promise.race([serve.exited.then(() => true), sleep(15_000, false)]);
@@ -701,6 +805,7 @@ async function main() {
         await serve.exited;
       }
     }
+    ctx.api?.close();
     unmountVolumes(volumes);
     rmSync(base, { recursive: true, force: true });
   }

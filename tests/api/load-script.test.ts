@@ -1,7 +1,7 @@
 /**
  * bench/service-load.mjs --quick against a real `volbench serve`: pollers, submissions over a
  * small queue (429 with Retry-After), stalled and reading event streams, a cancel storm, then
- * kill -9 mid-run and a restart on the same data directory. The script exits 1 when an
+ * kill -9 mid-run and a restart on the same data directory, and kill -9 again under load. The script exits 1 when an
  * invariant fails; its summary shows each of them held and that the load did what it says.
  */
 import { execFile } from 'node:child_process';
@@ -63,5 +63,12 @@ describe('bench/service-load.mjs --quick', () => {
     expect(s.restart.requeuedRan).toBe(s.kill.queued);
     expect(s.kill.endedBefore).toBeGreaterThanOrEqual(s.opts.runs);
     expect(s.restart.unchanged).toBe(s.kill.endedBefore);
+    // Killed again in the thick of submissions and polls: nothing accepted is lost, nothing
+    // that had ended changes, and the burst's runs ended finished or interrupted.
+    expect(s.killUnderLoad.accepted).toBeGreaterThan(0);
+    expect(s.killUnderLoad.lost).toBe(0);
+    expect(s.killUnderLoad.changed).toBe(0);
+    expect(s.killUnderLoad.leftRunning).toBe(0);
+    expect(s.killUnderLoad.unchanged).toBe(s.kill.endedBefore);
   }, 120_000);
 });
