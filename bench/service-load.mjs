@@ -231,20 +231,24 @@ async function forEachLimit(items, limit, fn) {
   }));
 }
 
-/** Pollers: GET a recent run (or the list) every intervalMs until stopped; latencies in ms. */
+/**
+ * Pollers: GET a recent run (or the list) every intervalMs until stopped; latencies in ms. A
+ * poller's first request, which connects, is timed apart: all of them connect to a server that
+ * has just started, a herd that says nothing of polling once connected.
+ */
 function startPollers(ctx) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(1, ctx.opts.pollers) });
-  const latency = { run: [], list: [] };
+  const latency = { run: [], list: [], first: [] };
   const state = { stop: false };
   const one = async () => {
     await sleep(Math.random() * ctx.opts.intervalMs);
-    while (!state.stop) {
+    for (let first = true; !state.stop; first = false) {
       const list = ctx.recent.length === 0 || Math.random() < LIST_SHARE;
       const id = list ? null : ctx.recent[Math.floor(Math.random() * ctx.recent.length)];
       const t0 = performance.now();
       const res = await ctx.api.call('GET', list ? '/v1/runs?limit=20' : `/v1/runs/${id}`, { agent, expect: [200] });
       const ms = performance.now() - t0;
-      if (res !== null) (list ? latency.list : latency.run).push(ms);
+      if (res !== null) (first ? latency.first : list ? latency.list : latency.run).push(ms);
       if (res?.status === 404) ctx.inv.fail('lost run', `GET /v1/runs/${id} answered 404 before the kill`);
       await sleep(Math.max(0, ctx.opts.intervalMs - ms));
     }
@@ -517,6 +521,7 @@ function summaryTable(s) {
     ['server RSS MiB: as the last run was accepted / after the restart', `${mb(s.rssKb.submitted)} / ${mb(s.rssKb.restarted)}`],
     [`GET /v1/runs/{id} ms (${s.polls.run} polls) p50 / p99 / max`, `${ms(s.pollMs.run.p50)} / ${ms(s.pollMs.run.p99)} / ${ms(s.pollMs.run.max)}`],
     [`GET /v1/runs ms (${s.polls.list} polls) p50 / p99 / max`, `${ms(s.pollMs.list.p50)} / ${ms(s.pollMs.list.p99)} / ${ms(s.pollMs.list.max)}`],
+    ['each poller\'s first request (connects, cold server) ms: p50 / max', `${ms(s.pollMs.first.p50)} / ${ms(s.pollMs.first.max)}`],
     [`CPU during the load (${s.loadSeconds} s), % of a core: service event loop / this client`, `${s.cpu.serverLoopPct} / ${s.cpu.clientPct}`],
     ['service event-loop delay during the load, ms: p99 / max', `${ms(s.loopDelayMs.p99)} / ${ms(s.loopDelayMs.max)}`],
     ['submits accepted / 429 (without Retry-After)', `${s.submits.accepted} / ${s.submits.rejected429} (${s.submits.missingRetryAfter})`],
@@ -576,7 +581,7 @@ async function loadPhase(ctx) {
     rssSubmitted,
     rssEnd: sampler.sample(),
     polls: { run: pollers.latency.run.length, list: pollers.latency.list.length },
-    pollMs: { run: pollStats(pollers.latency.run), list: pollStats(pollers.latency.list) },
+    pollMs: { run: pollStats(pollers.latency.run), list: pollStats(pollers.latency.list), first: pollStats(pollers.latency.first) },
     submits: { ...ctx.stats },
     cancels: { asked: ctx.cancel.asked.size, requests: ctx.cancel.requests, stillStopping: ctx.cancel.stillStopping },
     sse: { stalled: ctx.sse.stalledOpened, maxOpen: ctx.sse.maxOpen, readers: ctx.sse.readersOpened },
