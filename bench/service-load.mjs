@@ -422,7 +422,7 @@ async function submitAll(ctx) {
  * as many as a tenth of the runs have been asked to stop.
  */
 async function cancelStorm(ctx) {
-  const stormMs = ctx.opts.quick ? 1500 : 4000;
+  const stormMs = ctx.opts.quick ? 1500 : 10_000;
   const target = Math.max(10, Math.ceil(ctx.opts.runs / 10));
   const deadline = Date.now() + stormMs;
   while (Date.now() < deadline && ctx.cancel.asked.size < target) {
