@@ -756,18 +756,22 @@ async function main() {
     sse: { open: 0, maxOpen: 0, stalledOpened: 0, readersOpened: 0, stalled: new Set(), readers: new Set(), readerFinal: new Map(), closing: false },
   };
   const summary = { opts, volumes: volumes.length };
-  // Every wait in the script is bounded; this bounds them all, whatever hangs.
-  const limitSec = 240 + opts.runs;
-  const watchdog = setTimeout(() => {
-    console.log(`\nno end after ${limitSec} s: the service or the script hangs; stopping`);
+  // Stopped early (a hang, ^C or kill): the server goes, and the volumes are unmounted and removed.
+  const abandon = (why, code) => {
+    console.log(`\n${why}; stopping`);
     ctx.serve?.child.kill('SIGKILL');
     try {
       unmountVolumes(volumes);
     } finally {
       rmSync(base, { recursive: true, force: true });
-      process.exit(1);
+      process.exit(code);
     }
-  }, limitSec * 1000);
+  };
+  // Every wait in the script is bounded; this bounds them all, whatever hangs.
+  const limitSec = 240 + opts.runs;
+  const watchdog = setTimeout(() => abandon(`no end after ${limitSec} s: the service or the script hangs`, 1), limitSec * 1000);
+  process.once('SIGINT', () => abandon('interrupted', 130));
+  process.once('SIGTERM', () => abandon('terminated', 143));
   try {
     ctx.serve = await spawnServe(args, token);
     ctx.sampler = new RssSampler(ctx.serve.pid);
