@@ -101,20 +101,22 @@ class Invariants {
   }
 }
 
-/** The server's resident memory, sampled every 100 ms while it lives. */
+/** The server's resident memory, sampled every 100 ms while it lives: the peak, and one sample a second. */
 class RssSampler {
-  samples = [];
+  peak = 0;
+  perSecond = [];
   constructor(pid) {
     this.pid = pid;
-    this.timer = setInterval(() => this.sample(), 100);
+    let ticks = 0;
+    this.timer = setInterval(() => {
+      const kb = this.sample();
+      if (kb !== null && ticks++ % 10 === 0) this.perSecond.push(kb);
+    }, 100);
   }
   sample() {
     const kb = vmRssKb(this.pid);
-    if (kb !== null) this.samples.push(kb);
+    if (kb !== null) this.peak = Math.max(this.peak, kb);
     return kb;
-  }
-  get peak() {
-    return Math.max(...this.samples);
   }
   stop() {
     clearInterval(this.timer);
@@ -592,6 +594,7 @@ async function loadPhase(ctx) {
 async function killAndRestart(ctx) {
   ctx.sampler.stop();
   ctx.rssPeak = Math.max(ctx.rssPeak ?? 0, ctx.sampler.peak);
+  ctx.rssPerSecond.push(ctx.sampler.perSecond);
   ctx.api.killed.abort();
   ctx.serve.child.kill('SIGKILL');
   await ctx.serve.exited;
@@ -750,7 +753,7 @@ async function main() {
     `${volumes.length} volume(s), ${opts.sse} stalled SSE clients + ${opts.sseReaders} readers${note ? `; ${note}` : ''}`);
 
   const ctx = {
-    opts, inv, volumes, args, token, serve: null, sampler: null, api: null, ids: [], recent: [], digests: new Map(),
+    opts, inv, volumes, args, token, serve: null, sampler: null, rssPerSecond: [], api: null, ids: [], recent: [], digests: new Map(),
     stats: { accepted: 0, rejected429: 0, missingRetryAfter: 0, maxRetryAfterSec: 0 },
     cancel: { asked: new Set(), requests: 0, stillStopping: 0 },
     sse: { open: 0, maxOpen: 0, stalledOpened: 0, readersOpened: 0, stalled: new Set(), readers: new Set(), readerFinal: new Map(), closing: false },
@@ -791,6 +794,8 @@ async function main() {
       seconds: Math.round((performance.now() - started) / 1000),
       ...without(load, 'rssSubmitted'),
       rssKb: { start: rssStart, submitted: load.rssSubmitted, peak: ctx.rssPeak, end: load.rssEnd, restarted: rssRestarted },
+      // One sample a second, a list per server process (the first, then each restart's).
+      rssMiBPerSecond: ctx.rssPerSecond.map((series) => series.map((kb) => Math.round(kb / 1024))),
       cancels: { ...load.cancels, cancelled: calm.cancelled },
       sse: { ...load.sse, readersFinal: calm.readersFinal },
       kill: calm.kill,
@@ -821,6 +826,8 @@ async function main() {
   summary.ok = inv.ok;
   summary.violations = Object.fromEntries([...inv.counts].map(([kind, n]) => [kind, { count: n, examples: inv.examples.get(kind) }]));
   if (summary.rssKb) {
+    const every10s = summary.rssMiBPerSecond[0].filter((_, i) => i % 10 === 0);
+    console.log(`\nserver RSS MiB every 10 s until the first kill: ${every10s.join(' ')}`);
     console.log(`\nsummary (${summary.seconds} s; machine load average ${summary.loadAverage1m.toFixed(2)} as the load ended):\n${summaryTable(summary)}`);
   }
   if (opts.summaryJson) writeFileSync(opts.summaryJson, `${JSON.stringify(summary, null, 2)}\n`);
