@@ -12,18 +12,14 @@
 // Rounds rotate the order of the three, each run in fresh processes, and the script
 // prints medians: the p99 poll latency (aim: under 20 ms) and the IOPS through HTTP divided by
 // the IOPS through the library (aim: at least 0.98).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, release } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { median } from './lib.mjs';
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(repo, 'dist', 'cli', 'main.js');
+import { httpCall, median, percentile, REPO as repo, spawnServe, threadCpuMs } from './lib.mjs';
 
 function parseFlags(argv) {
   const opts = { rounds: 3, runtime: 30, pollers: 50, intervalMs: 100, directory: null };
@@ -58,34 +54,23 @@ function libraryIops(jobSpec) {
 }
 
 /** `volbench serve` in a fresh process on a fresh data directory; resolves with its URL. */
-function startServe(directory, token) {
+async function startServe(directory, token) {
   // The store lives apart from the device under test, as an operator would deploy it: SQLite's
   // writes queued behind the benchmark's I/O would stall the server and skew its latency.
   const dataDir = mkdtempSync(join('/dev/shm', 'volbench-bench-data-'));
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--target-root', directory], {
-    env: { ...process.env, VOLBENCH_TOKEN: token },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const m = /serving on (http:\/\/\S+)/.exec(stderr);
-      if (m) resolve({ url: m[1], pid: child.pid, stop: () => stopServe(child, dataDir) });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-}
-
-function stopServe(child, dataDir) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => {
-      rmSync(dataDir, { recursive: true, force: true });
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  let serve;
+  try {
+    serve = await spawnServe(['--data-dir', dataDir, '--target-root', directory], token);
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const stop = async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { url: serve.url, pid: serve.pid, stop };
 }
 
 async function api(url, token, path, init = {}) {
@@ -95,26 +80,9 @@ async function api(url, token, path, init = {}) {
   return body;
 }
 
-const TICK_MS = 10; // USER_HZ is 100 on every Linux architecture Node runs on
-
-/** CPU time (user + system, ms) of one thread; the main thread's tid is the process id. */
-function threadCpuMs(pid, tid = pid) {
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
-/** A keep-alive GET with node:http: far cheaper per request than fetch, so the client skews less. */
-function pollOnce(agent, url, token) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** A keep-alive GET: its body as JSON. */
+async function pollOnce(agent, url, token) {
+  return JSON.parse((await httpCall(url, { agent, headers: { authorization: `Bearer ${token}` } })).text);
 }
 
 const ENDED = ['finished', 'failed', 'cancelled'];
@@ -160,11 +128,6 @@ async function httpRun(jobSpec, directory, pollers, intervalMs) {
     agent.destroy();
     await serve.stop();
   }
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 async function main() {

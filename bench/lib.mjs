@@ -1,6 +1,13 @@
 // Small helpers of the benchmark scripts.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { cpus, release } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = join(REPO, 'dist', 'cli', 'main.js');
 
 export function parseArgs(argv) {
   const opts = { jobs: [] };
@@ -19,6 +26,80 @@ export function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The p-th percentile (nearest rank) of ascending values; NaN when there are none. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * `volbench serve ARGS` as a child process (its --port 0 picks a free port), with the token in
+ * VOLBENCH_TOKEN; resolves once it listens, with its URL, pid and `exited` (a promise of its
+ * exit), or rejects when it exits first or takes longer than 30 s.
+ */
+export function spawnServe(args, token) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, VOLBENCH_TOKEN: token },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start within 30 s: ${stderr}`));
+    }, 30_000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const m = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], pid: child.pid, child, exited, stderr: () => stderr });
+      }
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code ?? signal}) before listening: ${stderr}`));
+    });
+  });
+}
+
+/**
+ * One request with node:http (far cheaper per request than fetch, so the client skews less);
+ * resolves with the status, headers and body text, rejects on a transport error.
+ */
+export function httpCall(url, { agent, method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent, method, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on every Linux architecture Node runs on
+
+/** CPU time (user + system, ms) of one thread; the main thread's tid is the process id. */
+export function threadCpuMs(pid, tid = pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** Resident memory of a process in KiB (VmRSS), or null once it has gone. */
+export function vmRssKb(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function fmt(v) {
