@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the native tests against the sanitizer build of the addon (`npm run build:asan` first):
 //
-//   npm run test:asan [-- vitest arguments]        (default: tests/native)
+//   npm run test:asan [-- vitest arguments]        (default: tests/native and tests/faults)
 //
 // Node is not built with the sanitizers, so their runtimes are preloaded (gcc's libasan and
 // libubsan, the ones the addon links) and VOLBENCH_ADDON points the loader at the ASan build.
@@ -89,7 +89,7 @@ const env = {
   LSAN_OPTIONS: 'exitcode=0',
   UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1:abort_on_error=1',
 };
-const vitestArgs = process.argv.slice(2).length ? process.argv.slice(2) : ['tests/native'];
+const vitestArgs = process.argv.slice(2).length ? process.argv.slice(2) : ['tests/native', 'tests/faults'];
 const started = Date.now();
 // UBSan's runtime writes to stderr whatever log_path says, so the output is read as it passes.
 let stderr = '';
