@@ -41,7 +41,7 @@ class JobLoop {
       while (!j.QueueFull()) {
         IoUnit* u;
         if (!j.NextIo<E::kInline>(now, u)) break;
-        if constexpr (E::kInline) {
+        if constexpr (E::kInline && E::kOps.needs_target) {
           // A sync engine's I/O happens here, and may never return.
           j.EnterBlocking(now);
           eng.Queue(u);
@@ -73,9 +73,13 @@ class JobLoop {
         }
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
-          j.EnterBlocking(now);
+          // An asynchronous engine's submission and wait: either may never return. (The null
+          // engine touches no device, and cannot block.)
+          if constexpr (E::kOps.needs_target) j.EnterBlocking(now);
           const int err = Commit(j, eng, now, min_complete);
-          if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
+          if constexpr (E::kOps.needs_target) {
+            if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
+          }
           if (__builtin_expect(err < 0, 0)) break;
           // Submitted without waiting: the issue stamp, taken as the submission returned, is the
           // time (one clock read per I/O rather than two).
