@@ -288,7 +288,8 @@ void Job::FinishAbandoned(uint64_t now, bool cancelled) {
   // In flight: every I/O counted so (a sync engine's one included), none of which completed.
   result_.stuck_ios = inflight_;
   if (cancelled) {
-    result_.cancelled = true;
+    // As PollCancel: a job that had already failed (or seen the cancel) keeps how it ended.
+    if (!Stopping()) result_.cancelled = true;
   } else {
     char msg[256];
     std::snprintf(msg, sizeof(msg), "%u I/O%s on %s still not complete %.1f s after the job's runtime ended", inflight_,
@@ -306,12 +307,11 @@ void Job::FinishAbandoned(uint64_t now, bool cancelled) {
   if (measured) SetDirRuntimes(now);
   // The job's thread is elsewhere: its CPU use cannot be read from here, and stays 0.
   sampler_.PublishTotals();
-  const std::string* log = nullptr;
-  if (const int err = sampler_.CloseLogs(&log)) {
-    if (result_.error == 0) SetError(err, "write", "writing log " + *log);
-  }
   result_.elapsed_ns = now - thread_start_ns_;
   EnterPhase(Phase::kDone);
+  // The logs are the job's thread's to close, once its call returns: they may sit on the
+  // device that stopped answering, and this thread must not wait on it.
+  abandon_finished_.store(true, std::memory_order_release);
 }
 
 // fio's update_runtime: the main phase's time goes to the directions the job's rw names that
@@ -360,6 +360,8 @@ void Job::Start() {
   const uint64_t now = NowNs();
   if (plan_.ramp_ns && !plan_.verify_only) {
     ramp_end_ns_ = now + plan_.ramp_ns;
+    // A device that stalls inside the ramp holds the job past its end too.
+    if (plan_.runtime_ns) progress_.deadline_ns.store(ramp_end_ns_ + plan_.runtime_ns, std::memory_order_relaxed);
     pacer_.Restart(now);
     EnterPhase(Phase::kRamp);
     ScheduleNextEvent();
@@ -422,10 +424,18 @@ void Job::Run() {
       if (const int err = sampler_.OpenLogs(&log, &why)) SetError(err, "open", "opening log " + *log + (why.empty() ? "" : ": " + why));
     }
     if (result_.error == 0) RunEngines();
-    // Given up on by the run, which finished the result: only the descriptor is left to close.
+    // Given up on by the run, which finished the result: what is left is to flush the logs
+    // (a failure can no longer be reported), close the target and hand back the device's claim.
     if (abandoned_) {
+      while (!abandon_finished_.load(std::memory_order_acquire)) {
+        timespec ts{0, 1000000};
+        nanosleep(&ts, nullptr);
+      }
+      sampler_.CloseLogs(&log);
       close(fd_);
       fd_ = -1;
+      const int claim = claim_fd_.exchange(kThreadEnded, std::memory_order_acq_rel);
+      if (claim >= 0) close(claim);
       return;
     }
     if (const int err = sampler_.CloseLogs(&log)) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -101,10 +102,12 @@ class Job {
   // go on; the job's thread, once its call returns, sees that, waits for its other I/Os (their
   // buffers stay alive) and tears down without touching the result again.
   void EnterBlocking(uint64_t now) { blocked_since_.store(now, std::memory_order_release); }
-  // False when the job was abandoned while inside the call.
-  bool LeaveBlocking() {
+  // False when the job was abandoned while inside the call (`failed`: the call returned an
+  // error, so what it left in flight is unknown).
+  bool LeaveBlocking(bool failed) {
     if (__builtin_expect(blocked_since_.exchange(0, std::memory_order_acq_rel) != kAbandoned, 1)) return true;
     abandoned_ = true;
+    abandoned_call_failed_ = failed;
     return false;
   }
   bool abandoned() const { return abandoned_; }
@@ -117,6 +120,15 @@ class Job {
   // `since`, and finishes its result (cancelled, or failed with ETIMEDOUT when it overran its
   // runtime). False when the call returned meanwhile: the job goes on as usual.
   bool Abandon(uint64_t since, uint64_t now, bool cancelled);
+  // From the run's thread, for an abandoned job: the run's exclusive claim on the job's device,
+  // which the job's thread closes once its I/O has returned, so nothing else claims the device
+  // while that I/O may still write.
+  void HandOverClaim(int fd) {
+    if (claim_fd_.exchange(fd, std::memory_order_acq_rel) == kThreadEnded) {
+      claim_fd_.store(kThreadEnded, std::memory_order_relaxed);
+      close(fd);
+    }
+  }
 
  private:
   bool Open();
@@ -222,6 +234,12 @@ class Job {
   std::atomic<uint64_t> blocked_since_{0};
   // Read and written by the job's thread only.
   bool abandoned_ = false;
+  bool abandoned_call_failed_ = false;
+  // Set by the run's thread once FinishAbandoned() is done with the job's sampler: the job's
+  // thread closes its logs after that (on its own time: they may sit on the stalled device).
+  std::atomic<bool> abandon_finished_{false};
+  static constexpr int kThreadEnded = -2;
+  std::atomic<int> claim_fd_{-1};
 };
 
 }  // namespace vb

@@ -45,7 +45,7 @@ class JobLoop {
           // A sync engine's I/O happens here, and may never return.
           j.EnterBlocking(now);
           eng.Queue(u);
-          if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
+          if (__builtin_expect(!j.LeaveBlocking(false), 0)) return;
         } else {
           eng.Queue(u);
         }
@@ -73,13 +73,8 @@ class JobLoop {
         }
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
-          // An asynchronous engine's submission and wait: either may never return. (The null
-          // engine touches no device, and cannot block.)
-          if constexpr (E::kOps.needs_target) j.EnterBlocking(now);
           const int err = Commit(j, eng, now, min_complete);
-          if constexpr (E::kOps.needs_target) {
-            if (__builtin_expect(!j.LeaveBlocking(), 0)) return;
-          }
+          if (__builtin_expect(err == kAbandonedCall, 0)) return;
           if (__builtin_expect(err < 0, 0)) break;
           // Submitted without waiting: the issue stamp, taken as the submission returned, is the
           // time (one clock read per I/O rather than two).
@@ -112,12 +107,22 @@ class JobLoop {
     return min < j.inflight() ? min : j.inflight();
   }
 
+  // What Commit() returns when the run gave up on the job inside the engine's call.
+  static constexpr int kAbandonedCall = INT32_MIN;
+
   // Submits what is staged and waits, no longer than the job's next due time; the engine's
   // result, after failing the job when it is an error (named by the call that submits reads).
+  // The engine's call alone is bracketed as one that may never return (the null engine touches
+  // no device, and cannot block): nothing of the job's is touched between the brackets, as the
+  // run may be finishing the job's result meanwhile.
   static int Commit(Job& j, E& eng, uint64_t now, unsigned min_complete) {
     const uint64_t wake = j.WakeTime();
     const uint64_t timeout = wake ? (wake > now ? wake - now : 1) : 0;
+    if constexpr (E::kOps.needs_target) j.EnterBlocking(now);
     const int r = eng.Commit(min_complete, timeout);
+    if constexpr (E::kOps.needs_target) {
+      if (__builtin_expect(!j.LeaveBlocking(r < 0), 0)) return kAbandonedCall;
+    }
     if (__builtin_expect(r < 0, 0)) j.FailSubmit(-r, IoSyscallName(E::kOps, kRead));
     return r;
   }
@@ -148,14 +153,20 @@ void Job::DrainAbandoned(E& eng) {
   // A sync engine's one I/O has returned. An asynchronous engine's others may still be in the
   // kernel, writing into buffers this job owns: wait for each (however long the device takes)
   // before they can go. Local count: the run reads the job's state, this thread no longer
-  // writes it.
+  // writes it. When that cannot be known (the abandoned call or a wait failed), the buffers
+  // are never freed: a leak, rather than the kernel writing into memory reused meanwhile.
   if constexpr (!E::kInline) {
+    bool drained = !abandoned_call_failed_;
     unsigned left = inflight_;
-    while (left) {
-      if (eng.Commit(1, 0) < 0) return;
+    while (drained && left) {
+      if (eng.Commit(1, 0) < 0) {
+        drained = false;
+        break;
+      }
       const unsigned n = eng.Reap([](IoUnit*) {});
       left = n < left ? left - n : 0;
     }
+    if (!drained) units_.Abandon();
   } else {
     (void)eng;
   }

@@ -22,7 +22,8 @@ enum LatKind : int { kSlat, kClat, kLat, kLatKinds };
 
 struct DirResult {
   uint64_t bytes = 0, ios = 0, short_ios = 0, drop_ios = 0, runtime_ns = 0;
-  // I/Os that failed (at most one: the job ends on it). fio counts them as issued.
+  // I/Os that failed: the one the job ends on, and those in flight with it that fail too. fio
+  // counts them as issued, not completed.
   uint64_t failed_ios = 0;
   LatStats slat, clat, lat;
   SampleStats bw, iops;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <system_error>
@@ -120,8 +121,18 @@ void Run::ClaimDevices() {
 void Run::ReleaseDevices() {
   for (const Claim& c : claims_) {
     if (c.fd < 0) continue;
+    // A job given up on may still write the device once its I/O returns: the claim stays with
+    // its thread (a descriptor each) until then, so nothing else can claim the device meanwhile.
+    bool handed = false;
+    for (size_t i = 0; i < jobs_.size(); i++) {
+      const JobPlan& p = jobs_[i]->plan();
+      if (!abandoned_[i] || !p.is_block_device || p.expect.rdev != c.rdev) continue;
+      const int fd = dup(c.fd);
+      if (fd >= 0) jobs_[i]->HandOverClaim(fd);
+      handed = true;
+    }
     close(c.fd);
-    AwaitExclusiveRelease(c.ref);
+    if (!handed) AwaitExclusiveRelease(c.ref);
   }
   claims_.clear();
 }
@@ -156,10 +167,7 @@ void Run::LayOut() {
   }
 }
 
-void Run::RunJob(Job* job) {
-  job->Run();
-  // Abandoned, the job was counted done by the coordinator, and this run may be gone.
-  if (job->abandoned()) return;
+void Run::JobEnded() {
   std::lock_guard<std::mutex> lock(done_mutex_);
   done_count_++;
   done_cv_.notify_all();
@@ -172,12 +180,17 @@ void Run::Coordinate() {
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
     try {
-      // The thread holds the job too: an abandoned one lives until the thread ends.
-      threads_[i] = std::thread([this, job] { RunJob(job.get()); });
+      // The thread holds the job too: an abandoned one lives until the thread ends. Abandoned,
+      // the job was counted done by the coordinator, and this run may be gone: not a word more.
+      threads_[i] = std::thread([this, job] {
+        job->Run();
+        if (!job->abandoned()) JobEnded();
+      });
     } catch (const std::system_error&) {
       // Out of threads: this job fails, and running it here only records that it ended.
       job->FailEarly(EAGAIN, "pthread_create", "starting the job's thread");
-      RunJob(job.get());
+      job->Run();
+      JobEnded();
     }
   }
   {
@@ -189,9 +202,10 @@ void Run::Coordinate() {
       if (done_cv_.wait_for(lock, std::chrono::milliseconds(100)) == std::cv_status::no_timeout) continue;
       lock.unlock();
       AbandonStuckJobs(NowNs());
-      if (std::chrono::steady_clock::now() >= next_post) {
+      const auto t = std::chrono::steady_clock::now();
+      if (t >= next_post) {
         PostProgress();
-        next_post += std::chrono::seconds(1);
+        next_post = std::max(next_post + std::chrono::seconds(1), t);
       }
       lock.lock();
     }
@@ -216,7 +230,7 @@ namespace {
 // How long a call may go on once the run is cancelled (a normal I/O ends well within it), and
 // past the end of the job's runtime (fio extends a runtime for the I/O in flight; a device that
 // takes this long to answer has stalled).
-constexpr uint64_t kCancelGraceNs = 250'000'000ull;
+constexpr uint64_t kCancelGraceNs = 500'000'000ull;
 constexpr uint64_t kOverrunGraceNs = 10'000'000'000ull;
 
 }  // namespace
@@ -246,6 +260,11 @@ void Run::UnlinkFiles() {
   for (auto& job : jobs_) {
     const JobPlan& p = job->plan();
     if (!p.unlink_after || p.is_block_device || unlinked.count(p.path)) continue;
+    // A file whose job was given up on sits where the stall is: removing it could block this
+    // thread too. It stays.
+    bool stuck = false;
+    for (size_t i = 0; i < jobs_.size(); i++) stuck |= abandoned_[i] && jobs_[i]->plan().path == p.path;
+    if (stuck) continue;
     uint64_t dev = 0, ino = 0;
     for (auto& other : jobs_) {
       if (other->plan().path == p.path && other->opened_ino() != 0) {

@@ -52,7 +52,8 @@ class Run {
   static void Finalize(Napi::Env env, void* data, Run* run);
 
   void Coordinate();
-  void RunJob(Job* job);
+  // A job's thread has ended (not given up on): counts it done.
+  void JobEnded();
   // Gives up on the jobs stuck in a call that does not return, once the run is cancelled or
   // their runtime is well over; they count as done.
   void AbandonStuckJobs(uint64_t now);
@@ -66,7 +67,8 @@ class Run {
   Registry* registry_;
   uint32_t id_;
   std::atomic<bool> cancel_{false};
-  // Before jobs_, so that the jobs, which point at their groups, go first.
+  // Before jobs_, so that the jobs, which point at their groups, go first. (An abandoned job
+  // outlives both; its thread no longer looks at its group or at the run's cancel flag.)
   std::vector<std::unique_ptr<SteadyGroup>> steady_groups_;
   // Shared with each job's thread: a job the run gives up on (stuck in a call to a device that
   // does not answer) outlives the run, until its thread's call returns.

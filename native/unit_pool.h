@@ -17,6 +17,8 @@ class UnitPool {
   UnitPool(const UnitPool&) = delete;
   UnitPool& operator=(const UnitPool&) = delete;
   ~UnitPool() { std::free(buffers_); }
+  // The kernel may still write into the buffers: they are never freed.
+  void Abandon() { buffers_ = nullptr; }
 
   // `depth` units with buffers of `max_bs` bytes rounded up to a page (O_DIRECT's alignment
   // for any device). False when the memory is not there.
