@@ -7,6 +7,7 @@
  * runtime) with its I/O still in flight counted, and the process goes on to serve other runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
@@ -28,9 +29,9 @@ afterAll(() => scratch.remove());
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Sets a stall rule; the promise it returns resolves once an I/O has reached it. */
-function stallAfter(fs: FaultFs, bytes: number): () => Promise<void> {
+function stallAfter(fs: FaultFs, bytes: number, direction: 'read' | 'write' = 'read'): () => Promise<void> {
   const before = fs.counters().stalled;
-  fs.control(`stall-after read ${bytes}`);
+  fs.control(`stall-after ${direction} ${bytes}`);
   return () => untilStalled(fs, before);
 }
 
@@ -221,6 +222,31 @@ describe.skipIf(loopReason !== null)(`faults on a block device${loopReason ? ` (
     expect(performance.now() - started).toBeLessThan(3000);
     expect(result.jobs[0].error).toBe(EIO);
     expect(dir(result.jobs[0], 'read').io_bytes).toBeGreaterThan(0);
+  });
+
+  it('a write stuck on a block device keeps the exclusive claim until the device answers', async () => {
+    fs = await FaultFs.mount(IMAGE_BYTES);
+    device = attachLoop(fs.image);
+    const stalled = stallAfter(fs, MiB, 'write');
+    const controller = new AbortController();
+    const run = runJobs({ jobs: [{ name: 'loop-stuck-write', filename: device, rw: 'randwrite', bs: '4k', direct: 1, ioengine: 'psync', time_based: 1, runtime: '30s', allow_block_write: 1 }] }, { signal: controller.signal });
+    await stalled();
+    controller.abort();
+    const result = await run;
+    expect(result.volbench.jobs[0].stuck_ios).toBe(1);
+    // The run has ended, but its write may still land: nothing else may claim the device.
+    expect(() => openSync(device, constants.O_RDONLY | constants.O_EXCL)).toThrow(/EBUSY/);
+    fs.control('release');
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      try {
+        closeSync(openSync(device, constants.O_RDONLY | constants.O_EXCL));
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await sleep(50);
+      }
+    }
   });
 
   it('the loop device detached mid-run: the kernel keeps it until the job closes it, and the job ends normally', async () => {
