@@ -194,7 +194,9 @@ describe.skipIf(fioVersion === null)(`fio (${fioVersion ?? 'absent'}) reads prin
   it.each(specs.map((spec, i) => [i, spec] as const))('printed spec %i: fio --parse-only accepts it and reads the same numbers', (i, spec) => {
     const path = join(dir, `spec${i}.fio`);
     writeFileSync(path, printJobFile(spec));
-    const run = spawnSync('fio', ['--parse-only', '--debug=parse', path], { encoding: 'utf8', timeout: 30_000 });
+    // A clean environment: nothing another test left in this process reaches fio.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' };
+    const run = spawnSync('fio', ['--parse-only', '--debug=parse', path], { encoding: 'utf8', timeout: 30_000, env });
     // fio prints its complaints (Bad option, job dropped) on stderr, its debug lines on stdout.
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -210,6 +212,7 @@ describe.skipIf(fioVersion === null)(`fio (${fioVersion ?? 'absent'}) reads prin
         compared++;
       });
     }
-    expect(compared).toBeGreaterThan(0);
+    // What fio printed, should its debug lines not be the ones read above.
+    expect(compared, `no number compared; fio printed:\n${run.stdout.slice(0, 1500)}\njob file:\n${printJobFile(spec)}`).toBeGreaterThan(0);
   });
 });
