@@ -27,6 +27,9 @@ constexpr int BatchBucket(unsigned n) {
 
 template <class E>
 class JobLoop {
+  // Engines whose Queue() performs the I/O on a device (the null engine touches none).
+  static constexpr bool kQueueMayBlock = E::kInline && E::kOps.needs_target;
+
  public:
   static void Run(Job& j, E& eng) {
     uint64_t now = NowNs();
@@ -41,13 +44,11 @@ class JobLoop {
       while (!j.QueueFull()) {
         IoUnit* u;
         if (!j.NextIo<E::kInline>(now, u)) break;
-        if constexpr (E::kInline && E::kOps.needs_target) {
-          // A sync engine's I/O happens here, and may never return.
-          j.EnterBlocking(now);
-          eng.Queue(u);
+        // A sync engine's I/O happens here, and may never return.
+        if constexpr (kQueueMayBlock) j.EnterBlocking(now);
+        eng.Queue(u);
+        if constexpr (kQueueMayBlock) {
           if (__builtin_expect(!j.LeaveBlocking(false), 0)) return;
-        } else {
-          eng.Queue(u);
         }
         if constexpr (E::kInline) {
           now = NowNs();
@@ -149,7 +150,7 @@ bool Job::RunWith(int* setup_err) {
 }
 
 template <class E>
-void Job::DrainAbandoned(E& eng) {
+void Job::DrainAbandoned([[maybe_unused]] E& eng) {
   // A sync engine's one I/O has returned. An asynchronous engine's others may still be in the
   // kernel, writing into buffers this job owns: wait for each (however long the device takes)
   // before they can go. Local count: the run reads the job's state, this thread no longer
@@ -157,18 +158,12 @@ void Job::DrainAbandoned(E& eng) {
   // are never freed: a leak, rather than the kernel writing into memory reused meanwhile.
   if constexpr (!E::kInline) {
     bool drained = !abandoned_call_failed_;
-    unsigned left = inflight_;
-    while (drained && left) {
-      if (eng.Commit(1, 0) < 0) {
-        drained = false;
-        break;
-      }
-      const unsigned n = eng.Reap([](IoUnit*) {});
+    for (unsigned left = inflight_; drained && left;) {
+      drained = eng.Commit(1, 0) >= 0;
+      const unsigned n = drained ? eng.Reap([](IoUnit*) {}) : 0;
       left = n < left ? left - n : 0;
     }
     if (!drained) units_.Abandon();
-  } else {
-    (void)eng;
   }
 }
 

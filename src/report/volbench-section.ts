@@ -55,7 +55,7 @@ function jobSection(entry: Entry): VolbenchJob {
   const engines = [...new Set(results.map((r) => r.engine))];
   const laid = laidOut(entry);
   const notes = [...new Set(entry.members.flatMap((m) => m.job.notes ?? []))];
-  const stuck = results.reduce((n, r) => n + (r.stuckIos ?? 0), 0);
+  const stuck = results.reduce((n, r) => n + r.stuckIos, 0);
   return {
     jobname: entry.ts.name,
     groupid: entry.ts.groupid,
