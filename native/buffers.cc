@@ -42,6 +42,34 @@ void FillBuffer(char* p, size_t n, const JobPlan& plan, Rng& rng) {
   }
 }
 
+uint64_t HugePageBytes(const char* p, uint64_t n) {
+  FILE* f = std::fopen("/proc/self/smaps", "re");
+  if (f == nullptr) return 0;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + n;
+  uint64_t total = 0;
+  uintptr_t vma_lo = 0, vma_hi = 0;
+  char line[512];
+  // A mapping's header line ("start-end perms ... path"), then its "Key: value kB" lines. A
+  // long line (a path) is read in pieces, and only a line's first piece is parsed.
+  bool at_line_start = true;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    const bool first_piece = at_line_start;
+    at_line_start = std::strchr(line, '\n') != nullptr;
+    if (!first_piece) continue;
+    uintmax_t a = 0, b = 0, kb = 0;
+    if (std::sscanf(line, "%jx-%jx ", &a, &b) == 2) {
+      vma_lo = static_cast<uintptr_t>(a);
+      vma_hi = static_cast<uintptr_t>(b);
+    } else if (vma_lo < hi && vma_hi > lo && std::sscanf(line, "AnonHugePages: %ju kB", &kb) == 1) {
+      // Counted whole: a mapping holding the buffers may hold other memory too (never more than
+      // a huge page's worth either side, as the buffers are aligned to one).
+      total += static_cast<uint64_t>(kb) << 10;
+    }
+  }
+  std::fclose(f);
+  return total < n ? total : n;
+}
+
 namespace {
 
 uint32_t BlockCrc(const char* p, uint32_t len) {

@@ -168,6 +168,10 @@ bool Job::AllocateUnits() {
     return false;
   }
   FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, rng_);
+  result_.buffer_bytes = units_.buffer_bytes();
+  if (plan_.MaxBs() >= kSegmentBoundBs) {
+    result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
+  }
   bool dir_used[kDirs];
   DirsInUse(plan_, dir_used);
   sizes_.Init(plan_, dir_used);

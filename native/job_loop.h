@@ -4,8 +4,11 @@
 // read (its issue stamp) plus one per wait.
 #pragma once
 
+#include <type_traits>
+
 #include "clock.h"
 #include "engines/engine.h"
+#include "engines/io_uring.h"
 #include "job.h"
 #include "job_io.h"
 
@@ -138,6 +141,7 @@ bool Job::RunWith(int* setup_err) {
     return false;
   }
   result_.engine = &E::kOps;
+  if constexpr (std::is_same_v<E, IoUringEngine>) result_.registered_buffers = engine.fixed_bufs();
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
   if (abandoned_) {

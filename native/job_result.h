@@ -51,6 +51,11 @@ struct JobResult {
   // I/Os still in flight when the run gave up waiting for them (a stalled device): the job was
   // abandoned, its result is what it had done until then.
   uint32_t stuck_ios = 0;
+  // The I/O buffers: their bytes, how many of them the kernel backs with huge pages (looked at
+  // from kSegmentBoundBs blocks on), and whether the engine registered them with the kernel
+  // (io_uring's fixedbufs).
+  uint64_t buffer_bytes = 0, huge_page_bytes = 0;
+  bool registered_buffers = false;
   uint64_t started_at_ms = 0;
   uint64_t runtime_ns = 0, elapsed_ns = 0;
   // The thread's id (what fio prints as pid= for a job run as a thread).

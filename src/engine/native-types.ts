@@ -232,6 +232,16 @@ export interface NativeJobResult {
    * run was cancelled or the job's runtime was long over. The result is what it did until then.
    */
   stuckIos: number;
+  /** The I/O buffers' bytes (iodepth units of the largest block size, rounded to a page). */
+  bufferBytes: number;
+  /**
+   * Of those, the bytes the kernel backs with transparent huge pages (its choice, with
+   * transparent_hugepage=always): looked at when the job's largest block is 128 KiB or more,
+   * where a buffer of fewer physical runs can reach the device as fewer requests. 0 below that.
+   */
+  hugePageBytes: number;
+  /** Whether io_uring registered the buffers with the kernel (fixedbufs). */
+  registeredBuffers: boolean;
   /** Wall clock (ms since epoch) when the measured period began. */
   startedAtMs: number;
   /** Measured period (after ramp), ns. */

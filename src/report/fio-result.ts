@@ -123,6 +123,14 @@ export interface VolbenchJob {
    * the job's runtime) and the job's figures stop where they were. Absent when there were none.
    */
   stuck_ios?: number;
+  /**
+   * The I/O buffers, summed over the entry's instances: their bytes, the bytes the kernel backs
+   * with transparent huge pages (looked at from 128 KiB blocks on, where the physical layout of
+   * a buffer decides whether an I/O reaches the device whole or split at its segment limit), and
+   * whether io_uring registered them (fixedbufs: by default for blocks under 128 KiB, never in
+   * fio unless asked). Absent from results stored before volbench reported it.
+   */
+  buffers?: { bytes: number; huge_page_bytes: number; registered: boolean };
   error_message: string;
   /** The system call that failed ("pwrite", "io_uring_enter", "verify"), or "". */
   error_syscall: string;

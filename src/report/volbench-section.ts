@@ -63,6 +63,11 @@ function jobSection(entry: Entry): VolbenchJob {
     target: entry.members[0]?.job.targetIndex ?? 0,
     cancelled: results.some((r) => r.cancelled),
     ...(stuck ? { stuck_ios: stuck } : {}),
+    buffers: {
+      bytes: results.reduce((n, r) => n + r.bufferBytes, 0),
+      huge_page_bytes: results.reduce((n, r) => n + r.hugePageBytes, 0),
+      registered: results.some((r) => r.registeredBuffers),
+    },
     error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,

@@ -115,6 +115,16 @@ const volbenchJob = z.looseObject({
     .int()
     .optional()
     .describe('I/Os the device never answered: the run gave up on them (cancelled, or 10 s past the runtime); absent when none'),
+  buffers: z
+    .looseObject({
+      bytes: z.number(),
+      huge_page_bytes: z
+        .number()
+        .describe('Bytes of the buffers the kernel backs with transparent huge pages; looked at from 128 KiB blocks on, where it decides whether an I/O reaches the device whole or split'),
+      registered: z.boolean().describe('Whether io_uring registered the buffers (fixedbufs: by default for blocks under 128 KiB; fio only when asked)'),
+    })
+    .optional()
+    .describe("The job's I/O buffers, summed over its instances"),
   error_message: z.string(),
   error_syscall: z.string(),
   series: z.array(
