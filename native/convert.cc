@@ -1,5 +1,7 @@
 #include "convert.h"
 
+#include <sched.h>
+
 #include <cmath>
 
 #include "engines/registry.h"
@@ -299,6 +301,15 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.register_files = Bool(o, "registerFiles");
   p.sq_thread_poll = Bool(o, "sqThreadPoll");
   p.hipri = Bool(o, "hipri");
+  Napi::Array cpus = Arr(o, "cpus", 0);
+  for (uint32_t i = 0; i < cpus.Length(); i++) {
+    Napi::Value v = cpus.Get(i);
+    const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(n >= 0 && n < CPU_SETSIZE && n == static_cast<int>(n))) {
+      throw Napi::TypeError::New(env, "plan field 'cpus' must hold CPU numbers below " + std::to_string(CPU_SETSIZE));
+    }
+    p.cpus.push_back(static_cast<uint16_t>(n));
+  }
   if (p.MaxBs() == 0) throw Napi::RangeError::New(env, "plan has no block size");
   return p;
 }

@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -395,6 +396,15 @@ void Job::FailSubmit(int err, const char* syscall) {
 }
 
 // Tries the plan's engines in order, falling back only when the kernel refuses one.
+void Job::PinToCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (const uint16_t cpu : plan_.cpus) CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    SetError(errno, "sched_setaffinity", "pinning the job to cpus_allowed");
+  }
+}
+
 void Job::RunEngines() {
   const std::vector<const EngineEntry*>& engines = plan_.engines;
   int setup_err = 0;
@@ -415,6 +425,8 @@ void Job::Run() {
   // Seeded first: the buffers are filled from it, so randseed decides their contents too.
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);
+  // Pinned first, as fio does, so that the buffers are allocated where the job runs.
+  if (result_.error == 0 && !plan_.cpus.empty()) PinToCpus();
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
     bool dir_used[kDirs];
     DirsInUse(plan_, dir_used);

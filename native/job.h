@@ -135,6 +135,8 @@ class Job {
   bool AllocateUnits();
   EngineSetup SetupFor();
   void RunEngines();
+  // sched_setaffinity to plan_.cpus; the job fails when the kernel refuses.
+  void PinToCpus();
   void Start();
   // Waits until `deadline_ns`, or stops the job when it is cancelled meanwhile.
   void SleepUntil(uint64_t deadline_ns);

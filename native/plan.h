@@ -129,6 +129,8 @@ struct JobPlan {
   bool register_files = false;
   bool sq_thread_poll = false;
   bool hipri = false;
+  // The CPUs the job's thread is pinned to (fio's cpus_allowed, split or shared); empty: any.
+  std::vector<uint16_t> cpus;
 
   uint32_t MaxBs() const {
     uint32_t m = 0;

@@ -163,6 +163,8 @@ export interface NativeJobPlan {
   registerFiles: boolean;
   sqThreadPoll: boolean;
   hipri: boolean;
+  /** The CPUs the instance's thread is pinned to (sched_setaffinity); empty: not pinned. */
+  cpus: number[];
 }
 
 /** Count, extremes and Welford accumulators of a latency, in ns. */

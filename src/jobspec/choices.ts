@@ -62,6 +62,11 @@ export const SYNC_CHOICE: Choice<JobOptions['sync']> = {
   fioOnly: [],
 };
 
+export const CPUS_ALLOWED_POLICY_CHOICE: Choice<JobOptions['cpus_allowed_policy']> = {
+  values: { shared: 'shared', split: 'split' },
+  fioOnly: [],
+};
+
 export const FALLOCATE_CHOICE: Choice<JobOptions['fallocate']> = {
   values: { none: 'none', native: 'native', posix: 'posix', keep: 'keep', truncate: 'truncate', '0': 'none', '1': 'posix' },
   fioOnly: [],

@@ -7,7 +7,7 @@
 import { ENGINE_NAMES } from '../engine/engines.js';
 import type { BsSplitEntry, JobOptions, PerDirection } from './types.js';
 import {
-  FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
+  CPUS_ALLOWED_POLICY_CHOICE, FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
   VERIFY_CHOICE, choiceAccepted, parseChoice,
 } from './choices.js';
 import { invalidValue, unsupported } from './fail.js';
@@ -15,6 +15,7 @@ import {
   boolKind, choiceKind, flagKind, intKind, option, sizeKind, sizeOrPercentKind, stringKind, timeKind,
   type OptionContext, type OptionDef,
 } from './option-def.js';
+import { CPU_LIST_ACCEPTED, parseCpuList } from './cpu-list.js';
 import { singlePath } from './paths.js';
 import { BSSPLIT_ACCEPTED, parseBsSplit, parsePerDirection, perDirectionAccepted } from './per-direction.js';
 import { DEFAULT_PERCENTILES, PERCENTILE_LIST_ACCEPTED, parsePercentileList } from './percentile-list.js';
@@ -189,6 +190,10 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('registerfiles', 'registerfiles', flagKind(), { engine: true }),
   option('sqthread_poll', 'sqthread_poll', flagKind(), { engine: true, default: false }),
   option('hipri', 'hipri', flagKind(), { engine: true, default: false }),
+  option('cpus_allowed', 'cpus_allowed', { accepted: CPU_LIST_ACCEPTED, parse: (text, ctx) => parseCpuList(text, ctx.field) },
+    { default: [] }),
+  option('cpus_allowed_policy', 'cpus_allowed_policy', choiceKind('cpus_allowed_policy', CPUS_ALLOWED_POLICY_CHOICE),
+    { default: 'shared' }),
   option('fallocate', 'fallocate', choiceKind('fallocate', FALLOCATE_CHOICE), { default: 'native' }),
   // volbench's own: writing to a block device needs this opt-in. fio has no such option.
   option('allow_block_write', 'allow_block_write', flagKind(), { default: false, echo: false }),

@@ -13,6 +13,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { BsSplitEntry, JobOptions, PerDirection, RandomDistribution, SizeOrPercent, SteadyStateCriterion } from './types.js';
+import { formatCpuList } from './cpu-list.js';
 import { defaultOptions } from './defaults.js';
 import type { OptionField } from './option-def.js';
 import { SUPPORTED_OPTIONS } from './options.js';
@@ -209,6 +210,8 @@ const RENDER: { [K in OptionField]: Render<K> } = {
   registerfiles: flag,
   sqthread_poll: flag,
   hipri: flag,
+  cpus_allowed: (v) => formatCpuList(v),
+  cpus_allowed_policy: text,
   fallocate: text,
   allow_block_write: flag,
 };

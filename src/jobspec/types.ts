@@ -140,11 +140,18 @@ export interface JobOptions {
   unlink: boolean;
   /** Unset: io_uring, falling back to libaio, then psync. */
   ioengine?: EngineName;
-  /** Unset: on (volbench registers buffers and files by default; fio does not). */
+  /**
+   * Unset: on for blocks under 128 KiB off tmpfs and ramfs (volbench registers buffers there,
+   * and files always, by default; fio does not).
+   */
   fixedbufs?: boolean;
   registerfiles?: boolean;
   sqthread_poll: boolean;
   hipri: boolean;
+  /** The CPUs the job's threads may run on; empty: any (fio's default). */
+  cpus_allowed: number[];
+  /** shared: every instance may use every CPU of cpus_allowed; split: each gets one of them. */
+  cpus_allowed_policy: 'shared' | 'split';
   fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
   allow_block_write: boolean;
 }

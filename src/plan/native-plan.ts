@@ -82,9 +82,20 @@ function seedFor(o: JobOptions): bigint {
   return randomBytes(8).readBigUInt64LE();
 }
 
+/**
+ * The CPUs an instance may run on: all of cpus_allowed, or with cpus_allowed_policy=split one of
+ * them, as fio picks it (its thread's number in the run, counted from 0, modulo the CPUs).
+ */
+export function instanceCpus(o: JobOptions, ordinal: number): number[] {
+  const cpus = o.cpus_allowed;
+  if (cpus.length === 0 || o.cpus_allowed_policy === 'shared') return [...cpus];
+  return [cpus[ordinal % cpus.length]];
+}
+
 export function nativePlan(
   o: JobOptions,
   instance: number,
+  ordinal: number,
   target: InstanceTarget,
   engines: NativeEngineName[],
   logs: LogPaths,
@@ -99,6 +110,7 @@ export function nativePlan(
   return {
     jobName: o.name,
     instance,
+    cpus: instanceCpus(o, ordinal),
     engines,
     path: target.path,
     target: target.ref,

@@ -4,6 +4,8 @@
  * stonewall stages, resolves every instance's target (with all checks made before any I/O),
  * binds the run's assertions and produces the native plans.
  */
+import { cpus } from 'node:os';
+
 import type { NativeJobPlan } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { bindAssertions, parseAssertion, type Assertion } from '../gates/index.js';
@@ -112,6 +114,15 @@ export interface PlanOptions {
 }
 
 function checkJob(o: JobOptions, field: string): void {
+  // As fio: a CPU this machine does not have is an error, not a CPU skipped.
+  const cpuCount = cpus().length;
+  const missing = o.cpus_allowed.find((n) => n >= cpuCount);
+  if (missing !== undefined) {
+    throw new VolbenchError('EINVALID_PLAN', `cpus_allowed: CPU ${missing} is not on this machine, which has ${cpuCount}`, {
+      field: `${field}.cpus_allowed`,
+      accepted: `CPUs 0 to ${cpuCount - 1}`,
+    });
+  }
   if (o.time_based && o.runtime_ns === 0) {
     throw new VolbenchError('EINVALID_PLAN', 'time_based needs a runtime', {
       field: `${field}.runtime`,
@@ -257,9 +268,10 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
         if (i === 0) firstPath = target.path;
         const grows = target.layoutBytes > target.existingBytes;
         layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
+        const ordinal = jobNumber - 1;
         const logs = logPaths(o, jobNumber++, cwd);
         const refs = await logRefs(logs, anchors, field);
-        instances.push({ ...nativePlan(o, i, target, enginesFor(o.ioengine), logs, refs, forbidden), ssGroup: ssGroups[i] });
+        instances.push({ ...nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, refs, forbidden), ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);

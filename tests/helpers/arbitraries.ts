@@ -134,6 +134,9 @@ const OPTIONS: Array<Line & { fio?: false }> = [
   [['disable_clat'], bool],
   [['disable_slat'], bool],
   [['kb_base'], pick('1000', '1024')],
+  // CPU 0 alone: any machine has it, and fio refuses a CPU the machine lacks.
+  [['cpus_allowed'], pick('0', '0-0', '0,0')],
+  [['cpus_allowed_policy'], pick('shared', 'split')],
   [['unlink'], bool],
   [['fallocate'], pick('none', 'native', 'posix', 'keep', 'truncate', '0', '1')],
   [['loops'], str(int(0, 5))],

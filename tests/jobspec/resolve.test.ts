@@ -29,7 +29,7 @@ describe('defaults', () => {
       percentile_list: [1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99],
       clat_percentiles: true, lat_percentiles: false, slat_percentiles: false, unified_rw_reporting: 'none',
       log_avg_msec: 0, log_offset: false, bwavgtime: 500, iopsavgtime: 500, disable_lat: false, disable_clat: false,
-      disable_slat: false, kb_base: 1024, unlink: false, sqthread_poll: false, hipri: false,
+      disable_slat: false, kb_base: 1024, unlink: false, sqthread_poll: false, hipri: false, cpus_allowed: [], cpus_allowed_policy: 'shared',
       fallocate: 'native', allow_block_write: false,
     };
     expect(one({})).toEqual(expected);
