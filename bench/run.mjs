@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 import { JOBS } from './jobs.mjs';
 import { machineInfo, median, parseArgs, table } from './lib.mjs';
-import { makeTargets } from './targets.mjs';
+import { diskIrqCpu, makeTargets } from './targets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
@@ -72,7 +72,10 @@ function dropCaches() {
 }
 
 function runOnce(tool, job, targets, runtime) {
-  const args = job.args.map((a) => a.replace('{file}', targets.shm).replace('{loop}', targets.loop).replace('{disk}', targets.disk));
+  const args = job.args
+    .filter((a) => !a.includes('{irqcpu}') || targets.irqCpu !== undefined)
+    .map((a) => a.replace('{file}', targets.shm).replace('{loop}', targets.loop).replace('{disk}', targets.disk)
+      .replace('{irqcpu}', String(targets.irqCpu)));
   args.push(`--runtime=${runtime}`, '--output-format=json');
   if (job.buffered) dropCaches();
   const [cmd, argv] =
@@ -100,6 +103,7 @@ const rounds = opts.rounds ?? (opts.quick ? 2 : 6);
 const runtime = opts.runtime ?? (opts.quick ? 3 : 10);
 const selected = JOBS.filter((j) => opts.jobs.length === 0 || opts.jobs.some((p) => j.id.startsWith(p)));
 const targets = makeTargets(new Set(selected.map((j) => j.target)));
+if (targets.disk) targets.irqCpu = diskIrqCpu(targets.disk);
 const raw = {};
 try {
   for (const job of selected) {
@@ -132,8 +136,12 @@ for (const job of selected) {
 process.stdout.write(table(rows));
 const machine = machineInfo();
 process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, kernel ${machine.kernel}, ${machine.fio}, node ${machine.node}; ${rounds} rounds × ${runtime} s, ABBA order\n`);
+if (selected.some((j) => j.args.some((a) => a.includes('{irqcpu}')))) {
+  process.stdout.write(targets.irqCpu === undefined ? 'QD1 jobs unpinned: the disk\'s interrupt CPU could not be told\n'
+    : `QD1 jobs pinned to CPU ${targets.irqCpu}, which takes the disk's interrupts (cpus_allowed)\n`);
+}
 const dir = join(root, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ machine, rounds, runtime, rows, raw }, null, 2));
+writeFileSync(file, JSON.stringify({ machine, rounds, runtime, irqCpu: targets.irqCpu ?? null, rows, raw }, null, 2));
 process.stdout.write(`raw results: ${file}\n`);

@@ -2,7 +2,7 @@
 // a loop device over a tmpfs file, and a file on the real disk. Files are written with random
 // data first, so reads return real blocks and neither tool lays anything out during a run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,4 +46,34 @@ export function makeTargets(kinds) {
     }
   };
   return t;
+}
+
+// The CPU that takes most of the interrupts of the disk holding `path` (from /proc/interrupts,
+// by the name of the disk's device: virtioN for virtio-blk, nvmeN for NVMe), or undefined when
+// it cannot be told. A QD1 job's latency depends on whether its thread runs there, so the QD1
+// jobs pin both tools to it.
+export function diskIrqCpu(path) {
+  try {
+    const { dev } = statSync(path);
+    const major = Math.floor(dev / 256) & 0xfff;
+    const minor = (dev & 0xff) | ((Math.floor(dev / 1048576) & 0xfff) << 8);
+    let sys = realpathSync(`/sys/dev/block/${major}:${minor}`);
+    if (existsSync(join(sys, 'partition'))) sys = dirname(sys);
+    const device = realpathSync(join(sys, 'device'));
+    const name = device.split('/').reverse().find((part) => /^(virtio|nvme)\d+$/.test(part));
+    if (!name) return undefined;
+    const [header, ...lines] = readFileSync('/proc/interrupts', 'utf8').split('\n');
+    const cpus = header.trim().split(/\s+/).length;
+    const counts = new Array(cpus).fill(0);
+    const pattern = new RegExp(`\\b${name}(-req|q)\\d*`);
+    for (const line of lines) {
+      if (!pattern.test(line)) continue;
+      const fields = line.trim().split(/\s+/);
+      for (let c = 0; c < cpus; c++) counts[c] += Number(fields[1 + c]) || 0;
+    }
+    const best = counts.indexOf(Math.max(...counts));
+    return counts[best] > 0 ? best : undefined;
+  } catch {
+    return undefined;
+  }
 }
