@@ -168,13 +168,16 @@ bool Job::AllocateUnits() {
     SetError(ENOMEM, "posix_memalign", "allocating I/O buffers");
     return false;
   }
-  FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, rng_);
   result_.buffer_bytes = units_.buffer_bytes();
-  if (plan_.MaxBs() >= kSegmentBoundBs) {
-    result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
-  }
   bool dir_used[kDirs];
   DirsInUse(plan_, dir_used);
+  // Only what is written needs content. A job that only reads leaves its buffers untouched, as
+  // fio does: their pages are first faulted in by its I/O (or pinned by io_uring's
+  // registration), and which physical pages they get, so whether a large I/O reaches the
+  // device whole (see kSegmentBoundBs), comes about the same way as under fio. Filled here, a
+  // 1 MiB read job's buffers came out more contiguous than fio's: 1,001 KiB per request at the
+  // disk against fio's 577.
+  if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, rng_);
   sizes_.Init(plan_, dir_used);
   hists_.Allocate(plan_, dir_used);
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
@@ -440,6 +443,10 @@ void Job::Run() {
       if (const int err = sampler_.OpenLogs(&log, &why)) SetError(err, "open", "opening log " + *log + (why.empty() ? "" : ": " + why));
     }
     if (result_.error == 0) RunEngines();
+    // Looked at once the I/O has touched the buffers (a read job's are not touched before).
+    if (!abandoned_ && plan_.MaxBs() >= kSegmentBoundBs) {
+      result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
+    }
     // Given up on by the run, which finished the result: what is left is to flush the logs
     // (a failure can no longer be reported), close the target and hand back the device's claim.
     if (abandoned_) {

@@ -14,7 +14,7 @@ import { findRoot, type TargetRoot } from './roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
-import { planMemoryBytes } from '../plan/index.js';
+import { planMemoryBytes, timedSeconds } from '../plan/index.js';
 import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
@@ -50,6 +50,8 @@ export function isTerminal(status: RunStatus): boolean {
 interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
+  /** When its plan's timed stages will have ended (set as it starts running). */
+  endsAtMs?: number;
 }
 
 export class RunService {
@@ -168,9 +170,15 @@ export class RunService {
     });
   }
 
-  /** Seconds until a running run is expected to end: when a place in the queue may free up. */
+  /**
+   * Seconds until a running run is expected to end: when a place in the queue may free up. A
+   * run's own progress report knows best; before its first (about a second in), its plan's
+   * timed stages say how long it will take; before it is planned, 5 s.
+   */
   retryAfterSec(): number {
-    const remaining = [...this.active.keys()].map((id) => this.store.get(id)?.progress?.eta_ms ?? null);
+    const now = Date.now();
+    const remaining = [...this.active.entries()].map(([id, a]) =>
+      this.store.get(id)?.progress?.eta_ms ?? (a.endsAtMs === undefined ? null : Math.max(0, a.endsAtMs - now)));
     const known = remaining.filter((ms): ms is number => ms !== null);
     const ms = known.length > 0 ? Math.min(...known) : 5000;
     return Math.min(this.limits.maxRuntimeSec, Math.max(1, Math.ceil(ms / 1000)));
@@ -289,7 +297,11 @@ export class RunService {
     const { signal } = controller;
     const done = this.admitAtStart(run, entry)
       .then((admitted) => {
-        if (!signal.aborted) return executeRun(deps, run, admitted, signal);
+        if (!signal.aborted) {
+          const active = this.active.get(run.id);
+          if (active) active.endsAtMs = Date.now() + timedSeconds(admitted.plan.spec) * 1000;
+          return executeRun(deps, run, admitted, signal);
+        }
         admitted.plan.release();
         // Stopped before it started: cancelled, or on shutdown left queued for the next start-up.
         if (signal.reason === 'cancel') this.endWithoutRunning(run, 'cancelled', null);

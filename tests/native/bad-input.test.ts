@@ -55,8 +55,8 @@ describe('specs refused before any I/O', () => {
   });
 
   it('a fio option volbench does not support: EUNSUPPORTED_OPTION', async () => {
-    const err = await rejection({ jobs: [{ name: 'j', filename: scratch.path('s.dat'), size: '1m', cpus_allowed: '0' }] });
-    expect(err).toMatchObject({ code: 'EUNSUPPORTED_OPTION', field: 'jobs[0].cpus_allowed' });
+    const err = await rejection({ jobs: [{ name: 'j', filename: scratch.path('s.dat'), size: '1m', cpumask: '1' }] });
+    expect(err).toMatchObject({ code: 'EUNSUPPORTED_OPTION', field: 'jobs[0].cpumask' });
   });
 
   it('a fio engine volbench does not have: EUNSUPPORTED_OPTION on ioengine', async () => {
