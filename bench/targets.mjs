@@ -63,7 +63,9 @@ export function diskIrqCpu(path) {
     const name = device.split('/').reverse().find((part) => /^(virtio|nvme)\d+$/.test(part));
     if (!name) return undefined;
     const [header, ...lines] = readFileSync('/proc/interrupts', 'utf8').split('\n');
-    const cpus = header.trim().split(/\s+/).length;
+    // One column per online CPU, named in the header (CPU0 CPU2 ... when some are offline).
+    const columns = header.trim().split(/\s+/).map((name) => Number(name.replace(/^CPU/, '')));
+    const cpus = columns.length;
     const counts = new Array(cpus).fill(0);
     const pattern = new RegExp(`\\b${name}(-req|q)\\d*`);
     for (const line of lines) {
@@ -72,7 +74,7 @@ export function diskIrqCpu(path) {
       for (let c = 0; c < cpus; c++) counts[c] += Number(fields[1 + c]) || 0;
     }
     const best = counts.indexOf(Math.max(...counts));
-    return counts[best] > 0 ? best : undefined;
+    return counts[best] > 0 && Number.isInteger(columns[best]) ? columns[best] : undefined;
   } catch {
     return undefined;
   }

@@ -60,9 +60,11 @@ uint64_t HugePageBytes(const char* p, uint64_t n) {
     if (std::sscanf(line, "%jx-%jx ", &a, &b) == 2) {
       vma_lo = static_cast<uintptr_t>(a);
       vma_hi = static_cast<uintptr_t>(b);
-    } else if (vma_lo < hi && vma_hi > lo && std::sscanf(line, "AnonHugePages: %ju kB", &kb) == 1) {
-      // Counted whole: a mapping holding the buffers may hold other memory too (never more than
-      // a huge page's worth either side, as the buffers are aligned to one).
+      // Mappings are listed in address order: none after this one can hold the buffers.
+      if (vma_lo >= hi) break;
+    } else if (vma_lo >= lo && vma_hi <= hi && std::sscanf(line, "AnonHugePages: %ju kB", &kb) == 1) {
+      // Only mappings inside the range count: the buffers have a mapping of their own (see
+      // UnitPool), so nothing else's huge pages are counted as theirs.
       total += static_cast<uint64_t>(kb) << 10;
     }
   }

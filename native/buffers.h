@@ -17,8 +17,9 @@ void FillRandom(char* p, size_t n, Rng& rng);
 void FillCompressible(char* p, size_t n, uint32_t pct, uint32_t chunk, Rng& rng);
 void FillBuffer(char* p, size_t n, const JobPlan& plan, Rng& rng);
 
-// How many of the `n` bytes from `p` (touched already) the kernel backs with transparent huge
-// pages, from /proc/self/smaps; 0 when it cannot be read.
+// How many of the `n` bytes from `p` the kernel backs with transparent huge pages, from
+// /proc/self/smaps: the mappings lying wholly inside the range (a mapping of their own, as
+// UnitPool makes); 0 when it cannot be read.
 uint64_t HugePageBytes(const char* p, uint64_t n);
 
 // From this block size on, whether an I/O reaches the device as one request can depend on its

@@ -302,6 +302,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.sq_thread_poll = Bool(o, "sqThreadPoll");
   p.hipri = Bool(o, "hipri");
   Napi::Array cpus = Arr(o, "cpus", 0);
+  if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(env, "plan field 'cpus' holds more CPUs than a cpu_set_t");
   for (uint32_t i = 0; i < cpus.Length(); i++) {
     Napi::Value v = cpus.Get(i);
     const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;

@@ -165,7 +165,7 @@ void Job::DropCache() {
 
 bool Job::AllocateUnits() {
   if (!units_.Allocate(std::max<unsigned>(plan_.io_depth, 1), std::max<uint32_t>(plan_.MaxBs(), 1))) {
-    SetError(ENOMEM, "posix_memalign", "allocating I/O buffers");
+    SetError(ENOMEM, "mmap", "allocating I/O buffers");
     return false;
   }
   result_.buffer_bytes = units_.buffer_bytes();
@@ -177,7 +177,7 @@ bool Job::AllocateUnits() {
   // device whole (see kSegmentBoundBs), comes about the same way as under fio. Filled here, a
   // 1 MiB read job's buffers came out more contiguous than fio's: 1,001 KiB per request at the
   // disk against fio's 577.
-  if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, rng_);
+  if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, buf_rng_);
   sizes_.Init(plan_, dir_used);
   hists_.Allocate(plan_, dir_used);
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
@@ -398,7 +398,6 @@ void Job::FailSubmit(int err, const char* syscall) {
   inflight_ = 0;
 }
 
-// Tries the plan's engines in order, falling back only when the kernel refuses one.
 void Job::PinToCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -408,6 +407,7 @@ void Job::PinToCpus() {
   }
 }
 
+// Tries the plan's engines in order, falling back only when the kernel refuses one.
 void Job::RunEngines() {
   const std::vector<const EngineEntry*>& engines = plan_.engines;
   int setup_err = 0;
@@ -425,9 +425,10 @@ void Job::Run() {
   result_.tid = static_cast<int32_t>(gettid());
   // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
   const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0]->ops->needs_target;
-  // Seeded first: the buffers are filled from it, so randseed decides their contents too.
+  // Seeded first: randseed decides the buffers' contents too.
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);
+  buf_rng_.Seed(Mix64(seed ^ 0x62756672656e6421ull));
   // Pinned first, as fio does, so that the buffers are allocated where the job runs.
   if (result_.error == 0 && !plan_.cpus.empty()) PinToCpus();
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {

@@ -215,7 +215,12 @@ class Job {
   // a sync point is due.
   UnitPool units_;
   unsigned inflight_ = 0;
+  // The workload's draws (offsets, sizes, directions)...
   Rng rng_;
+  // ...and the written data's (buffer contents, verify salts), apart as fio keeps them, so
+  // that a job's offsets do not depend on whether or how it fills buffers: a read job and the
+  // write job before it draw the same offsets from the same seed.
+  Rng buf_rng_;
   OffsetGen offsets_;
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;

@@ -144,11 +144,11 @@ inline void Job::RefundLoop(uint32_t bytes) {
 // interval of writes makes a sync due.
 inline void Job::PrepWrite(IoUnit* u) {
   if (plan_.refill_buffers) {
-    FillBuffer(u->buf, u->len, plan_, rng_);
+    FillBuffer(u->buf, u->len, plan_, buf_rng_);
   } else if (plan_.scramble_buffers) {
     ScrambleBuffer(u->buf, u->len, (write_salt_++ << 20) ^ u->offset);
   }
-  if (plan_.verify_crc32c) verifier_.StampWrite(u, rng_.Next());
+  if (plan_.verify_crc32c) verifier_.StampWrite(u, buf_rng_.Next());
   const uint64_t every = plan_.fsync_every ? plan_.fsync_every : plan_.fdatasync_every;
   if (every && ++writes_since_sync_ >= every) {
     writes_since_sync_ = 0;

@@ -1,10 +1,11 @@
 // A job's I/O slots: `iodepth` units, each with a buffer of its own carved out of one
-// page-aligned allocation (so that an engine can register them all at once), made before the
+// page-aligned mapping (so that an engine can register them all at once), made before the
 // first I/O. The loop only moves units between free, in flight and waiting to be sent again.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstdint>
-#include <cstdlib>
 #include <vector>
 
 #include "io_unit.h"
@@ -16,18 +17,32 @@ class UnitPool {
   UnitPool() = default;
   UnitPool(const UnitPool&) = delete;
   UnitPool& operator=(const UnitPool&) = delete;
-  ~UnitPool() { std::free(buffers_); }
+  ~UnitPool() {
+    if (buffers_ != nullptr) munmap(buffers_ - kGuard, buffer_bytes_ + 2 * kGuard);
+  }
   // The kernel may still write into the buffers: they are never freed.
   void Abandon() { buffers_ = nullptr; }
 
   // `depth` units with buffers of `max_bs` bytes rounded up to a page (O_DIRECT's alignment
   // for any device). False when the memory is not there.
+  //
+  // A mapping of their own, as a fio job process gets from malloc for its buffers: fresh pages
+  // that the first touch (a write job's fill, a read job's first I/O) faults in, never memory a
+  // previous job of the process had, so that their physical layout, which decides whether a
+  // large I/O reaches the device whole, comes about as under fio. An inaccessible page either
+  // side keeps the kernel from merging the mapping with a neighbour, so that /proc/self/smaps
+  // describes the buffers alone (HugePageBytes).
   bool Allocate(unsigned depth, uint32_t max_bs) {
     const uint32_t unit_bytes = (max_bs + 4095) & ~4095u;
     buffer_bytes_ = static_cast<uint64_t>(unit_bytes) * depth;
-    void* mem = nullptr;
-    if (posix_memalign(&mem, 4096, buffer_bytes_) != 0) return false;
-    buffers_ = static_cast<char*>(mem);
+    void* mem = mmap(nullptr, buffer_bytes_ + 2 * kGuard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return false;
+    char* inner = static_cast<char*>(mem) + kGuard;
+    if (mprotect(inner, buffer_bytes_, PROT_READ | PROT_WRITE) != 0) {
+      munmap(mem, buffer_bytes_ + 2 * kGuard);
+      return false;
+    }
+    buffers_ = inner;
     units_.assign(depth, IoUnit{});
     free_.assign(depth, nullptr);
     resend_.assign(depth, nullptr);
@@ -54,6 +69,7 @@ class UnitPool {
   IoUnit* TakeResend() { return resend_[--nresend_]; }
 
  private:
+  static constexpr uint64_t kGuard = 4096;
   char* buffers_ = nullptr;
   uint64_t buffer_bytes_ = 0;
   std::vector<IoUnit> units_;

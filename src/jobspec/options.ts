@@ -185,7 +185,8 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('unlink', 'unlink', boolKind(), { default: false }),
   // Engines. ioengine unset means volbench picks (io_uring, then libaio, then psync).
   option('ioengine', 'ioengine', { accepted: `one of ${ENGINE_NAMES.join(', ')}`, parse: parseIoengine }),
-  // fixedbufs and registerfiles unset mean on (JobOptions); given, they are what the user says.
+  // fixedbufs and registerfiles unset mean volbench's defaults (JobOptions); given, they are
+  // what the user says.
   option('fixedbufs', 'fixedbufs', flagKind(), { engine: true }),
   option('registerfiles', 'registerfiles', flagKind(), { engine: true }),
   option('sqthread_poll', 'sqthread_poll', flagKind(), { engine: true, default: false }),

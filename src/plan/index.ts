@@ -2,6 +2,6 @@ export { planRun, effectiveSpec, withDefaultTarget, planMemoryBytes } from './pl
 export type { PlannedJob, RunPlan, PlanOptions, DefaultTarget, LayoutNote } from './plan.js';
 export { startsStage, startsGroup, stagesOf } from './stages.js';
 export type { Stage, StageMember } from './stages.js';
-export { parseMaxRuntimeSec, optionField, timedSeconds } from './limits.js';
+export { parseMaxRuntimeSec, optionField, timeBasedSeconds, timedSeconds } from './limits.js';
 export { parseUntilSteadySec } from './steady.js';
 export type { RunLimits } from './limits.js';

@@ -68,13 +68,22 @@ function jobNs(o: JobOptions): number {
  * How long a spec's timed stages take, one after another (each as long as its longest
  * startdelay + ramp_time + runtime), in seconds. Jobs that end on their size count nothing.
  */
-export function timedSeconds(spec: ParsedSpec): number {
+export function timedSeconds(spec: ParsedSpec, counts: (o: JobOptions) => boolean = (o) => o.runtime_ns > 0): number {
   const options = spec.jobs.map((j) => j.options);
   let ns = 0;
   for (const { members } of stagesOf(options)) {
-    ns += members.reduce((longest, { index }) => Math.max(longest, options[index].runtime_ns > 0 ? jobNs(options[index]) : 0), 0);
+    ns += members.reduce((longest, { index }) => Math.max(longest, counts(options[index]) ? jobNs(options[index]) : 0), 0);
   }
   return ns / NS_PER_S;
+}
+
+/**
+ * How long a spec's time_based stages take, in seconds: what a run of it will last at least.
+ * Unlike timedSeconds, a runtime that only caps a job ending on its size (as the runtime
+ * budget gives every such job) counts nothing.
+ */
+export function timeBasedSeconds(spec: ParsedSpec): number {
+  return timedSeconds(spec, (o) => o.time_based && o.runtime_ns > 0);
 }
 
 /**

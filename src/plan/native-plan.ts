@@ -63,6 +63,11 @@ export function blockSizes(o: JobOptions): PerDirection<NativeBsSplit[]> {
   }) as PerDirection<NativeBsSplit[]>;
 }
 
+/** The largest block the job moves in any direction: what each I/O buffer must hold. */
+export function maxBlockSize(o: JobOptions): number {
+  return Math.max(...blockSizes(o).flat().map((e) => e.bs));
+}
+
 function distribution(o: JobOptions): { distribution: number; distributionParam: number } {
   const d = o.random_distribution;
   switch (d.kind) {
@@ -203,7 +208,7 @@ export function nativePlan(
   };
 }
 
-/** From this block size on, fixedbufs is off unless asked for (see below). */
+/** From this block size on, fixedbufs is off unless asked for (see below); native/buffers.h's kSegmentBoundBs is the same size. */
 export const REGISTERED_BUFFERS_BELOW_BS = 128 * 1024;
 
 /**
@@ -223,7 +228,7 @@ export const REGISTERED_BUFFERS_BELOW_BS = 128 * 1024;
  */
 function registeredBuffersByDefault(o: JobOptions, inMemoryFs: boolean): boolean {
   if (inMemoryFs) return false;
-  return Math.max(...blockSizes(o).flat().map((e) => e.bs)) < REGISTERED_BUFFERS_BELOW_BS;
+  return maxBlockSize(o) < REGISTERED_BUFFERS_BELOW_BS;
 }
 
 /**
@@ -233,7 +238,7 @@ function registeredBuffersByDefault(o: JobOptions, inMemoryFs: boolean): boolean
  * buffers.
  */
 export function instanceMemoryBytes(o: JobOptions): number {
-  const maxBs = Math.max(...blockSizes(o).flat().map((e) => e.bs));
+  const maxBs = maxBlockSize(o);
   const unit = Math.ceil(maxBs / 4096) * 4096;
   const logs = (o.write_bw_log ? 1 : 0) + (o.write_iops_log ? 1 : 0) + (o.write_lat_log ? 3 : 0);
   return unit * o.iodepth + randomMapBytes(o) + INSTANCE_FIXED_BYTES + logs * LOG_BUFFER_BYTES;

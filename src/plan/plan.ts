@@ -4,17 +4,19 @@
  * stonewall stages, resolves every instance's target (with all checks made before any I/O),
  * binds the run's assertions and produces the native plans.
  */
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 import type { NativeJobPlan } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { bindAssertions, parseAssertion, type Assertion } from '../gates/index.js';
+import { parseCpuList } from '../jobspec/cpu-list.js';
 import { MAX_INSTANCES } from '../jobspec/options.js';
 import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { enginesFor } from '../engine/engines.js';
 import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, type JobMemory, type RunLimits } from './limits.js';
-import { blockSizes, instanceMemoryBytes, logPaths, nativePlan } from './native-plan.js';
+import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } from './native-plan.js';
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
@@ -113,10 +115,24 @@ export interface PlanOptions {
   cloud?: CloudContext;
 }
 
+/**
+ * How many CPUs the machine has, online or not (fio's _SC_NPROCESSORS_CONF): from
+ * /sys/devices/system/cpu/present, else the online ones Node sees; 0 when neither answers.
+ */
+function machineCpuCount(): number {
+  try {
+    const present = parseCpuList(readFileSync('/sys/devices/system/cpu/present', 'utf8').trim(), 'present');
+    if (present.length > 0) return present[present.length - 1] + 1;
+  } catch {
+    // Not Linux's sysfs, or a format not met before: the online count below.
+  }
+  return cpus().length;
+}
+
 function checkJob(o: JobOptions, field: string): void {
   // As fio: a CPU this machine does not have is an error, not a CPU skipped.
-  const cpuCount = cpus().length;
-  const missing = o.cpus_allowed.find((n) => n >= cpuCount);
+  const cpuCount = o.cpus_allowed.length > 0 ? machineCpuCount() : 0;
+  const missing = cpuCount > 0 ? o.cpus_allowed.find((n) => n >= cpuCount) : undefined;
   if (missing !== undefined) {
     throw new VolbenchError('EINVALID_PLAN', `cpus_allowed: CPU ${missing} is not on this machine, which has ${cpuCount}`, {
       field: `${field}.cpus_allowed`,
@@ -199,7 +215,7 @@ export function planMemoryBytes(plan: RunPlan): number {
 function memoryNeeds(spec: ParsedSpec): JobMemory[] {
   return spec.jobs.map(({ options: o }) => ({
     bytes: instanceMemoryBytes(o) * o.numjobs,
-    why: `bs ${Math.max(...blockSizes(o).flat().map((e) => e.bs))} × iodepth ${o.iodepth} × numjobs ${o.numjobs}`,
+    why: `bs ${maxBlockSize(o)} × iodepth ${o.iodepth} × numjobs ${o.numjobs}`,
   }));
 }
 

@@ -14,7 +14,7 @@ import { findRoot, type TargetRoot } from './roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
-import { planMemoryBytes, timedSeconds } from '../plan/index.js';
+import { planMemoryBytes, timeBasedSeconds } from '../plan/index.js';
 import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from './schemas/run.js';
@@ -50,7 +50,10 @@ export function isTerminal(status: RunStatus): boolean {
 interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
-  /** When its plan's timed stages will have ended (set as it starts running). */
+  /**
+   * When its plan's time_based stages will have ended (set as it starts running; unset for a
+   * run of size-based jobs). A suite or analysis plans its first pass only: an underestimate.
+   */
   endsAtMs?: number;
 }
 
@@ -173,7 +176,7 @@ export class RunService {
   /**
    * Seconds until a running run is expected to end: when a place in the queue may free up. A
    * run's own progress report knows best; before its first (about a second in), its plan's
-   * timed stages say how long it will take; before it is planned, 5 s.
+   * time_based stages say how long it will take at least; without either, 5 s.
    */
   retryAfterSec(): number {
     const now = Date.now();
@@ -299,7 +302,9 @@ export class RunService {
       .then((admitted) => {
         if (!signal.aborted) {
           const active = this.active.get(run.id);
-          if (active) active.endsAtMs = Date.now() + timedSeconds(admitted.plan.spec) * 1000;
+          // A size-based run's length is unknown until it reports progress: no estimate.
+          const seconds = timeBasedSeconds(admitted.plan.spec);
+          if (active && seconds > 0) active.endsAtMs = Date.now() + seconds * 1000;
           return executeRun(deps, run, admitted, signal);
         }
         admitted.plan.release();

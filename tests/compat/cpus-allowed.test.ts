@@ -74,6 +74,10 @@ describe('cpus_allowed: the list', () => {
       expect(err.field, bad).toBe('jobs[0].cpus_allowed');
       expect(String(err.accepted), bad).toMatch(/ranges/);
     }
+    // Length is capped before the text is read; up to the cap, every CPU at most once.
+    const long = Array(1200).fill('0-1023').join(',');
+    expect(parseCpuList(long.slice(0, 8190).replace(/,[^,]*$/, ''), 'cpus_allowed')).toHaveLength(1024);
+    expect(thrown(() => parseCpuList(long, 'cpus_allowed')).message).toMatch(/more than 8192/);
     const policy = thrown(() => parseSpec({ jobs: [{ name: 'j', cpus_allowed_policy: 'spread' }] }));
     expect(policy.field).toBe('jobs[0].cpus_allowed_policy');
   });
@@ -116,6 +120,16 @@ describe.skipIf(two !== undefined)(titled('cpus_allowed: the job threads run whe
     expect(result.jobs.every((j) => j.error === 0)).toBe(true);
     const seen = [...lists.values()].filter((l) => l === '0' || l === '1').sort();
     expect(seen).toEqual(['0', '0', '1']);
+  });
+
+  it("split numbers instances across the run, as fio's thread numbers: job b's one instance comes after job a's two", async () => {
+    const split = { ioengine: 'null', size: '1m', cpus_allowed: '0-1', cpus_allowed_policy: 'split' };
+    const p = await planRun(parseSpec({ jobs: [{ name: 'a', numjobs: 2, ...split }, { name: 'b', ...split }] }));
+    try {
+      expect(p.jobs.map((j) => j.instances.map((i) => i.cpus))).toEqual([[[0], [1]], [[0]]]);
+    } finally {
+      p.release();
+    }
   });
 
   it('without the option, no thread of the run is pinned', async () => {

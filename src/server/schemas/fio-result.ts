@@ -117,9 +117,9 @@ const volbenchJob = z.looseObject({
     .describe('I/Os the device never answered: the run gave up on them (cancelled, or 10 s past the runtime); absent when none'),
   buffers: z
     .looseObject({
-      bytes: z.number(),
+      bytes: z.int(),
       huge_page_bytes: z
-        .number()
+        .int()
         .describe('Bytes of the buffers the kernel backs with transparent huge pages; looked at from 128 KiB blocks on, where it decides whether an I/O reaches the device whole or split'),
       registered: z.boolean().describe('Whether io_uring registered the buffers (fixedbufs: by default for blocks under 128 KiB; fio only when asked)'),
     })
