@@ -13,21 +13,13 @@ import { describe, expect, it } from 'vitest';
 import {
   entitlement, gbToGiB, loadCatalog, loadInstances, parseCatalog, parseVolumeSpec, priceVolume, regionPrice, volumeType,
 } from '../../src/cloud/index.js';
-import { VolbenchError } from '../../src/errors.js';
+import { thrownVolbenchError } from '../helpers/run-fixtures.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const TODAY = new Date().toISOString().slice(0, 10);
 
-function refusal(fn: () => unknown): VolbenchError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(VolbenchError);
-    return err as VolbenchError;
-  }
-  throw new Error('not refused');
-}
+const refusal = thrownVolbenchError;
 
 const catalogFile = (name: string) => readFileSync(join(import.meta.dirname, '..', '..', 'catalog', name), 'utf8');
 

@@ -17,18 +17,11 @@ import { runJobs } from '../../src/index.js';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { formatCpuList, parseCpuList } from '../../src/jobspec/cpu-list.js';
 import { planRun } from '../../src/plan/index.js';
-import { VolbenchError } from '../../src/errors.js';
+import type { VolbenchError } from '../../src/errors.js';
+import { thrownVolbenchError } from '../helpers/run-fixtures.js';
 import { makeWorkspace, runFio, skipReason, titled } from './side-by-side.js';
 
-function thrown(f: () => unknown): VolbenchError {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(VolbenchError);
-    return err as VolbenchError;
-  }
-  throw new Error('expected a VolbenchError');
-}
+const thrown = thrownVolbenchError;
 
 /** Cpus_allowed_list of each of this process's threads, by thread id. */
 function threadCpus(): Map<number, string> {

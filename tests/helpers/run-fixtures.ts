@@ -61,6 +61,17 @@ export function dir(job: FioJob, name: 'read' | 'write' | 'trim' | 'mixed'): Fio
   return stats;
 }
 
+/** Calls `fn`, which must throw a VolbenchError, and returns that error. */
+export function thrownVolbenchError(fn: () => unknown): VolbenchError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(VolbenchError);
+    return err as VolbenchError;
+  }
+  throw new Error('expected a VolbenchError, but nothing was thrown');
+}
+
 /** Awaits a promise that must reject with a VolbenchError, and returns that error. */
 export async function volbenchError(promise: Promise<unknown>): Promise<VolbenchError> {
   try {
