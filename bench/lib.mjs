@@ -1,6 +1,6 @@
 // Small helpers of the benchmark scripts.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, release } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -127,4 +127,14 @@ export function machineInfo() {
     // reported as missing
   }
   return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, kernel: release(), fio, node: process.version };
+}
+
+// The block device number of the filesystem holding `path`, as /proc/diskstats and
+// /sys/dev/block name it (glibc's major()/minor() on st_dev).
+export function deviceNumbers(path) {
+  const { dev } = statSync(path);
+  return {
+    major: Math.floor(dev / 256) & 0xfff,
+    minor: (dev & 0xff) | ((Math.floor(dev / 1048576) & 0xfff) << 8),
+  };
 }

@@ -7,12 +7,12 @@
 // so drift on the machine falls on both tools alike. Prints medians, ratios (volbench / fio) and
 // min–max per metric, and writes every raw figure to bench/results/<time>.json.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { JOBS } from './jobs.mjs';
-import { machineInfo, median, parseArgs, table } from './lib.mjs';
+import { deviceNumbers, machineInfo, median, parseArgs, table } from './lib.mjs';
 import { diskIrqCpu, makeTargets } from './targets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,9 +51,7 @@ function metrics(result) {
 // Requests and sectors the block device under `path` has completed (reads + writes), from
 // /proc/diskstats: the line whose major:minor is the filesystem's device (a partition has its own).
 function diskCounters(path) {
-  const { dev } = statSync(path);
-  const major = Math.floor(dev / 256) & 0xfff;
-  const minor = (dev & 0xff) | ((Math.floor(dev / 1048576) & 0xfff) << 8);
+  const { major, minor } = deviceNumbers(path);
   for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
     const f = line.trim().split(/\s+/);
     if (Number(f[0]) === major && Number(f[1]) === minor) {

@@ -2,9 +2,11 @@
 // a loop device over a tmpfs file, and a file on the real disk. Files are written with random
 // data first, so reads return real blocks and neither tool lays anything out during a run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { deviceNumbers } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const GiB = 1024 * 1024 * 1024;
@@ -54,9 +56,7 @@ export function makeTargets(kinds) {
 // jobs pin both tools to it.
 export function diskIrqCpu(path) {
   try {
-    const { dev } = statSync(path);
-    const major = Math.floor(dev / 256) & 0xfff;
-    const minor = (dev & 0xff) | ((Math.floor(dev / 1048576) & 0xfff) << 8);
+    const { major, minor } = deviceNumbers(path);
     let sys = realpathSync(`/sys/dev/block/${major}:${minor}`);
     if (existsSync(join(sys, 'partition'))) sys = dirname(sys);
     const device = realpathSync(join(sys, 'device'));

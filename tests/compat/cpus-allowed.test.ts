@@ -21,8 +21,6 @@ import type { VolbenchError } from '../../src/errors.js';
 import { thrownVolbenchError } from '../helpers/run-fixtures.js';
 import { makeWorkspace, runFio, skipReason, titled } from './side-by-side.js';
 
-const thrown = thrownVolbenchError;
-
 /** Cpus_allowed_list of each of this process's threads, by thread id. */
 function threadCpus(): Map<number, string> {
   const out = new Map<number, string>();
@@ -62,7 +60,7 @@ describe('cpus_allowed: the list', () => {
 
   it('refuses what is not a list, naming the option and what it takes', () => {
     for (const bad of ['x', '1-', '3-1', '0,,1', '2000', '-1']) {
-      const err = thrown(() => parseSpec({ jobs: [{ name: 'j', cpus_allowed: bad }] }));
+      const err = thrownVolbenchError(() => parseSpec({ jobs: [{ name: 'j', cpus_allowed: bad }] }));
       expect(err.code, bad).toBe('EINVALID_VALUE');
       expect(err.field, bad).toBe('jobs[0].cpus_allowed');
       expect(String(err.accepted), bad).toMatch(/ranges/);
@@ -70,8 +68,8 @@ describe('cpus_allowed: the list', () => {
     // Length is capped before the text is read; up to the cap, every CPU at most once.
     const long = Array(1200).fill('0-1023').join(',');
     expect(parseCpuList(long.slice(0, 8190).replace(/,[^,]*$/, ''), 'cpus_allowed')).toHaveLength(1024);
-    expect(thrown(() => parseCpuList(long, 'cpus_allowed')).message).toMatch(/more than 8192/);
-    const policy = thrown(() => parseSpec({ jobs: [{ name: 'j', cpus_allowed_policy: 'spread' }] }));
+    expect(thrownVolbenchError(() => parseCpuList(long, 'cpus_allowed')).message).toMatch(/more than 8192/);
+    const policy = thrownVolbenchError(() => parseSpec({ jobs: [{ name: 'j', cpus_allowed_policy: 'spread' }] }));
     expect(policy.field).toBe('jobs[0].cpus_allowed_policy');
   });
 
