@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
-import { untilBaselineSpec } from '../analysis/until-baseline.js';
+import { untilBaselineSpec } from '../run/until-baseline.js';
 import { staleWarning } from '../cloud/index.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';

@@ -4,7 +4,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import { runSweep, DEFAULT_MAX_DEPTH, type SweepOver } from '../analysis/sweep.js';
-import { DEFAULT_ALPHA } from '../analysis/optimum.js';
+import { DEFAULT_ALPHA } from '../findings/optimum.js';
 import { parseFioArgs, parseTimeNs } from '../jobspec/index.js';
 import { extractOwnFlags } from './own-flags.js';
 import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';

@@ -9,7 +9,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
-import { analyseBurst } from '../analysis/burst.js';
+import { analyseBurst } from '../findings/burst.js';
 import { instanceType } from './catalog.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { priceVolume } from './price.js';

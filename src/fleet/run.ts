@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
-import { analyseBurst } from '../analysis/burst.js';
+import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';

@@ -4,7 +4,7 @@
  * prints them in insertion order.
  */
 import type { DiskUtil } from './types.js';
-import type { VolbenchJobAnalysis, VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../analysis/types.js';
+import type { VolbenchJobAnalysis, VolbenchRotational, VolbenchSweep, VolbenchUniformity } from './analysis-sections.js';
 
 export interface FioLatStats {
   min: number;
@@ -158,7 +158,7 @@ export interface VolbenchJob {
   loops?: VolbenchJobLoops;
   /** Given the volume (--volume): what it should deliver to this job, and what it did. */
   entitlement?: VolbenchEntitlement;
-  /** Findings on the job's own series: the burst cliff (analysis/burst.ts). */
+  /** Findings on the job's own series: the burst cliff (findings/burst.ts). */
   analysis?: VolbenchJobAnalysis;
 }
 

@@ -4,8 +4,8 @@
  * in the native engine, measure disk statistics around it, build the report and judge the
  * run's assertions on it.
  */
-import { analyseBurst } from '../analysis/burst.js';
-import { baselineRun, CliffWatch, untilBaselineSpec, type UntilBaseline } from '../analysis/until-baseline.js';
+import { analyseBurst } from '../findings/burst.js';
+import { baselineRun, CliffWatch, untilBaselineSpec, type UntilBaseline } from './until-baseline.js';
 import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';

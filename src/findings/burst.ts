@@ -1,6 +1,6 @@
 /**
  * Burst analysis of every job's per-second series (`volbench.jobs[].analysis.burst`): a cliff
- * (analysis/cliff.ts), the levels either side, when, and the credits that implies. When the
+ * (findings/cliff.ts), the levels either side, when, and the credits that implies. When the
  * document names its volume (`volbench.cloud.volume`, or the `volume` option), the finding is
  * held against the catalog's burst model: a full gp2 bucket is 5.4 M I/O credits, so a cliff
  * whose work above the baseline comes to that is the bucket running dry; a run that stayed above
@@ -11,8 +11,8 @@ import { entitlement, SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import { checkVolume, type VolumeSpec } from '../cloud/volume.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
-import { untilBaselineRuntimeSec } from './until-baseline.js';
-import type { VolbenchBurst, VolbenchBurstCatalog } from './types.js';
+import { untilBaselineRuntimeSec } from '../run/until-baseline.js';
+import type { VolbenchBurst, VolbenchBurstCatalog } from '../report/analysis-sections.js';
 
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */
@@ -116,7 +116,7 @@ function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCata
 
 type Model = NonNullable<ReturnType<typeof burstModel>>;
 
-/** How long --until-baseline runs at most on this volume (analysis/until-baseline.ts). */
+/** How long --until-baseline runs at most on this volume (run/until-baseline.ts). */
 function untilBaselineSeconds(model: Model): number {
   return untilBaselineRuntimeSec(model.seconds_from_full);
 }

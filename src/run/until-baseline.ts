@@ -10,8 +10,8 @@ import type { VolumeSpec } from '../cloud/volume.js';
 import { VolbenchError } from '../errors.js';
 import type { ParsedSpec } from '../jobspec/types.js';
 import { stagesOf } from '../plan/stages.js';
-import type { RunProgress } from '../run/progress.js';
-import { findCliff, MIN_SIDE, type RatePoint } from './cliff.js';
+import type { RunProgress } from './progress.js';
+import { findCliff, MIN_SIDE, type RatePoint } from '../findings/cliff.js';
 
 export interface UntilBaseline {
   /** The volume the run measures: the catalog's burst model says how long to run. */

@@ -22,7 +22,7 @@ export interface VolbenchSweepPoint {
   throughput_norm: number;
   /** 1 / clat_mean normalised to the sweep's best. */
   latency_norm: number;
-  /** The weighted harmonic mean of the two (analysis/optimum.ts). */
+  /** The weighted harmonic mean of the two (findings/optimum.ts). */
   score: number;
 }
 
