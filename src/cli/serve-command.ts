@@ -10,7 +10,7 @@ import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/token.js';
 import { parseSize } from '../jobspec/index.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export const SERVE_USAGE = `volbench serve [options]
   --host HOST                 address to listen on (default 127.0.0.1)
