@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 import { VolbenchError } from '../errors.js';
+import { AWS_REGION_NAME } from './aws-clients.js';
 import { loadCatalog, volumeType } from './catalog.js';
 import { RegionPrice, type RegionPriceInfo } from './schema.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+const REGION = AWS_REGION_NAME;
 
 /** A prices file: the catalog's per-region price entries by type, dated as a whole and each. */
 export const PricesFile = z.object({

@@ -16,6 +16,7 @@
 import awsLambdaFastify from '@fastify/aws-lambda';
 import type { FastifyInstance } from 'fastify';
 
+import { awsClient } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
 import { buildServer } from './app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
@@ -73,7 +74,7 @@ export async function lambdaConfigFromEnv(env: NodeJS.ProcessEnv): Promise<Serve
   const name = env.VOLBENCH_TOKEN_PARAMETER;
   if (!name) return lambdaConfig(env);
   const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-  const client = new SSMClient({});
+  const client = awsClient(SSMClient);
   try {
     const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
     const token = out.Parameter?.Value;
