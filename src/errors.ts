@@ -28,7 +28,15 @@ export type VolbenchErrorCode =
   /** The run was cancelled before it started. */
   | 'ECANCELLED'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
-  | 'ECLOUD';
+  | 'ECLOUD'
+  /** A volume's text or JSON is not a volume: TYPE[:SIZE][:key=value]…, or {type, size_gib, ...}. */
+  | 'EVOLUME_SYNTAX'
+  /** A volume type the catalog does not have. */
+  | 'EVOLUME_TYPE'
+  /** A size, IOPS or throughput the volume's type does not allow (or needs and was not given). */
+  | 'EVOLUME_LIMIT'
+  /** A volume and an instance type that do not go together (instance store, another provider's volume). */
+  | 'EVOLUME_PLACEMENT';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

@@ -3,7 +3,7 @@
  * --junit FILE, --github) and the limits the service also applies (--max-runtime TIME,
  * --max-size SIZE). They are taken out of the argument list before fio's flags are parsed.
  */
-import { instanceType, parseVolumeSpec, type CloudContext } from '../cloud/index.js';
+import { checkPlacement, instanceType, parseVolume, type CloudContext } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import { parseMaxRuntimeSec, type RunLimits } from '../plan/index.js';
@@ -34,8 +34,9 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
   --max-memory SIZE                  refuse a run whose I/O buffers (bs × iodepth × numjobs)
                                      take more than SIZE in all
-  --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
-                                     result gains volbench.cloud and each job's entitlement
+  --volume TYPE:SIZE[:iops=N][:throughput=MiB/s]   the volume measured (volbench catalog),
+                                     e.g. gp3:500g:iops=6000: the result gains volbench.cloud
+                                     and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
   --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
                                      (also VOLBENCH_CLOUD_LOOKUP=off)
@@ -63,12 +64,12 @@ export function flagName(arg: string): string | null {
   return m ? m[1] : null;
 }
 
-function setValue(out: OwnFlags, name: string, value: string): void {
+function setValue(out: OwnFlags, name: string, value: string, warn: (line: string) => void): void {
   if (name === 'assert') out.asserts.push(value);
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
   else if (name === 'max-size') out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
-  else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolumeSpec(value, '--volume') };
+  else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolume(value, { field: '--volume', onOldForm: warn }) };
   else if (name === 'instance') {
     instanceType(value);
     out.instance = value;
@@ -76,11 +77,16 @@ function setValue(out: OwnFlags, name: string, value: string): void {
   else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 
-/**
- * `volumeFromAws`: the command may learn the volume from AWS (run, on EC2), so --instance alone
- * is not refused here; elsewhere it needs --volume.
- */
-export function extractOwnFlags(argv: readonly string[], options: { volumeFromAws?: boolean } = {}): OwnFlags {
+export interface OwnFlagOptions {
+  /** The command may learn the volume from AWS (run, on EC2): --instance alone is not refused here. */
+  volumeFromAws?: boolean;
+  /** Where a note on the flags goes (a deprecated form), one line each. */
+  warn?: (line: string) => void;
+}
+
+/** Takes the shared flags out of `argv`; --instance needs --volume unless `volumeFromAws`. */
+export function extractOwnFlags(argv: readonly string[], options: OwnFlagOptions = {}): OwnFlags {
+  const warn = options.warn ?? (() => {});
   const out: OwnFlags = { asserts: [], github: false, limits: {}, cloudLookup: true, rest: [] };
   for (let i = 0; i < argv.length; ) {
     const name = flagName(argv[i]);
@@ -96,7 +102,7 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
       i++;
     } else if (name !== null && VALUE_FLAGS.has(name)) {
       const [value, used] = flagValue(argv, i, name);
-      setValue(out, name, value);
+      setValue(out, name, value, warn);
       i += used;
     } else {
       out.rest.push(argv[i]);
@@ -106,6 +112,7 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
   const { instance, ...flags } = out;
   if (instance === undefined) return flags;
   if (flags.cloud) {
+    checkPlacement(flags.cloud.volume, instance, '--instance', '--volume.size');
     flags.cloud.instance = instance;
     return flags;
   }
@@ -115,6 +122,6 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
 
 export function instanceNeedsVolume(): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', {
-    field: '--volume', accepted: 'e.g. --volume gp3:size=500g',
+    field: '--volume', accepted: 'e.g. --volume gp3:500g',
   });
 }

@@ -181,8 +181,9 @@ async function runMember(state: FleetState, label: string, base: string, token: 
       const qs = new URLSearchParams([['target', root.root] as [string, string], ...(opts.assert ?? []).map((a): [string, string] => ['assert', a])]);
       submitted = await member.json(`/v1/runs?${qs}`, { method: 'POST', body: opts.jobFile, headers: { 'content-type': 'text/plain' } });
     } else {
+      const planned = state.plan.members.find((m) => m.label === label);
       const body = {
-        suite: opts.suite ?? state.plan.suite,
+        suite: opts.suite ?? planned?.suite ?? state.plan.suite,
         ...(root.kind === 'block_device' ? { filename: root.root } : { directory: root.root }),
         ...(opts.assert?.length ? { assert: opts.assert } : {}),
       };
@@ -227,7 +228,10 @@ async function runMember(state: FleetState, label: string, base: string, token: 
   }
 }
 
-/** fio's JSON with what the fleet knows of the volume, where the service did not say already. */
+/**
+ * fio's JSON with what the fleet knows of the volume (its figures and its price, as the plan
+ * made them), where the service did not say already.
+ */
 function withCloud(doc: Record<string, unknown>, state: FleetState, label: string): Record<string, unknown> {
   const member = state.plan.members.find((m) => m.label === label);
   const ms = state.members.find((m) => m.label === label);
@@ -240,9 +244,11 @@ function withCloud(doc: Record<string, unknown>, state: FleetState, label: strin
     const v = member.volume;
     cloud.volume = {
       ...(ms?.volumeId && ms.volumeId !== 'instance-store' ? { id: ms.volumeId } : {}),
-      type: v.type, size_gib: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughput_mibps: v.throughputMiBps } : {}),
+      ...(member.cloudVolume ?? { type: v.type, size_gib: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughput_mibps: v.throughputMiBps } : {}) }),
     };
   }
+  const price = member?.volumeMonthly;
+  if (price && cloud.price === undefined) cloud.price = { usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}) };
   cloud.fleet = { id: state.fleetId, label };
   vb.cloud = cloud;
   return { ...doc, volbench: vb };

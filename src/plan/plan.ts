@@ -23,7 +23,7 @@ import { TargetProber, resolveInstanceTarget } from './targets.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
-import { checkPlacement, checkVolume, type CloudContext } from '../cloud/index.js';
+import { checkPlacement, volumeOf, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';
 
 export interface PlannedJob {
@@ -253,10 +253,9 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
 }
 
 async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Anchors): Promise<RunPlan> {
-  if (options.cloud) {
-    checkVolume(options.cloud.volume);
-    checkPlacement(options.cloud.volume, options.cloud.instance);
-  }
+  // Plain figures are made a Volume here, once; a Volume passes as it is.
+  const cloud = options.cloud ? { ...options.cloud, volume: volumeOf(options.cloud.volume) } : undefined;
+  if (cloud) checkPlacement(cloud.volume, cloud.instance);
   const spec = effectiveSpec(parsed, options);
   const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));
   const cwd = options.cwd ?? process.cwd();
@@ -303,7 +302,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
   const stages = jobs.reduce((n, j) => Math.max(n, j.stage + 1), 1);
   return {
     spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}),
-    ...(options.cloud ? { cloud: options.cloud } : {}),
+    ...(cloud ? { cloud } : {}),
     release: () => anchors.release(),
   };
 }

@@ -24,19 +24,10 @@ function num(v: number | null | undefined, digits: number): string {
 
 const BASE = { animation: false, textStyle: { fontFamily: 'sans-serif' } };
 
-function headlineOf(group: ReportGroup, row: ReportRow, metric: 'iops' | 'mibps'): number | null {
-  let best: number | null = null;
-  for (const c of group.columns) {
-    const v = row.cells[c.key]?.value;
-    if (c.metric === metric && typeof v === 'number' && (best === null || v > best)) best = v;
-  }
-  return best;
-}
-
 function costChart(group: ReportGroup, metric: 'iops' | 'mibps'): ReportChart | null {
   const unit = metric === 'iops' ? 'IOPS' : 'MiB/s';
   const points = group.rows
-    .map((r) => ({ r, x: headlineOf(group, r, metric), y: r.usd_per_month }))
+    .map((r) => ({ r, x: metric === 'iops' ? r.headline_iops : r.headline_mibps, y: r.usd_per_month }))
     .filter((p): p is { r: ReportRow; x: number; y: number } => p.x !== null && p.y !== null);
   if (points.length === 0) return null;
   const title = `$/month against ${unit} (${group.title})`;

@@ -3,6 +3,7 @@
  * volume, one column per test and metric, plus what the charts draw. Every renderer (Markdown,
  * CSV, JSON, HTML, the service's pages) reads this and nothing else.
  */
+import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
 import {
   readBurst, readCloud, readEntitlement, readSweep,
@@ -82,6 +83,9 @@ export interface ReportRow {
   status: RowStatus;
   error: string | null;
   cells: Record<string, ReportCell>;
+  /** The headline figures: the row's best IOPS and best MiB/s over its columns (the rule every view uses). */
+  headline_iops: number | null;
+  headline_mibps: number | null;
   usd_per_1000_iops: number | null;
   usd_per_mibps: number | null;
   /** Measured over entitled, for the headline metric's test. */
@@ -299,7 +303,8 @@ function rowStatus(input: ReportInput, cells: ReportCell[]): RowStatus {
   return 'finished';
 }
 
-function headline(columns: readonly ReportColumn[], cells: Record<string, ReportCell>, metric: Metric): { col: ReportColumn; value: number } | null {
+/** The headline of a row for `metric`: its best value over the columns of that metric, and the column. */
+export function headline(columns: readonly ReportColumn[], cells: Record<string, ReportCell>, metric: Metric): { col: ReportColumn; value: number } | null {
   let best: { col: ReportColumn; value: number } | null = null;
   for (const col of columns) {
     const v = cells[col.key]?.value;
@@ -381,8 +386,10 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     status: rowStatus(d.input, Object.values(cells)),
     error: d.input.error ?? firstError(d) ?? null,
     cells,
-    usd_per_1000_iops: usd !== null && iops && iops.value > 0 ? usd / (iops.value / 1000) : null,
-    usd_per_mibps: usd !== null && mibps && mibps.value > 0 ? usd / mibps.value : null,
+    headline_iops: iops?.value ?? null,
+    headline_mibps: mibps?.value ?? null,
+    usd_per_1000_iops: usdPer1000Iops(usd, iops?.value),
+    usd_per_mibps: usdPerMibps(usd, mibps?.value),
     measured_vs_entitled: ratio,
     bound_by: boundBy,
     notes: burstNotes(d),

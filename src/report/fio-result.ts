@@ -186,7 +186,16 @@ export interface VolbenchCloud {
   instance_type?: string;
   volume?: { id?: string; type: string; size_gib: number; iops?: number; throughput_mibps?: number };
   /** The volume's monthly price in `region` when the run was made, from the prices in use. */
-  price?: { usd_per_month: number; as_of: string; source: string };
+  price?: VolbenchPrice;
+}
+
+/** A volume's monthly price as a result carries it (src/cloud/cost.ts's DatedPrice, written out). */
+export interface VolbenchPrice {
+  usd_per_month: number;
+  as_of: string;
+  source: string;
+  /** Set when the price is another region's, used for want of this one's (a fleet's estimate). */
+  region_used?: string;
 }
 
 /** Per-direction figures of one loop of a suite test (or their median). */

@@ -73,6 +73,10 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ECANCELLED: { status: 409, title: 'Run was cancelled' },
   ENATIVE: { status: 500, title: 'Engine failure' },
   ECLOUD: { status: 502, title: 'Cloud provider call failed' },
+  EVOLUME_SYNTAX: { status: 400, title: 'Invalid volume' },
+  EVOLUME_TYPE: { status: 400, title: 'Unknown volume type' },
+  EVOLUME_LIMIT: { status: 400, title: "Volume outside its type's limits" },
+  EVOLUME_PLACEMENT: { status: 400, title: 'Volume and instance do not go together' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {
