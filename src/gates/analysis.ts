@@ -10,7 +10,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { FioJson, VolbenchAssertion } from '../report/fio-result.js';
-import type { ComparisonOp } from './assertion.js';
+import type { ComparisonOp } from './compare.js';
 import { formatValue, parseValue } from './values.js';
 
 export type AnalysisName = 'sweep' | 'uniformity' | 'rotational';

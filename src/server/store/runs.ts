@@ -152,7 +152,7 @@ export const HELD_RETRY_MS = 2000;
  */
 export class RunStore {
   private readonly live = new Map<string, RunRow>();
-  private readonly held = new HeldWrites();
+  private readonly held = new HeldWrites<RunRow>();
   /** The last event number of each run that has not ended. */
   private readonly lastEventSeq = new Map<string, number>();
   private readonly events: EventStore;
