@@ -9,7 +9,7 @@ import {
   readBurst, readCloud, readEntitlement, readSweep,
   type CloudVolumeFields, type JobBurst, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
 } from './cloud-fields.js';
-import { genericTestColumns, METRIC_UNITS, NAMED_SUITES, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
+import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
 /** A document to report on, or a run that ended without one. */
 export interface ReportInput {
@@ -227,7 +227,7 @@ function draftsOf(input: ReportInput): Draft[] {
   if (!doc) {
     const names = input.jobNames ?? [];
     const suite = suiteOf(declared, names);
-    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
     const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
     return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
   }
@@ -235,14 +235,14 @@ function draftsOf(input: ReportInput): Draft[] {
   if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
   return volumes.map(({ target, key: volume, tests }) => {
     const suite = suiteOf(declared, [...tests.keys()]);
-    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
     return { input, target, volume, tests, suite: known ? suite : null, groupKey: known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}` };
   });
 }
 
 function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportColumn[] {
   if (suite !== null) {
-    return NAMED_SUITES[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
+    return namedSuites()[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
   }
   const dirs = new Map<string, Set<Dir>>();
   for (const d of drafts) {
