@@ -65,6 +65,22 @@ export class TargetProber {
   }
 }
 
+/** Whether a job writes its target: writes and trims both change what is on it. */
+export function writesTarget(o: JobOptions): boolean {
+  const used = directionsUsed(o);
+  return used[1] || used[2];
+}
+
+/**
+ * The block-write opt-in, the one place it is decided: whether a job may write the block device
+ * at `devicePath` (resolved). The caller's rule when it has one (a service: whether the device's
+ * root was started with --allow-block-write; the spec's allow_block_write is then ignored),
+ * else the job's own allow_block_write. Mounted or held devices are refused whatever this says.
+ */
+export function blockWriteAllowed(o: JobOptions, devicePath: string, rule?: (devicePath: string) => boolean): boolean {
+  return rule ? rule(devicePath) : o.allow_block_write;
+}
+
 export interface ResolveContext {
   cwd: string;
   field: string;
@@ -119,7 +135,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     });
   }
   const used = directionsUsed(o);
-  const writes = used[1] || used[2];
+  const writes = writesTarget(o);
   if (used[2] && !info.isBlockDevice) {
     throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} trims, which needs a block device; ${path} is a file`, {
       field: `${field}.rw`,
@@ -175,9 +191,9 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   // Every check below looks at what was resolved (and probed) above, never at the name again.
-  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
+  const mayWrite = (device: string): boolean => blockWriteAllowed(o, realpathSync(device), ctx.allowBlockWrite);
   if (writes && info.isBlockDevice) {
-    const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(resolved.resolvedPath) : o.allow_block_write;
+    const allowed = blockWriteAllowed(o, resolved.resolvedPath, ctx.allowBlockWrite);
     await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
   }
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite, resolved);

@@ -8,8 +8,7 @@
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
 import type { CloudContext } from '../cloud/index.js';
-import { effectiveSpec, optionField, planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
-import { directionsUsed } from '../jobspec/directions.js';
+import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../jobspec/types.js';
@@ -60,17 +59,20 @@ function targetField(spec: ParsedSpec, o: JobOptions, i: number): string {
   return optionField(spec.jobs[i], i, o.filename !== undefined ? 'filename' : 'directory');
 }
 
-/** Authorizes each instance's target against the roots, before the library looks at any. */
-async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string): Promise<Set<TargetRoot>> {
+/**
+ * Authorizes each instance's target against the roots, before the library looks at any. A write
+ * to a block device the plan would refuse (the block-write opt-in, decided by the plan's rule
+ * with this service's `mayWrite`) is refused here first, with the service's own problem.
+ */
+async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string, mayWrite: (device: string) => boolean): Promise<Set<TargetRoot>> {
   const used = new Set<TargetRoot>();
   for (const [i, { options: o }] of spec.jobs.entries()) {
     const field = targetField(spec, o, i);
     if (o.directory !== undefined) await authorizePath(o.directory, optionField(spec.jobs[i], i, 'directory'), scope);
-    const [, writes, trims] = directionsUsed(o);
     for (let instance = 0; instance < o.numjobs; instance++) {
       const target = await authorizePath(instancePath(o, instance, cwd), field, scope);
       used.add(target.root);
-      if (target.isBlockDevice && (writes || trims) && !target.root.allowBlockWrite) {
+      if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
         throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
       }
     }
@@ -158,7 +160,7 @@ export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionC
   const effective = effectiveSpec(parseSpec(spec), planOptions);
   const assertions = options.bind?.(effective) ?? [];
   effective.jobs.forEach((_, i) => checkJobPathTexts(effective, i));
-  const used = await authorizeTargets(effective, ctx, planOptions.cwd!);
+  const used = await authorizeTargets(effective, ctx, planOptions.cwd!, planOptions.allowBlockWrite!);
   const plan = await planRun(effective, { ...planOptions, assertions });
   try {
     const files = await authorizePlan(plan, ctx);
