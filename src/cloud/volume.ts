@@ -56,19 +56,21 @@ export function catalogTypeOf(type: string, field: string): CatalogVolumeType {
 export class Volume implements VolumeInput {
   readonly type: string;
   readonly sizeGiB: number;
-  readonly iops?: number;
-  readonly throughputMiBps?: number;
+  // Declared only: a figure not given is no key at all, as in the figures it was made from.
+  declare readonly iops?: number;
+  declare readonly throughputMiBps?: number;
   /** The suite a fleet member runs on this volume (`suite=`), where the caller takes one. */
-  readonly suite?: string;
+  declare readonly suite?: string;
   /** The catalog's entry for the type (not enumerable: a volume serialises as its figures). */
   declare readonly catalog: CatalogVolumeType;
 
   private constructor(spec: VolumeInput, catalog: CatalogVolumeType) {
     this.type = catalog.type;
     this.sizeGiB = spec.sizeGiB;
-    if (spec.iops !== undefined) this.iops = spec.iops;
-    if (spec.throughputMiBps !== undefined) this.throughputMiBps = spec.throughputMiBps;
-    if (spec.suite !== undefined) this.suite = spec.suite;
+    const self = this as { -readonly [K in 'iops' | 'throughputMiBps' | 'suite']?: VolumeInput[K] };
+    if (spec.iops !== undefined) self.iops = spec.iops;
+    if (spec.throughputMiBps !== undefined) self.throughputMiBps = spec.throughputMiBps;
+    if (spec.suite !== undefined) self.suite = spec.suite;
     Object.defineProperty(this, 'catalog', { value: catalog, enumerable: false });
     Object.freeze(this);
   }

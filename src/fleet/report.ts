@@ -6,6 +6,7 @@
 import type { ReportInput } from '../publish/model.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import type { FioJson } from '../report/fio-result.js';
+import { memberCloud } from './member-cloud.js';
 import type { MemberResult } from './run.js';
 import type { FleetState } from './state.js';
 
@@ -13,7 +14,9 @@ export function fleetReportInputs(state: FleetState, results: readonly MemberRes
   return state.plan.members.map((member): ReportInput => {
     const suite = member.suite ?? state.plan.suite;
     const r = results.find((x) => x.label === member.label);
-    if (!r) return { source: member.label, result: null, status: 'failed', error: 'not run', suite };
+    // Without a result, the row still says which volume it was and what it costs.
+    const cloud = memberCloud(state, member.label);
+    if (!r) return { source: member.label, result: null, status: 'failed', error: 'not run', suite, cloud };
     const error = r.error ?? (r.gate === 'failed' ? 'gate failed' : null);
     return {
       source: member.label,
@@ -21,6 +24,7 @@ export function fleetReportInputs(state: FleetState, results: readonly MemberRes
       status: r.status === 'unreachable' ? 'failed' : r.status,
       error,
       suite,
+      ...(r.result ? {} : { cloud }),
     };
   });
 }

@@ -12,6 +12,7 @@ import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
+import { memberCloud } from './member-cloud.js';
 import type { FleetState } from './state.js';
 
 export interface RunWorkload {
@@ -228,29 +229,10 @@ async function runMember(state: FleetState, label: string, base: string, token: 
   }
 }
 
-/**
- * fio's JSON with what the fleet knows of the volume (its figures and its price, as the plan
- * made them), where the service did not say already.
- */
+/** fio's JSON with what the fleet knows of the volume, where the service did not say already. */
 function withCloud(doc: Record<string, unknown>, state: FleetState, label: string): Record<string, unknown> {
-  const member = state.plan.members.find((m) => m.label === label);
-  const ms = state.members.find((m) => m.label === label);
   const vb = { ...((doc.volbench as Record<string, unknown> | undefined) ?? {}) };
-  const cloud = { ...((vb.cloud as Record<string, unknown> | undefined) ?? {}) };
-  cloud.provider ??= 'aws';
-  cloud.region ??= state.region;
-  cloud.instance_type ??= state.plan.instanceType;
-  if (member && cloud.volume === undefined) {
-    const v = member.volume;
-    cloud.volume = {
-      ...(ms?.volumeId && ms.volumeId !== 'instance-store' ? { id: ms.volumeId } : {}),
-      ...(member.cloudVolume ?? { type: v.type, size_gib: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughput_mibps: v.throughputMiBps } : {}) }),
-    };
-  }
-  const price = member?.volumeMonthly;
-  if (price && cloud.price === undefined) cloud.price = { usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}) };
-  cloud.fleet = { id: state.fleetId, label };
-  vb.cloud = cloud;
+  vb.cloud = memberCloud(state, label, (vb.cloud as Record<string, unknown> | undefined) ?? {});
   return { ...doc, volbench: vb };
 }
 

@@ -23,6 +23,8 @@ export interface ReportInput {
   suite?: string | null;
   /** The job names of a run without a result (from its spec), for the same reason. */
   jobNames?: readonly string[];
+  /** What is known of the volume of a run without a result (`volbench.cloud`'s shape): its row still names it and its price. */
+  cloud?: unknown;
 }
 
 export interface ReportOptions {
@@ -349,7 +351,7 @@ function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): 
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
-  const cloud = cloudOf(d.input.result, d.target);
+  const cloud = cloudOf(d.input.result, d.target) ?? readCloud(d.input.cloud);
   const noResult = !d.input.result;
   const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
   const cells: Record<string, ReportCell> = {};
