@@ -8,6 +8,7 @@ export function deviceStat(majMin: string): { read: { ios: number; bytes: number
 export interface Counters { read: { bios: number; bytes: number }; write: { bios: number; bytes: number } }
 export class BlkioGroup {
   static create(name: string): BlkioGroup;
+  static stale(alive: (pid: number) => boolean): BlkioGroup[];
   readonly dir: string;
   addPid(pid: number): void;
   spawn(cmd: string, args?: string[], options?: SpawnOptions): ChildProcess;

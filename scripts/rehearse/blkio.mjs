@@ -3,7 +3,7 @@
 // under /sys/fs/cgroup/blkio/volbench-rehearsal/; a process joins it by its pid, and its children
 // stay in it. Nothing here touches a device that is not named.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const BLKIO_ROOT = '/sys/fs/cgroup/blkio';
@@ -45,11 +45,23 @@ function parseRwstat(text, majMin) {
 }
 
 export class BlkioGroup {
-  /** A new group (its name: letters, digits, dashes); an existing empty one of that name is reused. */
+  /**
+   * A new group, named NAME-PID after this process (so that a sweep can tell a dead run's groups
+   * from a live one's); NAME: lower-case letters, digits, dashes.
+   */
   static create(name) {
-    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) throw new TypeError(`blkio group name '${name}': lower-case letters, digits, dashes`);
-    mkdirSync(join(PARENT, name), { recursive: true });
-    return new BlkioGroup(join(PARENT, name));
+    if (!/^[a-z0-9][a-z0-9-]{0,40}$/.test(name)) throw new TypeError(`blkio group name '${name}': lower-case letters, digits, dashes`);
+    const dir = join(PARENT, `${name}-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    return new BlkioGroup(dir);
+  }
+
+  /** Groups of processes that are gone (NAME-PID with PID dead), for sweepStale. */
+  static stale(alive) {
+    if (!existsSync(PARENT)) return [];
+    return readdirSync(PARENT, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && /-(\d+)$/.test(e.name) && !alive(Number(/-(\d+)$/.exec(e.name)[1])))
+      .map((e) => new BlkioGroup(join(PARENT, e.name)));
   }
 
   constructor(dir) {

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, writeFileSync, re
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { deviceNumbers } from './blkio.mjs';
+import { BlkioGroup, deviceNumbers } from './blkio.mjs';
 
 const PREFIX = 'volbench-rehearsal-';
 const GiB = 1024 ** 3;
@@ -122,11 +122,33 @@ const alive = (pid) => {
 };
 
 /**
- * Removes what rehearsal runs that are no longer alive left under `parent`: their loop devices,
- * tmpfs mounts and directories. Answers what it removed.
+ * Removes what rehearsal runs that are no longer alive left: their loop devices, tmpfs mounts and
+ * directories under `parent`, their members' network namespaces (and so their veth pairs), and
+ * their blkio groups. Answers what it removed.
  */
 export function sweepStale(parent = tmpdir()) {
   const removed = [];
+  for (const ns of run('ip', ['netns', 'list']).split('\n').map((l) => l.split(' ')[0]).filter(Boolean)) {
+    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(ns);
+    if (!m || alive(Number(m[1]))) continue;
+    run('ip', ['netns', 'del', ns]);
+    removed.push(`netns ${ns}`);
+  }
+  for (const group of BlkioGroup.stale(alive)) {
+    for (const pid of group.pids()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    try {
+      group.remove();
+      removed.push(group.dir);
+    } catch {
+      // Its last processes are still exiting: the next sweep takes it.
+    }
+  }
   const loops = JSON.parse(run('losetup', ['--json', '--list']) || '{"loopdevices":[]}').loopdevices ?? [];
   for (const entry of readdirSync(parent)) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(entry);

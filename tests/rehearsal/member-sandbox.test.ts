@@ -23,6 +23,7 @@ import { createLoopVolume, rehearsalDir, type LoopVolume } from '../../scripts/r
 import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
 import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
 import { SignalStandIn } from '../../scripts/rehearse/sandbox/signal-standin.mjs';
+import { memberOfStack } from '../../scripts/rehearse/sandbox/stack-member.mjs';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
 import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
@@ -47,6 +48,7 @@ interface Fleet {
   volume: LoopVolume;
   group: BlkioGroup;
   fingerprint: string;
+  sdk: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   clients: { ec2: EC2Client; ssm: SSMClient; s3: S3Client; cfn: CloudFormationClient };
 }
 
@@ -121,10 +123,11 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     f.aws = new SignalStandIn({ moto: f.moto.endpoint });
     const local = await f.aws.listen('127.0.0.1');
     const config = { region: REGION, endpoint: local.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
+    f.sdk = config;
     f.clients = { ec2: new EC2Client(config), ssm: new SSMClient(config), s3: new S3Client({ ...config, forcePathStyle: true }), cfn: new CloudFormationClient(config) };
     f.dir = rehearsalDir();
     f.volume = createLoopVolume({ dir: f.dir, sizeBytes: 8 * GiB, tmpfsBytes: 256 * 1024 * 1024 });
-    f.group = BlkioGroup.create(`sandbox-test-${process.pid}`);
+    f.group = BlkioGroup.create('sandbox-test');
     await upload(f);
     const [g, b] = await Promise.all([boot(f, 'm1'), boot(f, 'm2', { dnfFailure: 'Error: Unable to find a match: nvme-cli', timeFactor: 0.02 })]);
     good = g;
@@ -237,5 +240,24 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     await expect(cfn.send(new SignalResourceCommand({ StackName: good.stack, LogicalResourceId: 'Ready', UniqueId: 'y'.repeat(65), Status: 'SUCCESS' }))).rejects.toThrow(/UniqueId/);
     await cfn.send(new SignalResourceCommand({ StackName: good.stack, LogicalResourceId: 'Other', UniqueId: 'from-sdk', Status: 'FAILURE' }));
     expect(f.aws.signals(good.stack).map((s) => s.uniqueId)).toEqual([good.instanceId, 'from-sdk']);
+  });
+
+  it('reads a stack\'s member as its instance sees it: identity, user data as rendered, volumes', async () => {
+    await f.clients.cfn.send(new CreateStackCommand({
+      StackName: 'volbench-render', Capabilities: ['CAPABILITY_IAM'],
+      TemplateBody: readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'),
+      Parameters: Object.entries({
+        FleetId: 'fleet-render', VolumeLabel: 'gp3-8g', AllowedCidr: '10.0.0.1/32', VolumeType: 'gp3', VolumeSize: '8',
+        TokenParameterName: '/volbench/fleet-render/token', ResultsBucket: 'volbench-results', ResultsPrefix: 'fleet-render/',
+      }).map(([ParameterKey, ParameterValue]) => ({ ParameterKey, ParameterValue })),
+    }));
+    const m = await memberOfStack({ aws: f.sdk, stackName: 'volbench-render' });
+    expect(m.identity).toMatchObject({ instanceId: m.instanceId, instanceType: 'm6i.large', region: REGION });
+    expect(m.identity.availabilityZone).toMatch(/^us-east-1[a-z]$/);
+    expect(m.userData.startsWith('#!/bin/bash')).toBe(true);
+    expect(m.userData).toContain('/volbench/fleet-render/token');
+    expect(m.userData).not.toMatch(/\$\{(AWS::|FleetId|TokenParameterName|VolumeType)/);
+    expect(m.volumes.length).toBeGreaterThan(0);
+    for (const v of m.volumes) expect(v.serial).toBe(v.volumeId.replace('-', ''));
   });
 });

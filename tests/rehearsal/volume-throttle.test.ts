@@ -55,7 +55,7 @@ describe.skipIf(skip)('a throttled loop device', () => {
   beforeAll(() => {
     dir = rehearsalDir();
     volume = createLoopVolume({ dir, sizeBytes: 200 * 1024 * MiB, tmpfsBytes: 256 * MiB, punchIntervalMs: 250 });
-    group = BlkioGroup.create(`test-${process.pid}`);
+    group = BlkioGroup.create('throttle-test');
   });
   afterAll(() => {
     group?.remove();
