@@ -27,8 +27,12 @@
 const SMALL_IO_FRACTION = 1 / 4;
 /** A rate above its baseline by more than this counts as burst use of a seconds bucket. */
 const ABOVE_BASELINE = 1.02;
-/** Ticks kept to judge shares and byte inflation: about a second at the default tick. */
-const WINDOW_TICKS = 10;
+/** Ticks that judge the shares of a combined rate: about a second at the default tick. */
+const SHARE_TICKS = 10;
+/** Ticks that judge byte inflation: about two seconds, so that what is in flight weighs little. */
+const WINDOW_TICKS = 20;
+/** Below this ratio of charged to true bytes, the difference is I/O in flight, not double charging. */
+const MIN_INFLATION = 1.3;
 
 /** The spec with the scale's factors applied (a new object); what the kernel will be held to. */
 export function scaleSpec(spec, scale = { rate: 1, time: 1 }) {
@@ -147,19 +151,25 @@ export class ThrottleModel {
   /** Shares of a combined rate per direction, and byte inflation (charged / true) per direction. */
   observed() {
     const w = this.window;
+    const recent = w.slice(-SHARE_TICKS);
     const share = (key) => {
-      const r = sum(w, 'read', key);
-      const wr = sum(w, 'write', key);
+      const r = sum(recent, 'read', key);
+      const wr = sum(recent, 'write', key);
       if (r === 0 || wr === 0) return { read: 1, write: 1 };
       return { read: r / (r + wr), write: wr / (r + wr) };
     };
+    // The throttle charges a bio's bytes when it passes, the device counts them when done: over a
+    // short window what is in flight looks like inflation. Only a full window (two seconds) well
+    // above 1 is taken (a split bio charged twice shows 1.35-1.8 here), in steps of 0.05.
     const inflation = (dir) => {
       const t = sum(w, dir, 'trueBytes');
-      return t > 0 ? Math.min(4, Math.max(1, sum(w, dir, 'chargedBytes') / t)) : 1;
+      if (w.length < WINDOW_TICKS || t === 0) return 1;
+      const ratio = sum(w, dir, 'chargedBytes') / t;
+      return ratio < MIN_INFLATION ? 1 : Math.min(4, Math.round(ratio * 20) / 20);
     };
     const avgBio = (dir) => {
-      const b = sum(w, dir, 'bios');
-      return b > 0 ? sum(w, dir, 'trueBytes') / b : Infinity;
+      const b = sum(recent, dir, 'bios');
+      return b > 0 ? sum(recent, dir, 'trueBytes') / b : Infinity;
     };
     return { iopsShare: share('bios'), bpsShare: share('trueBytes'), inflation: { read: inflation('read'), write: inflation('write') }, avgBio: { read: avgBio('read'), write: avgBio('write') } };
   }

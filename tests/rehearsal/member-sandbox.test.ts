@@ -133,6 +133,8 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     good = g;
     bad = b;
     bootSeconds = (await good.member.booted).seconds;
+    // For the rehearsal's notes: VOLBENCH_REHEARSAL_FIGURES=FILE keeps the boot's timings.
+    if (process.env.VOLBENCH_REHEARSAL_FIGURES) writeFileSync(process.env.VOLBENCH_REHEARSAL_FIGURES, JSON.stringify({ m1: good.member.timings(), m2: bad.member.timings() }));
   }, 180_000);
 
   afterAll(async () => {
@@ -147,7 +149,10 @@ describe.skipIf(skip)('a member in the sandbox', () => {
 
   it('boots from S3 and SSM alone and signals SUCCESS with its instance id', async () => {
     expect((await good.member.booted).exitCode).toBe(0);
-    expect(bootSeconds).toBeGreaterThan(0);
+    const timings = good.member.timings();
+    expect(timings.sandboxReadyS).toBeGreaterThan(0);
+    expect(timings.userDataExitS).toBeGreaterThanOrEqual(timings.sandboxReadyS!);
+    expect(bootSeconds).toBeGreaterThanOrEqual(timings.userDataExitS! - 0.01);
     const [signal] = f.aws.signals(good.stack);
     expect(signal).toMatchObject({ member: 'm1', resource: 'Ready', status: 'SUCCESS', uniqueId: good.instanceId });
     const records = good.member.records();

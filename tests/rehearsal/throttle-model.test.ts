@@ -139,10 +139,16 @@ describe('what the kernel is told', () => {
     expect(l.read.bps + l.write.bps).toBeCloseTo(100 * MiB, -2);
   });
 
-  it('bytes the throttle charges twice (a split bio) raise the kernel\'s byte limit to match', () => {
+  it('bytes the throttle charges twice (a split bio) raise the kernel\'s byte limit to match, once two seconds show it', () => {
     const model = new ThrottleModel(flat);
-    const l = model.step(TICK, { read: { bios: 20, chargedBytes: 20 * MiB, trueBytes: 10 * MiB }, write: { bios: 0, chargedBytes: 0, trueBytes: 0 } });
-    expect(l.read.bps).toBe(200 * MiB);
+    const doubled = { read: { bios: 20, chargedBytes: 20 * MiB, trueBytes: 10 * MiB }, write: { bios: 0, chargedBytes: 0, trueBytes: 0 } };
+    const seen = Array.from({ length: 20 }, () => model.step(TICK, doubled).read.bps);
+    expect(seen.slice(0, 19)).toEqual(Array(19).fill(100 * MiB));
+    expect(seen[19]).toBe(200 * MiB);
+    // In flight at the start (charged, not yet done) is not inflation.
+    const lagging = new ThrottleModel(flat);
+    const inFlight = { read: { bios: 12, chargedBytes: 12 * MiB, trueBytes: 10 * MiB }, write: { bios: 0, chargedBytes: 0, trueBytes: 0 } };
+    for (let i = 0; i < 30; i++) expect(lagging.step(TICK, inFlight).read.bps).toBe(100 * MiB);
   });
 
   it('the tightest limiter wins, field by field', () => {

@@ -45,6 +45,7 @@ export class Member {
   readonly child: ChildProcess;
   readonly booted: Promise<{ exitCode: number; seconds: number }>;
   readonly ended: Promise<MemberEnd>;
+  timings(): { sandboxReadyS: number | undefined; userDataExitS: number | undefined };
   records(): { dnf: string[]; systemctl: string[]; shutdown: string[]; init: string[] };
   readFile(path: string): string | undefined;
   exec(cmd: string, args?: string[], options?: { timeoutMs?: number }): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;

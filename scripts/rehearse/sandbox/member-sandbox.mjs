@@ -101,6 +101,7 @@ async function initPid(unsharePid, deadlineMs) {
 export async function startMember(options) {
   check(options);
   const started = performance.now();
+  const startedWallMs = Date.now();
   const o = { awscliVenv: DEFAULT_AWSCLI_VENV, devices: [], ...options };
   if (!existsSync(join(o.awscliVenv, 'bin', 'aws'))) throw new Error(`${o.awscliVenv}/bin/aws is missing: run scripts/rehearse/install-awscli.sh`);
   const log = o.log ?? (() => {});
@@ -131,7 +132,7 @@ export async function startMember(options) {
     const pid = await initPid(child.pid, 10_000);
     if (pid === undefined) throw new Error(`member ${o.id} did not start: ${stderr}`);
     const booted = waitForBoot(rehearsal, ended, started);
-    const member = new Member({ id: o.id, net, pid, child, ended, booted, rehearsal, ctl, env, imds, endpoint, group: o.group, cleanUp });
+    const member = new Member({ id: o.id, net, pid, child, ended, booted, rehearsal, ctl, env, imds, endpoint, group: o.group, cleanUp, startedWallMs });
     booted.then((b) => log(`member ${o.id}: user data exited ${b.exitCode} after ${b.seconds.toFixed(1)} s`), () => {});
     return member;
   } catch (err) {
@@ -168,6 +169,18 @@ export class Member {
     this.address = parts.net.memberAddress;
     this.hostAddress = parts.net.hostAddress;
     this.awsEndpoint = parts.endpoint.url;
+  }
+
+  /**
+   * Seconds from startMember() to the sandbox running the user data (its root, network and
+   * servers built) and to the user data's exit, from init's records (undefined until then).
+   */
+  timings() {
+    const at = (what) => {
+      const line = this.records().init.find((l) => l.includes(what));
+      return line ? (Date.parse(line.split(' ')[0]) - this.startedWallMs) / 1000 : undefined;
+    };
+    return { sandboxReadyS: at('user data starts'), userDataExitS: at('user data exited') };
   }
 
   /** What the stand-ins recorded: one array of lines each. */
