@@ -156,7 +156,9 @@ export class ThrottleModel {
       const r = sum(recent, 'read', key);
       const wr = sum(recent, 'write', key);
       if (r === 0 || wr === 0) return { read: 1, write: 1 };
-      return { read: r / (r + wr), write: wr / (r + wr) };
+      // In steps of 5%: each new limit restarts the kernel's slice, so small wobbles are not written.
+      const read = Math.min(0.95, Math.max(0.05, Math.round((r / (r + wr)) * 20) / 20));
+      return { read, write: 1 - read };
     };
     // The throttle charges a bio's bytes when it passes, the device counts them when done: over a
     // short window what is in flight looks like inflation. Only a full window (two seconds) well
