@@ -19,7 +19,7 @@ import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BlkioGroup, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
-import { createLoopVolume, rehearsalDir, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
+import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
 import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
 import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
 import { SignalStandIn } from '../../scripts/rehearse/sandbox/signal-standin.mjs';
@@ -119,6 +119,8 @@ describe.skipIf(skip)('a member in the sandbox', () => {
   let bootSeconds: number;
 
   beforeAll(async () => {
+    // What a killed earlier run left (its pid is gone) would hold loop devices and namespaces.
+    sweepStale();
     f.moto = await startMoto(REGION);
     f.aws = new SignalStandIn({ moto: f.moto.endpoint });
     const local = await f.aws.listen('127.0.0.1');
