@@ -36,7 +36,9 @@ export type VolbenchErrorCode =
   /** A size, IOPS or throughput the volume's type does not allow (or needs and was not given). */
   | 'EVOLUME_LIMIT'
   /** A volume and an instance type that do not go together (instance store, another provider's volume). */
-  | 'EVOLUME_PLACEMENT';
+  | 'EVOLUME_PLACEMENT'
+  /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */
+  | 'ETLS';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

@@ -77,6 +77,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   EVOLUME_TYPE: { status: 400, title: 'Unknown volume type' },
   EVOLUME_LIMIT: { status: 400, title: "Volume outside its type's limits" },
   EVOLUME_PLACEMENT: { status: 400, title: 'Volume and instance do not go together' },
+  ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {
