@@ -54,10 +54,17 @@ export interface ReportColumn extends ColumnSpec {
 export type RowStatus = 'finished' | 'failed' | 'cancelled' | 'partial';
 
 export interface SeriesPoint {
+  /** The end of the interval the point measures, seconds into the job: the first is about 1. */
   t_s: number;
   iops: number;
   mibps: number;
+  /** Completion latency over the interval, µs: the mean, and the p99 (an upper bound for numjobs > 1). */
+  clat_mean_us: number;
+  clat_p99_us: number;
 }
+
+/** Fewer points than this draw no line worth a chart (a sub-second test has one). */
+export const MIN_SERIES_POINTS = 3;
 
 /** What the charts of one row draw besides its cells. */
 export interface RowDetails {
@@ -272,12 +279,15 @@ function details(d: Draft): RowDetails {
           .sort((a, b) => a[0] - b[0]);
       }
       const points = e.vb[0]?.series;
-      if (Array.isArray(points) && points.length > 0) {
+      if (Array.isArray(points) && points.length >= MIN_SERIES_POINTS) {
         series[`${name} ${dir}`] = points.map((p) => ({
-          // Tenths of a second: the volumes' samples line up in the chart's table.
-          t_s: Math.round((p.t_ms + p.dur_ms) / 100) / 10,
+          // t_ms is the interval's end already. Tenths of a second: the volumes' samples line up
+          // in the chart's table.
+          t_s: Math.round(p.t_ms / 100) / 10,
           iops: p[dir]?.iops ?? 0,
           mibps: (p[dir]?.bw_bytes ?? 0) / MIB,
+          clat_mean_us: (p[dir]?.clat_mean_ns ?? 0) / 1000,
+          clat_p99_us: (p[dir]?.clat_p99_ns ?? 0) / 1000,
         }));
       }
     }

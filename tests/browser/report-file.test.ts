@@ -43,7 +43,8 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     const file = join(artifactsDir(), 'report-aws-ssd-4-volumes.html');
     writeFileSync(file, html);
     const charts = report.groups.flatMap(groupCharts);
-    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles', 'series', 'series']);
+    // The fixtures' 2 s tests have two points a series: too few for a chart.
+    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles']);
 
     const page = await browser.newPage();
     const seen = watch(page);
