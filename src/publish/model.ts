@@ -86,6 +86,8 @@ export interface ReportRow {
   provisioned_mibps: number | null;
   usd_per_month: number | null;
   price_as_of: string | null;
+  /** The region the price is for, when known. */
+  price_region: string | null;
   status: RowStatus;
   error: string | null;
   cells: Record<string, ReportCell>;
@@ -111,6 +113,8 @@ export interface Report {
   groups: ReportGroup[];
   /** The dates of the price lists the $ columns use. */
   price_dates: string[];
+  /** The price lists the $ columns use: region (null when a result's price names none) and date. */
+  prices: Array<{ region: string | null; as_of: string }>;
 }
 
 const MIB = 1024 * 1024;
@@ -347,10 +351,11 @@ function burstNotes(d: Draft): string[] {
   return notes;
 }
 
+/** The row's price, with the region it is for: the pricer's, else the one the result names. */
 function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): VolumePrice | undefined {
-  if (cloud?.price && !options.reprice) return cloud.price;
-  if (!cloud || !options.priceVolume) return cloud?.price;
-  return options.priceVolume(cloud, cloud.region) ?? cloud.price;
+  const price = cloud?.price && !options.reprice ? cloud.price : (cloud && options.priceVolume?.(cloud, cloud.region)) || cloud?.price;
+  const region = price?.region ?? cloud?.region;
+  return price && region ? { ...price, region } : price;
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
@@ -388,6 +393,7 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     provisioned_mibps: cloud?.throughput_mibps ?? null,
     usd_per_month: usd,
     price_as_of: price?.as_of || null,
+    price_region: price?.region ?? null,
     status: rowStatus(d.input, Object.values(cells)),
     error: d.input.error ?? firstError(d) ?? null,
     cells,
@@ -434,6 +440,14 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     out.push({ suite, title: groupTitle(suite, key), columns, rows });
   }
   const dates = new Set<string>();
-  for (const g of out) for (const r of g.rows) if (r.price_as_of) dates.add(r.price_as_of);
-  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort() };
+  const prices = new Map<string, { region: string | null; as_of: string }>();
+  for (const g of out) {
+    for (const r of g.rows) {
+      if (!r.price_as_of) continue;
+      dates.add(r.price_as_of);
+      prices.set(`${r.price_as_of} ${r.price_region ?? ''}`, { region: r.price_region, as_of: r.price_as_of });
+    }
+  }
+  const sorted = [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);
+  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort(), prices: sorted };
 }

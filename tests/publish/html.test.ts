@@ -25,7 +25,7 @@ describe('HTML report', () => {
     expect(count(html, '<svg')).toBe(charts);
     expect(count(html, '<table class="chart-data"')).toBe(charts);
     expect(count(html, '<table class="report"')).toBe(report.groups.length);
-    expect(count(html, 'Prices as of 2026-10-15, 2026-11-01.')).toBe(report.groups.length);
+    expect(count(html, 'Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBe(report.groups.length);
   });
 
   it('asks for nothing over the network', async () => {
