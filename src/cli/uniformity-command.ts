@@ -28,10 +28,6 @@ Options:
 ${ANALYSIS_OUTPUT_USAGE}`;
 
 export async function uniformityCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(UNIFORMITY_USAGE);
-    return 0;
-  }
   const gates = extractOwnFlags(argv);
   const flags = takeAnalysisFlags('uniformity', gates.rest,
     ['filename', 'size', 'chunks', 'probe', 'bs', 'iodepth', 'ioengine'], ['initialize', 'write', 'allow_block_write'], false);
