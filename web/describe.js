@@ -83,11 +83,15 @@ export function runLabel(run) {
   return volume ? `${volume} · ${targetText(run)}` : targetText(run);
 }
 
-/** The directions the run's jobs do: what a live chart draws (a read job draws no write line). */
-export function directionsOf(run) {
+/**
+ * The directions the run's jobs do (`only`: those named, a suite's test now): what a live chart
+ * draws (a read job draws no write line).
+ */
+export function directionsOf(run, only) {
   const a = run.analysis;
   if (a && a.analysis === 'uniformity') return [a.write ? 'write' : 'read'];
   if (a && a.analysis === 'rotational') return ['read'];
-  const dirs = new Set(jobsOf(run.spec).flatMap((j) => DIRECTIONS_OF_RW[j.rw] || ['read']));
+  const jobs = jobsOf(run.spec).filter((j) => !only || only.includes(j.name));
+  const dirs = new Set(jobs.flatMap((j) => DIRECTIONS_OF_RW[j.rw] || ['read']));
   return ['read', 'write', 'trim'].filter((d) => dirs.has(d));
 }

@@ -41,7 +41,7 @@ function chartOption(dirs) {
     tooltip: { trigger: 'axis' },
     legend: { top: 0, type: 'scroll' },
     axisPointer: { link: [{ xAxisIndex: 'all' }] },
-    grid: [{ left: 70, right: 70, top: 40, height: '38%' }, { left: 70, right: 70, top: '62%', bottom: 40 }],
+    grid: [{ left: 70, right: 70, top: 70, height: '34%' }, { left: 70, right: 70, top: '62%', bottom: 40 }],
     xAxis: [
       { type: 'value', gridIndex: 0, min: 0, axisLabel: { show: false } },
       { type: 'value', gridIndex: 1, min: 0, name: 'seconds', nameLocation: 'middle', nameGap: 25 },
@@ -56,8 +56,10 @@ function chartOption(dirs) {
 }
 
 export class LiveView {
-  constructor(dirs) {
+  /** `dirs`: the run's directions; `dirsNow(progress)`: those of the part running now, or null for all. */
+  constructor(dirs, dirsNow = () => null) {
     this.dirs = dirs;
+    this.dirsNow = dirsNow;
     this.points = [];
     this.offsetS = 0;
     this.phase = null;
@@ -84,10 +86,11 @@ export class LiveView {
     const t = this.offsetS + p.elapsed_ms / 1000;
     this.lastS = t;
     this.startedAt ??= performance.now() - p.elapsed_ms;
-    this.points.push({ t, p });
+    const now = this.dirsNow(p);
+    this.points.push({ t, p, active: (d) => !now || now.includes(d) || p[d].iops > 0 });
     this.draw();
-    this.showNow(p, t);
-    this.prependRow(p, t);
+    this.showNow(p, t, this.points.at(-1).active);
+    this.prependRow(p, t, this.points.at(-1).active);
   }
 
   redraw(dirs) {
@@ -98,17 +101,19 @@ export class LiveView {
   }
 
   draw() {
+    // A direction the part running now does not do has a gap there, not a line at 0.
+    const line = (d, value) => this.points.map(({ t, p, active }) => [t, active(d) ? value(p[d]) : null]);
     const series = this.dirs.flatMap((d) => [
-      { data: this.points.map(({ t, p }) => [t, p[d].iops]) },
-      { data: this.points.map(({ t, p }) => [t, p[d].bw_bytes / MIB]) },
-      { data: this.points.map(({ t, p }) => [t, p[d].clat_p99_ns / 1000]) },
-      { data: this.points.map(({ t, p }) => [t, p[d].clat_mean_ns / 1000]) },
+      { data: line(d, (s) => s.iops) },
+      { data: line(d, (s) => s.bw_bytes / MIB) },
+      { data: line(d, (s) => s.clat_p99_ns / 1000) },
+      { data: line(d, (s) => s.clat_mean_ns / 1000) },
     ]);
     this.chart.setOption({ series });
     $('#live-chart').dataset.points = String(this.points.length);
   }
 
-  showNow(p, t) {
+  showNow(p, t, active) {
     const done = overallFraction(p);
     // One stage alone: the engine's ETA; more: the whole run's, from its pace so far.
     const single = p.stages <= 1 && !p.suite_test && !p.analysis_step;
@@ -122,7 +127,7 @@ export class LiveView {
     const figures = [
       figure('done', `${(done * 100).toFixed(1)}%`, where.length ? `done (${where.join(', ')})` : 'done'),
       figure('eta', fmtDuration(eta), 'ETA'),
-      ...this.dirs.flatMap((d) => [
+      ...this.dirs.filter(active).flatMap((d) => [
         figure(`${d}-iops`, fmtInt(p[d].iops), `${d} IOPS`),
         figure(`${d}-mibps`, fmtMiBps(p[d].bw_bytes), `${d} throughput`),
         figure(`${d}-lat`, `${fmtTimeNs(p[d].clat_mean_ns)} / ${fmtTimeNs(p[d].clat_p99_ns)}`, `${d} clat mean / p99`),
@@ -132,9 +137,11 @@ export class LiveView {
     $('#live-progress').value = done;
   }
 
-  prependRow(p, t) {
+  prependRow(p, t, active) {
     const cells = [t.toFixed(1), `${(overallFraction(p) * 100).toFixed(1)}%`,
-      ...this.dirs.flatMap((d) => [fmtInt(p[d].iops), (p[d].bw_bytes / MIB).toFixed(1), fmtTimeNs(p[d].clat_mean_ns), fmtTimeNs(p[d].clat_p99_ns)])];
+      ...this.dirs.flatMap((d) => (active(d)
+        ? [fmtInt(p[d].iops), (p[d].bw_bytes / MIB).toFixed(1), fmtTimeNs(p[d].clat_mean_ns), fmtTimeNs(p[d].clat_p99_ns)]
+        : ['', '', '', '']))];
     const body = $('#live-table tbody');
     body.prepend(el('tr', {}, cells.map((c) => el('td', { className: 'num', text: c }))));
     while (body.rows.length > TABLE_ROWS) body.lastElementChild.remove();

@@ -134,7 +134,8 @@ export async function showRun(id, page) {
   renderAssertions(run);
   if (!ENDED.includes(run.status)) {
     $('#live').hidden = false;
-    const live = new LiveView(directionsOf(run));
+    // A suite's test does some of the suite's directions: the others have no point while it runs.
+    const live = new LiveView(directionsOf(run), (p) => (p.suite_test ? directionsOf(run, p.suite_test.jobs) : null));
     page.onLeave(() => live.dispose());
     await follow(id, page.signal, (type, data) => {
       if (type === 'progress') live.add(data);

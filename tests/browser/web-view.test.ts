@@ -11,6 +11,7 @@
  * target (or volume) with the run id beside it. Nothing is requested from anywhere but the
  * service. Screenshots go to tests/artifacts/.
  */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Browser, Page } from 'puppeteer-core';
@@ -197,6 +198,13 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
     const frame = await (await page.$('#compare-view iframe'))!.contentFrame();
     await frame.waitForSelector('table.report');
     await page.screenshot({ path: join(artifactsDir(), 'web-compare.png'), fullPage: true });
+    const downloads = mkdtempSync(join(artifactsDir(), 'downloads-'));
+    const cdp = await page.createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await page.click('#compare-view button[data-format="md"]');
+    await waitFor('the download', async () => readdirSync(downloads).includes('volbench-report.md'));
+    const expected = await server.client.get(`/v1/report?run=${ids.gated}&run=${ids.volume}&format=md`);
+    expect(readFileSync(join(downloads, 'volbench-report.md'), 'utf8')).toBe(expected.text);
     // The same target twice: the short run id tells them apart.
     await page.goto(`${server.url}/#/compare?run=${ids.gated}&run=${ids.gated}`, { waitUntil: 'load' });
     await page.waitForSelector('#compare-view:not([hidden]) iframe');
