@@ -193,6 +193,10 @@ $('#compare').addEventListener('click', () => {
 
 async function showCompare(ids, me) {
   show('compare-view');
+  // Nothing of the comparison shown before stays while this one loads.
+  $('#compare-title').textContent = 'Compare';
+  $('#compare-runs tbody').replaceChildren();
+  $('#compare-view .report-area').replaceChildren();
   const runs = await Promise.all(ids.map(async (id) => (await api(`/v1/runs/${encodeURIComponent(id)}`)).json()));
   if (!me.current()) return;
   const labels = runs.map(runLabel);
