@@ -125,7 +125,9 @@ async function showEnded(run, page) {
  * chart) and says whether it is still the page shown.
  */
 export async function showRun(id, page) {
-  for (const box of ['#fio-output', '#run-report', '#assertions', '#live']) $(box).hidden = true;
+  // Nothing of the run shown before stays while this one loads.
+  for (const box of ['#fio-output', '#run-report', '#assertions', '#live', '#run-actions', '#run-error']) $(box).hidden = true;
+  for (const text of ['#run-title', '#run-id', '#run-facts']) $(text).textContent = '';
   $('#run-report .report-area').replaceChildren();
   let run = await (await api(runPath(id))).json();
   if (!page.current()) return;
