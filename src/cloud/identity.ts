@@ -200,7 +200,7 @@ export function describe(v: VolumeSpec): string {
 
 /**
  * Refuses a --volume (or --instance) that says otherwise than AWS. Only what the flag states is
- * compared: `gp3:size=500g` does not claim gp3's default IOPS.
+ * compared: `gp3:500g` does not claim gp3's default IOPS.
  */
 export function checkAgainstAws(found: RecognisedVolume, flags: { volume?: VolumeSpec; instance?: string }): void {
   const f = flags.volume;

@@ -22,8 +22,9 @@ export function catalogPricer(defaultRegion: string = defaultPriceRegion('aws'))
       // A type of another provider than the result names is not this volume.
       if (volumeType(fields.volume_type).provider !== (fields.provider ?? 'aws')) return null;
       const volume = volumeOf({ type: fields.volume_type, sizeGiB: fields.size_gib, iops: fields.iops, throughputMiBps: fields.throughput_mibps });
-      const p = volumeMonthly(volume, region ?? (volume.provider === 'aws' ? defaultRegion : undefined));
-      return p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source } : null;
+      const priced = region ?? (volume.provider === 'aws' ? defaultRegion : volume.catalog.default_region);
+      const p = volumeMonthly(volume, priced);
+      return p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source, region: priced } : null;
     } catch (err) {
       if (err instanceof VolbenchError) return null;
       throw err;

@@ -26,11 +26,14 @@ export interface CloudVolumeFields {
 }
 
 /**
- * A volume's monthly price as a result carries it (its source may be missing in a document from
- * elsewhere).
- * @deprecated The document's own type: VolbenchPrice (report/fio-result.ts).
+ * A volume's monthly price as a report reads it: a result's own (VolbenchPrice, whose source may
+ * be missing in a document from elsewhere), or the pricer's, which says the region it priced.
  */
-export type VolumePrice = Omit<VolbenchPrice, 'source'> & { source?: string };
+export type VolumePrice = Omit<VolbenchPrice, 'source'> & {
+  source?: string;
+  /** The region priced, when the pricer says (the catalog's does). */
+  region?: string;
+};
 
 /** What a job was entitled to on its volume, and which limit bound it. */
 export interface JobEntitlement {
