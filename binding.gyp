@@ -20,6 +20,7 @@
         "native/sampler.cc",
         "native/sleep.cc",
         "native/steady_state.cc",
+        "native/stuck_tally.cc",
         "native/target.cc",
         "native/verifier.cc",
         "native/engines/common.cc",

@@ -192,6 +192,8 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   }
   if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
   p.path = Str(o, "path");
+  p.anchor = Str(o, "anchor");
+  p.memory_bytes = U64(o, "memoryBytes");
   p.target = RefFromJs(Field(o, "target"), "target", false);
   p.unlink_ref = RefFromJs(Field(o, "unlinkTarget"), "unlinkTarget", true);
   Napi::Object expect = Obj(o, "expect");

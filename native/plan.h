@@ -48,6 +48,12 @@ struct JobPlan {
   // For messages only: the target is opened as `target` (beneath a held directory) and must be
   // what `expect` says, and none of the `forbidden` inodes.
   std::string path;
+  // The root the job's files are opened beneath, as the caller names it: where its stuck I/O
+  // is counted (stuck_tally.h).
+  std::string anchor;
+  // What the job's engine takes (buffers and the rest), as planning counted it against the
+  // memory budget: counted there still while the job is stuck.
+  uint64_t memory_bytes = 0;
   PathRef target;
   Expect expect;
   Forbidden forbidden;

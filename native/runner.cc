@@ -25,7 +25,6 @@ struct Run::Message {
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
   jobs_.reserve(plans.size());
   for (auto& p : plans) jobs_.push_back(std::make_shared<Job>(std::move(p), &cancel_));
-  abandoned_.assign(jobs_.size(), false);
   // One steady-state group per group number, with every job that names it as a member.
   std::map<uint32_t, SteadyGroup*> groups;
   for (auto& job : jobs_) {
@@ -121,20 +120,21 @@ void Run::ClaimDevices() {
 void Run::ReleaseDevices() {
   for (const Claim& c : claims_) {
     if (c.fd < 0) continue;
-    // A job given up on may still write the device once its I/O returns: the claim stays with
-    // its thread (a descriptor each) until then, so nothing else can claim the device meanwhile.
-    bool handed = false;
-    for (size_t i = 0; i < jobs_.size(); i++) {
-      const JobPlan& p = jobs_[i]->plan();
-      if (!abandoned_[i] || !p.is_block_device || p.expect.rdev != c.rdev) continue;
-      const int fd = dup(c.fd);
-      if (fd >= 0) jobs_[i]->HandOverClaim(fd);
-      handed = true;
-    }
+    // A job given up on may still write the device once its I/O returns: it holds a copy of
+    // the claim until then (see AbandonStuckJobs), so the claim is not released yet.
+    bool held = false;
+    for (auto& job : jobs_) held |= job->stall().Abandoned() && job->plan().is_block_device && job->plan().expect.rdev == c.rdev;
     close(c.fd);
-    if (!handed) AwaitExclusiveRelease(c.ref);
+    if (!held) AwaitExclusiveRelease(c.ref);
   }
   claims_.clear();
+}
+
+int Run::ClaimCopyFor(const JobPlan& p) const {
+  if (!p.is_block_device) return -1;
+  for (const Claim& c : claims_)
+    if (c.fd >= 0 && c.rdev == p.expect.rdev) return fcntl(c.fd, F_DUPFD_CLOEXEC, 0);
+  return -1;
 }
 
 void Run::LayOut() {
@@ -184,7 +184,7 @@ void Run::Coordinate() {
       // the job was counted done by the coordinator, and this run may be gone: not a word more.
       threads_[i] = std::thread([this, job] {
         job->Run();
-        if (!job->abandoned()) JobEnded();
+        if (!job->stall().Abandoned()) JobEnded();
       });
     } catch (const std::system_error&) {
       // Out of threads: this job fails, and running it here only records that it ended.
@@ -216,7 +216,7 @@ void Run::Coordinate() {
   for (size_t i = 0; i < threads_.size(); i++) {
     if (!threads_[i].joinable()) continue;
     // A stuck thread ends on its own once its call returns, and frees its job then.
-    if (abandoned_[i]) threads_[i].detach();
+    if (jobs_[i]->stall().Abandoned()) threads_[i].detach();
     else threads_[i].join();
   }
   UnlinkFiles();
@@ -238,16 +238,20 @@ constexpr uint64_t kOverrunGraceNs = 10'000'000'000ull;
 void Run::AbandonStuckJobs(uint64_t now) {
   const bool cancelled = cancel_.load(std::memory_order_relaxed);
   if (cancelled && cancel_seen_ns_ == 0) cancel_seen_ns_ = now;
-  for (size_t i = 0; i < jobs_.size(); i++) {
-    Job& job = *jobs_[i];
-    if (abandoned_[i] || job.progress().phase.load(std::memory_order_acquire) == static_cast<int>(Phase::kDone)) continue;
-    const uint64_t since = job.BlockedSince();
+  for (auto& held : jobs_) {
+    Job& job = *held;
+    if (job.stall().Abandoned() || job.progress().phase.load(std::memory_order_acquire) == static_cast<int>(Phase::kDone)) continue;
+    const uint64_t since = job.stall().Since();
     if (since == 0 || now < since) continue;
     const uint64_t deadline = job.progress().deadline_ns.load(std::memory_order_relaxed);
     const bool give_up = (cancelled && now - cancel_seen_ns_ >= kCancelGraceNs && now - since >= kCancelGraceNs) ||
                          (deadline && now > deadline + kOverrunGraceNs && now - since >= kOverrunGraceNs);
-    if (!give_up || !job.Abandon(since, now, cancelled)) continue;
-    abandoned_[i] = true;
+    if (!give_up) continue;
+    const int claim = ClaimCopyFor(job.plan());
+    if (!job.Abandon(since, now, cancelled, claim)) {
+      if (claim >= 0) close(claim);
+      continue;
+    }
     std::lock_guard<std::mutex> lock(done_mutex_);
     done_count_++;
   }
@@ -263,7 +267,7 @@ void Run::UnlinkFiles() {
     // A file whose job was given up on sits where the stall is: removing it could block this
     // thread too. It stays.
     bool stuck = false;
-    for (size_t i = 0; i < jobs_.size(); i++) stuck |= abandoned_[i] && jobs_[i]->plan().path == p.path;
+    for (auto& other : jobs_) stuck |= other->stall().Abandoned() && other->plan().path == p.path;
     if (stuck) continue;
     uint64_t dev = 0, ino = 0;
     for (auto& other : jobs_) {

@@ -59,6 +59,8 @@ class Run {
   void AbandonStuckJobs(uint64_t now);
   void ClaimDevices();
   void ReleaseDevices();
+  // A copy of the run's claim on the device `p` writes, for a job given up on; -1 when none.
+  int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
   void PostProgress();
@@ -75,7 +77,6 @@ class Run {
   std::vector<std::shared_ptr<Job>> jobs_;
   // One per job, in the same order (empty where none could start).
   std::vector<std::thread> threads_;
-  std::vector<bool> abandoned_;
   // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).
   struct Claim {
     uint64_t rdev;

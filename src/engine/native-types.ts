@@ -53,6 +53,10 @@ export interface NativeJobPlan {
   engines: NativeEngineName[];
   /** The target's path: for messages; the engine opens `target`. */
   path: string;
+  /** The root the target is opened beneath, where its stuck I/O is counted (see stuck()). */
+  anchor: string;
+  /** What the instance takes in the engine, as counted against the memory budget (kept counted while it is stuck). */
+  memoryBytes: number;
   target: NativePathRef;
   /** unlink=1 removes this name (the target as the user named it), or null. */
   unlinkTarget: NativePathRef | null;

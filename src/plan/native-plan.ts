@@ -13,6 +13,8 @@ import { randomMapBytes, randomMapFor } from './random-map.js';
 
 export interface InstanceTarget {
   path: string;
+  /** The root (or directory) it is opened beneath: where its stuck I/O is counted. */
+  anchor: string;
   /** How the engine opens it, and what it must find there. */
   ref: NativePathRef;
   /** The name unlink=1 removes (the target as named, a symlink not followed), or null. */
@@ -118,6 +120,8 @@ export function nativePlan(
     cpus: instanceCpus(o, ordinal),
     engines,
     path: target.path,
+    anchor: target.anchor,
+    memoryBytes: instanceMemoryBytes(o),
     target: target.ref,
     unlinkTarget: o.unlink && !target.isBlockDevice ? target.unlinkRef : null,
     expect: target.expect,

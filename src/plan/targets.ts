@@ -183,6 +183,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite, resolved);
   return {
     path,
+    anchor: ctx.anchors.anchorOf(resolved.resolvedPath),
     ref,
     unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
     // What the checks above looked at: the engine must find the same there.
@@ -234,6 +235,7 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
   const offset = 'bytes' in o.offset ? o.offset.bytes : 0;
   return {
     path,
+    anchor: '',
     ref: { dirFd: -1, name: '' },
     unlinkRef: null,
     expect: identityOf(null),

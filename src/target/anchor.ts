@@ -112,6 +112,19 @@ export class Anchors {
     });
   }
 
+  /**
+   * The root `resolvedPath` is opened beneath, as refer() would pick it: the root's path, or
+   * without roots the path's own directory. It names where stuck I/O is counted.
+   */
+  anchorOf(resolvedPath: string): string {
+    if (this.roots === undefined) return dirname(resolvedPath);
+    for (const root of this.roots) {
+      if (root.kind === 'block_device' && resolvedPath === root.path) return root.path;
+      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) return root.path;
+    }
+    return dirname(resolvedPath);
+  }
+
   /** Closes the directories opened for this plan; the roots stay open. Idempotent. */
   release(): void {
     unreleased.unregister(this.token);
