@@ -97,7 +97,7 @@ class RemoveWorker : public Napi::AsyncWorker {
         deferred_(Napi::Promise::Deferred::New(env)) {}
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
-  void Execute() override { err_ = UnlinkBeneath(ref_, dev_, ino_); }
+  void Execute() override { err_ = UnlinkBeneath(ref_, dev_, ino_, false); }
   void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), err_)); }
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 

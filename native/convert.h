@@ -34,5 +34,7 @@ struct ProgressSnapshot {
 // Called on the coordinator thread: reads only atomics and the mutex-guarded last point.
 ProgressSnapshot SnapshotProgress(Job& job);
 Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& snaps);
+// [{job, file, dev, ino}] (dev and ino as bigints).
+Napi::Array CreatedToJs(Napi::Env env, const std::vector<CreatedFile>& created);
 
 }  // namespace vb

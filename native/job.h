@@ -51,6 +51,8 @@ class Job {
   void FailEarly(int err, const char* syscall, const std::string& message);
   // The file the run laid out for this job, which its open must find: set before the job starts.
   void ExpectFile(const Expect& file) { plan_.expect = file; }
+  // The log (LogKind order) the run's layout created for this job, which its open must find.
+  void ExpectLog(int kind, const Expect& file) { plan_.log_expects[kind] = file; }
   // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
   uint64_t opened_dev() const { return opened_dev_; }
   uint64_t opened_ino() const { return opened_ino_; }

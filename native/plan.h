@@ -125,8 +125,10 @@ struct JobPlan {
   uint64_t sample_window_ms = 500;
   uint64_t series_interval_ms = 1000;
   std::string bw_log_path, iops_log_path, lat_log_path, clat_log_path, slat_log_path;
-  // How each log is opened (not set: not written), in LogKind order.
+  // How each log is opened (not set: not written), in LogKind order, and what it must be: a
+  // log planning did not find is created by the run's layout (exclusively), then held to that.
   PathRef log_refs[5];
+  Expect log_expects[5];
   uint64_t log_avg_ms = 0;
   // Log lines carry the I/O's offset column (fio's log_offset).
   bool log_offset = false;
@@ -137,6 +139,14 @@ struct JobPlan {
   bool hipri = false;
   // The CPUs the job's thread is pinned to (fio's cpus_allowed, split or shared); empty: any.
   std::vector<uint16_t> cpus;
+
+  // The path of log `kind` (LogKind order: bw, iops, lat, clat, slat), for messages.
+  const std::string& LogPath(int kind) const {
+    static constexpr std::string JobPlan::*kPaths[5] = {&JobPlan::bw_log_path, &JobPlan::iops_log_path,
+                                                        &JobPlan::lat_log_path, &JobPlan::clat_log_path,
+                                                        &JobPlan::slat_log_path};
+    return this->*kPaths[kind];
+  }
 
   uint32_t MaxBs() const {
     uint32_t m = 0;

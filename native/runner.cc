@@ -20,6 +20,7 @@ namespace vb {
 
 struct Run::Message {
   std::vector<ProgressSnapshot> progress;
+  std::vector<CreatedFile> created;
 };
 
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
@@ -140,8 +141,8 @@ int Run::ClaimCopyFor(const JobPlan& p) const {
 void Run::LayOut() {
   // One layout per file, however many instances share it, before any of them starts.
   std::set<std::string> done;
-  for (auto& job : jobs_) {
-    const JobPlan& p = job->plan();
+  for (size_t j = 0; j < jobs_.size(); j++) {
+    const JobPlan& p = jobs_[j]->plan();
     if (p.is_block_device || p.layout_bytes == 0 || done.count(p.path)) continue;
     done.insert(p.path);
     uint64_t bytes = 0;
@@ -158,12 +159,38 @@ void Run::LayOut() {
         LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out);
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
+    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew) created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino});
     for (auto& other : jobs_) {
       if (other->plan().path != p.path) continue;
       // Every job of the file opens the file laid out here, and nothing else.
       if (err == 0) other->ExpectFile(laid_out);
       else other->FailEarly(err, "layout", what + " " + p.path);
     }
+  }
+  for (size_t j = 0; j < jobs_.size(); j++) CreateLogs(j);
+}
+
+// A log planning did not find is created here, exclusively, as a target file is: a name taken
+// meanwhile (by a link to another file, the image behind a device) fails the job instead of
+// being written. The job then opens this file and nothing else.
+void Run::CreateLogs(size_t j) {
+  Job& job = *jobs_[j];
+  const JobPlan& p = job.plan();
+  for (int k = 0; k < 5; k++) {
+    if (!p.log_refs[k].set() || p.log_expects[k].kind != Expect::kNew) continue;
+    const int fd = OpenBeneath(p.log_refs[k], O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0644);
+    std::string why = fd == -EEXIST ? "one appeared there after the run was planned" : fd < 0 ? LeavesDirectory(-fd) : "";
+    int err = fd < 0 ? -fd : VerifyOpened(fd, p.log_expects[k], p.forbidden, &why);
+    struct stat st;
+    if (err == 0 && fstat(fd, &st) < 0) err = errno;
+    if (fd >= 0) close(fd);
+    if (err != 0) {
+      job.FailEarly(err, "open", "creating log " + p.LogPath(k) + (why.empty() ? "" : ": " + why));
+      return;
+    }
+    const Expect made{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
+    job.ExpectLog(k, made);
+    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino});
   }
 }
 
@@ -176,6 +203,8 @@ void Run::JobEnded() {
 void Run::Coordinate() {
   ClaimDevices();
   LayOut();
+  // What the layout created, at once: a caller that must remove it after a crash records it.
+  if (!created_.empty()) PostProgress();
   threads_.resize(jobs_.size());
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
@@ -278,12 +307,13 @@ void Run::UnlinkFiles() {
     }
     if (ino == 0) continue;  // no job opened it: nothing of this run to remove
     unlinked.insert(p.path);
-    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino);
+    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino, true);
   }
 }
 
 void Run::PostProgress() {
   auto* msg = new Message{};
+  msg->created.swap(created_);
   msg->progress.reserve(jobs_.size());
   for (auto& job : jobs_) msg->progress.push_back(SnapshotProgress(*job));
   if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
@@ -294,7 +324,7 @@ void Run::CallJs(Napi::Env env, Napi::Function fn, Message* msg) {
   if (env == nullptr) return;  // the environment is going away
   Napi::HandleScope scope(env);
   try {
-    fn.Call({ProgressToJs(env, msg->progress)});
+    fn.Call({ProgressToJs(env, msg->progress), CreatedToJs(env, msg->created)});
   } catch (const Napi::Error&) {
     // A throwing progress callback must not take the run down with it.
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "job.h"
+#include "target.h"
 
 namespace vb {
 
@@ -63,6 +64,7 @@ class Run {
   int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
+  void CreateLogs(size_t job);
   void PostProgress();
   void Settle(Napi::Env env);
 
@@ -84,6 +86,8 @@ class Run {
     PathRef ref;
   };
   std::vector<Claim> claims_;
+  // Files the layout created, until the next progress report takes them to JavaScript.
+  std::vector<CreatedFile> created_;
   std::thread coordinator_;
   std::mutex done_mutex_;
   std::condition_variable done_cv_;

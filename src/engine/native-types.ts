@@ -30,6 +30,16 @@ export interface NativeBsSplit {
 export interface NativePathRef {
   dirFd: number;
   name: string;
+  /** The absolute path it stands for, links resolved at planning: not read by the engine. */
+  realPath?: string;
+}
+
+/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat) and its identity. */
+export interface NativeCreatedFile {
+  job: number;
+  file: number;
+  dev: bigint;
+  ino: bigint;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -161,6 +171,8 @@ export interface NativeJobPlan {
   latLog: NativePathRef | null;
   clatLog: NativePathRef | null;
   slatLog: NativePathRef | null;
+  /** What each log must be, in the order bw, iops, lat, clat, slat: a new file is created by the run's layout, exclusively. */
+  logExpects: NativeExpect[];
   logAvgMs: number;
   logOffset: boolean;
   fixedBufs: boolean;
@@ -330,7 +342,7 @@ export interface NativeAddon {
   /** Starts the jobs of one stonewall group together; resolves when all have ended. */
   runJobs(
     plans: NativeJobPlan[],
-    onProgress: (p: NativeProgress[]) => void,
+    onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
   ): { id: number; promise: Promise<NativeJobResult[]> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
@@ -342,7 +354,8 @@ export interface NativeAddon {
   probeTarget(path: string, ref?: NativePathRef): Promise<NativeTargetInfo>;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino` (0n, 0n: any regular file there). Resolves to 0 or an errno; off the event loop.
+   * `ino`, its directories walked without following links. Resolves to 0 or an errno; off the
+   * event loop.
    */
   removeFile(ref: NativePathRef, dev: bigint, ino: bigint): Promise<number>;
   /** Engines this kernel can set up, probed once. */

@@ -10,7 +10,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
-import type { NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
+import type { NativeExpect, NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
@@ -175,12 +175,11 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   // Every check below looks at what was resolved (and probed) above, never at the name again.
-  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
   if (writes && info.isBlockDevice) {
     const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(resolved.resolvedPath) : o.allow_block_write;
     await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
   }
-  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite, resolved);
+  if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
   return {
     path,
     anchor: ctx.anchors.anchorOf(resolved.resolvedPath),
@@ -196,6 +195,36 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     exclusive: writes && info.isBlockDevice,
     inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
   };
+}
+
+/**
+ * What a regular file that a job writes must not be: a swap file, or the file behind a loop
+ * device that is in use or that may not be written (it gets the device's protection). The same
+ * checks, status and code for a target and for a log, on what was resolved, never the name again.
+ */
+async function checkWrittenFile(path: string, field: string, resolved: ResolvedTarget, o: JobOptions, ctx: ResolveContext): Promise<void> {
+  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
+  await assertWritableFile(path, field, mayWrite, resolved);
+}
+
+/** How the engine opens a log, and what it must find there (or create, when nothing was). */
+export interface LogTarget {
+  ref: NativePathRef;
+  expect: NativeExpect;
+}
+
+/**
+ * A log file: written like a target file, so checked like one (checkWrittenFile), and held to
+ * what was seen here: the engine creates a new one exclusively, or opens this very file.
+ */
+export async function resolveLogTarget(path: string, field: string, o: JobOptions, ctx: ResolveContext): Promise<LogTarget> {
+  const resolved = await resolveTarget(path);
+  const expect = identityOf(resolved.exists ? resolved.stats : null);
+  if (resolved.exists && expect.kind !== 'file') {
+    throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
+  }
+  if (resolved.exists) await checkWrittenFile(path, field, resolved, o, ctx);
+  return { ref: ctx.anchors.refer(resolved.resolvedPath, field, path), expect };
 }
 
 /**

@@ -197,8 +197,13 @@ export class RunService {
    */
   async recover(): Promise<void> {
     for (const run of this.store.withStatus('running')) {
-      const removed = await removeCreatedFiles(run.files, this.roots);
-      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed`;
+      const { removed, unidentified } = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
+      if (unidentified.length > 0) {
+        this.options.logError(new Error('files recorded without their identity'),
+          `run ${run.id}: ${unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
+      }
+      const left = unidentified.length > 0 ? `; ${unidentified.length} recorded without an identity were left in place` : '';
+      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed${left}`;
       this.endWithoutRunning(run, 'failed', interruptedProblem(detail));
     }
     for (const run of this.store.withStatus('queued')) {
