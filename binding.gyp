@@ -16,6 +16,7 @@
         "native/offsets.cc",
         "native/page_cache.cc",
         "native/probe.cc",
+        "native/root_call.cc",
         "native/runner.cc",
         "native/sampler.cc",
         "native/sleep.cc",

@@ -425,6 +425,27 @@ ProgressSnapshot SnapshotProgress(Job& job) {
   return s;
 }
 
+Napi::Object StuckTotalsToJs(Napi::Env env, const StuckTotals& totals) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("limit", totals.limit);
+  o.Set("threads", totals.threads);
+  o.Set("memoryBytes", static_cast<double>(totals.memory_bytes));
+  Napi::Array entries = Napi::Array::New(env, totals.entries.size());
+  for (size_t i = 0; i < totals.entries.size(); i++) {
+    const StuckEntry& e = totals.entries[i];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("kind", e.kind == StuckEntry::kJob ? "job" : "call");
+    x.Set("anchor", e.anchor);
+    x.Set("ios", e.ios);
+    x.Set("threads", e.threads);
+    x.Set("memoryBytes", static_cast<double>(e.memory_bytes));
+    x.Set("stuck", e.stuck);
+    entries.Set(static_cast<uint32_t>(i), x);
+  }
+  o.Set("entries", entries);
+  return o;
+}
+
 Napi::Array CreatedToJs(Napi::Env env, const std::vector<CreatedFile>& created) {
   Napi::Array a = Napi::Array::New(env, created.size());
   for (size_t i = 0; i < created.size(); i++) {

@@ -63,9 +63,9 @@ StuckTotals Snapshot() {
   totals.limit = t.limit;
   totals.threads = ThreadsStuck(t, now);
   for (const StuckEntry* e : t.entries) {
-    if (!StuckNow(*e, now)) continue;
-    totals.memory_bytes += e->memory_bytes;
     totals.entries.push_back(*e);
+    totals.entries.back().stuck = StuckNow(*e, now);
+    if (totals.entries.back().stuck) totals.memory_bytes += e->memory_bytes;
   }
   return totals;
 }

@@ -30,13 +30,16 @@ struct StuckEntry {
   uint64_t memory_bytes = 0;
   // A call: when its deadline passes (CLOCK_MONOTONIC ns); before that it is not stuck.
   uint64_t deadline_ns = 0;
+  // In a snapshot: stuck now (a job always, a call once past its deadline).
+  bool stuck = false;
 };
 
 struct StuckTotals {
   uint32_t limit = 0;
+  // Threads stuck now, and the memory they hold.
   uint32_t threads = 0;
   uint64_t memory_bytes = 0;
-  // Entries that are stuck now (calls past their deadline, every job).
+  // Every entry, calls still within their deadline too (stuck false).
   std::vector<StuckEntry> entries;
 };
 

@@ -26,7 +26,10 @@ export const SERVE_USAGE = `volbench serve [options]
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
   --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
+                              and the runs going at once with what stuck jobs hold,
                               0 for no limit (default a quarter of RAM)
+  --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
+                              run is taken (default ${DEFAULTS.maxStuckThreads})
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
 `;
 
@@ -43,6 +46,7 @@ const OPTIONS = {
   'max-runtime': { type: 'string' },
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
+  'max-stuck-threads': { type: 'string' },
   'keep-runs': { type: 'string' },
 } as const;
 
@@ -112,6 +116,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxRuntimeSec: maxRuntime === undefined ? undefined : parseMaxRuntimeSec(maxRuntime, '--max-runtime'),
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
+    maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };

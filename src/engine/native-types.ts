@@ -338,6 +338,29 @@ export interface NativeTargetInfo {
   identity: { dev: bigint; ino: bigint; rdev: bigint };
 }
 
+export interface NativeStuckEntry {
+  /** A job given up on, or a call on a root (a probe, a removal). */
+  kind: 'job' | 'call';
+  /** The root it is stuck beneath. */
+  anchor: string;
+  /** A job's I/Os that never returned; 1 for a call. */
+  ios: number;
+  /** Threads of the process it holds. */
+  threads: number;
+  /** Memory it keeps until its thread ends. */
+  memoryBytes: number;
+  /** A call is stuck once past its deadline; a job always is. */
+  stuck: boolean;
+}
+
+export interface NativeStuck {
+  limit: number;
+  /** Threads stuck now, and the memory they keep. */
+  threads: number;
+  memoryBytes: number;
+  entries: NativeStuckEntry[];
+}
+
 export interface NativeAddon {
   /** Starts the jobs of one stonewall group together; resolves when all have ended. */
   runJobs(
@@ -347,17 +370,22 @@ export interface NativeAddon {
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
   /**
-   * Runs on libuv's thread pool: the event loop never waits on the target. With `ref` it looks
-   * beneath that directory (and makes its O_DIRECT probe file there); `path` is then for
-   * messages only.
+   * On a thread of its own, with a deadline (anchor: the root it counts under): the event loop
+   * and libuv's pool never wait on the target. With `ref` it looks beneath that directory (and
+   * makes its O_DIRECT probe file there); `path` is then for messages only. Null when the process
+   * holds as many stuck threads as it may.
    */
-  probeTarget(path: string, ref?: NativePathRef): Promise<NativeTargetInfo>;
+  probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino`, its directories walked without following links. Resolves to 0 or an errno; off the
-   * event loop.
+   * `ino`, its directories walked without following links; on a thread of its own as
+   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint): Promise<number>;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  /** The process's stuck threads: jobs given up on, and calls on roots (stuck once past their deadline). */
+  stuck(): NativeStuck;
+  /** The most stuck threads the process keeps (default 64). */
+  setStuckLimit(limit: number): void;
   /** Engines this kernel can set up, probed once. */
   engines(): NativeEngineName[];
 }

@@ -8,7 +8,6 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
-import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
 import type { NativeExpect, NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
@@ -18,6 +17,7 @@ import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
 import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
+import { probeBeneath } from '../target/root-calls.js';
 import type { ResolvedTarget } from '../target/resolve.js';
 
 /**
@@ -51,14 +51,18 @@ function minBlockSize(o: JobOptions): number {
 /** Filesystems whose files live in the page cache alone. */
 const IN_MEMORY_FS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
 
-/** Probes a path once per planning pass, beneath the directory it will be opened in. */
+/**
+ * Probes a path once per planning pass, beneath the directory it will be opened in, on a thread
+ * of its own with a deadline and on its root's turn (root-calls.ts): a root that does not answer,
+ * or has I/O stuck, is refused (ESTUCK) rather than waited on.
+ */
 export class TargetProber {
   private readonly cache = new Map<string, Promise<NativeTargetInfo>>();
 
-  probe(path: string, ref: NativePathRef): Promise<NativeTargetInfo> {
+  probe(path: string, ref: NativePathRef, anchor: string): Promise<NativeTargetInfo> {
     let info = this.cache.get(path);
     if (!info) {
-      info = nativeAddon().probeTarget(path, ref);
+      info = probeBeneath(path, ref, anchor);
       this.cache.set(path, info);
     }
     return info;
@@ -92,7 +96,8 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   // From here the target is looked at, and later opened, beneath its held directory only.
   const resolved = await resolveTarget(path);
   const ref = ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`, path);
-  const info = await ctx.prober.probe(path, ref);
+  const anchor = ctx.anchors.anchorOf(resolved.resolvedPath, resolved.exists && resolved.stats.isBlockDevice());
+  const info = await ctx.prober.probe(path, ref, anchor);
   if (info.error === 0 && !sameIdentity(probedIdentity(info), identityOf(resolved.exists ? resolved.stats : null))) {
     // The name led to one thing when resolved and to another beneath its directory: the checks
     // below would be made on one and the engine would open the other.
@@ -182,7 +187,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
   return {
     path,
-    anchor: ctx.anchors.anchorOf(resolved.resolvedPath),
+    anchor,
     ref,
     unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
     // What the checks above looked at: the engine must find the same there.

@@ -21,6 +21,7 @@ import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
 import { RunStore, type ListQuery, type RunRow } from './store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from './problems.js';
+import { stuckTally } from '../target/root-calls.js';
 
 export interface RunServiceOptions {
   db: Db;
@@ -72,8 +73,10 @@ export class RunService {
     this.events = new RunEvents(this.store);
     this.queue = new RunQueue({
       maxConcurrent: options.limits.maxConcurrent,
-      // --max-memory bounds the runs going at once, not only each run.
+      // --max-memory bounds the runs going at once, not only each run, and with them what jobs
+      // given up on still hold until their threads end.
       maxMemoryBytes: options.limits.maxMemoryBytes,
+      heldBytes: () => stuckTally().memoryBytes,
       limit: options.limits.queueLimit,
       start: (entry) => this.start(entry),
     });

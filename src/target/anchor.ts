@@ -12,7 +12,7 @@
 import { closeSync, openSync, constants as fsConstants, type BigIntStats } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-import { nativeAddon } from '../engine/addon.js';
+import { removeBeneath } from './root-calls.js';
 import { VolbenchError } from '../errors.js';
 
 /** O_PATH from Linux's fcntl.h (the same on x86-64 and arm64); Node does not export it. */
@@ -125,10 +125,11 @@ export class Anchors {
 
   /**
    * The root `resolvedPath` is opened beneath, as refer() would pick it: the root's path, or
-   * without roots the path's own directory. It names where stuck I/O is counted.
+   * without roots the path's own directory (a block device is its own). It names where stuck
+   * I/O is counted.
    */
-  anchorOf(resolvedPath: string): string {
-    if (this.roots === undefined) return dirname(resolvedPath);
+  anchorOf(resolvedPath: string, isBlockDevice = false): string {
+    if (this.roots === undefined) return isBlockDevice ? resolvedPath : dirname(resolvedPath);
     for (const root of this.roots) {
       if (root.kind === 'block_device' && resolvedPath === root.path) return root.path;
       if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) return root.path;
@@ -180,7 +181,12 @@ export async function removeFiles(files: readonly FileIdentity[], roots?: readon
       } catch {
         continue;
       }
-      if ((await nativeAddon().removeFile(ref, file.dev, file.ino)) === 0) removed.push(file.path);
+      // A root that does not answer keeps its files (ESTUCK): the others go on.
+      const err = await removeBeneath(ref, file.dev, file.ino, anchors.anchorOf(file.path)).catch((e: unknown) => {
+        if (e instanceof VolbenchError && e.code === 'ESTUCK') return -1;
+        throw e;
+      });
+      if (err === 0) removed.push(file.path);
     }
   } finally {
     anchors.release();
