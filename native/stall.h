@@ -57,14 +57,17 @@ class Stall {
   }
 
   // The run's thread: gives up on the job when it is still inside the call that began at
-  // `since` and the tally has room for `entry`; `finish` then closes the job's result, and the
-  // stall keeps `claim_fd` (-1: none) open until the thread ends. False, having done nothing,
-  // when the call returned meanwhile or the process holds as many stuck threads as it may.
+  // `since` and the tally has room for `bound` (the most the job may hold: its threads are
+  // reserved before the job is given up on, so the tally never passes its limit). `finish` then
+  // closes the job's result, the job's thread being parked, and says what it actually holds
+  // (its `ios` and `threads`); the stall keeps `claim_fd` (-1: none) open until the thread
+  // ends. False, having done nothing, when the call returned meanwhile or the process holds as
+  // many stuck threads as it may.
   template <class Finish>
-  bool Abandon(uint64_t since, const StuckEntry& entry, int claim_fd, Finish&& finish) {
+  bool Abandon(uint64_t since, const StuckEntry& bound, int claim_fd, Finish&& finish) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (since == 0 || state_ != State::kRunning) return false;
-    entry_ = entry;
+    entry_ = bound;
     if (!stuck_tally::Add(&entry_)) return false;
     uint64_t expected = since;
     if (!word_.compare_exchange_strong(expected, kAbandoned, std::memory_order_acq_rel)) {
@@ -73,7 +76,9 @@ class Stall {
     }
     state_ = State::kAbandoned;
     claim_fd_ = claim_fd;
-    finish();
+    StuckEntry held = bound;
+    finish(held);
+    stuck_tally::Settle(&entry_, held.ios, held.threads);
     return true;
   }
 

@@ -12,7 +12,7 @@ namespace {
 struct Tally {
   std::mutex mutex;
   uint32_t limit = 64;
-  std::vector<const StuckEntry*> entries;
+  std::vector<StuckEntry*> entries;
 };
 
 Tally& TheTally() {
@@ -39,7 +39,7 @@ void SetLimit(uint32_t limit) {
 
 // A call is admitted against the threads stuck now and the calls still within their deadline
 // (each may become stuck), so that the tally never holds more than the limit.
-bool Add(const StuckEntry* e) {
+bool Add(StuckEntry* e) {
   Tally& t = TheTally();
   std::lock_guard<std::mutex> lock(t.mutex);
   uint32_t held = 0;
@@ -47,6 +47,13 @@ bool Add(const StuckEntry* e) {
   if (held + e->threads > t.limit) return false;
   t.entries.push_back(e);
   return true;
+}
+
+void Settle(StuckEntry* e, uint32_t ios, uint32_t threads) {
+  Tally& t = TheTally();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  e->ios = ios;
+  e->threads = std::min(threads, e->threads);
 }
 
 void Remove(const StuckEntry* e) {

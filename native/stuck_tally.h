@@ -47,9 +47,11 @@ namespace stuck_tally {
 
 // The most stuck threads the process keeps (default 64).
 void SetLimit(uint32_t limit);
-// Adds `e` when its threads fit under the limit beside those stuck now; false otherwise. The
+// Adds `e` when its threads fit under the limit beside those held now; false otherwise. The
 // caller keeps the entry alive and removes it with Remove().
-bool Add(const StuckEntry* e);
+bool Add(StuckEntry* e);
+// What an entry added with a bound turned out to hold (at most the bound).
+void Settle(StuckEntry* e, uint32_t ios, uint32_t threads);
 void Remove(const StuckEntry* e);
 StuckTotals Snapshot();
 
