@@ -33,7 +33,9 @@ export type VolbenchErrorCode =
    */
   | 'ESTUCK'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
-  | 'ECLOUD';
+  | 'ECLOUD'
+  /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */
+  | 'ETLS';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

@@ -75,6 +75,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ESTUCK: { status: 503, title: 'Target not answering' },
   ENATIVE: { status: 500, title: 'Engine failure' },
   ECLOUD: { status: 502, title: 'Cloud provider call failed' },
+  ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {
