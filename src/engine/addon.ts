@@ -69,6 +69,8 @@ function load(): NativeAddon {
     probeTarget: wrapped('a target probe', raw.probeTarget.bind(raw)),
     removeFile: wrapped('a file removal', raw.removeFile.bind(raw)),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
+    stuck: wrapped('the stuck tally', raw.stuck.bind(raw)),
+    setStuckLimit: wrapped('a stuck-thread limit', raw.setStuckLimit.bind(raw)),
   };
 }
 
