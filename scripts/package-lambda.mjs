@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { tooNew } from './elf-check.mjs';
+
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
-const LAMBDA_GLIBC = [2, 34];
-const LAMBDA_GLIBCXX = [3, 4, 29];
 
 function args(argv) {
   const out = { out: join(root, 'volbench-lambda.zip') };
@@ -33,23 +33,7 @@ function run(cmd, argv, cwd) {
   execFileSync(cmd, argv, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
 }
 
-const newer = (v, limit) => {
-  for (let i = 0; i < Math.max(v.length, limit.length); i++) {
-    if ((v[i] ?? 0) !== (limit[i] ?? 0)) return (v[i] ?? 0) > (limit[i] ?? 0);
-  }
-  return false;
-};
-
-/** The symbol versions a shared object needs that Amazon Linux 2023 does not have. */
-export function tooNew(file) {
-  const table = execFileSync('objdump', ['-T', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  const problems = new Set();
-  for (const [, lib, ver] of table.matchAll(/\b(GLIBC|GLIBCXX)_(\d+(?:\.\d+)*)\b/g)) {
-    const v = ver.split('.').map(Number);
-    if (newer(v, lib === 'GLIBC' ? LAMBDA_GLIBC : LAMBDA_GLIBCXX)) problems.add(`${lib}_${ver}`);
-  }
-  return [...problems];
-}
+export { tooNew };
 
 function nativeModules(dir, found = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
