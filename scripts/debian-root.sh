@@ -3,27 +3,40 @@
 # archive and cached; prints its path. Older than Amazon Linux 2023 (glibc 2.34), so what is built
 # in it or runs in it also runs there.
 #
-#   scripts/debian-root.sh [--include pkg,pkg,...] [--arch amd64]
+#   scripts/debian-root.sh [--preset build|run] [--include pkg,pkg,...] [--arch amd64]
+#
+# --preset build: g++, make, python3 and the aarch64 cross compiler (scripts/prebuilds.mjs).
+# --preset run: arm64's glibc, libstdc++ and libgcc beside amd64's, for qemu-aarch64 -L
+#   ROOT/usr/aarch64-linux-gnu (the bundle, install and arm64 tests under tests/publish/).
+# --include adds packages of the caller's own.
 #
 # Roots are cached under $VOLBENCH_CACHE (default /var/cache/volbench-ci)/debian-roots/, one per
 # suite, architecture and package list; a second caller waits for the first (flock) and shares its
 # root. The versions installed are listed in ROOT.packages beside the root. Callers that change a
 # root (files added for a test) work on a copy or clean up after themselves.
-#   users: scripts/prebuilds.mjs (the build root), tests/publish/bundle.test.ts (the run root).
 set -euo pipefail
 
 suite=bullseye
 arch=amd64
 include=
+preset=
 while (($#)); do
   case "$1" in
+    --preset) preset="$2"; shift 2 ;;
+    --preset=*) preset="${1#*=}"; shift ;;
     --include) include="$2"; shift 2 ;;
     --include=*) include="${1#*=}"; shift ;;
     --arch) arch="$2"; shift 2 ;;
     --arch=*) arch="${1#*=}"; shift ;;
-    *) echo "debian-root.sh: unknown argument $1; usage: debian-root.sh [--include pkg,...] [--arch amd64]" >&2; exit 2 ;;
+    *) echo "debian-root.sh: unknown argument $1; usage: debian-root.sh [--preset build|run] [--include pkg,...] [--arch amd64]" >&2; exit 2 ;;
   esac
 done
+case "$preset" in
+  build) include="g++,make,python3,g++-aarch64-linux-gnu${include:+,$include}" ;;
+  run) include="libc6-arm64-cross,libstdc++6-arm64-cross,libgcc-s1-arm64-cross${include:+,$include}" ;;
+  '') ;;
+  *) echo "debian-root.sh: --preset is build or run, not $preset" >&2; exit 2 ;;
+esac
 
 if [[ $(id -u) != 0 ]]; then echo "debian-root.sh: debootstrap needs root" >&2; exit 1; fi
 

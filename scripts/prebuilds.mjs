@@ -19,11 +19,11 @@ import { fileURLToPath } from 'node:url';
 
 import { addonSourcesHash } from './addon-sources.mjs';
 import { elfArch, glibcNeeded, tooNew } from './elf-check.mjs';
+import { nodeVersions } from './node-versions.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 const manifestPath = join(root, 'prebuilds', 'manifest.json');
 const ARCHES = ['x64', 'arm64'];
-const BUILD_PACKAGES = 'g++,make,python3,g++-aarch64-linux-gnu';
 const CROSS = { x64: '', arm64: 'aarch64-linux-gnu-' };
 // The kernel's UAPI headers (io_uring's newer flags, openat2) come from Debian 12's packages,
 // newer than Debian 11's 5.10: they declare constants and structures, not symbols, so the glibc a
@@ -45,12 +45,6 @@ function args(argv) {
     } else throw new Error(`unknown argument ${a}; usage: prebuilds.mjs [--arch x64|arm64] [--force]`);
   }
   return out;
-}
-
-/** The pinned Node versions of scripts/node-versions.env. */
-export function nodeVersions() {
-  const text = readFileSync(join(root, 'scripts', 'node-versions.env'), 'utf8');
-  return Object.fromEntries([...text.matchAll(/^(NODE_\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
 }
 
 const script = (name, ...argv) => execFileSync(join(root, 'scripts', name), argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
@@ -152,7 +146,7 @@ function main() {
   }
   const node = nodeVersions().NODE_BUNDLE;
   const nodeDir = script('node-dist.sh', node, 'x64');
-  const debRoot = script('debian-root.sh', '--include', BUILD_PACKAGES);
+  const debRoot = script('debian-root.sh', '--preset', 'build');
   for (const arch of stale) {
     const uapi = uapiHeaders(arch);
     const built = buildInRoot(debRoot, nodeDir, uapi.dir, arch);
