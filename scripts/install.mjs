@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The package's install step. Where a prebuilt addon fits (Linux x64 or arm64 with glibc, made
 // from the very sources under native/), there is nothing to do: the library loads it from
-// prebuilds/. Otherwise, or when asked (`npm install --build-from-source`, or
-// VOLBENCH_BUILD_FROM_SOURCE=1), it builds the addon from source with node-gyp, saying why first.
+// prebuilds/. Otherwise, or when asked (VOLBENCH_BUILD_FROM_SOURCE=1, or npm's
+// --build-from-source while npm still passes it on), it builds the addon from source with
+// node-gyp, saying why first (npm shows it with --foreground-scripts, or when the build fails).
 // On musl (Alpine) it refuses: the addon is written for glibc.
 //
 // It runs before `prepare` in a git checkout, so it uses nothing but Node and the scripts beside it.

@@ -22,7 +22,7 @@ export interface Platform {
 
 export type PrebuiltChoice = { path: string } | { refused: string };
 
-const BUILD_HINT = 'build from source with "npm rebuild volbench --build-from-source" (needs a C++17 compiler, make and python3)';
+const BUILD_HINT = 'build from source with "VOLBENCH_BUILD_FROM_SOURCE=1 npm rebuild volbench" (needs a C++17 compiler, make and python3)';
 
 function older(have: string, need: string): boolean {
   const a = have.split('.').map(Number);

@@ -40,7 +40,7 @@ describe('choosing the prebuilt binary', () => {
 
   it('names the architectures it has when this one is not among them', () => {
     expect(choosePrebuilt(dir, glibc('riscv64', '2.36'))).toEqual({
-      refused: expect.stringMatching(/^no prebuilt binary for linux-riscv64 \(there are linux-x64, linux-arm64\); build from source with "npm rebuild volbench --build-from-source"/),
+      refused: expect.stringMatching(/^no prebuilt binary for linux-riscv64 \(there are linux-x64, linux-arm64\); build from source with "VOLBENCH_BUILD_FROM_SOURCE=1 npm rebuild volbench"/),
     });
   });
 
