@@ -1,6 +1,7 @@
 {
   "variables": {
-    "sanitize%": 0
+    "sanitize%": 0,
+    "prebuild%": 0
   },
   "targets": [
     {
@@ -43,6 +44,9 @@
             "-fno-omit-frame-pointer", "-D_GLIBCXX_SANITIZE_VECTOR", "-D_GLIBCXX_ASSERTIONS"
           ],
           "ldflags": ["-fsanitize=address,undefined"]
+        }],
+        ["prebuild==1", {
+          "ldflags": ["-static-libstdc++", "-static-libgcc", "-Wl,--exclude-libs,ALL"]
         }]
       ]
     }

@@ -10,6 +10,12 @@
 #include <cinttypes>
 #include <cstdio>
 
+// glibc names SYS_openat2 from 2.32 on; on older ones (Debian 11's 2.31, which the prebuilt
+// binaries are built against) the kernel headers' own number serves.
+#ifndef SYS_openat2
+#define SYS_openat2 __NR_openat2
+#endif
+
 namespace vb {
 namespace {
 
