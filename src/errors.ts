@@ -27,6 +27,11 @@ export type VolbenchErrorCode =
   | 'ELIMIT_EXCEEDED'
   /** The run was cancelled before it started. */
   | 'ECANCELLED'
+  /**
+   * The target's root has calls that never returned (I/O of a job given up on, a probe past its
+   * deadline), or the process holds as many such stuck threads as it may: try again once they return.
+   */
+  | 'ESTUCK'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
   | 'ECLOUD'
   /** A volume's text or JSON is not a volume: TYPE[:SIZE][:key=value]…, or {type, size_gib, ...}. */

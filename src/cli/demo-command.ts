@@ -50,7 +50,7 @@ export async function demoCommand(argv: string[], io: CommandIo): Promise<number
   }
   // Some filesystems (overlay on older kernels, some network ones) refuse O_DIRECT: measure
   // through the page cache there rather than fail the quick start.
-  const direct = (await nativeAddon().probeTarget(resolve(directory, '.volbench-demo-probe'))).directOk;
+  const direct = (await nativeAddon().probeTarget(resolve(directory, '.volbench-demo-probe')))?.directOk ?? false;
   io.stderr.write(
     `volbench demo: 4k random read, 4k random write and 1 MiB sequential read, 5 s each, on a 256 MiB file in ${directory}` +
       `${direct ? '' : ' (buffered: this filesystem refuses O_DIRECT)'}\n`,

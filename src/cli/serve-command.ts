@@ -28,7 +28,10 @@ export const SERVE_USAGE = `volbench serve [options]
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
   --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
+                              and the runs going at once with what stuck jobs hold,
                               0 for no limit (default a quarter of RAM)
+  --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
+                              run is taken (default ${DEFAULTS.maxStuckThreads})
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
   --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
@@ -47,6 +50,7 @@ const OPTIONS = {
   'max-runtime': { type: 'string' },
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
+  'max-stuck-threads': { type: 'string' },
   'keep-runs': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
@@ -131,6 +135,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxRuntimeSec: maxRuntime === undefined ? undefined : parseMaxRuntimeSec(maxRuntime, '--max-runtime'),
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
+    maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     tls: tlsIdentity(values['tls-cert'], values['tls-key']),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
