@@ -20,6 +20,7 @@ import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } f
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget } from './targets.js';
+import { checkNameLength } from './name-length.js';
 import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
 import { resolveTarget } from '../target/index.js';
 import type { LogPaths, LogRefs } from './native-plan.js';
@@ -233,6 +234,7 @@ async function logRefs(paths: LogPaths, anchors: Anchors, jobField: string): Pro
       refs[kind] = null;
       continue;
     }
+    checkNameLength(path, field, field);
     const resolved = await resolveTarget(path);
     if (resolved.exists && identityOf(resolved.stats).kind !== 'file') {
       throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });

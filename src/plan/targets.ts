@@ -19,6 +19,7 @@ import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
 import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
 import type { ResolvedTarget } from '../target/resolve.js';
+import { checkInstanceNameLength } from './name-length.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -79,6 +80,7 @@ export interface ResolveContext {
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
   const path = instancePath(o, instance, ctx.cwd);
+  checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
   const { field } = ctx;
   const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
   if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {

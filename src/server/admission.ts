@@ -11,6 +11,7 @@ import type { CloudContext } from '../cloud/index.js';
 import { effectiveSpec, optionField, planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { instancePath } from '../plan/targets.js';
+import { checkInstanceNameLength } from '../plan/name-length.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { engineSpec } from '../engine/engines.js';
@@ -68,7 +69,9 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string)
     if (o.directory !== undefined) await authorizePath(o.directory, optionField(spec.jobs[i], i, 'directory'), scope);
     const [, writes, trims] = directionsUsed(o);
     for (let instance = 0; instance < o.numjobs; instance++) {
-      const target = await authorizePath(instancePath(o, instance, cwd), field, scope);
+      const path = instancePath(o, instance, cwd);
+      checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
+      const target = await authorizePath(path, field, scope);
       used.add(target.root);
       if (target.isBlockDevice && (writes || trims) && !target.root.allowBlockWrite) {
         throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
