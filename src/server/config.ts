@@ -5,6 +5,8 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
+import type { ReportBudgets } from './report-renderer.js';
+
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */
@@ -35,6 +37,16 @@ export interface ServerConfig {
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */
   waitForEveryRun?: boolean;
+  /** Longest one report may take to render, in seconds (fractions allowed). */
+  reportTimeoutSec?: number;
+  /** Largest report the service answers with, in bytes. */
+  reportMaxBytes?: number;
+  /** Memory (the V8 heap of its thread) one report render may use, in bytes. */
+  reportMemoryBytes?: number;
+  /** Reports rendered at once, each on a thread of its own. */
+  reportConcurrency?: number;
+  /** Reports that may wait for a thread; one more is answered 429. */
+  reportQueueLimit?: number;
   /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
   logger?: boolean | LogOptions;
 }
@@ -56,10 +68,16 @@ export const DEFAULTS = {
   keepRuns: 1000,
   bodyLimitBytes: 1024 * 1024,
   maxWaitSec: 3600,
+  reportTimeoutSec: 30,
+  reportMaxBytes: 20 * 1024 * 1024,
+  reportMemoryBytes: 256 * 1024 * 1024,
+  reportConcurrency: 2,
+  reportQueueLimit: 8,
 } as const;
 
 export type Limits = Required<Pick<ServerConfig,
-  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
+  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'
+  | 'reportTimeoutSec' | 'reportMaxBytes' | 'reportMemoryBytes' | 'reportConcurrency' | 'reportQueueLimit'>>;
 
 export function limitsOf(config: ServerConfig): Limits {
   return {
@@ -72,6 +90,22 @@ export function limitsOf(config: ServerConfig): Limits {
     keepRuns: config.keepRuns ?? DEFAULTS.keepRuns,
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     maxWaitSec: config.maxWaitSec ?? DEFAULTS.maxWaitSec,
+    reportTimeoutSec: config.reportTimeoutSec ?? DEFAULTS.reportTimeoutSec,
+    reportMaxBytes: config.reportMaxBytes ?? DEFAULTS.reportMaxBytes,
+    reportMemoryBytes: config.reportMemoryBytes ?? DEFAULTS.reportMemoryBytes,
+    reportConcurrency: config.reportConcurrency ?? DEFAULTS.reportConcurrency,
+    reportQueueLimit: config.reportQueueLimit ?? DEFAULTS.reportQueueLimit,
+  };
+}
+
+/** The report renderer's budgets in its units. */
+export function reportBudgetsOf(limits: Limits): ReportBudgets {
+  return {
+    timeoutMs: Math.round(limits.reportTimeoutSec * 1000),
+    maxBytes: limits.reportMaxBytes,
+    memoryBytes: limits.reportMemoryBytes,
+    concurrency: limits.reportConcurrency,
+    queueLimit: limits.reportQueueLimit,
   };
 }
 

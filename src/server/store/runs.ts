@@ -240,6 +240,11 @@ export class RunStore {
     return (this.resultStmt.get(id) as string | null | undefined) ?? null;
   }
 
+  /** fio's JSON held in memory until the store takes it; undefined when it is not held. */
+  heldResult(id: string): string | null | undefined {
+    return this.held.result(id);
+  }
+
   /**
    * Marks a queued run running, with its started event; null when it was no longer queued
    * (cancelled meanwhile). A store that cannot record the start throws its problem: a run whose
