@@ -9,6 +9,7 @@ import { buildServer } from '../server/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/token.js';
+import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/tls.js';
 import { parseSize, parseTimeNs } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
 
@@ -33,6 +34,8 @@ export const SERVE_USAGE = `volbench serve [options]
   --report-memory SIZE        memory one report render may use, its thread's heap (default 256m)
   --report-concurrency N      reports rendered at once, each on a thread (default ${DEFAULTS.reportConcurrency})
   --report-queue-limit N      reports that may wait for a thread; more get 429 (default ${DEFAULTS.reportQueueLimit})
+  --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
+  --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
 `;
 
 const OPTIONS = {
@@ -54,6 +57,8 @@ const OPTIONS = {
   'report-memory': { type: 'string' },
   'report-concurrency': { type: 'string' },
   'report-queue-limit': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
 
 function count(flag: string, text: string | undefined, min: number): number | undefined {
@@ -86,6 +91,19 @@ function serviceToken(flag: string | undefined, file: string | undefined, env: N
   if (stored.generated) io.stderr.write(`volbench: generated an API token, stored in ${stored.path} (mode 0600):\n${stored.token}\n`);
   else io.stderr.write(`volbench: using the API token stored in ${stored.path}\n`);
   return stored.token;
+}
+
+/** Both TLS files or neither: the pair, read once, or undefined for plain HTTP. */
+function tlsIdentity(cert: string | undefined, key: string | undefined): TlsIdentity | undefined {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || key === undefined) {
+    const missing = cert === undefined ? '--tls-cert' : '--tls-key';
+    throw new VolbenchError('EINVALID_ARGS', `${missing} is missing: HTTPS needs both --tls-cert FILE and --tls-key FILE`, {
+      field: missing,
+      accepted: 'both --tls-cert and --tls-key, or neither for plain HTTP',
+    });
+  }
+  return readTlsFiles(cert, key);
 }
 
 /**
@@ -154,6 +172,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     ...reportOptions(values),
+    tls: tlsIdentity(values['tls-cert'], values['tls-key']),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };
 }
@@ -170,7 +189,9 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
   if (title !== null) process.title = title;
   const app = await buildServer(config);
   const address = await app.listen({ host: config.host, port: config.port });
-  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n`);
+  // One write, so that whoever waits for "serving on" has the fingerprint with it.
+  const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
+  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
 import type { ReportBudgets } from './report-renderer.js';
+import type { TlsIdentity } from './tls.js';
 
 
 export interface ServerConfig {
@@ -47,6 +48,8 @@ export interface ServerConfig {
   reportConcurrency?: number;
   /** Reports that may wait for a thread; one more is answered 429. */
   reportQueueLimit?: number;
+  /** Serve HTTPS with this certificate and key (PEM text; `readTlsFiles` reads them from files); plain HTTP without. */
+  tls?: TlsIdentity;
   /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
   logger?: boolean | LogOptions;
 }

@@ -71,6 +71,6 @@ describe('the package entries', () => {
     expect(Object.keys(library)).not.toContain('nativeAddon');
     expect(Object.keys(library)).not.toContain('buildServer');
     const server = (await import(join(root, 'dist', 'server', 'index.js'))) as Record<string, unknown>;
-    expect(Object.keys(server)).toEqual(['buildServer']);
+    expect(Object.keys(server).sort()).toEqual(['buildServer', 'certificateFingerprint', 'readTlsFiles']);
   });
 });
