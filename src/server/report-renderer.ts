@@ -1,12 +1,13 @@
 /**
- * Reports rendered off the event loop. An HTML report of a long run of many jobs draws hundreds
- * of charts; drawn on the event loop it held every other request for as long (20 s for one
- * 64-job run). Each render runs on a worker thread of its own, within budgets the operator can
- * change:
+ * Reports rendered off the event loop: the price/performance reports and a run's result in
+ * fio's formats. An HTML report of a long run of many jobs draws hundreds of charts, and a
+ * stored result of one is megabytes of JSON to parse and print; on the event loop either held
+ * every other request for as long (17 s for one 64-job run's HTML). Each render runs on a
+ * worker thread of its own, within budgets the operator can change:
  * - a deadline: the thread is terminated when a render runs past it;
  * - a heap: the thread's V8 heap limit (resourceLimits); a render that outgrows it ends the
  *   thread, and every byte it held goes with it;
- * - an answer size: a larger report is not sent;
+ * - an answer size: a larger price/performance report is not sent (a result always is);
  * - threads: at most `concurrency` renders at once, at most `queueLimit` waiting for one; one
  *   more is refused at once (429), so many requests cannot take the memory between them.
  * A render over a budget answers 422 `report-too-large` naming it. Requests for the same report
@@ -16,7 +17,7 @@
 import type { Worker } from 'node:worker_threads';
 
 import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from './problems.js';
-import type { ReportTask } from './report-task.js';
+import type { PublishTask, ReportTask, ResultTask } from './report-task.js';
 import type { RenderReply, RenderRequest } from './report-worker.js';
 import { startModuleThread } from './worker-thread.js';
 
@@ -33,8 +34,23 @@ export interface ReportBudgets {
   queueLimit: number;
 }
 
-/** What the route asks for; the renderer adds the answer budget. */
-export type ReportRequest = Omit<ReportTask, 'maxBytes'>;
+/** What a route asks for; the renderer adds the answer budget. */
+export type ReportRequest = PublishTask | ResultTask;
+
+/**
+ * The answer budget: a price/performance report's is --report-max-size; a run's own result in
+ * fio's formats is its data, bounded by the run's limits (instances, runtime), and always sent.
+ */
+function maxBytesOf(request: ReportRequest, budgets: ReportBudgets): number {
+  return request.kind === 'publish' ? budgets.maxBytes : Number.MAX_SAFE_INTEGER;
+}
+
+/** Requests that ask for the same answer share one render. */
+function keyOf(request: ReportRequest): string {
+  return request.kind === 'publish'
+    ? JSON.stringify(['publish', request.format, request.runs.map((r) => r.id), request.pricesFile])
+    : JSON.stringify(['result', request.format, request.run.id]);
+}
 
 const MiB = 1024 * 1024;
 /** An idle thread keeps ECharts loaded for the next render this long, then ends. */
@@ -77,13 +93,13 @@ export class ReportRenderer {
   /** The report as UTF-8 bytes, or a problem: over a budget (422), the queue full (429). */
   render(request: ReportRequest, signal?: AbortSignal): Promise<Buffer> {
     if (this.closed) return Promise.reject(shuttingDown());
-    const key = JSON.stringify([request.format, request.runs.map((r) => r.id), request.pricesFile]);
+    const key = keyOf(request);
     let job = this.jobs.get(key);
     if (job === undefined) {
       if (!this.canStartNow() && this.waiting.length >= this.budgets.queueLimit) {
         return Promise.reject(reportQueueFull(this.budgets.queueLimit, QUEUE_RETRY_AFTER_SEC));
       }
-      job = { key, task: { ...request, maxBytes: this.budgets.maxBytes }, waiters: new Set(), thread: null };
+      job = { key, task: { ...request, maxBytes: maxBytesOf(request, this.budgets) }, waiters: new Set(), thread: null };
       this.jobs.set(key, job);
       this.waiting.push(job);
     }

@@ -78,9 +78,9 @@ describe('a report over a budget', () => {
   }, 60_000);
 
   it('outgrowing --report-memory or over --report-max-size is 422 report-too-large naming it', async () => {
-    // The small run's HTML report is 46 KiB, its Markdown under 1 KiB; the 64-job run's
-    // results alone need more heap than 48 MiB.
-    const started = await serverWithHeavyRuns({ reportMemoryBytes: 48 * MiB, reportMaxBytes: 16 * 1024 });
+    // The small run's HTML report is 46 KiB, its Markdown under 1 KiB, its result in fio's JSON
+    // 9 KiB; the 64-job run's result alone needs more heap than 48 MiB to parse.
+    const started = await serverWithHeavyRuns({ reportMemoryBytes: 48 * MiB, reportMaxBytes: 4 * 1024 });
     server = started.server;
     const md = await server.client.get(`/v1/runs/${started.small}/report?format=md`);
     expect(md.status).toBe(200);
@@ -88,11 +88,18 @@ describe('a report over a budget', () => {
     const html = await server.client.get(`/v1/runs/${started.small}/report?format=html`);
     expect(html.status).toBe(422);
     expect(html.body).toMatchObject({ type: 'urn:volbench:problem:report-too-large', field: '--report-max-size' });
-    expect(html.body.detail).toMatch(/^the report is 4\d KiB, more than the 16 KiB a report may be/);
-    const heavyHtml = await server.client.get(`/v1/report?run=${started.ids[0]}&format=html`);
-    expect(heavyHtml.status).toBe(422);
-    expect(heavyHtml.body).toMatchObject({ type: 'urn:volbench:problem:report-too-large', field: '--report-memory' });
-    assertMatchesOpenApi('GET', '/v1/report', heavyHtml);
+    expect(html.body.detail).toMatch(/^the report is 4\d KiB, more than the 4 KiB a report may be/);
+    // A run's own result is its data: the answer budget does not cut it.
+    const result = await server.client.get(`/v1/runs/${started.small}/result`);
+    expect(result.status).toBe(200);
+    expect(result.text.length).toBeGreaterThan(4 * 1024);
+    expect(result.body.jobs[0].jobname).toBe('mixed');
+    for (const path of [`/v1/report?run=${started.ids[0]}&format=html`, `/v1/runs/${started.ids[0]}/result?format=json`]) {
+      const heavy = await server.client.get(path);
+      expect(heavy.status, path).toBe(422);
+      expect(heavy.body, path).toMatchObject({ type: 'urn:volbench:problem:report-too-large', field: '--report-memory' });
+    }
+    assertMatchesOpenApi('GET', '/v1/report', html);
     // The thread V8 ended is replaced for the next report.
     expect((await server.client.get(`/v1/runs/${started.small}/report?format=csv`)).status).toBe(200);
   }, 60_000);

@@ -15,7 +15,7 @@ import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { runNotEnded } from '../problems.js';
 import type { RunService } from '../run-service.js';
-import { BAD_PARAM, getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
+import { BAD_PARAM, clientGone, getRunOr404, notFoundResponse, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 /** Enough for a wide comparison; each run's result is parsed and drawn. */
@@ -57,18 +57,9 @@ function reportRun(service: RunService, id: string): ReportRun {
 
 /** Renders on a thread of its own; a client that goes away takes its render with it. */
 async function sendReport(reports: ReportRenderer, reply: FastifyReply, runs: ReportRun[], format: ReportFormat): Promise<FastifyReply> {
-  const gone = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) gone.abort(new Error('the client closed the connection'));
-  });
-  const body = await reports.render({ format, runs, pricesFile: activePrices()?.file ?? null }, gone.signal);
+  const body = await reports.render({ kind: 'publish', format, runs, pricesFile: activePrices()?.file ?? null }, clientGone(reply));
   return reply.type(REPORT_CONTENT_TYPES[format]).send(body);
 }
-
-const budgetResponses = {
-  422: problemResponse('The report is over one of the service\'s report budgets (report-too-large; field names the budget: --report-timeout, --report-memory or --report-max-size)'),
-  429: problemResponse('Too many reports are waiting to be rendered (report-queue-full, with Retry-After)'),
-};
 
 export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDeps): void {
   app.get('/v1/runs/:id/report', {
@@ -84,7 +75,7 @@ export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDep
         400: problemResponse(`?format= is not html, md, csv or json, or ${BAD_PARAM}`),
         404: notFoundResponse,
         409: problemResponse('The run has not ended yet'),
-        ...budgetResponses,
+        ...renderBudgetResponses,
       },
     },
   }, async (request, reply) => sendReport(reports, reply, [reportRun(service, request.params.id)], request.query.format));
@@ -100,7 +91,7 @@ export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDep
         400: problemResponse(`No ?run=, more than ${MAX_REPORT_RUNS}, or ?format= is not html, md, csv or json`),
         404: problemResponse('One of the runs does not exist'),
         409: problemResponse('One of the runs has not ended yet'),
-        ...budgetResponses,
+        ...renderBudgetResponses,
       },
     },
   }, async (request, reply) => {

@@ -160,6 +160,7 @@ export class RunStore {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly resultStmt;
+  private readonly hasResultStmt;
   private readonly startStmt;
   private readonly progressStmt;
   private readonly finishStmt;
@@ -175,6 +176,7 @@ export class RunStore {
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
+    this.hasResultStmt = db.prepare('SELECT result IS NOT NULL FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ?, files = ? WHERE id = ? AND status = 'queued'");
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
     this.finishStmt = db.prepare(
@@ -238,6 +240,11 @@ export class RunStore {
     const held = this.held.result(id);
     if (held !== undefined) return held;
     return (this.resultStmt.get(id) as string | null | undefined) ?? null;
+  }
+
+  /** Whether the database holds a result for the run, without reading it (it may be megabytes). */
+  hasResult(id: string): boolean {
+    return this.hasResultStmt.get(id) === 1;
   }
 
   /** fio's JSON held in memory until the store takes it; undefined when it is not held. */
