@@ -82,7 +82,8 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
       closeRoots(roots);
     });
     await service.recover();
-    const reports = new ReportRenderer(config.dataDir, reportBudgetsOf(limits));
+    const reports = new ReportRenderer(config.dataDir, reportBudgetsOf(limits), (id) => service.store.result(id));
+    service.metrics.watchReports(() => reports.stats());
     app.addHook('onClose', async () => reports.close());
     const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false, reports };
     const routes = app.withTypeProvider<ZodTypeProvider>();

@@ -16,8 +16,9 @@
  */
 import type { Worker } from 'node:worker_threads';
 
+import type { ReportStats } from './metrics.js';
 import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from './problems.js';
-import type { PublishTask, ReportTask, ResultTask } from './report-task.js';
+import { renderTask, type PublishTask, type ReportTask, type ResultTask } from './report-task.js';
 import type { RenderReply, RenderRequest } from './report-worker.js';
 import { startModuleThread } from './worker-thread.js';
 
@@ -46,10 +47,10 @@ function maxBytesOf(request: ReportRequest, budgets: ReportBudgets): number {
 }
 
 /** Requests that ask for the same answer share one render. */
-function keyOf(request: ReportRequest): string {
-  return request.kind === 'publish'
-    ? JSON.stringify(['publish', request.format, request.runs.map((r) => r.id), request.pricesFile])
-    : JSON.stringify(['result', request.format, request.run.id]);
+function keyOf(task: ReportRequest): string {
+  return task.kind === 'publish'
+    ? JSON.stringify(['publish', task.format, task.runs.map((r) => r.id), task.pricesFile])
+    : JSON.stringify(['result', task.format, task.run.id]);
 }
 
 const MiB = 1024 * 1024;
@@ -58,6 +59,12 @@ const IDLE_MS = 30_000;
 /** A new thread loads its modules before its first render's deadline starts: bounded too. */
 const STARTUP_MS = 60_000;
 const QUEUE_RETRY_AFTER_SEC = 5;
+/**
+ * Results up to this size (all the report's runs together) make a report other than HTML that
+ * is drawn in a few milliseconds: at once, on the event loop, as a thread's round trip would
+ * take longer. HTML always goes to a thread (ECharts draws each chart for tens of ms).
+ */
+export const INLINE_MAX_BYTES = 256 * 1024;
 
 interface Waiter {
   resolve: (body: Buffer) => void;
@@ -88,18 +95,35 @@ export class ReportRenderer {
   private readonly jobs = new Map<string, Job>();
   private closed = false;
 
-  constructor(private readonly dataDir: string, readonly budgets: ReportBudgets) {}
+  /** `readResult` reads a run's result on the event loop, for the small reports drawn there. */
+  constructor(private readonly dataDir: string, readonly budgets: ReportBudgets, private readonly readResult: (id: string) => string | null) {}
 
-  /** The report as UTF-8 bytes, or a problem: over a budget (422), the queue full (429). */
-  render(request: ReportRequest, signal?: AbortSignal): Promise<Buffer> {
-    if (this.closed) return Promise.reject(shuttingDown());
-    const key = keyOf(request);
+  /**
+   * The report as UTF-8 bytes, or a problem: over a budget (422), the queue full (429).
+   * `storedBytes` is the size of the results it reads: a small one that is not HTML is drawn at
+   * once, on the event loop (see INLINE_MAX_BYTES).
+   */
+  async render(request: ReportRequest, storedBytes: number, signal?: AbortSignal): Promise<Buffer> {
+    if (this.closed) throw shuttingDown();
+    const task: ReportTask = { ...request, maxBytes: maxBytesOf(request, this.budgets) };
+    if (storedBytes <= INLINE_MAX_BYTES && !(task.kind === 'publish' && task.format === 'html')) return this.inline(task);
+    return this.onThread(task, signal);
+  }
+
+  private async inline(task: ReportTask): Promise<Buffer> {
+    const outcome = await renderTask(task, this.readResult);
+    if (outcome.kind === 'too-large') throw this.overBudget('size', outcome.bytes);
+    return Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength);
+  }
+
+  private onThread(task: ReportTask, signal: AbortSignal | undefined): Promise<Buffer> {
+    const key = keyOf(task);
     let job = this.jobs.get(key);
     if (job === undefined) {
       if (!this.canStartNow() && this.waiting.length >= this.budgets.queueLimit) {
         return Promise.reject(reportQueueFull(this.budgets.queueLimit, QUEUE_RETRY_AFTER_SEC));
       }
-      job = { key, task: { ...request, maxBytes: maxBytesOf(request, this.budgets) }, waiters: new Set(), thread: null };
+      job = { key, task, waiters: new Set(), thread: null };
       this.jobs.set(key, job);
       this.waiting.push(job);
     }
@@ -121,9 +145,11 @@ export class ReportRenderer {
     await Promise.all(exits);
   }
 
-  /** Threads alive now (for the tests and metrics). */
-  get threadCount(): number {
-    return this.threads.size;
+  /** Threads alive, renders on them and renders waiting for one (the metrics read them). */
+  stats(): ReportStats {
+    let rendering = 0;
+    for (const t of this.threads) if (t.job !== null) rendering++;
+    return { threads: this.threads.size, rendering, waiting: this.waiting.length };
   }
 
   private wait(job: Job, signal: AbortSignal | undefined): Promise<Buffer> {

@@ -9,7 +9,6 @@ import { z } from 'zod';
 
 import { activePrices } from '../../cloud/prices.js';
 import { REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportFormat } from '../../publish/index.js';
-import type { ReportRenderer } from '../report-renderer.js';
 import type { ReportRun } from '../report-task.js';
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
@@ -56,12 +55,14 @@ function reportRun(service: RunService, id: string): ReportRun {
 }
 
 /** Renders on a thread of its own; a client that goes away takes its render with it. */
-async function sendReport(reports: ReportRenderer, reply: FastifyReply, runs: ReportRun[], format: ReportFormat): Promise<FastifyReply> {
-  const body = await reports.render({ kind: 'publish', format, runs, pricesFile: activePrices()?.file ?? null }, clientGone(reply));
+async function sendReport({ service, reports }: RouteDeps, reply: FastifyReply, runs: ReportRun[], format: ReportFormat): Promise<FastifyReply> {
+  const storedBytes = runs.reduce((sum, run) => sum + (service.store.resultBytes(run.id) ?? 0), 0);
+  const body = await reports.render({ kind: 'publish', format, runs, pricesFile: activePrices()?.file ?? null }, storedBytes, clientGone(reply));
   return reply.type(REPORT_CONTENT_TYPES[format]).send(body);
 }
 
-export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDeps): void {
+export function registerReportRoutes(app: ZodApp, deps: RouteDeps): void {
+  const { service } = deps;
   app.get('/v1/runs/:id/report', {
     schema: {
       summary: "A run's price/performance report",
@@ -78,7 +79,7 @@ export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDep
         ...renderBudgetResponses,
       },
     },
-  }, async (request, reply) => sendReport(reports, reply, [reportRun(service, request.params.id)], request.query.format));
+  }, async (request, reply) => sendReport(deps, reply, [reportRun(service, request.params.id)], request.query.format));
 
   app.get('/v1/report', {
     schema: {
@@ -97,6 +98,6 @@ export function registerReportRoutes(app: ZodApp, { service, reports }: RouteDep
   }, async (request, reply) => {
     // A run named twice is one row: ?run=ID fifty times is one run's report.
     const runs = [...new Set(request.query.run)].map((id) => reportRun(service, id));
-    return sendReport(reports, reply, runs, request.query.format);
+    return sendReport(deps, reply, runs, request.query.format);
   });
 }

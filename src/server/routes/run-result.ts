@@ -50,11 +50,13 @@ export function registerResultRoute(app: ZodApp, { service, reports }: RouteDeps
   }, async (request, reply) => {
     const run = getRunOr404(service, request.params.id);
     if (!isTerminal(run.status)) throw runNotEnded(run.id, run.status);
+    const storedBytes = service.store.resultBytes(run.id);
+    if (storedBytes === null) throw noResult(run.id, run.status);
     const held = service.store.heldResult(run.id);
-    if (held === null || (held === undefined && !service.store.hasResult(run.id))) throw noResult(run.id, run.status);
-    // Parsed and printed on a render thread: a long run of many jobs stores megabytes.
+    // A large one is parsed and printed on a render thread: a long run of many jobs stores megabytes.
     const format = request.query.format;
-    const body = await reports.render({ kind: 'result', format, run: { id: run.id, ...(held === undefined ? {} : { heldResult: held }) } }, clientGone(reply));
+    const task = { kind: 'result' as const, format, run: { id: run.id, ...(held === undefined ? {} : { heldResult: held }) } };
+    const body = await reports.render(task, storedBytes, clientGone(reply));
     // The rendered bytes, sent as they are (no schema serializes a Buffer).
     return (reply as FastifyReply).type(CONTENT_TYPES[format]).send(body);
   });

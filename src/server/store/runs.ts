@@ -160,7 +160,7 @@ export class RunStore {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly resultStmt;
-  private readonly hasResultStmt;
+  private readonly resultBytesStmt;
   private readonly startStmt;
   private readonly progressStmt;
   private readonly finishStmt;
@@ -176,7 +176,7 @@ export class RunStore {
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
-    this.hasResultStmt = db.prepare('SELECT result IS NOT NULL FROM runs WHERE id = ?').pluck();
+    this.resultBytesStmt = db.prepare('SELECT octet_length(result) FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ?, files = ? WHERE id = ? AND status = 'queued'");
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
     this.finishStmt = db.prepare(
@@ -242,9 +242,14 @@ export class RunStore {
     return (this.resultStmt.get(id) as string | null | undefined) ?? null;
   }
 
-  /** Whether the database holds a result for the run, without reading it (it may be megabytes). */
-  hasResult(id: string): boolean {
-    return this.hasResultStmt.get(id) === 1;
+  /**
+   * The size in bytes of the run's result, or null when it has none, without reading it (it may
+   * be megabytes): SQLite answers octet_length from the record's header.
+   */
+  resultBytes(id: string): number | null {
+    const held = this.held.result(id);
+    if (held !== undefined) return held === null ? null : Buffer.byteLength(held);
+    return (this.resultBytesStmt.get(id) as number | null | undefined) ?? null;
   }
 
   /** fio's JSON held in memory until the store takes it; undefined when it is not held. */
