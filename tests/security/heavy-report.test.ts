@@ -51,10 +51,16 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function report(path: string): Promise<{ status: number; bytes: number; head: string; problem?: unknown }> {
+/** A report's status, size and first bytes; its body is counted as it comes, never decoded whole. */
+async function report(path: string): Promise<{ status: number; bytes: number; head: string }> {
   const res = await fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = await res.text();
-  return { status: res.status, bytes: Buffer.byteLength(body), head: body.slice(0, 200), ...(res.ok ? {} : { problem: JSON.parse(body) }) };
+  let bytes = 0;
+  let head = '';
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    if (bytes === 0) head = Buffer.from(chunk.subarray(0, 200)).toString('utf8');
+    bytes += chunk.byteLength;
+  }
+  return { status: res.status, bytes, head };
 }
 
 describe('a heavy report while the service answers', () => {
