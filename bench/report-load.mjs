@@ -43,7 +43,7 @@ function storeRuns() {
     const now = Date.now();
     store.insert({ id, spec: { jobs: [{ name: 'stored' }] }, jobFile: null, suite: null, analysis: null, asserts: [], volume: null,
       defaultRoot: null, roots: [], queueKeys: [], createdAt: now }, {});
-    store.markRunning(id, now, [], {});
+    store.markRunning(id, now, {});
     store.finish(id, { status: 'finished', finishedAt: now, error: null, result, assertions: [], gate: null }, {});
   }
   store.close();

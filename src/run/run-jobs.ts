@@ -20,6 +20,7 @@ import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
+import type { RunFiles } from './run-files.js';
 
 /** How a planned run is followed and stopped. */
 export interface RunControl {
@@ -33,6 +34,11 @@ export interface RunControl {
    * (untilBaselineSpec); a caller of runPlan plans the spec that untilBaselineSpec returns.
    */
   untilBaseline?: UntilBaseline;
+  /**
+   * Where the run records the files it creates and opens, by identity: a suite or a sweep
+   * passes one through its runs, and removes only what it recorded (RunFiles).
+   */
+  files?: RunFiles;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
@@ -91,12 +97,14 @@ async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobR
       const startedAt = Date.now();
       out = await runNativeGroup(plans, {
         signal: options.signal,
+        onCreated: (created) => options.files?.created(plans, created),
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
       });
     }
     files.record(plans, out);
+    options.files?.opened(plans, out);
     let at = 0;
     for (const { job, index } of members) {
       results[index] = out.slice(at, at + job.instances.length);

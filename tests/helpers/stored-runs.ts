@@ -29,7 +29,7 @@ export function storeFinishedRun(dataDir: string, result: string, spec: JobSpec 
     store.insert({
       id, spec, jobFile: null, suite: null, analysis: null, asserts: [], volume: null, defaultRoot: null, roots: [], queueKeys: [], createdAt: now,
     }, { id, status: 'queued' });
-    store.markRunning(id, now, [], { id, status: 'running' });
+    store.markRunning(id, now, { id, status: 'running' });
     store.finish(id, { status: 'finished', finishedAt: now, error: null, result, assertions: [], gate: null }, { id, status: 'finished' });
     store.close();
     return id;
