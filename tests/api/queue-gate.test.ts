@@ -66,7 +66,7 @@ describe('a full queue', () => {
   let server: TestServer;
   beforeAll(async () => {
     // Two runs at once at most, one waiting at most.
-    server = await startServer({ dataDir: mkdtempSync(join(tmpdir(), `volbench-gate-data-${process.pid}-`)), maxConcurrent: 2, queueLimit: 1, extraRoots: [disk] });
+    server = await startServer({ maxConcurrent: 2, queueLimit: 1, extraRoots: [disk] });
   });
   afterAll(async () => server?.close());
 
