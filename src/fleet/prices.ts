@@ -8,6 +8,7 @@
  */
 import { priceRegions, priceVolume } from '../cloud/index.js';
 import type { FleetVolume } from './volumes.js';
+import { ownValue } from '../own-key.js';
 
 export interface DatedPrice {
   usd: number;
@@ -39,7 +40,7 @@ function dated(usd: number, region: string, source: string): DatedPrice {
 }
 
 export function instanceHourly(type: string, region: string): DatedPrice | undefined {
-  const usd = INSTANCE_HOURLY[type];
+  const usd = ownValue(INSTANCE_HOURLY, type);
   return usd === undefined ? undefined : dated(usd, region, EC2_SOURCE);
 }
 

@@ -5,6 +5,7 @@
  * the p50/p99 completion latency too. Any other job gets IOPS, MiB/s, p50 and p99 of each
  * direction it did.
  */
+import { ownTable } from '../own-key.js';
 
 export type Metric = 'iops' | 'mibps' | 'p50_us' | 'p99_us';
 export type Dir = 'read' | 'write';
@@ -17,7 +18,8 @@ export interface ColumnSpec {
 }
 
 /** The job names of the suites a report knows, in the order their tests run. */
-export const NAMED_SUITES: Readonly<Record<string, readonly string[]>> = {
+/** Without a prototype: a document's suite name indexes it (`constructor` is no suite). */
+export const NAMED_SUITES: Readonly<Record<string, readonly string[]>> = Object.assign(ownTable<readonly string[]>(), {
   'aws-ssd': ['RND16K-Q1T16-write', 'RND16K-Q1T16-read'],
   'aws-hdd': ['SEQ1M-Q8T1-read', 'SEQ1M-Q8T1-write'],
   kdiskmark: [
@@ -25,7 +27,7 @@ export const NAMED_SUITES: Readonly<Record<string, readonly string[]>> = {
     'SEQ1M-Q8T1-write', 'SEQ1M-Q1T1-write', 'RND4K-Q32T1-write', 'RND4K-Q1T1-write',
   ],
   ars: ['RND4K-Q1T1-write', 'RND64K-Q16T16-write', 'RND1M-Q1T1-write'],
-};
+});
 
 const TEST_NAME = /^(RND|SEQ)(\d{1,5})([KM])-Q(\d{1,4})T(\d{1,4})-(read|write)$/;
 
