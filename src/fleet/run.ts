@@ -14,6 +14,7 @@ import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { memberCloud } from './member-cloud.js';
 import type { FleetState } from './state.js';
+import { ownTable, ownValue } from '../own-key.js';
 
 export interface RunWorkload {
   /** A shipped suite (default: the plan's). */
@@ -59,7 +60,7 @@ export function readEndpointMap(file: string): Record<string, string> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file} is not a JSON object`, { field: '--endpoint-map', accepted: '{"label": "http://host:port"}' });
   }
-  const map: Record<string, string> = {};
+  const map = ownTable<string>();
   for (const [label, url] of Object.entries(parsed)) {
     if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url)) {
       throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file}: ${label} is not an http(s) URL`, { field: `--endpoint-map.${label}`, accepted: 'http://host:port' });
@@ -242,7 +243,7 @@ export async function runFleet(state: FleetState, opts: FleetRunOptions): Promis
   const token = tokenOut.Parameter?.Value;
   if (!token) throw new VolbenchError('ECLOUD', `the fleet's token parameter ${state.tokenParameter} is empty`, { field: 'ssm:GetParameter' });
   return Promise.all(state.members.map((m) => {
-    const base = opts.endpointMap?.[m.label] ?? m.endpoint;
+    const base = ownValue(opts.endpointMap, m.label) ?? m.endpoint;
     if (!base) return Promise.resolve<MemberResult>({ label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' });
     return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts);
   }));

@@ -21,6 +21,7 @@ import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage,
 import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
 import { probeBeneath } from '../target/root-calls.js';
 import type { ResolvedTarget } from '../target/resolve.js';
+import { checkInstanceNameLength, checkNameLength } from './name-length.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -101,6 +102,7 @@ export interface ResolveContext {
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
   const path = instancePath(o, instance, ctx.cwd);
+  checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
   const { field } = ctx;
   const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
   if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {
@@ -235,6 +237,7 @@ async function checkWrittenFile(path: string, field: string, resolved: ResolvedT
  * what was seen here: the engine creates a new one exclusively, or opens this very file.
  */
 export async function resolveLogTarget(path: string, field: string, o: JobOptions, ctx: ResolveContext): Promise<LogTarget> {
+  checkNameLength(path, field, field);
   const resolved = await resolveTarget(path);
   const expect = identityOf(resolved.exists ? resolved.stats : null);
   if (resolved.exists && expect.kind !== 'file') {

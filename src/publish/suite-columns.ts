@@ -5,6 +5,7 @@
  * the p50/p99 completion latency too. Any other job gets IOPS, MiB/s, p50 and p99 of each
  * direction it did.
  */
+import { ownTable } from '../own-key.js';
 
 import { suiteManifest } from '../suites/manifest.js';
 
@@ -18,9 +19,12 @@ export interface ColumnSpec {
   metric: Metric;
 }
 
-/** The tests of the suites a report knows (every shipped suite, from the manifest), in the order they run. */
+/**
+ * The tests of the suites a report knows (every shipped suite, from the manifest), in the order
+ * they run. Without a prototype: a document's suite name indexes it (`constructor` is no suite).
+ */
 export function namedSuites(): Readonly<Record<string, readonly string[]>> {
-  return Object.fromEntries(suiteManifest().map((s) => [s.name, s.tests]));
+  return Object.assign(ownTable<readonly string[]>(), Object.fromEntries(suiteManifest().map((s) => [s.name, s.tests])));
 }
 
 const TEST_NAME = /^(RND|SEQ)(\d{1,5})([KM])-Q(\d{1,4})T(\d{1,4})-(read|write)$/;

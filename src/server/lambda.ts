@@ -51,6 +51,8 @@ export function lambdaConfig(env: NodeJS.ProcessEnv, token = env.VOLBENCH_TOKEN)
     // One sandbox serves one request at a time; a queue would only hold runs no request waits for.
     maxConcurrent: 1,
     queueLimit: 0,
+    // Lambda answers at most 6 MB: a larger report is refused naming the budget, not cut off.
+    reportMaxBytes: 5 * 1024 * 1024,
     ...(maxRuntime
       ? { maxRuntimeSec: parseMaxRuntimeSec(maxRuntime, 'VOLBENCH_MAX_RUNTIME') }
       : env.VOLBENCH_FUNCTION_TIMEOUT
