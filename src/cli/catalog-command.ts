@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 
 import {
   checkPlacement, checkProvider, directionOf, entitlement, instanceStoreOf, loadCatalog, priceRegions, priceVolume, regionPrice, staleWarning,
-  volumeFromSettingsText, volumeType, type CatalogVolumeType, type Volume,
+  volumeFromSettingsText, volumeType, type CatalogVolumeType, type Entitlement, type Volume,
 } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
@@ -86,6 +86,18 @@ function listPrice(t: CatalogVolumeType): string {
   return `$${p.storage_gb_month}/GB-month (${t.default_region})`;
 }
 
+const n = (v: number) => v.toLocaleString('en-US');
+
+/** One line: entitled (no merging), merged where that differs, the volume's burst and the instance's. */
+export function entitledText(e: Entitlement): string {
+  const m = e.merged;
+  const merged = m.iops !== e.iops ? `; ${n(m.iops)} IOPS, ${m.throughputMiBps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
+  const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
+  const ib = e.instance_burst;
+  const inst = ib ? `; after the instance's ${ib.seconds / 60} min burst: ${n(ib.iops)} IOPS, ${ib.throughputMiBps} MiB/s (${ib.bound_by})` : '';
+  return `${n(e.iops)} IOPS, ${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burst}${inst}`;
+}
+
 export async function catalogCommand(argv: string[], io: CommandIo): Promise<number> {
   let parsed;
   try {
@@ -141,10 +153,8 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
       const e = entitlement(spec, {
         bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
       });
-      const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
       const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
-      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
-        `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
+      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
       return 0;
     }
     default:

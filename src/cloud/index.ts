@@ -18,7 +18,7 @@ export type { PricesFileData } from './prices.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
 export type { ParsedPrices, RefreshOptions } from './price-list.js';
 export { directionOf, entitlement } from './entitlement.js';
-export type { BoundBy, Direction, Entitlement, EntitlementQuery } from './entitlement.js';
+export type { BoundBy, Direction, EntitledRate, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { cloudFacts } from './annotate.js';
 export type { CloudContext } from './annotate.js';
