@@ -118,8 +118,18 @@ function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog,
     baseline: e.burst.baseline,
     bucket,
     seconds_from_full: e.burst.seconds_from_full,
-    counted_per_io: e.burst.unit === 'IOPS' ? e.counted_per_io : 1,
+    counted_per_io: e.burst.unit === 'IOPS' ? e.merged.counted_per_io : chargedShare(volume, shape.bs, e.merged.counted_per_io),
   };
+}
+
+/**
+ * MiB of throughput credits one MiB of the job's spends: st1/sc1 charge an I/O under 1 MiB that
+ * reaches them unmerged (random) as a whole one, so 16 KiB random reads spend 64 times their bytes.
+ */
+function chargedShare(volume: Volume, bs: number, countedPerIo: number): number {
+  const t = volume.catalog;
+  if (!t.small_io_charged_whole || countedPerIo < 1) return 1;
+  return (countedPerIo * t.io_size_kib * 1024) / bs;
 }
 
 type Model = NonNullable<ReturnType<typeof burstModel>>;
