@@ -5,6 +5,7 @@
  * the instance's EBS IOPS and bandwidth (its maximum while its daily burst lasts). A tiered disk
  * (Azure) performs as the smallest tier that holds it; instance store as its instance's device.
  */
+import { VolbenchError } from '../errors.js';
 import { instanceType } from './catalog.js';
 import type { VolumeTypeInfo } from './schema.js';
 import { checkPlacement, instanceStoreOf } from './placement.js';
@@ -188,6 +189,11 @@ function volumeLimits(spec: Volume, q: EntitlementQuery): VolumeLimits {
   if (t.from_instance) {
     // AWS states the instance's 4 KiB random IOPS over all its devices; a volume is one device.
     const store = instanceStoreOf(q.instance, 'instance');
+    if (store.random_read_iops_4k === undefined || store.write_iops_4k === undefined) {
+      throw new VolbenchError('EVOLUME_PLACEMENT', `the catalog has no instance store IOPS for ${store.type} (AWS states them on its instance store page, not in DescribeInstanceTypes)`, {
+        field: 'instance', accepted: 'an instance type whose instance store IOPS the catalog has',
+      });
+    }
     return { iops: forDirection(store.random_read_iops_4k, store.write_iops_4k, q.direction) / store.devices, mibps: Infinity, burstBinds: false };
   }
   if (spec.tier) return tierLimits(spec.tier, t, balance);

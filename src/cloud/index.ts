@@ -27,3 +27,4 @@ export { awsClient, awsClientConfig, awsRegion, AWS_MAX_ATTEMPTS, AWS_REGION_NAM
 export type { AwsClientOptions } from './aws-clients.js';
 export { checkAgainstAws, describe, describeVolume, forgetInstanceIdentity, imdsDisabled, imdsEndpoint, instanceIdentity, knownInstance, recogniseVolume, specOf } from './identity.js';
 export type { AwsVolume, ImdsOptions, InstanceIdentity, Lookup, RecognisedVolume, RecogniseOptions } from './identity.js';
+export { describeInstanceTypes, instanceCatalogFrom, refreshSource, type DescribedType, type InstanceRefresh } from './instance-refresh.js';

@@ -220,11 +220,19 @@ export const InstanceType = z.object({
     burst: z.object({ minutes_per_day: z.number().positive() }).strict().optional(),
     ...datedFields,
   }).strict(),
+  /** The CPU architectures it runs (x86_64, arm64), as DescribeInstanceTypes names them. */
+  architectures: z.array(z.string().regex(/^[a-z0-9_]{1,16}$/)).max(8).optional(),
   instance_store: z.object({
     devices: z.number().int().positive(),
     gb_per_device: z.number().positive(),
-    random_read_iops_4k: z.number().positive(),
-    write_iops_4k: z.number().positive(),
+    /** ssd or hdd, where DescribeInstanceTypes says. */
+    media: z.enum(['ssd', 'hdd']).optional(),
+    /**
+     * AWS's 4 KiB random IOPS over all its devices: from AWS's instance store page, which
+     * DescribeInstanceTypes does not give; absent, instance store on this type has no entitlement.
+     */
+    random_read_iops_4k: z.number().positive().optional(),
+    write_iops_4k: z.number().positive().optional(),
     ...datedFields,
   }).strict().optional(),
 }).strict();
@@ -233,6 +241,9 @@ export const InstanceCatalog = z.object({
   provider: z.literal('aws'),
   service: z.literal('ec2'),
   as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  /** Where the limits were read (`volbench catalog refresh --instances`), and how far they are trusted. */
+  source: sourceText.optional(),
+  confidence: z.enum(['H', 'M', 'L']).optional(),
   instances: z.array(InstanceType).min(1),
 }).strict();
 
