@@ -241,11 +241,12 @@ const grouped = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits
 function formatTests(plan: FleetPlan): string[] {
   const rows = plan.members.flatMap((m) => (m.tests ?? []).map((t) => {
     const after = t.after_instance_burst ? `${grouped(t.after_instance_burst.iops)} IOPS, ${grouped(t.after_instance_burst.mibps)} MiB/s` : '';
-    return `| ${m.label} | ${t.test} | ${t.bs / 1024} KiB ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
+    const io = t.bs >= 1024 * 1024 && t.bs % (1024 * 1024) === 0 ? `${t.bs / 1024 / 1024} MiB` : `${t.bs / 1024} KiB`;
+    return `| ${m.label} | ${t.test} | ${io} ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
   }));
   if (!rows.length) return [];
   return ['', `entitled on ${plan.instanceType} (no merging of small sequential I/O; at the instance's EBS burst):`, '',
-    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, ''];
+    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows];
 }
 
 /** The plan as `fleet plan` prints it. */
@@ -270,6 +271,7 @@ export function formatPlan(plan: FleetPlan): string {
   if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
   lines.push(...formatTests(plan));
   lines.push(...formatCost(plan));
+  if (plan.findings?.length) lines.push('');
   for (const f of plan.findings ?? []) lines.push(`finding ${f.kind}: ${f.message}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   return `${lines.join('\n')}\n`;
