@@ -231,6 +231,17 @@ interface VolumeTests {
   target: number;
   key: string;
   tests: Map<string, TestEntry>;
+  /** The paths of the volume's targets, in the order first used. */
+  paths: string[];
+}
+
+/** One path, or the directory several share (a suite's files under --directory). */
+function targetPathOf(paths: readonly string[]): string | undefined {
+  if (paths.length <= 1) return paths[0];
+  const split = paths.map((p) => p.split('/'));
+  const common: string[] = [];
+  for (let i = 0; split.every((parts) => i < parts.length - 1 && parts[i] === split[0][i]); i++) common.push(split[0][i]);
+  return common.length > 1 || common[0] === '' ? common.join('/') || '/' : paths[0];
 }
 
 /** One document's tests, by volume and job name, in the document's order. */
@@ -240,8 +251,10 @@ function testsByVolume(doc: FioJson): VolumeTests[] {
     const vb = doc.volbench?.jobs?.[i];
     const target = typeof vb?.target === 'number' ? vb.target : 0;
     const key = volumeKey(doc, target);
-    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>() };
+    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>(), paths: [] };
     out.set(key, volume);
+    const path = doc.volbench?.targets?.[target]?.path;
+    if (typeof path === 'string' && !volume.paths.includes(path)) volume.paths.push(path);
     const name = String(job.jobname);
     const entry = volume.tests.get(name) ?? { jobs: [], vb: [] };
     volume.tests.set(name, entry);
@@ -263,6 +276,8 @@ interface Draft {
   tests: Map<string, TestEntry>;
   groupKey: string;
   suite: string | null;
+  /** Where the row's jobs ran: one target's path, or the directory its targets share. */
+  targetPath?: string;
 }
 
 function draftsOf(input: ReportInput): Draft[] {
@@ -276,11 +291,12 @@ function draftsOf(input: ReportInput): Draft[] {
     return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
   }
   const volumes = testsByVolume(doc);
-  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
-  return volumes.map(({ target, key: volume, tests }) => {
+  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map(), paths: [] });
+  return volumes.map(({ target, key: volume, tests, paths }) => {
     const suite = suiteOf(declared, [...tests.keys()]);
     const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    return { input, target, volume, tests, suite: known ? suite : null, groupKey: known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}` };
+    const groupKey = known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}`;
+    return { input, target, volume, tests, suite: known ? suite : null, groupKey, targetPath: targetPathOf(paths) };
   });
 }
 
@@ -434,12 +450,13 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
   const summary = summaryEntitlement(columns, cells);
   const target = d.input.result?.volbench?.targets?.[d.target];
   const sizeGib = cloud?.size_gib ?? (target?.is_block_device && target.size_bytes > 0 ? target.size_bytes / (1024 * MIB) : null);
-  const label = rowLabel({ override: d.input.label, cloud, targetPath: target?.path, source: d.input.source, volumeKey: multiTarget ? d.volume : '' });
+  const targetPath = d.targetPath ?? target?.path;
+  const label = rowLabel({ override: d.input.label, cloud, targetPath, source: d.input.source, volumeKey: multiTarget ? d.volume : '' });
   return {
     label: label.text,
     base_label: label.text,
     volume: label.volume,
-    target_path: target?.path ?? null,
+    target_path: targetPath ?? null,
     source: d.input.source,
     target: d.target,
     type: cloud?.volume_type ?? null,

@@ -38,7 +38,7 @@ export function renderMarkdown(report: Report, options: TableOptions = {}): stri
     const t = groupTable(group, options);
     parts.push(`## ${mdCell(group.title)}`, '');
     parts.push(`| ${t.header.map(mdCell).join(' | ')} |`);
-    parts.push(`|${t.header.map((_, i) => (i === 0 || i === 1 ? ' --- ' : ' ---: ')).join('|')}|`);
+    parts.push(`|${t.header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const row of t.rows) parts.push(`| ${row.map(mdCell).join(' | ')} |`);
     parts.push('');
     if (hasFlags(group)) parts.push(mdCell(FLAG_LEGEND), '');
