@@ -67,7 +67,7 @@ function costChart(group: ReportGroup, metric: 'iops' | 'mibps', unit: Throughpu
       title: { text: title, left: 'center', textStyle: TITLE_STYLE },
       // Room on the right for the last point's label: labels are never clipped at the edge.
       grid: { left: 70, right: 170, top: 50, bottom: 60 },
-      xAxis: { type: 'value', name: unitText, nameLocation: 'middle', nameGap: 28 },
+      xAxis: { type: 'value', name: unitText, nameLocation: 'middle', nameGap: 28, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', name: '$/month' },
       series: [{
         type: 'scatter',

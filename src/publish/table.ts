@@ -15,6 +15,12 @@ function fixed(v: number | null, digits: number): string {
   return v === null || !Number.isFinite(v) ? '' : v.toFixed(digits);
 }
 
+/** Cents, or two significant digits under a cent (a tmpfs's 1.7 M IOPS cost $0.0047 per 1,000). */
+export function dollars(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return '';
+  return v > 0 && v < 0.1 ? v.toPrecision(2) : v.toFixed(2);
+}
+
 /** At most one decimal, none when whole. */
 function compact(v: number | null): string {
   if (v === null || !Number.isFinite(v)) return '';
@@ -81,8 +87,8 @@ const perUnit = (r: ReportRow, unit: ThroughputUnit): number | null => (r.usd_pe
 /** First, and kept in view in the HTML: what a reader decides by. */
 export const LEADING: readonly FixedColumn[] = [
   { header: () => 'Label', text: (r) => r.label, has: () => true },
-  { header: () => '$ per 1,000 IOPS', text: (r) => fixed(r.usd_per_1000_iops, 2), has: (r) => r.usd_per_month !== null },
-  { header: (u) => `$ per ${u}`, text: (r, u) => fixed(perUnit(r, u), 3), has: (r) => r.usd_per_month !== null },
+  { header: () => '$ per 1,000 IOPS', text: (r) => dollars(r.usd_per_1000_iops), has: (r) => r.usd_per_1000_iops !== null },
+  { header: (u) => `$ per ${u}`, text: (r, u) => dollars(perUnit(r, u)), has: (r) => r.usd_per_mibps !== null },
   { header: () => 'Measured / entitled', text: summaryRatio, has: (r) => r.measured_vs_entitled !== null },
   { header: () => 'Bound by', text: summaryBound, has: (r) => r.bound_by !== null },
 ];

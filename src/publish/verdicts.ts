@@ -9,6 +9,7 @@ import { VolbenchError } from '../errors.js';
 import { QUESTION_METRICS, suiteManifest, type SuiteQuestion } from '../suites/manifest.js';
 import type { AboveCause } from './entitled.js';
 import type { ReportGroup, ReportRow } from './model.js';
+import { dollars } from './table.js';
 import { inUnit, type ThroughputUnit } from './units.js';
 
 export type VerdictMetric = (typeof QUESTION_METRICS)[number];
@@ -128,8 +129,8 @@ function figureText(v: number, metric: VerdictMetric, unit: ThroughputUnit): str
     case 'iops': return `${Math.round(v).toLocaleString('en-US')} IOPS`;
     case 'mibps': return `${inUnit(v, unit).toFixed(1)} ${unit}`;
     case 'p50_us': case 'p99_us': return `${v >= 100 ? v.toFixed(0) : v.toPrecision(3)} µs`;
-    case 'usd_per_1000_iops': return `$${v.toFixed(2)} per 1,000 IOPS`;
-    case 'usd_per_mibps': return `$${v.toFixed(3)} per ${unit === 'MB/s' ? 'MiB/s' : unit}`;
+    case 'usd_per_1000_iops': return `$${dollars(v)} per 1,000 IOPS`;
+    case 'usd_per_mibps': return `$${dollars(v / inUnit(1, unit))} per ${unit}`;
   }
 }
 

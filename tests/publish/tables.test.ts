@@ -10,7 +10,7 @@ import { csvRecords, mixedInputs, priceIo2 } from './helpers.js';
 
 // The label and the price/performance columns lead; volume columns follow; then the tests; a
 // column no row fills (prices, flags, notes without a volume) is left out.
-const LEAD = ['Label', '$ per 1,000 IOPS', '$ per MiB/s', 'Measured / entitled', 'Bound by'];
+const LEAD = ['Label', '$ per 1,000 IOPS', 'Measured / entitled', 'Bound by'];
 const VOLUME = ['Type', 'Size GiB', 'Prov. IOPS', 'Prov. MiB/s', '$/month'];
 
 const EXPECTED: Array<{ title: string; suite: string; header: string[]; rows: string[][] }> = [
@@ -21,13 +21,13 @@ const EXPECTED: Array<{ title: string; suite: string; header: string[]; rows: st
     rows: [
       // Labelled by the volume (not the result's own name, gp3-a); 1.7 M IOPS on a 3,000 IOPS gp3
       // is flagged, and the summary names the test its ratio comes from.
-      ['gp3 100 GiB 3000/125', '1.18', '', '566.92 at RND16K-Q1T16-read', 'volume', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752 ⚑', 'finished',
+      ['gp3 100 GiB 3000/125', '1.18', '566.92 at RND16K-Q1T16-read', 'volume', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752 ⚑', 'finished',
         'not the named volume: RND16K-Q1T16-read IOPS 566.92×', "RND16K-Q1T16-write: burst cliff at 1 s (3,000 → 300 IOPS, not the catalog's full bucket)", 'results/aws-ssd-vol-a.json'],
-      ['io2 50 GiB 16000 IOPS', '0.63', '', '', '', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', 'finished', '',
+      ['io2 50 GiB 16000 IOPS', '0.63', '', '', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', 'finished', '',
         'RND16K-Q1T16-write: never left the burst (a full bucket lasts 2,000 s at this rate)', 'results/aws-ssd-vol-b.json'],
       // No volume: the target it ran on (the directory its jobs' files share).
-      ['/dev/shm/vbpub-c-XrfQ', '', '', '', '', '', '', '', '', '', '1435895', 'cancelled', 'cancelled', '', '', 'results/aws-ssd-vol-c.json'],
-      ['run-d', '', '', '', '', '', '', '', '', '', 'failed', 'failed', 'failed: the target went away', '', '', 'run-d'],
+      ['/dev/shm/vbpub-c-XrfQ', '', '', '', '', '', '', '', '', '1435895', 'cancelled', 'cancelled', '', '', 'results/aws-ssd-vol-c.json'],
+      ['run-d', '', '', '', '', '', '', '', '', 'failed', 'failed', 'failed: the target went away', '', '', 'run-d'],
     ],
   },
   {
