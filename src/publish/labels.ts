@@ -16,18 +16,28 @@ export interface LabelFacts {
   volumeKey: string;
 }
 
-/** The volume in words through the one Volume value; a document's odd volume still gets its type and size. */
+/**
+ * The volume in words through the one Volume value, its provisioned figures resolved (a gp3
+ * named without IOPS reads `gp3 500 GiB 3000/125`, as its result writes it); a document's odd
+ * volume still gets its type and size.
+ */
 export function volumeWords(cloud: CloudVolumeFields | undefined): string | null {
   if (!cloud?.volume_type || cloud.size_gib === undefined) return null;
   try {
-    return volumeFromJson({
+    const given = volumeFromJson({
       type: cloud.volume_type, size_gib: cloud.size_gib,
       ...(cloud.iops !== undefined ? { iops: cloud.iops } : {}),
       ...(cloud.throughput_mibps !== undefined ? { throughput_mibps: cloud.throughput_mibps } : {}),
-    }).describe('short');
+    });
+    return volumeFromJson(given.json()).describe('short');
   } catch {
     return `${cloud.volume_type} ${cloud.size_gib} GiB`;
   }
+}
+
+/** A run request's volume (`{type, size_gib, iops?, throughput_mibps?}`) in the words a report row uses. */
+export function runVolumeLabel(volume: { type: string; size_gib: number; iops?: number; throughput_mibps?: number } | null): string | null {
+  return volume ? volumeWords({ volume_type: volume.type, size_gib: volume.size_gib, iops: volume.iops, throughput_mibps: volume.throughput_mibps }) : null;
 }
 
 function basename(source: string): string {
