@@ -4,7 +4,7 @@
  */
 import type { Metric } from './suite-columns.js';
 import type { ReportCell, ReportColumn, ReportGroup, ReportRow } from './model.js';
-import { inUnit, type ThroughputUnit } from './units.js';
+import { dollars, inUnit, type ThroughputUnit } from './units.js';
 
 export interface TextTable {
   header: string[];
@@ -13,12 +13,6 @@ export interface TextTable {
 
 function fixed(v: number | null, digits: number): string {
   return v === null || !Number.isFinite(v) ? '' : v.toFixed(digits);
-}
-
-/** Cents, or two significant digits under a cent (a tmpfs's 1.7 M IOPS cost $0.0047 per 1,000). */
-export function dollars(v: number | null): string {
-  if (v === null || !Number.isFinite(v)) return '';
-  return v > 0 && v < 0.1 ? v.toPrecision(2) : v.toFixed(2);
 }
 
 /** At most one decimal, none when whole. */

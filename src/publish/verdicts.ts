@@ -8,9 +8,21 @@ import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
 import { QUESTION_METRICS, suiteManifest, type SuiteQuestion } from '../suites/manifest.js';
 import type { AboveCause } from './entitled.js';
-import type { ReportGroup, ReportRow } from './model.js';
-import { dollars } from './table.js';
-import { inUnit, type ThroughputUnit } from './units.js';
+import type { Dir } from './suite-columns.js';
+import { dollars, inUnit, type ThroughputUnit } from './units.js';
+
+/** What a verdict reads of a report row (the model's VerdictRow has these; the model calls this module). */
+export interface VerdictRow {
+  base_label: string;
+  usd_per_month: number | null;
+  cells: Record<string, { value: number | null; flag: AboveCause | null }>;
+  details: { tests: Array<{ test: string; dir: Dir; iops: number; mibps: number; clat_p99_us: number | null }> };
+}
+
+export interface VerdictGroup {
+  suite: string | null;
+  rows: readonly VerdictRow[];
+}
 
 export type VerdictMetric = (typeof QUESTION_METRICS)[number];
 
@@ -52,7 +64,7 @@ export function parseRankBy(text: string, field = '--rank-by'): VerdictMetric {
 }
 
 /** A row's figure for a test and metric, or null (no result, no price). */
-export function rowFigure(row: ReportRow, test: string, metric: VerdictMetric): number | null {
+export function rowFigure(row: VerdictRow, test: string, metric: VerdictMetric): number | null {
   if (metric === 'usd_per_1000_iops') return usdPer1000Iops(row.usd_per_month, rowFigure(row, test, 'iops')) ?? null;
   if (metric === 'usd_per_mibps') return usdPerMibps(row.usd_per_month, rowFigure(row, test, 'mibps')) ?? null;
   const figures = row.details.tests.filter((t) => t.test === test);
@@ -73,7 +85,7 @@ interface Candidate {
 }
 
 /** The flag of the cell the figure is read from (a price figure: of its IOPS or MiB/s cell). */
-function figureFlag(row: ReportRow, test: string, metric: VerdictMetric): AboveCause | null {
+function figureFlag(row: VerdictRow, test: string, metric: VerdictMetric): AboveCause | null {
   const base = metric === 'usd_per_1000_iops' ? 'iops' : metric === 'usd_per_mibps' ? 'mibps' : metric;
   return Object.entries(row.cells).find(([key, c]) => key.startsWith(`${test}:`) && key.endsWith(`:${base}`) && c.flag)?.[1].flag ?? null;
 }
@@ -84,7 +96,7 @@ function median(values: readonly number[]): number {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-function candidates(rows: readonly ReportRow[], test: string, metric: VerdictMetric): Candidate[] {
+function candidates(rows: readonly VerdictRow[], test: string, metric: VerdictMetric): Candidate[] {
   const byLabel = new Map<string, { values: number[]; flag: AboveCause | null }>();
   for (const r of rows) {
     const v = rowFigure(r, test, metric);
@@ -95,7 +107,7 @@ function candidates(rows: readonly ReportRow[], test: string, metric: VerdictMet
   return [...byLabel].map(([label, c]) => ({ label, values: c.values, value: median(c.values), flag: c.flag }));
 }
 
-function verdictOf(suite: string, q: SuiteQuestion, rows: readonly ReportRow[]): Verdict | null {
+function verdictOf(suite: string, q: SuiteQuestion, rows: readonly VerdictRow[]): Verdict | null {
   const ranked = candidates(rows, q.test, q.metric).sort((a, b) => (q.better === 'higher' ? b.value - a.value : a.value - b.value));
   const [win, second] = ranked;
   if (!win) return null;
@@ -119,7 +131,7 @@ function questionsOf(suite: string, rankBy: VerdictMetric | undefined): SuiteQue
   return tests.map((test) => ({ question: `${better === 'higher' ? 'most' : 'lowest'} ${METRIC_WORDS[rankBy]} at ${test}`, test, metric: rankBy, better }));
 }
 
-export function reportVerdicts(groups: readonly ReportGroup[], rankBy?: VerdictMetric): Verdict[] {
+export function reportVerdicts(groups: readonly VerdictGroup[], rankBy?: VerdictMetric): Verdict[] {
   return groups.flatMap((g) => (g.suite === null ? [] : questionsOf(g.suite, rankBy)
     .map((q) => verdictOf(g.suite as string, q, g.rows)).filter((v): v is Verdict => v !== null)));
 }
