@@ -168,5 +168,7 @@ function verdictHead(v: Verdict, unit: ThroughputUnit): string {
   if (v.runner_up === null || v.runner_up_value === null) return `${head}; the only volume measured`;
   const runner = `${v.runner_up} (${fig(v.runner_up_value)})`;
   if (!v.clear) return `${v.question}: no clear winner: ${v.winner}, ${fig(v.value)}${repeats}, and ${runner} within its range`;
+  // Apart by less than the last digit shown: a tie in words, whatever the order.
+  if (v.ratio !== null && v.ratio < 1.005) return `${head}, level with ${runner}`;
   return `${head}, ${v.ratio === null ? '' : `${v.ratio.toFixed(2)}× `}${aheadWord(v.metric)} ${runner}`;
 }
