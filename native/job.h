@@ -173,7 +173,7 @@ class Job {
 
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
-  inline bool Prep(IoUnit* u);
+  inline bool Prep(IoUnit* u, uint64_t now);
   inline uint8_t PickDir();
   inline bool ChargeLoop(uint8_t d, uint32_t* bs);
   // Gives back bytes ChargeLoop counted that the I/O will not move.

@@ -47,7 +47,7 @@ inline bool Job::NextIo(uint64_t now, IoUnit*& u) {
   } else {
     if (!CanStartNew(now)) return false;
     u = units_.Take();
-    if (!Prep(u)) {
+    if (!Prep(u, now)) {
       units_.Free(u);
       return false;
     }
@@ -67,7 +67,7 @@ inline bool Job::CanStartNew(uint64_t now) {
   return !IssuingOver();
 }
 
-inline bool Job::Prep(IoUnit* u) {
+inline bool Job::Prep(IoUnit* u, uint64_t now) {
   u->done = 0;
   u->inline_done = false;
   u->phase = phase_;
@@ -83,7 +83,7 @@ inline bool Job::Prep(IoUnit* u) {
       return true;
     }
   }
-  const uint8_t d = PickDir();
+  const uint8_t d = pacer_.RateDir(PickDir(), now, plan_.read_pct != 0 && plan_.read_pct != 100);
   uint32_t bs = sizes_.Pick(d, rng_);
   if (!ChargeLoop(d, &bs)) return false;
   uint32_t len = bs;
