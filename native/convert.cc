@@ -217,6 +217,8 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.layout_fill = Bool(o, "layoutFill");
   p.fallocate = FallocateFromName(Str(o, "fallocate"));
   p.invalidate = Bool(o, "invalidate");
+  const std::string fadvise = Str(o, "fadvise");
+  p.fadvise = fadvise == "random" ? Fadvise::kRandom : fadvise == "sequential" ? Fadvise::kSequential : Fadvise::kNone;
   p.unlink_after = Bool(o, "unlinkAfter");
   p.region_offset = U64(o, "regionOffset");
   p.region_bytes = U64(o, "regionBytes");

@@ -143,6 +143,8 @@ class Job {
   // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
   // (the job's start, every loop, the verify pass) and where a pass wraps around.
   void DropCache();
+  // fadvise_hint: posix_fadvise of the job's pattern on the opened target.
+  void Advise();
   static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);

@@ -23,6 +23,7 @@ struct BsEntry {
 
 enum class Fallocate : uint8_t { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class OSync : uint8_t { kNone, kSync, kDsync };
+enum class Fadvise : uint8_t { kNone, kRandom, kSequential };
 enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3 };
 enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
 
@@ -61,6 +62,8 @@ struct JobPlan {
   bool layout_fill = false;
   Fallocate fallocate = Fallocate::kNative;
   bool invalidate = true;
+  // The access pattern posix_fadvise announces once the target is open (fio's fadvise_hint).
+  Fadvise fadvise = Fadvise::kNone;
   bool unlink_after = false;
   // unlink=1 removes this name: the target as the user named it (its last component not
   // followed, so a symlink goes and the file it points to stays, as in fio).

@@ -74,6 +74,8 @@ export interface NativeJobPlan {
   fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
   /** Drop the file's pages from the page cache before the job (invalidate=1). */
   invalidate: boolean;
+  /** posix_fadvise on the opened target, after the cache drop (fio's fadvise_hint). */
+  fadvise: 'none' | 'random' | 'sequential';
   unlinkAfter: boolean;
   /** Region of the target this instance works on. */
   regionOffset: number;

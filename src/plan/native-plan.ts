@@ -97,6 +97,17 @@ export function instanceCpus(o: JobOptions, ordinal: number): number[] {
   return [cpus[ordinal % cpus.length]];
 }
 
+/**
+ * The advice fadvise_hint gives the kernel, as fio's: by default the job's own pattern, so that
+ * a buffered random job gets no readahead (without it the kernel read 4.2–5.2 KiB per 4k
+ * request and served a growing share from the cache). The null engine opens nothing to advise.
+ */
+function fadviseAdvice(o: JobOptions): NativeJobPlan['fadvise'] {
+  if (o.fadvise_hint === 'none' || !engineSpec(o.ioengine).touchesTarget) return 'none';
+  if (o.fadvise_hint === 'pattern') return isRandom(o.rw) ? 'random' : 'sequential';
+  return o.fadvise_hint;
+}
+
 export function nativePlan(
   o: JobOptions,
   instance: number,
@@ -131,6 +142,7 @@ export function nativePlan(
     layoutFill: reads,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
+    fadvise: fadviseAdvice(o),
     unlinkAfter: o.unlink && engineSpec(o.ioengine).touchesTarget,
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,

@@ -25,7 +25,7 @@ export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
     clat_percentiles: true, lat_percentiles: false, slat_percentiles: false, unified_rw_reporting: 'none',
     log_avg_msec: 0, log_offset: false, bwavgtime: 500, iopsavgtime: 500, disable_lat: false, disable_clat: false,
     disable_slat: false, kb_base: 1024, unlink: false, fixedbufs: false, registerfiles: false,
-    sqthread_poll: false, hipri: false, cpus_allowed: [], cpus_allowed_policy: 'shared', fallocate: 'native', allow_block_write: false,
+    sqthread_poll: false, hipri: false, cpus_allowed: [], cpus_allowed_policy: 'shared', fallocate: 'native', fadvise_hint: 'pattern', allow_block_write: false,
     ...over,
   };
 }
