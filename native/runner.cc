@@ -22,7 +22,8 @@ struct Run::Message {
   std::vector<ProgressSnapshot> progress;
 };
 
-Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
+Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths)
+    : registry_(registry), id_(id), stat_paths_(std::move(stat_paths)) {
   jobs_.reserve(plans.size());
   for (auto& p : plans) jobs_.push_back(std::make_shared<Job>(std::move(p), &cancel_));
   abandoned_.assign(jobs_.size(), false);
@@ -152,6 +153,7 @@ void Run::LayOut() {
       fill |= other->plan().layout_fill;
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
+    laid_out_ = true;
     std::string what;
     Expect laid_out;
     const int err =
@@ -167,6 +169,29 @@ void Run::LayOut() {
   }
 }
 
+namespace {
+
+// A sysfs counter file's text ("" when it cannot be read): one short line.
+std::string ReadSmallFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return "";
+  char buf[4096];
+  const ssize_t n = read(fd, buf, sizeof(buf));
+  close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+}  // namespace
+
+// fio lays its files out before it takes the devices' counters for disk_util, so a read job's
+// report shows no writes for making its file. The layout's data is synced (and a filesystem's
+// journal with it) by the time LayoutFile returns.
+void Run::ReadStatsAfterLayout(uint64_t started_ns) {
+  if (!laid_out_ || stat_paths_.empty()) return;
+  for (const std::string& p : stat_paths_) stats_after_layout_.push_back(ReadSmallFile(p));
+  layout_ns_ = NowNs() - started_ns;
+}
+
 void Run::JobEnded() {
   std::lock_guard<std::mutex> lock(done_mutex_);
   done_count_++;
@@ -174,8 +199,10 @@ void Run::JobEnded() {
 }
 
 void Run::Coordinate() {
+  const uint64_t started_ns = NowNs();
   ClaimDevices();
   LayOut();
+  ReadStatsAfterLayout(started_ns);
   threads_.resize(jobs_.size());
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
@@ -314,7 +341,19 @@ void Run::Settle(Napi::Env env) {
   Napi::HandleScope scope(env);
   Napi::Array results = Napi::Array::New(env, jobs_.size());
   for (size_t i = 0; i < jobs_.size(); i++) results.Set(static_cast<uint32_t>(i), JobResultToJs(env, *jobs_[i]));
-  deferred_->Resolve(results);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("jobs", results);
+  if (stats_after_layout_.empty()) {
+    out.Set("afterLayout", env.Null());
+  } else {
+    Napi::Object after = Napi::Object::New(env);
+    Napi::Array stats = Napi::Array::New(env, stats_after_layout_.size());
+    for (size_t i = 0; i < stats_after_layout_.size(); i++) stats.Set(static_cast<uint32_t>(i), stats_after_layout_[i]);
+    after.Set("stats", stats);
+    after.Set("ms", static_cast<double>(layout_ns_) / 1e6);
+    out.Set("afterLayout", after);
+  }
+  deferred_->Resolve(out);
 }
 
 }  // namespace vb

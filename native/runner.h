@@ -32,7 +32,9 @@ struct Registry {
 
 class Run {
  public:
-  Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans);
+  // `stat_paths`: the block devices' counter files (sysfs `stat`) to read once the files are laid
+  // out, before any job starts, as fio takes its disk_util baseline.
+  Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -61,6 +63,8 @@ class Run {
   void ReleaseDevices();
   void UnlinkFiles();
   void LayOut();
+  // Reads the counter files after the layout, with the layout's duration.
+  void ReadStatsAfterLayout(uint64_t started_ns);
   void PostProgress();
   void Settle(Napi::Env env);
 
@@ -83,6 +87,12 @@ class Run {
     PathRef ref;
   };
   std::vector<Claim> claims_;
+  // The devices' counters as they were once the layout was done (empty: none was laid out), and
+  // how long the layout took.
+  std::vector<std::string> stat_paths_;
+  std::vector<std::string> stats_after_layout_;
+  uint64_t layout_ns_ = 0;
+  bool laid_out_ = false;
   std::thread coordinator_;
   std::mutex done_mutex_;
   std::condition_variable done_cv_;

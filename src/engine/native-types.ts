@@ -324,12 +324,31 @@ export interface NativeTargetInfo {
   identity: { dev: bigint; ino: bigint; rdev: bigint };
 }
 
+/** What a run resolves to: every job's result, and the devices' counters after its layout. */
+export interface NativeRunResult {
+  jobs: NativeJobResult[];
+  /** null when the run laid nothing out (or was given no stat files to read). */
+  afterLayout: NativeAfterLayout | null;
+}
+
+export interface NativeAfterLayout {
+  /** Each stat file's text, in the order given ('' where it could not be read). */
+  stats: string[];
+  /** From the run's start to the reading, ms. */
+  ms: number;
+}
+
 export interface NativeAddon {
-  /** Starts the jobs of one stonewall group together; resolves when all have ended. */
+  /**
+   * Starts the jobs of one stonewall group together; resolves when all have ended. With
+   * `statPaths` (the sysfs `stat` files of the devices behind the targets) it reads them once
+   * the run has laid its files out, before any job starts.
+   */
   runJobs(
     plans: NativeJobPlan[],
     onProgress: (p: NativeProgress[]) => void,
-  ): { id: number; promise: Promise<NativeJobResult[]> };
+    statPaths?: string[],
+  ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
   /**

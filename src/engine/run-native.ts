@@ -2,18 +2,20 @@
  * Runs one stonewall group of job instances in the native engine, with progress and an
  * AbortSignal. The event loop is never blocked: the engine works on its own threads.
  */
-import type { NativeJobPlan, NativeJobResult, NativeProgress } from './native-types.js';
+import type { NativeJobPlan, NativeProgress, NativeRunResult } from './native-types.js';
 import { nativeAddon } from './addon.js';
 
 export interface NativeRunOptions {
   onProgress?: (progress: NativeProgress[]) => void;
   signal?: AbortSignal;
+  /** sysfs `stat` files the run reads once its files are laid out (disk_util's baseline). */
+  statPaths?: string[];
 }
 
-export async function runNativeGroup(plans: NativeJobPlan[], options: NativeRunOptions = {}): Promise<NativeJobResult[]> {
+export async function runNativeGroup(plans: NativeJobPlan[], options: NativeRunOptions = {}): Promise<NativeRunResult> {
   const addon = nativeAddon();
   const { onProgress, signal } = options;
-  const { id, promise } = addon.runJobs(plans, (progress) => onProgress?.(progress));
+  const { id, promise } = addon.runJobs(plans, (progress) => onProgress?.(progress), options.statPaths ?? []);
   if (!signal) return promise;
   const abort = (): void => addon.cancel(id);
   if (signal.aborted) abort();
