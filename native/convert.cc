@@ -223,6 +223,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.region_offset = U64(o, "regionOffset");
   p.region_bytes = U64(o, "regionBytes");
   p.io_bytes_per_loop = U64(o, "ioBytesPerLoop");
+  p.io_size_given = Bool(o, "ioSizeGiven");
   p.loops = U64(o, "loops");
   p.time_based = Bool(o, "timeBased");
   p.runtime_ns = U64(o, "runtimeNs");
@@ -261,6 +262,15 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   if (!seed.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'randSeed' must be a bigint");
   bool lossless = true;
   p.rand_seed = seed.As<Napi::BigInt>().Uint64Value(&lossless);
+  Napi::Array fio_bs = Arr(o, "fioSeedBs", kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value v = fio_bs.Get(d);
+    if (!v.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'fioSeedBs' must hold bigints");
+    p.fio_seed_bs[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  }
+  p.fio_seed_mix = BigU64(o, "fioSeedMix");
+  p.fio_seed_block = BigU64(o, "fioSeedBlock");
+  p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
   p.distribution = static_cast<Distribution>(U32(o, "distribution"));
   p.distribution_param = Num(o, "distributionParam");

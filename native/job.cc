@@ -189,6 +189,16 @@ bool Job::AllocateUnits() {
   // disk against fio's 577.
   if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, buf_rng_);
   sizes_.Init(plan_, dir_used);
+  // One block size for every direction in use: a loop takes whole blocks of it.
+  uint32_t one = 0;
+  bool same = true;
+  for (int d = 0; d < kDirs; d++) {
+    if (!dir_used[d]) continue;
+    same = same && sizes_.fixed(d) != 0 && (one == 0 || sizes_.fixed(d) == one);
+    one = sizes_.fixed(d);
+  }
+  room_need_ = same && one ? one : 1;
+  rwmix_rand_.Seed(plan_.fio_seed_mix);
   hists_.Allocate(plan_, dir_used);
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
   const uint32_t verify_bs = sizes_.fixed(kWrite) ? sizes_.fixed(kWrite) : sizes_.fixed(kRead);
@@ -198,6 +208,46 @@ bool Job::AllocateUnits() {
   }
   pacer_.Init(plan_);
   return true;
+}
+
+bool Job::NextLoop() {
+  loops_done_++;
+  if (!plan_.time_based && loops_done_ >= plan_.loops) {
+    EnterPhase(Phase::kDraining);
+    return false;
+  }
+  loop_bytes_issued_ = 0;
+  NewPass();
+  return true;
+}
+
+// fio ends its pass (do_io) when the map has no block for an I/O: full, or, where its block
+// units mix (directions of different sizes), a block past the region. It starts another, seeded
+// again, when the job is time-based, or has io_size bytes left to do; else the loop is over.
+bool Job::PassOver() {
+  // A pass that ends before its first I/O would end again the same way, for ever.
+  if (pass_ios_ == 0) {
+    EnterPhase(Phase::kDraining);
+    return false;
+  }
+  const bool bytes_left = plan_.io_size_given && loop_bytes_issued_ + sizes_.max_all() <= plan_.io_bytes_per_loop;
+  if (plan_.time_based || bytes_left) {
+    NewPass();
+    return true;
+  }
+  return NextLoop();
+}
+
+void Job::NewPass() {
+  pass_ios_ = 0;
+  rwmix_issues_ = 0;
+  if (plan_.fio_reseed) {
+    rwmix_rand_.Seed(plan_.fio_seed_mix);
+    sizes_.Reseed();
+  }
+  offsets_.Rewind(plan_.fio_reseed);
+  // fio reopens the target for every loop, dropping its cache.
+  if (plan_.invalidate) DropCache();
 }
 
 void Job::SleepUntil(uint64_t deadline_ns) {

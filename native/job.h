@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "block_sizes.h"
+#include "fio_rand.h"
 #include "histogram.h"
 #include "io_unit.h"
 #include "job_result.h"
@@ -176,17 +177,23 @@ class Job {
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
   inline bool Prep(IoUnit* u, uint64_t now);
-  inline uint8_t PickDir();
-  inline bool ChargeLoop(uint8_t d, uint32_t* bs);
-  // Gives back bytes ChargeLoop counted that the I/O will not move.
-  inline void RefundLoop(uint32_t bytes);
+  inline uint8_t NextDir(uint64_t now);
+  inline bool LoopHasRoom();
+  // The loop's bytes are issued: the next loop begins (false: that was the last, and the main
+  // phase ends).
+  bool NextLoop();
+  // fio's random map had no block for the next I/O: the pass ends early, and another begins
+  // where fio would start one (false: the main phase ends).
+  bool PassOver();
+  // A new pass over the region: fio's draws seeded again (randrepeat), the random map emptied,
+  // the cache dropped (invalidate).
+  void NewPass();
   inline void PrepWrite(IoUnit* u);
   inline void CompleteSync(IoUnit* u, uint64_t now);
   inline void Account(const IoUnit* u, uint64_t now);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops &&
-           loop_bytes_issued_ + sizes_.smallest() > plan_.io_bytes_per_loop;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ + room_need_ > plan_.io_bytes_per_loop;
   }
 
   JobPlan plan_;
@@ -227,6 +234,16 @@ class Job {
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;
   uint64_t loops_done_ = 0;
+  // Bytes a loop must have left for another I/O: the one block size of a job that has one, else
+  // a byte (fio issues while the loop has bytes left).
+  uint32_t room_need_ = 1;
+  // I/Os of this pass over the region, and of each direction in all (fio's io_issues).
+  uint64_t pass_ios_ = 0;
+  uint64_t dir_issues_[2] = {0, 0};
+  // fio's rwmix state: the direction in use and the count that ends its turn.
+  FioRand rwmix_rand_;
+  uint8_t rwmix_dir_ = kRead;
+  uint64_t rwmix_issues_ = 0;
   uint64_t writes_since_sync_ = 0;
   bool sync_due_ = false;
   uint64_t write_salt_ = 0;

@@ -83,13 +83,20 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
       return true;
     }
   }
-  const uint8_t d = pacer_.RateDir(PickDir(), now, plan_.read_pct != 0 && plan_.read_pct != 100);
-  uint32_t bs = sizes_.Pick(d, rng_);
-  if (!ChargeLoop(d, &bs)) return false;
-  uint32_t len = bs;
-  u->offset = offsets_.Next(d, &len, rng_);
-  // The random map cut the I/O to the free run it landed in: the loop is charged what is issued.
-  if (__builtin_expect(len != bs, 0)) RefundLoop(bs - len);
+  // As fio: the loop's bytes first, then the direction, the offset, and the size.
+  uint8_t d;
+  uint64_t offset;
+  uint32_t len;
+  for (;;) {
+    if (!LoopHasRoom()) return false;
+    d = NextDir(now);
+    if (__builtin_expect(offsets_.Next(d, sizes_, rng_, &offset, &len), 1)) break;
+    if (!PassOver()) return false;
+  }
+  if (!(plan_.time_based && !plan_.io_bytes_per_loop)) loop_bytes_issued_ += len;
+  pass_ios_++;
+  if (d <= kWrite) dir_issues_[d]++;
+  u->offset = offset;
   u->ddir = d;
   u->len = len;
   pacer_.CountIssued(d, len);
@@ -98,46 +105,31 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
   return true;
 }
 
-inline uint8_t Job::PickDir() {
+// fio's rwmix: a direction is drawn (from fio's own generator) while the one in use has caught
+// up with its share of the other's I/Os, and kept until it has; a rate may then switch it.
+inline uint8_t Job::NextDir(uint64_t now) {
   if (plan_.read_pct == 100) return kRead;
   if (plan_.trim_pct == 100) return kTrim;
   if (plan_.read_pct == 0) return kWrite;
-  return rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
+  if (dir_issues_[rwmix_dir_] >= rwmix_issues_) {
+    const uint8_t d = rwmix_rand_.Percent() <= plan_.read_pct ? kRead : kWrite;
+    if (d != rwmix_dir_) rwmix_issues_ = dir_issues_[rwmix_dir_] * (d == kRead ? plan_.read_pct : 100 - plan_.read_pct) / 100;
+    rwmix_dir_ = d;
+  }
+  rwmix_dir_ = pacer_.RateDir(rwmix_dir_, now, true);
+  return rwmix_dir_;
 }
 
 // Size-based: a loop ends when its bytes are issued (time-based jobs just start over), and the
 // main phase when its loops are. Ramp I/O counts toward size, as fio's: a size-based job moves
-// `size` bytes in all and reports what it moved after the ramp. False when the main phase ends
-// here; `bs` may shrink to fit the loop.
-inline bool Job::ChargeLoop(uint8_t d, uint32_t* bs) {
+// `size` bytes in all and reports what it moved after the ramp. Like fio, a job of one block
+// size issues whole blocks within the loop's bytes, and one that draws its sizes (or has a
+// size per direction) issues while the loop has bytes left, its last I/O whole. False when the
+// main phase ends here.
+inline bool Job::LoopHasRoom() {
   if (plan_.time_based && !plan_.io_bytes_per_loop) return true;
-  // With bssplit, a size too big for the rest of the loop gives way to the largest one that
-  // fits, as fio does, so that a loop transfers exactly its bytes.
-  if (!sizes_.fixed(d) && loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
-    if (const uint32_t fit = sizes_.LargestWithin(d, plan_.io_bytes_per_loop - loop_bytes_issued_)) *bs = fit;
-  }
-  if (loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
-    loops_done_++;
-    if (!plan_.time_based && loops_done_ >= plan_.loops) {
-      EnterPhase(Phase::kDraining);
-      return false;
-    }
-    loop_bytes_issued_ = 0;
-    offsets_.Rewind();
-    // fio reopens the target for every loop, dropping its cache.
-    if (plan_.invalidate) DropCache();
-    if (*bs > plan_.io_bytes_per_loop) {
-      EnterPhase(Phase::kDraining);
-      return false;
-    }
-  }
-  loop_bytes_issued_ += *bs;
-  return true;
-}
-
-inline void Job::RefundLoop(uint32_t bytes) {
-  if (plan_.time_based && !plan_.io_bytes_per_loop) return;
-  loop_bytes_issued_ -= bytes;
+  if (loop_bytes_issued_ + room_need_ <= plan_.io_bytes_per_loop) return true;
+  return NextLoop() && room_need_ <= plan_.io_bytes_per_loop;
 }
 
 // A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync

@@ -115,7 +115,15 @@ export interface NativeJobPlan {
   /** Completions handled per reap, at least 1 (fio: iodepth_batch_complete_max, or the minimum). */
   batchCompleteMax: number;
   randSeed: bigint;
-  /** Use a full-period permutation so every block is touched once per pass (fio's random map). */
+  /** io_size was given (fio then goes on past a pass its random map ended early). */
+  ioSizeGiven: boolean;
+  /** fio's seeds for the draws made as fio makes them (src/plan/fio-seeds.ts): sizes per direction, rwmix, offsets. */
+  fioSeedBs: [bigint, bigint, bigint];
+  fioSeedMix: bigint;
+  fioSeedBlock: bigint;
+  /** Seed those draws again at each loop (fio's randrepeat). */
+  fioReseed: boolean;
+  /** Keep fio's random map: every block once per pass. */
   randomMap: boolean;
   /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
   distribution: number;

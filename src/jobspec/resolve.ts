@@ -107,9 +107,6 @@ function resolveJob(record: Record<string, RawOptionValue>, index: number, globa
   const name = jobNameOf(own, global, scope);
   const options = applySection(own, inherit(name), name).options as JobOptions;
   options.name = name;
-  // fio uses a given randseed whatever randrepeat says (init.c fixup_options); in JobOptions
-  // that is "repeatable, with this seed".
-  if ([...own, ...global].some((e) => e.def.name === 'randseed')) options.randrepeat = true;
   checkJob(options, scope);
   const headerName = hasHeaderName(record);
   const fields = Object.fromEntries([...global, ...own].map((e) => [e.def.name, e.field]));

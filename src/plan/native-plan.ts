@@ -9,6 +9,7 @@ import { engineSpec } from '../engine/engines.js';
 import type { NativeBsSplit, NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
+import { fioSeeds } from './fio-seeds.js';
 import { randomMapBytes, randomMapFor } from './random-map.js';
 
 export interface InstanceTarget {
@@ -82,8 +83,9 @@ function distribution(o: JobOptions): { distribution: number; distributionParam:
   }
 }
 
-function seedFor(o: JobOptions): bigint {
-  if (o.randrepeat) return o.randseed;
+/** fio uses a given randseed whatever randrepeat says; without one, randrepeat=0 draws a seed. */
+function seedFor(o: JobOptions, randseedGiven: boolean): bigint {
+  if (o.randrepeat || randseedGiven) return o.randseed;
   return randomBytes(8).readBigUInt64LE();
 }
 
@@ -117,7 +119,9 @@ export function nativePlan(
   logs: LogPaths,
   logRefs: LogRefs,
   forbidden: bigint[],
+  randseedGiven = false,
 ): NativeJobPlan {
+  const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
   const used = directionsUsed(o);
   const reads = used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]);
   const logging = Boolean(o.write_bw_log || o.write_iops_log || o.write_lat_log);
@@ -170,7 +174,13 @@ export function nativePlan(
     batchCompleteMin: o.iodepth_batch_complete_min,
     // fio's rule: a maximum under the minimum (or unset) is the minimum, and a reap takes one.
     batchCompleteMax: Math.max(o.iodepth_batch_complete_max, o.iodepth_batch_complete_min, 1),
-    randSeed: seedFor(o),
+    randSeed: seedFor(o, randseedGiven),
+    ioSizeGiven: o.io_size !== undefined,
+    fioSeedBs: fio.bs,
+    fioSeedMix: fio.mix,
+    fioSeedBlock: fio.block,
+    // fio seeds its draws again at every loop while randrepeat holds (libfio.c clear_io_state).
+    fioReseed: o.randrepeat,
     randomMap: randomMapFor(o).on,
     ...distribution(o),
     rateBytes: [...o.rate] as [number, number, number],

@@ -287,7 +287,8 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
         const ordinal = jobNumber - 1;
         const logs = logPaths(o, jobNumber++, cwd);
         const refs = await logRefs(logs, anchors, field);
-        instances.push({ ...nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, refs, forbidden), ssGroup: ssGroups[i] });
+        const plan = nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, refs, forbidden, job.fields?.randseed !== undefined);
+        instances.push({ ...plan, ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);
