@@ -42,19 +42,21 @@ interface Applied {
 }
 
 /**
- * Apply one section's options in order onto `applied`, which it changes; kb_base first, as fio
- * sorts it. The values it replaces are not changed: parsers build new values from `previous`.
+ * Apply one section's options in order onto `applied`, which it changes. As fio, a size is read
+ * with the kb_base in force where it stands: `--bs=4k --kb_base=1000` keeps 4096 bytes, and
+ * `--kb_base=1000 --bs=4k` makes 4000. (A job file's kb_base comes first whatever its line:
+ * fio sorts it there, and so does parseJobFile.) The values it replaces are not changed: parsers
+ * build new values from `previous`.
  */
 function applySection(entries: Entry[], applied: Applied, jobName: string): Applied {
   const options = applied.options;
   const ctx = (entry: Entry): OptionContext => ({
     field: entry.field, kbBase: applied.kbBase, jobName, previous: options[entry.def.field],
   });
-  const kbEntry = entries.find((e) => e.def.name === 'kb_base');
-  if (kbEntry) applied.kbBase = entryValue(kbEntry, ctx(kbEntry)) as KbBase;
   const values: SectionValues = new Map();
   for (const entry of entries) {
     const value = entryValue(entry, ctx(entry));
+    if (entry.def.name === 'kb_base') applied.kbBase = value as KbBase;
     (options as Record<string, unknown>)[entry.def.field] = value;
     values.set(entry.def.name, { value, field: entry.field });
   }
