@@ -341,6 +341,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("bufferBytes", static_cast<double>(r.buffer_bytes));
   o.Set("hugePageBytes", static_cast<double>(r.huge_page_bytes));
   o.Set("registeredBuffers", r.registered_buffers);
+  o.Set("registeredFiles", r.registered_files);
   o.Set("startedAtMs", static_cast<double>(r.started_at_ms));
   o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
   o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));

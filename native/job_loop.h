@@ -141,7 +141,10 @@ bool Job::RunWith(int* setup_err) {
     return false;
   }
   result_.engine = &E::kOps;
-  if constexpr (std::is_same_v<E, IoUringEngine>) result_.registered_buffers = engine.fixed_bufs();
+  if constexpr (std::is_same_v<E, IoUringEngine>) {
+    result_.registered_buffers = engine.fixed_bufs();
+    result_.registered_files = engine.fixed_file();
+  }
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
   if (abandoned_) {

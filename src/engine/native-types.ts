@@ -254,6 +254,8 @@ export interface NativeJobResult {
   hugePageBytes: number;
   /** Whether io_uring registered the buffers with the kernel (fixedbufs). */
   registeredBuffers: boolean;
+  /** Whether io_uring registered the target's file with the kernel (registerfiles). */
+  registeredFiles: boolean;
   /** Wall clock (ms since epoch) when the measured period began. */
   startedAtMs: number;
   /** Measured period (after ramp), ns. */

@@ -131,6 +131,13 @@ export interface VolbenchJob {
    * fio unless asked). Absent from results stored before volbench reported it.
    */
   buffers?: { bytes: number; huge_page_bytes: number; registered: boolean };
+  /**
+   * Whether io_uring registered the target's file (registerfiles: by default, never in fio
+   * unless asked). Registered buffers and files save the kernel a page pinning and a file lookup
+   * per I/O, and can change the figures; the normal text's job line says so. Absent from results
+   * stored before volbench reported it.
+   */
+  registered_files?: boolean;
   error_message: string;
   /** The system call that failed ("pwrite", "io_uring_enter", "verify"), or "". */
   error_syscall: string;

@@ -65,7 +65,7 @@ export function point(tMs: number, durMs: number, read = seriesDir(), write = se
 export function result(over: Partial<NativeJobResult> = {}): NativeJobResult {
   return {
     jobName: 'job', instance: 0, engine: 'io_uring', error: 0, errorSyscall: '', errorMessage: '',
-    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n },
+    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, registeredFiles: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n },
     dirs: [dir(), dir(), dir()],
     sync: { totalIos: 0, lat: NO_LAT, latHist: emptyHist() },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,

@@ -125,6 +125,10 @@ const volbenchJob = z.looseObject({
     })
     .optional()
     .describe("The job's I/O buffers, summed over its instances"),
+  registered_files: z
+    .boolean()
+    .optional()
+    .describe("Whether io_uring registered the target's file (registerfiles: by default; fio only when asked)"),
   error_message: z.string(),
   error_syscall: z.string(),
   series: z.array(
