@@ -7,9 +7,8 @@
 // addon, built on this machine. Lambda's Node.js 22 and 24 runtimes run on Amazon Linux 2023:
 // glibc 2.34 and GCC 11's libstdc++ (GLIBCXX_3.4.29), so every native module in the zip is
 // checked against those symbol versions and the build fails if one needs newer ones (build on
-// Amazon Linux 2023 or an older distribution then). volbench's addon is N-API, so one build
-// serves every Node version; better-sqlite3 is not, and is compiled for the Node that runs this
-// script: run it with the runtime's Node major (node 22 for nodejs22.x).
+// Amazon Linux 2023 or an older distribution then). volbench's addon is N-API and the store is
+// Node's own node:sqlite, so one zip serves every supported Node runtime.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,17 +74,12 @@ function main() {
     mkdirSync(join(stage, 'build', 'Release'), { recursive: true });
     cpSync(addon, join(stage, 'build', 'Release', 'volbench.node'));
     // The package's own scripts build from sources the zip does not carry (the addon is copied
-    // above); its dependencies' scripts run (better-sqlite3 builds for this Node).
+    // above).
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     delete pkg.scripts;
     delete pkg.devDependencies;
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
     run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], stage);
-    // better-sqlite3's build leaves its sources and objects behind; the module needs neither.
-    const sqlite = join(stage, 'node_modules', 'better-sqlite3');
-    for (const item of ['deps', 'src', 'build/Release/obj.target', 'build/Release/.deps', 'build/Release/test_extension.node', 'build/deps']) {
-      rmSync(join(sqlite, item), { recursive: true, force: true });
-    }
     const modules = nativeModules(stage);
     if (!modules.some((m) => m.endsWith('volbench.node'))) throw new Error('the addon was not built (volbench.node missing)');
     const refused = modules.map((m) => [m, tooNew(m)]).filter(([, p]) => p.length);

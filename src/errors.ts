@@ -28,7 +28,9 @@ export type VolbenchErrorCode =
   /** The run was cancelled before it started. */
   | 'ECANCELLED'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
-  | 'ECLOUD';
+  | 'ECLOUD'
+  /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */
+  | 'ETLS';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

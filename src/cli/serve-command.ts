@@ -9,6 +9,7 @@ import { buildServer } from '../server/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/token.js';
+import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/tls.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
 
@@ -28,6 +29,8 @@ export const SERVE_USAGE = `volbench serve [options]
   --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
                               0 for no limit (default a quarter of RAM)
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
+  --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
+  --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
 `;
 
 const OPTIONS = {
@@ -44,6 +47,8 @@ const OPTIONS = {
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
   'keep-runs': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
 
 function count(flag: string, text: string | undefined, min: number): number | undefined {
@@ -75,6 +80,19 @@ function serviceToken(flag: string | undefined, file: string | undefined, env: N
   if (stored.generated) io.stderr.write(`volbench: generated an API token, stored in ${stored.path} (mode 0600):\n${stored.token}\n`);
   else io.stderr.write(`volbench: using the API token stored in ${stored.path}\n`);
   return stored.token;
+}
+
+/** Both TLS files or neither: the pair, read once, or undefined for plain HTTP. */
+function tlsIdentity(cert: string | undefined, key: string | undefined): TlsIdentity | undefined {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || key === undefined) {
+    const missing = cert === undefined ? '--tls-cert' : '--tls-key';
+    throw new VolbenchError('EINVALID_ARGS', `${missing} is missing: HTTPS needs both --tls-cert FILE and --tls-key FILE`, {
+      field: missing,
+      accepted: 'both --tls-cert and --tls-key, or neither for plain HTTP',
+    });
+  }
+  return readTlsFiles(cert, key);
 }
 
 /**
@@ -113,6 +131,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
+    tls: tlsIdentity(values['tls-cert'], values['tls-key']),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };
 }
@@ -129,7 +148,9 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
   if (title !== null) process.title = title;
   const app = await buildServer(config);
   const address = await app.listen({ host: config.host, port: config.port });
-  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n`);
+  // One write, so that whoever waits for "serving on" has the fingerprint with it.
+  const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
+  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

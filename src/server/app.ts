@@ -54,6 +54,8 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
   }
   const reserved = [realpathSync(config.dataDir)];
   const app = Fastify({
+    // HTTPS when the operator gave a certificate; Fastify serves plain HTTP for null.
+    https: config.tls ? { cert: config.tls.cert, key: config.tls.key } : null,
     logger: loggerOptions(config.logger),
     bodyLimit: limits.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

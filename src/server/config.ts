@@ -5,6 +5,8 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
+import type { TlsIdentity } from './tls.js';
+
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */
@@ -35,6 +37,8 @@ export interface ServerConfig {
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */
   waitForEveryRun?: boolean;
+  /** Serve HTTPS with this certificate and key (PEM text; `readTlsFiles` reads them from files); plain HTTP without. */
+  tls?: TlsIdentity;
   /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
   logger?: boolean | LogOptions;
 }

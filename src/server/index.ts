@@ -5,6 +5,9 @@
  *   import { buildServer } from 'volbench/server';
  *   const app = await buildServer({ token, dataDir, targetRoots: ['/mnt/gp3'] });
  *   await app.listen({ port: 8080 });
+ *
+ * HTTPS: `buildServer({ ..., tls: readTlsFiles('cert.pem', 'key.pem') })`.
  */
 export { buildServer } from './app.js';
 export type { ServerConfig } from './config.js';
+export { certificateFingerprint, readTlsFiles, type TlsIdentity } from './tls.js';

@@ -73,6 +73,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ECANCELLED: { status: 409, title: 'Run was cancelled' },
   ENATIVE: { status: 500, title: 'Engine failure' },
   ECLOUD: { status: 502, title: 'Cloud provider call failed' },
+  ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {

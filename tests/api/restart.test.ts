@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
+import { Connection } from '../../src/server/store/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers/child.js';
@@ -60,7 +60,7 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
     serving.child.kill('SIGKILL');
     await waitForExit(serving.child);
     serving = null;
-    const db = new Database(join(dataDir, 'volbench.sqlite'), { readonly: true });
+    const db = new Connection(join(dataDir, 'volbench.sqlite'), { readOnly: true });
     const row = db.prepare('SELECT status, files FROM runs WHERE id = ?').get(victim) as { status: string; files: string };
     db.close();
     expect(row.status).toBe('running');
@@ -94,10 +94,10 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
   });
 
   it('the database passes integrity_check', () => {
-    const db = new Database(join(dataDir, 'volbench.sqlite'), { readonly: true });
+    const db = new Connection(join(dataDir, 'volbench.sqlite'), { readOnly: true });
     try {
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('integrity_check')).toBe('ok');
+      expect(db.pragma('journal_mode')).toBe('wal');
     } finally {
       db.close();
     }
@@ -129,7 +129,7 @@ describe('SIGTERM mid-run, with an event stream open', () => {
     const events = (await stream).events;
     expect(events[events.length - 1]).toMatchObject({ event: 'failed', data: { error: { type: 'urn:volbench:problem:interrupted' } } });
     expect(existsSync(join(ownRoot, 'stopped.0.0'))).toBe(false);
-    const db = new Database(join(ownData, 'volbench.sqlite'), { readonly: true });
+    const db = new Connection(join(ownData, 'volbench.sqlite'), { readOnly: true });
     const status = db.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(run.id);
     db.close();
     expect(status).toBe('failed');

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
+import { Connection } from '../../src/server/store/sqlite.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
@@ -42,7 +42,7 @@ describe('closing with a queued run followed', () => {
     expect(waited.status).toBe(202);
     expect(waited.body.status).toBe('queued');
 
-    const db = new Database(join(server.dataDir, 'volbench.sqlite'), { readonly: true });
+    const db = new Connection(join(server.dataDir, 'volbench.sqlite'), { readOnly: true });
     try {
       const status = (id: string) => (db.prepare('SELECT status FROM runs WHERE id = ?').get(id) as { status: string }).status;
       expect(status(running.body.id)).toBe('failed');

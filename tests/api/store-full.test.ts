@@ -16,7 +16,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
+import { Connection } from '../../src/server/store/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { assertMatchesOpenApi } from './helpers/openapi.js';
@@ -59,7 +59,7 @@ function fillFilesystem(): void {
 
 /** The store as the database file has it, read by a connection of its own. */
 function storedRows(): Map<string, { status: string; result: string | null; error: string | null; events: string[] }> {
-  const db = new Database(join(dataDir, 'volbench.sqlite'), { readonly: true, fileMustExist: true });
+  const db = new Connection(join(dataDir, 'volbench.sqlite'), { readOnly: true });
   try {
     const runs = db.prepare('SELECT seq, id, status, result, error FROM runs').all() as
       Array<{ seq: number; id: string; status: string; result: string | null; error: string | null }>;
@@ -90,7 +90,7 @@ describe.skipIf(noMount !== null)(`a data directory whose filesystem is full${no
     unstartable = (await server.client.submit(nullJob('unstartable', '1s'))).body.id;
     await server.client.waitForStatus(running, 'running');
     // An empty WAL, so every later commit needs new space (a checkpointed WAL is reused in place).
-    const db = new Database(join(dataDir, 'volbench.sqlite'));
+    const db = new Connection(join(dataDir, 'volbench.sqlite'));
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     fillFilesystem();

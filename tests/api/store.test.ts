@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
+import { Connection } from '../../src/server/store/sqlite.js';
 
 import { VolbenchError, formatResult, runJobs } from '../../src/index.js';
 import { buildServer } from '../../src/server/app.js';
@@ -77,7 +77,7 @@ describe('a database from before suites and gates', () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), `volbench-api-migrate-${process.pid}-`));
-    const db = new Database(join(dataDir, DATABASE_FILE));
+    const db = new Connection(join(dataDir, DATABASE_FILE));
     db.exec(MIGRATIONS[0]);
     db.pragma('user_version = 1');
     db.prepare(

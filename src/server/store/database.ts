@@ -5,11 +5,10 @@
 import { closeSync, constants, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
-
 import { VolbenchError } from '../../errors.js';
+import { Connection, sqliteCode } from './sqlite.js';
 
-export type Db = Database.Database;
+export type Db = Connection;
 
 /** The schema, one entry per version (`user_version` counts those applied); never edit one, add one. */
 export const MIGRATIONS: readonly string[] = [
@@ -88,7 +87,7 @@ export function lockDataDir(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   ownerOnly(join(dataDir, LOCK_FILE));
   // No busy wait: a held lock is an answer, not a moment's contention.
-  const lock = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
+  const lock = new Connection(join(dataDir, LOCK_FILE), { busyTimeoutMs: 0 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     // The first write in exclusive mode takes the lock and keeps it until the connection closes.
@@ -96,7 +95,7 @@ export function lockDataDir(dataDir: string): Db {
     return lock;
   } catch (err) {
     lock.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    if (sqliteCode(err) !== 'SQLITE_BUSY') throw err;
     throw new VolbenchError('EINVALID_ARGS', `data directory ${dataDir} is in use by another volbench serve`, {
       field: '--data-dir',
       accepted: 'a data directory no other running service uses',
@@ -107,23 +106,22 @@ export function lockDataDir(dataDir: string): Db {
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   ownerOnly(join(dataDir, DATABASE_FILE));
-  const db = new Database(join(dataDir, DATABASE_FILE));
+  const db = new Connection(join(dataDir, DATABASE_FILE), { busyTimeoutMs: 5000 });
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across a process crash in WAL mode; only a power loss may drop the
   // last transactions, never corrupt the file.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
 }
 
 function migrate(db: Db): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+  const version = db.pragma('user_version') as number;
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    });
   }
 }

@@ -146,8 +146,8 @@ export const HELD_RETRY_MS = 2000;
  * a run's end go through memory (HeldWrites) and are written at once when the store can,
  * else on a later write or a timer, while reads see them in memory.
  *
- * Writes run as .run() or transactions, never as RETURNING read with .get(): better-sqlite3
- * does not report a commit that fails after the first row is read (SQLITE_FULL at commit
+ * Writes run as .run() or transactions, never as RETURNING read with .get(): a row read
+ * before the commit says nothing of the commit, which may still fail (SQLITE_FULL at commit
  * handed back a row that was never stored).
  */
 export class RunStore {
@@ -307,7 +307,7 @@ export class RunStore {
     if (this.held.isEmpty) return true;
     if (!this.db.open) return false;
     try {
-      this.db.transaction(() => this.writeHeld())();
+      this.db.transaction(() => this.writeHeld());
     } catch (err) {
       this.heldBack(err);
       return false;
@@ -368,7 +368,7 @@ export class RunStore {
   /** Runs a write in a transaction; a store that cannot take it throws its problem. */
   private writing<T>(what: string, write: () => T): T {
     try {
-      return this.db.transaction(write)();
+      return this.db.transaction(write);
     } catch (err) {
       throw storeProblemOf(err, this.options.dataDir, what) ?? err;
     }

@@ -5,20 +5,26 @@
  * the service's condition, answered 507 or 503 naming the data directory; anything else stays
  * an internal error.
  */
-import Database from 'better-sqlite3';
-
 import type { HttpProblem } from '../problem.js';
 import { storeFull, storeUnavailable } from '../problems.js';
+import { sqliteCode } from './sqlite.js';
 
 const UNAVAILABLE = /^SQLITE_(IOERR|READONLY|CANTOPEN|BUSY)/;
 
+/** The SQLite code of a failure that is the store being unable to write now, or null for anything else (a bug). */
+export function storeConditionCode(err: unknown): string | null {
+  const code = sqliteCode(err);
+  return code !== null && (code === 'SQLITE_FULL' || UNAVAILABLE.test(code)) ? code : null;
+}
+
 /** Whether `err` is the store being unable to write now, rather than a bug. */
-export function isStoreCondition(err: unknown): err is InstanceType<typeof Database.SqliteError> {
-  return err instanceof Database.SqliteError && (err.code === 'SQLITE_FULL' || UNAVAILABLE.test(err.code));
+export function isStoreCondition(err: unknown): boolean {
+  return storeConditionCode(err) !== null;
 }
 
 /** The problem a store failure answers with (`what` says what was not recorded), or null when `err` is not one. */
 export function storeProblemOf(err: unknown, dataDir: string, what: string): HttpProblem | null {
-  if (!isStoreCondition(err)) return null;
-  return err.code === 'SQLITE_FULL' ? storeFull(dataDir, what) : storeUnavailable(dataDir, what, err.code);
+  const code = storeConditionCode(err);
+  if (code === null) return null;
+  return code === 'SQLITE_FULL' ? storeFull(dataDir, what) : storeUnavailable(dataDir, what, code);
 }

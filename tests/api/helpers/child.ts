@@ -49,7 +49,7 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     }, 20_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /serving on (http:\/\/\S+)/.exec(stderr);
+      const match = /serving on (https?:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
         resolve({ child, url: match[1], stderr: () => stderr });

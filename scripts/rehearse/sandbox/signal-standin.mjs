@@ -1,0 +1,196 @@
+// CloudFormation's resource signal, which moto lacks: an HTTP endpoint in front of moto that
+// forwards every request to it unchanged, except cloudformation:SignalResource, which it answers
+// as CloudFormation does (after checking the stack exists in moto) and records per stack and
+// resource: status, unique id and the reason CloudFormation would show ("Received FAILURE signal
+// with UniqueId ..."). One stand-in serves several listeners (one per member's network, one on
+// loopback for the fleet code); each knows which member it serves. The records are read in
+// process (signals(), waitForSignal()) or over HTTP: GET /__rehearsal/signals[?stack=NAME].
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+
+/** Form-encoded API calls are read whole (a CreateStack with its template stays far below this). */
+const MAX_FORM_BYTES = 8 * 1024 * 1024;
+const CFN_NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
+
+const xmlEscape = (s) => String(s).replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function errorXml(code, message) {
+  return `<ErrorResponse xmlns="${CFN_NS}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
+}
+
+/** The request's parameters when it is a CloudFormation SignalResource call, else undefined. */
+function signalParams(req, body) {
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    const p = new URLSearchParams(body.toString('utf8'));
+    return p.get('Action') === 'SignalResource' ? Object.fromEntries(p) : undefined;
+  }
+  // The JSON protocol newer SDKs may speak: X-Amz-Target names the operation.
+  if (String(req.headers['x-amz-target'] ?? '').endsWith('.SignalResource')) {
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch {
+      return {};
+    }
+  }
+  return undefined;
+}
+
+function validate(p) {
+  if (!p.StackName || p.StackName.length > 2048) return 'StackName: the stack name or id is required';
+  if (!p.LogicalResourceId || p.LogicalResourceId.length > 255) return 'LogicalResourceId: the resource is required';
+  if (!p.UniqueId || p.UniqueId.length > 64) return 'UniqueId: 1 to 64 characters are required';
+  if (p.Status !== 'SUCCESS' && p.Status !== 'FAILURE') return `Status: SUCCESS or FAILURE, not '${String(p.Status).slice(0, 32)}'`;
+  return undefined;
+}
+
+export class SignalStandIn {
+  /** moto: the emulator's base URL (http://127.0.0.1:PORT). */
+  constructor({ moto }) {
+    this.moto = new URL(moto);
+    this.records = [];
+    this.servers = [];
+    this.waiters = new Set();
+  }
+
+  /**
+   * A listener on host:port (0: any) for `member` (a label recorded with its signals); answers
+   * { url, port, close() }.
+   */
+  async listen(host, { port = 0, member = null } = {}) {
+    const server = createServer((req, res) => this.handle(req, res, member));
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+    this.servers.push(server);
+    const bound = server.address().port;
+    return {
+      url: `http://${host}:${bound}`,
+      port: bound,
+      close: () => new Promise((resolve) => {
+        this.servers = this.servers.filter((s) => s !== server);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  /** Every signal so far (optionally of one stack, by name or id). */
+  signals(stack) {
+    return this.records.filter((r) => stack === undefined || r.stack === stack || r.stackId === stack);
+  }
+
+  /** The first signal of stack/resource to come (or already come), or undefined after timeoutMs. */
+  waitForSignal(stack, resource, timeoutMs) {
+    const found = () => this.records.find((r) => (r.stack === stack || r.stackId === stack) && r.resource === resource);
+    const now = found();
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const waiter = () => {
+        const hit = found();
+        if (!hit) return;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(hit);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        resolve(undefined);
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  async close() {
+    await Promise.all(this.servers.map((s) => new Promise((resolve) => {
+      s.closeAllConnections?.();
+      s.close(() => resolve());
+    })));
+  }
+
+  handle(req, res, member) {
+    if (req.method === 'GET' && req.url?.startsWith('/__rehearsal/signals')) {
+      const stack = new URL(req.url, 'http://x').searchParams.get('stack') ?? undefined;
+      const body = JSON.stringify({ signals: this.signals(stack) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
+    const formLike = req.method === 'POST' && (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded') || req.headers['x-amz-target'] !== undefined);
+    if (!formLike) {
+      this.forward(req, res, undefined);
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size <= MAX_FORM_BYTES) chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > MAX_FORM_BYTES) {
+        res.writeHead(413, { 'content-type': 'text/plain' }).end(`a form-encoded request over ${MAX_FORM_BYTES} bytes`);
+        return;
+      }
+      const body = Buffer.concat(chunks);
+      const params = signalParams(req, body);
+      if (params) this.signal(params, member, res).catch((err) => res.writeHead(500).end(String(err)));
+      else this.forward(req, res, body);
+    });
+  }
+
+  async signal(p, member, res) {
+    const invalid = validate(p);
+    if (invalid) {
+      res.writeHead(400, { 'content-type': 'text/xml' }).end(errorXml('ValidationError', invalid));
+      return;
+    }
+    const stackId = await this.stackId(p.StackName);
+    if (!stackId) {
+      res.writeHead(400, { 'content-type': 'text/xml' }).end(errorXml('ValidationError', `Stack with id ${p.StackName} does not exist`));
+      return;
+    }
+    const record = {
+      at: new Date().toISOString(), member, stack: p.StackName, stackId, resource: p.LogicalResourceId,
+      status: p.Status, uniqueId: p.UniqueId, reason: `Received ${p.Status} signal with UniqueId ${p.UniqueId}`,
+    };
+    this.records.push(record);
+    for (const w of [...this.waiters]) w();
+    res.writeHead(200, { 'content-type': 'text/xml' }).end(
+      `<SignalResourceResponse xmlns="${CFN_NS}"><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></SignalResourceResponse>`,
+    );
+  }
+
+  /** The stack's id in moto (DescribeStacks), or undefined when moto has no such stack. */
+  stackId(name) {
+    const body = new URLSearchParams({ Action: 'DescribeStacks', Version: '2010-05-15', StackName: name }).toString();
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(new URL('/', this.moto), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), authorization: 'AWS4-HMAC-SHA256 Credential=rehearsal/20260101/us-east-1/cloudformation/aws4_request' },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => {
+          const id = /<StackId>([^<]+)<\/StackId>/.exec(text)?.[1];
+          resolve(res.statusCode === 200 && id ? id : undefined);
+        });
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** Sends the request on to moto as it came (with its body, if already read) and the answer back. */
+  forward(req, res, body) {
+    const upstream = httpRequest(new URL(req.url ?? '/', this.moto), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.once('error', (err) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`the AWS emulator did not answer: ${err.message}`);
+    });
+    if (body === undefined) req.pipe(upstream);
+    else upstream.end(body);
+  }
+}
