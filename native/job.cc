@@ -189,7 +189,8 @@ bool Job::AllocateUnits() {
   // disk against fio's 577.
   if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, buf_rng_);
   sizes_.Init(plan_, dir_used);
-  // One block size for every direction in use: a loop takes whole blocks of it.
+  // One block size for every direction in use: a loop takes whole blocks of it. Else, as fio, an
+  // I/O starts while the loop has a byte left.
   uint32_t one = 0;
   bool same = true;
   for (int d = 0; d < kDirs; d++) {
@@ -197,7 +198,13 @@ bool Job::AllocateUnits() {
     same = same && sizes_.fixed(d) != 0 && (one == 0 || sizes_.fixed(d) == one);
     one = sizes_.fixed(d);
   }
-  room_need_ = same && one ? one : 1;
+  const uint32_t room_need = same && one ? one : 1;
+  const bool sized = !(plan_.time_based && !plan_.io_bytes_per_loop);
+  loop_last_start_ = sized ? static_cast<int64_t>(plan_.io_bytes_per_loop) - room_need : INT64_MAX;
+  one_dir_ = kMixedDirs;
+  if (plan_.read_pct == 100) one_dir_ = kRead;
+  else if (plan_.trim_pct == 100) one_dir_ = kTrim;
+  else if (plan_.read_pct == 0) one_dir_ = kWrite;
   rwmix_rand_.Seed(plan_.fio_seed_mix);
   hists_.Allocate(plan_, dir_used);
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
@@ -226,7 +233,7 @@ bool Job::NextLoop() {
 // again, when the job is time-based, or has io_size bytes left to do; else the loop is over.
 bool Job::PassOver() {
   // A pass that ends before its first I/O would end again the same way, for ever.
-  if (pass_ios_ == 0) {
+  if (pacer_.issued_total() == pass_start_) {
     EnterPhase(Phase::kDraining);
     return false;
   }
@@ -239,7 +246,7 @@ bool Job::PassOver() {
 }
 
 void Job::NewPass() {
-  pass_ios_ = 0;
+  pass_start_ = pacer_.issued_total();
   rwmix_issues_ = 0;
   if (plan_.fio_reseed) {
     rwmix_rand_.Seed(plan_.fio_seed_mix);
@@ -258,6 +265,9 @@ void Job::SleepUntil(uint64_t deadline_ns) {
 void Job::BeginMeasuring(uint64_t now) {
   ramp_end_ns_ = 0;
   pacer_.Restart(now);
+  // fio starts its issue counts over as measuring begins, its rwmix turn too (reset_all_stats).
+  pass_start_ = UINT64_MAX;
+  rwmix_issues_ = 0;
   sampler_.Begin(now);
   steady_.Begin(now, plan_.steady.ramp_ns);
   result_.started_at_ms = WallMs();

@@ -193,7 +193,7 @@ class Job {
   inline void Account(const IoUnit* u, uint64_t now);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ + room_need_ > plan_.io_bytes_per_loop;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;
   }
 
   JobPlan plan_;
@@ -234,12 +234,15 @@ class Job {
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;
   uint64_t loops_done_ = 0;
-  // Bytes a loop must have left for another I/O: the one block size of a job that has one, else
-  // a byte (fio issues while the loop has bytes left).
-  uint32_t room_need_ = 1;
-  // I/Os of this pass over the region, and of each direction in all (fio's io_issues).
-  uint64_t pass_ios_ = 0;
-  uint64_t dir_issues_[2] = {0, 0};
+  // The last count of the loop's bytes at which an I/O may start (negative: none can; the
+  // largest value: the loop never fills).
+  int64_t loop_last_start_ = INT64_MAX;
+  // The I/Os issued when this pass over the region began (UINT64_MAX: unknown since the
+  // counts restarted), to tell a pass that issued nothing.
+  uint64_t pass_start_ = UINT64_MAX;
+  // The direction of every I/O, or kMixedDirs for a mix drawn as fio's rwmix.
+  static constexpr uint8_t kMixedDirs = 0xff;
+  uint8_t one_dir_ = kRead;
   // fio's rwmix state: the direction in use and the count that ends its turn.
   FioRand rwmix_rand_;
   uint8_t rwmix_dir_ = kRead;

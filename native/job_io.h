@@ -93,9 +93,7 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
     if (__builtin_expect(offsets_.Next(d, sizes_, rng_, &offset, &len), 1)) break;
     if (!PassOver()) return false;
   }
-  if (!(plan_.time_based && !plan_.io_bytes_per_loop)) loop_bytes_issued_ += len;
-  pass_ios_++;
-  if (d <= kWrite) dir_issues_[d]++;
+  loop_bytes_issued_ += len;
   u->offset = offset;
   u->ddir = d;
   u->len = len;
@@ -108,12 +106,10 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
 // fio's rwmix: a direction is drawn (from fio's own generator) while the one in use has caught
 // up with its share of the other's I/Os, and kept until it has; a rate may then switch it.
 inline uint8_t Job::NextDir(uint64_t now) {
-  if (plan_.read_pct == 100) return kRead;
-  if (plan_.trim_pct == 100) return kTrim;
-  if (plan_.read_pct == 0) return kWrite;
-  if (dir_issues_[rwmix_dir_] >= rwmix_issues_) {
+  if (__builtin_expect(one_dir_ != kMixedDirs, 1)) return one_dir_;
+  if (pacer_.issued(rwmix_dir_) >= rwmix_issues_) {
     const uint8_t d = rwmix_rand_.Percent() <= plan_.read_pct ? kRead : kWrite;
-    if (d != rwmix_dir_) rwmix_issues_ = dir_issues_[rwmix_dir_] * (d == kRead ? plan_.read_pct : 100 - plan_.read_pct) / 100;
+    if (d != rwmix_dir_) rwmix_issues_ = pacer_.issued(rwmix_dir_) * (d == kRead ? plan_.read_pct : 100 - plan_.read_pct) / 100;
     rwmix_dir_ = d;
   }
   rwmix_dir_ = pacer_.RateDir(rwmix_dir_, now, true);
@@ -127,9 +123,8 @@ inline uint8_t Job::NextDir(uint64_t now) {
 // size per direction) issues while the loop has bytes left, its last I/O whole. False when the
 // main phase ends here.
 inline bool Job::LoopHasRoom() {
-  if (plan_.time_based && !plan_.io_bytes_per_loop) return true;
-  if (loop_bytes_issued_ + room_need_ <= plan_.io_bytes_per_loop) return true;
-  return NextLoop() && room_need_ <= plan_.io_bytes_per_loop;
+  if (__builtin_expect(static_cast<int64_t>(loop_bytes_issued_) <= loop_last_start_, 1)) return true;
+  return NextLoop() && loop_last_start_ >= 0;
 }
 
 // A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync

@@ -35,6 +35,9 @@ class Pacer {
     issued_ios_[d]++;
     issued_bytes_[d] += bytes;
   }
+  // I/Os issued in direction d (fio's io_issues), and in all, since the counts last restarted.
+  uint64_t issued(uint8_t d) const { return issued_ios_[d]; }
+  uint64_t issued_total() const { return issued_ios_[kRead] + issued_ios_[kWrite] + issued_ios_[kTrim]; }
   void CountThink() {
     if (think_ns_ && ++think_count_ >= think_blocks_) {
       think_count_ = 0;
