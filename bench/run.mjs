@@ -6,12 +6,18 @@
 // Each run is a fresh process. Rounds alternate the order (fio first, then volbench first: ABBA),
 // so drift on the machine falls on both tools alike. Prints medians, ratios (volbench / fio) and
 // min–max per metric, and writes every raw figure to bench/results/<time>.json.
+//
+// Then, for each job, one more run of each tool under `perf stat` (when perf and the kernel's
+// tracepoints are there): system calls, the engine's own calls, context switches and wakeups per
+// I/O, counts that a loaded machine moves far less than it moves time. Not timed: counting every
+// system call costs both tools a little.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { JOBS } from './jobs.mjs';
+import { countKernel, kernelRows, perfUnavailable } from './kernel-counts.mjs';
 import { deviceNumbers, machineInfo, median, parseArgs, table } from './lib.mjs';
 import { diskIrqCpu, makeTargets } from './targets.mjs';
 
@@ -69,17 +75,19 @@ function dropCaches() {
   }
 }
 
-function runOnce(tool, job, targets, runtime) {
+/** The command line that runs `job` under `tool`: [command, arguments]. */
+function commandFor(tool, job, targets, runtime) {
   const args = job.args
     .filter((a) => !a.includes('{irqcpu}') || targets.irqCpu !== undefined)
     .map((a) => a.replace('{file}', targets.shm).replace('{loop}', targets.loop).replace('{disk}', targets.disk)
       .replace('{irqcpu}', String(targets.irqCpu)));
   args.push(`--runtime=${runtime}`, '--output-format=json');
+  return tool === 'fio' ? ['fio', args] : ['node', [cli, 'run', ...args, ...(job.writesBlockDevice ? ['--allow_block_write'] : [])]];
+}
+
+function runOnce(tool, job, targets, runtime) {
   if (job.buffered) dropCaches();
-  const [cmd, argv] =
-    tool === 'fio'
-      ? ['fio', args]
-      : ['node', [cli, 'run', ...args, ...(job.writesBlockDevice ? ['--allow_block_write'] : [])]];
+  const [cmd, argv] = commandFor(tool, job, targets, runtime);
   const before = job.disk ? diskCounters(targets.disk) : undefined;
   const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
   const after = job.disk ? diskCounters(targets.disk) : undefined;
@@ -96,6 +104,12 @@ function runOnce(tool, job, targets, runtime) {
   return m;
 }
 
+/** The 1, 5 and 15 minute load averages, as /proc/loadavg has them: how busy the machine was. */
+function loadAverage() {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+const loadBefore = loadAverage();
 const opts = parseArgs(process.argv.slice(2));
 const rounds = opts.rounds ?? (opts.quick ? 2 : 6);
 const runtime = opts.runtime ?? (opts.quick ? 3 : 10);
@@ -103,6 +117,8 @@ const selected = JOBS.filter((j) => opts.jobs.length === 0 || opts.jobs.some((p)
 const targets = makeTargets(new Set(selected.map((j) => j.target)));
 if (targets.disk) targets.irqCpu = diskIrqCpu(targets.disk);
 const raw = {};
+const kernel = {};
+const noPerf = perfUnavailable();
 try {
   for (const job of selected) {
     raw[job.id] = { fio: [], volbench: [] };
@@ -113,6 +129,12 @@ try {
         raw[job.id][tool].push(m);
         process.stderr.write(`${job.id} round ${r + 1}/${rounds} ${tool}: ${Math.round(m.iops)} IOPS, clat ${m.clat_mean_us.toFixed(1)} us\n`);
       }
+    }
+    if (noPerf) continue;
+    kernel[job.id] = {};
+    for (const tool of ['fio', 'volbench']) {
+      if (job.buffered) dropCaches();
+      kernel[job.id][tool] = countKernel(commandFor(tool, job, targets, runtime), job);
     }
   }
 } finally {
@@ -132,6 +154,12 @@ for (const job of selected) {
   }
 }
 process.stdout.write(table(rows));
+if (noPerf) {
+  process.stdout.write(`\nNo system-call or wakeup counts: ${noPerf}\n`);
+} else {
+  process.stdout.write('\nPer I/O, one counted run of each tool (perf stat; the job thread\'s context switches from the JSON\'s ctx):\n\n');
+  process.stdout.write(table(selected.flatMap((job) => kernelRows(job.id, kernel[job.id]))));
+}
 const machine = machineInfo();
 process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, kernel ${machine.kernel}, ${machine.fio}, node ${machine.node}; ${rounds} rounds × ${runtime} s, ABBA order\n`);
 if (selected.some((j) => j.args.some((a) => a.includes('{irqcpu}')))) {
@@ -141,5 +169,7 @@ if (selected.some((j) => j.args.some((a) => a.includes('{irqcpu}')))) {
 const dir = join(root, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ machine, rounds, runtime, irqCpu: targets.irqCpu ?? null, rows, raw }, null, 2));
+const load = loadAverage();
+process.stdout.write(`load average before the run ${loadBefore}, after it ${load}\n`);
+writeFileSync(file, JSON.stringify({ machine, rounds, runtime, irqCpu: targets.irqCpu ?? null, load: { before: loadBefore, after: load }, rows, raw, kernel }, null, 2));
 process.stdout.write(`raw results: ${file}\n`);
