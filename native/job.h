@@ -71,7 +71,7 @@ class Job {
   // (and a bool, unlike a pointer the compiler cannot prove non-null, costs the loop no test).
   template <bool kClockPerIo>
   [[gnu::always_inline]] inline bool NextIo(uint64_t now, IoUnit*& u);
-  inline void Complete(IoUnit* u, uint64_t now);
+  [[gnu::always_inline]] inline void Complete(IoUnit* u, uint64_t now);
   unsigned inflight() const { return inflight_; }
   // iodepth I/Os are in flight. (Read from the plan each time: a local copy of the depth would
   // cost the loop a register it spills.)
@@ -176,7 +176,7 @@ class Job {
 
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
-  inline bool Prep(IoUnit* u, uint64_t now);
+  [[gnu::always_inline]] inline bool Prep(IoUnit* u, uint64_t now);
   inline uint8_t NextDir(uint64_t now);
   inline bool LoopHasRoom();
   // The loop's bytes are issued: the next loop begins (false: that was the last, and the main
@@ -190,7 +190,7 @@ class Job {
   void NewPass();
   inline void PrepWrite(IoUnit* u);
   inline void CompleteSync(IoUnit* u, uint64_t now);
-  inline void Account(const IoUnit* u, uint64_t now);
+  [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
     return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;

@@ -199,6 +199,8 @@ void Run::JobEnded() {
 }
 
 void Run::Coordinate() {
+  // The clock the jobs read once or twice per I/O, scaled before any of them starts.
+  ClockInit();
   const uint64_t started_ns = NowNs();
   ClaimDevices();
   LayOut();
