@@ -207,6 +207,7 @@ bool Job::AllocateUnits() {
   else if (plan_.read_pct == 0) one_dir_ = kWrite;
   rwmix_rand_.Seed(plan_.fio_seed_mix);
   hists_.Allocate(plan_, dir_used);
+  default_measures_ = !plan_.disable_clat && !plan_.disable_lat && !plan_.disable_slat && !plan_.hist_slat && !plan_.hist_lat;
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
   const uint32_t verify_bs = sizes_.fixed(kWrite) ? sizes_.fixed(kWrite) : sizes_.fixed(kRead);
   if (plan_.verify_crc32c && !verifier_.Init(plan_, verify_bs, dir_used[kWrite])) {

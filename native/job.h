@@ -191,6 +191,7 @@ class Job {
   inline void PrepWrite(IoUnit* u);
   inline void CompleteSync(IoUnit* u, uint64_t now);
   [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
+  inline void AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
     return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;
@@ -240,6 +241,9 @@ class Job {
   // The I/Os issued when this pass over the region began (UINT64_MAX: unknown since the
   // counts restarted), to tell a pass that issued nothing.
   uint64_t pass_start_ = UINT64_MAX;
+  // Latencies as fio measures them by default (none disabled, no histogram but clat's): the
+  // loop's fast path.
+  bool default_measures_ = true;
   // The direction of every I/O, or kMixedDirs for a mix drawn as fio's rwmix.
   static constexpr uint8_t kMixedDirs = 0xff;
   uint8_t one_dir_ = kRead;

@@ -190,6 +190,22 @@ inline void Job::Account(const IoUnit* u, uint64_t now) {
   a.bytes += u->len;
   const uint64_t clat = now - u->issue_ns;
   const uint64_t lat = now - u->start_ns;
+  // fio's defaults: every latency summed, clat's histogram alone.
+  if (__builtin_expect(default_measures_, 1)) {
+    a.clat.Add(clat);
+    hists_.at(kClat, d)->Add(clat);
+    a.lat.Add(lat);
+    if (!u->inline_done) a.slat.Add(u->issue_ns - u->start_ns);
+  } else {
+    AccountAsAsked(u, a, clat, lat);
+  }
+  if (__builtin_expect(plan_.verify_crc32c, 0) && verifier_.Checks(u)) VerifyRead(u);
+  sampler_.LogIo(u, now, clat, lat);
+}
+
+// The latencies a job asked for otherwise (a kind disabled, a histogram of slat or lat).
+inline void Job::AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat) {
+  const uint8_t d = u->ddir;
   if (!plan_.disable_clat) {
     a.clat.Add(clat);
     if (Histogram* h = hists_.at(kClat, d)) h->Add(clat);
@@ -203,8 +219,6 @@ inline void Job::Account(const IoUnit* u, uint64_t now) {
     a.slat.Add(slat);
     if (Histogram* h = hists_.at(kSlat, d)) h->Add(slat);
   }
-  if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
-  sampler_.LogIo(u, now, clat, lat);
 }
 
 }  // namespace vb
