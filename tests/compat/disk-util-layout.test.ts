@@ -49,7 +49,9 @@ describe.skipIf(reason !== undefined)(titled("disk_util leaves out the layout's 
   });
 
   it("counts every read the job made (fio's stop at its last tick before the job ends)", () => {
-    expect(pair.volbench.json.disk_util[0].read_ios).toBe(8192);
+    // Each 4k read reaches the device once (fadvise_hint); ext4 may read a few blocks of its own.
+    expect(pair.volbench.json.disk_util[0].read_ios).toBeGreaterThanOrEqual(8192);
+    expect(pair.volbench.json.disk_util[0].read_ios).toBeLessThan(8192 + 8);
     expect(pair.fio.json.disk_util[0].read_ios).toBeLessThanOrEqual(8192);
   });
 });
