@@ -25,6 +25,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
 
 function metrics(result) {
+  const perDir = (dir) => result.jobs.reduce((s, j) => s + (j[dir]?.iops ?? 0), 0);
   let ios = 0;
   let bytes = 0;
   let clatWeighted = 0;
@@ -46,6 +47,8 @@ function metrics(result) {
   const totalIos = result.jobs.reduce((s, j) => s + j.read.total_ios + j.write.total_ios + j.trim.total_ios, 0);
   return {
     iops: ios,
+    read_iops: perDir('read'),
+    write_iops: perDir('write'),
     bw_MiBps: bytes / 1048576,
     clat_mean_us: totalIos ? clatWeighted / totalIos / 1000 : 0,
     clat_p99_us: p99 / 1000,
@@ -113,7 +116,8 @@ const loadBefore = loadAverage();
 const opts = parseArgs(process.argv.slice(2));
 const rounds = opts.rounds ?? (opts.quick ? 2 : 6);
 const runtime = opts.runtime ?? (opts.quick ? 3 : 10);
-const selected = JOBS.filter((j) => opts.jobs.length === 0 || opts.jobs.some((p) => j.id.startsWith(p)));
+// Pacing jobs only when named: they measure waiting, not speed, and take as long as the rest.
+const selected = JOBS.filter((j) => (opts.jobs.length === 0 ? !j.pacing : opts.jobs.some((p) => j.id.startsWith(p))));
 const targets = makeTargets(new Set(selected.map((j) => j.target)));
 if (targets.disk) targets.irqCpu = diskIrqCpu(targets.disk);
 const raw = {};
@@ -144,7 +148,8 @@ try {
 const rows = [];
 for (const job of selected) {
   const { fio, volbench } = raw[job.id];
-  const keys = job.latency ? ['iops', 'clat_mean_us', 'clat_p99_us', 'cpu_ns_per_io'] : ['iops', 'bw_MiBps', 'clat_mean_us', 'cpu_ns_per_io'];
+  const keys = job.pacing ? ['read_iops', 'write_iops'].filter((k) => volbench.some((m) => m[k] > 0))
+    : job.latency ? ['iops', 'clat_mean_us', 'clat_p99_us', 'cpu_ns_per_io'] : ['iops', 'bw_MiBps', 'clat_mean_us', 'cpu_ns_per_io'];
   if (job.disk) keys.push('disk_KiB_per_req');
   for (const key of keys) {
     const f = fio.map((m) => m[key]).filter((x) => x !== undefined);
