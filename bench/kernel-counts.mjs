@@ -74,7 +74,8 @@ export function countKernel([cmd, argv], job) {
 /** Rows for lib.mjs's table: one per counter, fio's beside volbench's (one run each: no range). */
 export function kernelRows(jobId, k) {
   if (!k?.fio || !k?.volbench) return [];
-  return Object.keys(k.fio.per_io).map((metric) => {
+  // A counter neither tool moved (the null engine's calls) says nothing.
+  return Object.keys(k.fio.per_io).filter((m) => k.fio.per_io[m] || k.volbench.per_io[m]).map((metric) => {
     const fio = k.fio.per_io[metric];
     const volbench = k.volbench.per_io[metric] ?? 0;
     return { job: jobId, metric: `${metric}/IO`, fio, volbench, ratio: fio ? volbench / fio : NaN, fioRange: [fio, fio], vbRange: [volbench, volbench] };
