@@ -1,6 +1,7 @@
 {
   "variables": {
-    "sanitize%": 0
+    "sanitize%": 0,
+    "prebuild%": 0
   },
   "targets": [
     {
@@ -17,10 +18,12 @@
         "native/offsets.cc",
         "native/page_cache.cc",
         "native/probe.cc",
+        "native/root_call.cc",
         "native/runner.cc",
         "native/sampler.cc",
         "native/sleep.cc",
         "native/steady_state.cc",
+        "native/stuck_tally.cc",
         "native/target.cc",
         "native/verifier.cc",
         "native/engines/common.cc",
@@ -42,6 +45,9 @@
             "-fno-omit-frame-pointer", "-D_GLIBCXX_SANITIZE_VECTOR", "-D_GLIBCXX_ASSERTIONS"
           ],
           "ldflags": ["-fsanitize=address,undefined"]
+        }],
+        ["prebuild==1", {
+          "ldflags": ["-static-libstdc++", "-static-libgcc", "-Wl,--exclude-libs,ALL"]
         }]
       ]
     }

@@ -1,9 +1,11 @@
-// volbench's native surface: five functions, nothing else.
+// volbench's native surface: seven functions, nothing else.
 #include <napi.h>
 
 #include "beneath.h"
 #include "convert.h"
 #include "probe.h"
+#include "root_call.h"
+#include "stuck_tally.h"
 #include "runner.h"
 #include "target.h"
 
@@ -11,6 +13,9 @@ namespace vb {
 namespace {
 
 Registry* GetRegistry(Napi::Env env) { return env.GetInstanceData<Registry>(); }
+
+// How long a probe or a removal may take before its root counts as not answering.
+constexpr uint64_t kRootCallDeadlineMs = 5000;
 
 // runJobs(plans: object[], onProgress: fn, statPaths?: string[]) -> { id, promise }; the promise
 // resolves to { jobs, afterLayout: { stats, ms } | null }.
@@ -67,72 +72,66 @@ Napi::Value Cancel(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// probeTarget(path, ref?): what the kernel says of a path, off the JS thread: a stat, an open
-// and a few ioctls can take long on a network filesystem or an ailing device, and the event
-// loop must never wait on I/O. With ref ({dirFd, name}) it looks beneath that directory.
-class ProbeWorker : public Napi::AsyncWorker {
- public:
-  ProbeWorker(Napi::Env env, std::string path, PathRef ref, bool has_ref)
-      : Napi::AsyncWorker(env, "volbench-probe"), path_(std::move(path)), ref_(std::move(ref)), has_ref_(has_ref),
-        deferred_(Napi::Promise::Deferred::New(env)) {}
-
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-  void Execute() override { info_ = ProbeTarget(path_, has_ref_ ? &ref_ : nullptr); }
-  void OnOK() override { deferred_.Resolve(TargetInfoToJs(Env(), info_)); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  std::string path_;
-  PathRef ref_;
-  bool has_ref_;
-  TargetInfo info_;
-  Napi::Promise::Deferred deferred_;
-};
-
-Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "probeTarget(path: string, ref?: {dirFd, name})");
-  const bool has_ref = info.Length() > 1 && !info[1].IsUndefined();
-  PathRef ref = has_ref ? PathRefFromJs(info[1], "ref") : PathRef{};
-  auto* worker = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(ref), has_ref);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();  // deletes itself once settled
-  return promise;
+// The root a call is made beneath and its deadline: arguments `at` and `at + 1` (optional).
+RootCallSpec RootCallArgs(const Napi::CallbackInfo& info, size_t at, const char* name, int dir_fd) {
+  RootCallSpec spec{name, "", kRootCallDeadlineMs, dir_fd};
+  if (info.Length() > at && info[at].IsString()) spec.anchor = info[at].As<Napi::String>().Utf8Value();
+  if (info.Length() > at + 1 && info[at + 1].IsNumber()) {
+    const double ms = info[at + 1].As<Napi::Number>().DoubleValue();
+    spec.deadline_ms = ms >= 1 && ms <= 3600000 ? static_cast<uint64_t>(ms) : kRootCallDeadlineMs;
+  }
+  return spec;
 }
 
-// removeFile(ref, dev, ino): unlinks a regular file beneath a held directory, only while it is
-// still that file (ino 0n: any regular file there), off the JS thread (freeing a large file's
-// blocks takes time). Resolves to 0 or an errno.
-class RemoveWorker : public Napi::AsyncWorker {
- public:
-  RemoveWorker(Napi::Env env, PathRef ref, uint64_t dev, uint64_t ino)
-      : Napi::AsyncWorker(env, "volbench-remove"), ref_(std::move(ref)), dev_(dev), ino_(ino),
-        deferred_(Napi::Promise::Deferred::New(env)) {}
+// probeTarget(path, ref?, anchor?, deadlineMs?): what the kernel says of a path, on a thread of
+// its own (root_call.h). With ref ({dirFd, name}) it looks beneath that directory. Null when the
+// process holds as many stuck threads as it may.
+Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString())
+    throw Napi::TypeError::New(env, "probeTarget(path: string, ref?: {dirFd, name}, anchor?: string, deadlineMs?: number)");
+  const bool has_ref = info.Length() > 1 && !info[1].IsUndefined() && !info[1].IsNull();
+  const PathRef ref = has_ref ? PathRefFromJs(info[1], "ref") : PathRef{};
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  auto result = std::make_shared<TargetInfo>();
+  return CallOnRoot(
+      env, RootCallArgs(info, 2, "volbench-probe", has_ref ? ref.dir_fd : -1),
+      [path, ref, has_ref, result](int dir_fd) {
+        const PathRef own{dir_fd, ref.name};
+        *result = ProbeTarget(path, has_ref ? &own : nullptr);
+      },
+      [result](Napi::Env e) -> Napi::Value { return TargetInfoToJs(e, *result); });
+}
 
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-  void Execute() override { err_ = UnlinkBeneath(ref_, dev_, ino_); }
-  void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), err_)); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  PathRef ref_;
-  uint64_t dev_, ino_;
-  int err_ = 0;
-  Napi::Promise::Deferred deferred_;
-};
-
+// removeFile(ref, dev, ino, anchor?, deadlineMs?): unlinks a regular file beneath a held
+// directory, only while it is still that file, its directories walked without following links,
+// on a thread of its own. Resolves to 0 or an errno; null as probeTarget.
 Napi::Value RemoveFileJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt())
-    throw Napi::TypeError::New(env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint)");
-  PathRef ref = PathRefFromJs(info[0], "ref");
+    throw Napi::TypeError::New(env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number)");
+  const PathRef ref = PathRefFromJs(info[0], "ref");
   bool lossless = true;
   const uint64_t dev = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
   const uint64_t ino = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
-  auto* worker = new RemoveWorker(env, std::move(ref), dev, ino);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  auto err = std::make_shared<int>(0);
+  return CallOnRoot(
+      env, RootCallArgs(info, 3, "volbench-remove", ref.dir_fd),
+      [ref, dev, ino, err](int dir_fd) { *err = UnlinkBeneath(PathRef{dir_fd, ref.name}, dev, ino, false); },
+      [err](Napi::Env e) -> Napi::Value { return Napi::Number::New(e, *err); });
+}
+
+// stuck(): the process's stuck threads (stuck_tally.h): {limit, threads, memoryBytes, entries}.
+Napi::Value StuckJs(const Napi::CallbackInfo& info) { return StuckTotalsToJs(info.Env(), stuck_tally::Snapshot()); }
+
+// setStuckLimit(n): the most stuck threads the process keeps.
+Napi::Value SetStuckLimitJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "setStuckLimit(limit: number)");
+  const double n = info[0].As<Napi::Number>().DoubleValue();
+  if (!(n >= 1 && n <= 65536)) throw Napi::RangeError::New(env, "setStuckLimit takes 1 to 65536");
+  stuck_tally::SetLimit(static_cast<uint32_t>(n));
+  return env.Undefined();
 }
 
 Napi::Value Engines(const Napi::CallbackInfo& info) {
@@ -167,6 +166,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probeTarget", Napi::Function::New(env, ProbeTargetJs, "probeTarget"));
   exports.Set("removeFile", Napi::Function::New(env, RemoveFileJs, "removeFile"));
   exports.Set("engines", Napi::Function::New(env, Engines, "engines"));
+  exports.Set("stuck", Napi::Function::New(env, StuckJs, "stuck"));
+  exports.Set("setStuckLimit", Napi::Function::New(env, SetStuckLimitJs, "setStuckLimit"));
   return exports;
 }
 

@@ -10,17 +10,23 @@
 #include <cinttypes>
 #include <cstdio>
 
+// glibc names SYS_openat2 from 2.32 on; on older ones (Debian 11's 2.31, which the prebuilt
+// binaries are built against) the kernel headers' own number serves.
+#ifndef SYS_openat2
+#define SYS_openat2 __NR_openat2
+#endif
+
 namespace vb {
 namespace {
 
 constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 constexpr int kOpenat2Retries = 128;
 
-int SysOpenat2(int dir_fd, const char* name, int flags, mode_t mode) {
+int SysOpenat2(int dir_fd, const char* name, int flags, mode_t mode, uint64_t resolve = kResolve) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags);
   how.mode = (flags & O_CREAT) ? mode : 0;
-  how.resolve = kResolve;
+  how.resolve = resolve;
   // The kernel asks for a retry (EAGAIN) when a rename raced a lookup that must stay beneath;
   // renames in a loop could make that forever, so after a while the walk takes over.
   for (int attempt = 0; attempt < kOpenat2Retries; attempt++) {
@@ -142,18 +148,32 @@ int OpenParentBeneath(const PathRef& ref, std::string* last) {
   return OpenBeneath(PathRef{ref.dir_fd, ref.name.substr(0, slash)}, O_PATH | O_DIRECTORY);
 }
 
-int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino) {
+// The directory part of `ref` opened without following any link, even one that stays beneath
+// (the walk never follows a link): for a removal, which must reach the directory the file was
+// made in or nothing.
+int OpenParentNoLinks(const PathRef& ref, std::string* last) {
+  const size_t slash = ref.name.find_last_of('/');
+  if (slash == std::string::npos) return OpenParentBeneath(ref, last);
+  *last = ref.name.substr(slash + 1);
+  const std::string dir = ref.name.substr(0, slash);
+  const int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  int fd = HaveOpenat2() ? SysOpenat2(ref.dir_fd, dir.c_str(), flags, 0, kResolve | RESOLVE_NO_SYMLINKS) : -EAGAIN;
+  if (fd == -EAGAIN) fd = WalkBeneath(ref.dir_fd, dir, flags, 0);
+  return fd;
+}
+
+int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too) {
   std::string last;
-  const int parent = OpenParentBeneath(ref, &last);
+  const int parent = OpenParentNoLinks(ref, &last);
   if (parent < 0) return -parent;
   struct stat st;
   int err = 0;
   if (fstatat(parent, last.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) {
     err = errno;
-  } else if (S_ISLNK(st.st_mode)) {
+  } else if (S_ISLNK(st.st_mode) && links_too) {
     // The name the user gave is a link to the file: as fio, the link goes, the file stays.
     if (unlinkat(parent, last.c_str(), 0) < 0) err = errno;
-  } else if (!S_ISREG(st.st_mode) || (ino != 0 && (static_cast<uint64_t>(st.st_dev) != dev || static_cast<uint64_t>(st.st_ino) != ino))) {
+  } else if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_dev) != dev || static_cast<uint64_t>(st.st_ino) != ino) {
     err = ESTALE;
   } else if (unlinkat(parent, last.c_str(), 0) < 0) {
     err = errno;

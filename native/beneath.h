@@ -49,9 +49,10 @@ inline const char* LeavesDirectory(int err) {
 int VerifyOpened(int fd, const Expect& expect, const Forbidden& forbidden, std::string* why);
 
 // Removes `ref` from its directory with unlinkat: a regular file only while it is still the
-// file (dev, ino) (with ino 0 any regular file there goes), or a symlink (the link only, as fio
-// removes the name it was given). Returns 0 or an errno.
-int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino);
+// file (dev, ino), or with `links_too` a symlink (the link only: unlink=1 removes the name it was
+// given, as fio). The directories on the way are walked without following any link. Returns 0
+// or an errno.
+int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too);
 
 // The directory part of `ref` opened beneath its directory (O_PATH), and the last component.
 // Returns the fd (the caller closes it) or -errno.

@@ -78,6 +78,17 @@ PathRef RefFromJs(Napi::Value v, const char* name, bool nullable) {
   return ref;
 }
 
+// {kind: 'new' | 'file' | 'device', dev, ino, rdev}: what an open must find.
+Expect ExpectFromJs(const Napi::Object& expect) {
+  const std::string kind = Str(expect, "kind");
+  Expect e;
+  e.kind = kind == "file" ? Expect::kFile : kind == "device" ? Expect::kDevice : Expect::kNew;
+  e.dev = BigU64(expect, "dev");
+  e.ino = BigU64(expect, "ino");
+  e.rdev = BigU64(expect, "rdev");
+  return e;
+}
+
 void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
   Napi::Array a = Arr(o, name, kDirs);
   for (uint32_t i = 0; i < kDirs; i++) {
@@ -192,14 +203,11 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   }
   if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
   p.path = Str(o, "path");
+  p.anchor = Str(o, "anchor");
+  p.memory_bytes = U64(o, "memoryBytes");
   p.target = RefFromJs(Field(o, "target"), "target", false);
   p.unlink_ref = RefFromJs(Field(o, "unlinkTarget"), "unlinkTarget", true);
-  Napi::Object expect = Obj(o, "expect");
-  const std::string kind = Str(expect, "kind");
-  p.expect.kind = kind == "file" ? Expect::kFile : kind == "device" ? Expect::kDevice : Expect::kNew;
-  p.expect.dev = BigU64(expect, "dev");
-  p.expect.ino = BigU64(expect, "ino");
-  p.expect.rdev = BigU64(expect, "rdev");
+  p.expect = ExpectFromJs(Obj(o, "expect"));
   Napi::Array forbidden = Arr(o, "forbidden", 0);
   for (uint32_t i = 0; i < forbidden.Length(); i++) {
     Napi::Value v = forbidden.Get(i);
@@ -307,6 +315,12 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.slat_log_path = Str(o, "slatLogPath");
   static const char* const kLogRefs[5] = {"bwLog", "iopsLog", "latLog", "clatLog", "slatLog"};
   for (int i = 0; i < 5; i++) p.log_refs[i] = RefFromJs(Field(o, kLogRefs[i]), kLogRefs[i], true);
+  Napi::Array log_expects = Arr(o, "logExpects", 5);
+  for (uint32_t i = 0; i < 5; i++) {
+    Napi::Value v = log_expects.Get(i);
+    if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'logExpects' must hold {kind, dev, ino, rdev}");
+    p.log_expects[i] = ExpectFromJs(v.As<Napi::Object>());
+  }
   p.log_avg_ms = U64(o, "logAvgMs");
   p.log_offset = Bool(o, "logOffset");
   p.fixed_bufs = Bool(o, "fixedBufs");
@@ -422,6 +436,40 @@ ProgressSnapshot SnapshotProgress(Job& job) {
   s.has_last = p.has_last;
   s.last = p.last;
   return s;
+}
+
+Napi::Object StuckTotalsToJs(Napi::Env env, const StuckTotals& totals) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("limit", totals.limit);
+  o.Set("threads", totals.threads);
+  o.Set("memoryBytes", static_cast<double>(totals.memory_bytes));
+  Napi::Array entries = Napi::Array::New(env, totals.entries.size());
+  for (size_t i = 0; i < totals.entries.size(); i++) {
+    const StuckEntry& e = totals.entries[i];
+    Napi::Object x = Napi::Object::New(env);
+    x.Set("kind", e.kind == StuckEntry::kJob ? "job" : "call");
+    x.Set("anchor", e.anchor);
+    x.Set("ios", e.ios);
+    x.Set("threads", e.threads);
+    x.Set("memoryBytes", static_cast<double>(e.memory_bytes));
+    x.Set("stuck", e.stuck);
+    entries.Set(static_cast<uint32_t>(i), x);
+  }
+  o.Set("entries", entries);
+  return o;
+}
+
+Napi::Array CreatedToJs(Napi::Env env, const std::vector<CreatedFile>& created) {
+  Napi::Array a = Napi::Array::New(env, created.size());
+  for (size_t i = 0; i < created.size(); i++) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("job", created[i].job);
+    o.Set("file", created[i].file);
+    o.Set("dev", Napi::BigInt::New(env, created[i].dev));
+    o.Set("ino", Napi::BigInt::New(env, created[i].ino));
+    a.Set(static_cast<uint32_t>(i), o);
+  }
+  return a;
 }
 
 Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& snaps) {

@@ -8,6 +8,7 @@
 
 #include "job.h"
 #include "plan.h"
+#include "stuck_tally.h"
 #include "target.h"
 
 namespace vb {
@@ -20,6 +21,8 @@ PathRef PathRefFromJs(Napi::Value v, const char* name);
 
 Napi::Object JobResultToJs(Napi::Env env, Job& job);
 Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info);
+// {limit, threads, memoryBytes, entries: [{kind: 'job' | 'call', anchor, ios, threads, memoryBytes}]}.
+Napi::Object StuckTotalsToJs(Napi::Env env, const StuckTotals& totals);
 
 struct ProgressSnapshot {
   std::string job_name;
@@ -34,5 +37,7 @@ struct ProgressSnapshot {
 // Called on the coordinator thread: reads only atomics and the mutex-guarded last point.
 ProgressSnapshot SnapshotProgress(Job& job);
 Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& snaps);
+// [{job, file, dev, ino}] (dev and ino as bigints).
+Napi::Array CreatedToJs(Napi::Env env, const std::vector<CreatedFile>& created);
 
 }  // namespace vb

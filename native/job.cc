@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -102,14 +103,26 @@ void Job::EnterPhase(Phase next) {
 
 void Job::Fail(int err, const char* syscall, std::string message) {
   EnterPhase(Phase::kStopping);
+  RecordError(err, syscall, std::move(message));
+}
+
+void Job::RecordError(int err, const char* syscall, std::string message) {
   if (result_.error != 0) return;
   result_.error = err;
   result_.error_syscall = syscall;
   result_.error_message = std::move(message);
 }
 
+namespace {
+
+std::string ErrorText(int err, const char* syscall, const std::string& message) {
+  return (message.empty() ? std::string(syscall) : message) + ": " + std::strerror(err);
+}
+
+}  // namespace
+
 void Job::SetError(int err, const char* syscall, const std::string& message) {
-  Fail(err, syscall, (message.empty() ? std::string(syscall) : message) + ": " + std::strerror(err));
+  Fail(err, syscall, ErrorText(err, syscall, message));
 }
 
 void Job::FailEarly(int err, const char* syscall, const std::string& message) { SetError(err, syscall, message); }
@@ -342,28 +355,39 @@ void Job::EndMainPhase() {
   main_end_ns_ = NowNs();
 }
 
-void Job::Finish() {
+void Job::Finish(uint64_t abandoned_at) {
   steady_.End();
-  EndMainPhase();
-  const uint64_t now = NowNs();
+  if (abandoned_at == 0) EndMainPhase();
+  else if (main_end_ns_ == 0) main_end_ns_ = abandoned_at;
+  const uint64_t now = abandoned_at ? abandoned_at : NowNs();
   // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
   if (measured) sampler_.EndSeries(now);
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
   if (measured) SetDirRuntimes(now);
-  CountCpuSince(cpu_start_, result_);
+  if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
 }
 
-bool Job::Abandon(uint64_t since, uint64_t now, bool cancelled) {
-  uint64_t expected = since;
-  if (since == 0 || !blocked_since_.compare_exchange_strong(expected, kAbandoned, std::memory_order_acq_rel))
-    return false;
-  FinishAbandoned(now, cancelled);
-  return true;
+bool Job::Abandon(uint64_t since, uint64_t now, bool cancelled, int claim_fd) {
+  // Read before the job is parked: only what does not change once its thread is inside a call
+  // (the plan; the engine, set before the first call, which Since() having seen orders before).
+  // io_uring hands a request that would block to a kernel worker of this process: one thread
+  // per stuck request, beside the job's own, and at most iodepth of them.
+  const bool uring = result_.engine != nullptr && std::strcmp(result_.engine->name, "io_uring") == 0;
+  StuckEntry bound;
+  bound.kind = StuckEntry::kJob;
+  bound.anchor = plan_.anchor;
+  bound.threads = 1 + (uring ? plan_.io_depth : 0);
+  bound.memory_bytes = plan_.memory_bytes;
+  return stall_.Abandon(since, bound, claim_fd, [&](StuckEntry& held) {
+    GiveUp(now, cancelled);
+    held.ios = inflight_;
+    held.threads = 1 + (uring ? inflight_ : 0);
+  });
 }
 
-void Job::FinishAbandoned(uint64_t now, bool cancelled) {
+void Job::GiveUp(uint64_t now, bool cancelled) {
   // In flight: every I/O counted so (a sync engine's one included), none of which completed.
   result_.stuck_ios = inflight_;
   if (cancelled) {
@@ -374,23 +398,14 @@ void Job::FinishAbandoned(uint64_t now, bool cancelled) {
     std::snprintf(msg, sizeof(msg), "%u I/O%s on %s still not complete %.1f s after the job's runtime ended", inflight_,
                   inflight_ == 1 ? "" : "s", plan_.path.c_str(),
                   static_cast<double>(now - progress_.deadline_ns.load(std::memory_order_relaxed)) / 1e9);
-    SetError(ETIMEDOUT, IoSyscallName(*result_.engine, kRead), msg);
+    const char* syscall = IoSyscallName(*result_.engine, kRead);
+    RecordError(ETIMEDOUT, syscall, ErrorText(ETIMEDOUT, syscall, msg));
   }
-  phase_ = Phase::kStopping;
-  steady_.End();
-  // No end_fsync: the device does not answer.
-  if (main_end_ns_ == 0) main_end_ns_ = now;
-  const bool measured = ramp_end_ns_ == 0;
-  if (measured) sampler_.EndSeries(now);
-  result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
-  if (measured) SetDirRuntimes(now);
-  // The job's thread is elsewhere: its CPU use cannot be read from here, and stays 0.
-  sampler_.PublishTotals();
+  Finish(now);
   result_.elapsed_ns = now - thread_start_ns_;
-  EnterPhase(Phase::kDone);
-  // The logs are the job's thread's to close, once its call returns: they may sit on the
-  // device that stopped answering, and this thread must not wait on it.
-  abandon_finished_.store(true, std::memory_order_release);
+  // Shown done from now on; the phase itself stays the thread's, which enters stopping once
+  // its call returns.
+  progress_.phase.store(static_cast<int>(Phase::kDone), std::memory_order_release);
 }
 
 // fio's update_runtime: the main phase's time goes to the directions the job's rw names that
@@ -515,24 +530,17 @@ void Job::Run() {
       if (const int err = sampler_.OpenLogs(&log, &why)) SetError(err, "open", "opening log " + *log + (why.empty() ? "" : ": " + why));
     }
     if (result_.error == 0) RunEngines();
-    // Looked at once the I/O has touched the buffers (a read job's are not touched before).
-    if (!abandoned_ && plan_.MaxBs() >= kSegmentBoundBs) {
-      result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
-    }
     // Given up on by the run, which finished the result: what is left is to flush the logs
-    // (a failure can no longer be reported), close the target and hand back the device's claim.
-    if (abandoned_) {
-      while (!abandon_finished_.load(std::memory_order_acquire)) {
-        timespec ts{0, 1000000};
-        nanosleep(&ts, nullptr);
-      }
+    // (a failure can no longer be reported), close the target and let go of what it holds.
+    if (stall_.Abandoned()) {
       sampler_.CloseLogs(&log);
       close(fd_);
       fd_ = -1;
-      const int claim = claim_fd_.exchange(kThreadEnded, std::memory_order_acq_rel);
-      if (claim >= 0) close(claim);
+      stall_.End();
       return;
     }
+    // Looked at once the I/O has touched the buffers (a read job's are not touched before).
+    if (plan_.MaxBs() >= kSegmentBoundBs) result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
     if (const int err = sampler_.CloseLogs(&log)) {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }

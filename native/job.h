@@ -23,6 +23,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "sampler.h"
+#include "stall.h"
 #include "steady_state.h"
 #include "unit_pool.h"
 #include "verifier.h"
@@ -51,6 +52,8 @@ class Job {
   void FailEarly(int err, const char* syscall, const std::string& message);
   // The file the run laid out for this job, which its open must find: set before the job starts.
   void ExpectFile(const Expect& file) { plan_.expect = file; }
+  // The log (LogKind order) the run's layout created for this job, which its open must find.
+  void ExpectLog(int kind, const Expect& file) { plan_.log_expects[kind] = file; }
   // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
   uint64_t opened_dev() const { return opened_dev_; }
   uint64_t opened_ino() const { return opened_ino_; }
@@ -98,38 +101,24 @@ class Job {
   void FailSubmit(int err, const char* syscall);
 
   // A stalled device can hold a call forever: a sync engine's I/O, an asynchronous engine's
-  // submission or wait. The loop brackets those calls, so that the run can give up on a job
-  // stuck in one (Abandon, from the run's thread), finish its result from what it had done, and
-  // go on; the job's thread, once its call returns, sees that, waits for its other I/Os (their
-  // buffers stay alive) and tears down without touching the result again.
-  void EnterBlocking(uint64_t now) { blocked_since_.store(now, std::memory_order_release); }
-  // False when the job was abandoned while inside the call (`failed`: the call returned an
-  // error, so what it left in flight is unknown).
-  bool LeaveBlocking(bool failed) {
-    if (__builtin_expect(blocked_since_.exchange(0, std::memory_order_acq_rel) != kAbandoned, 1)) return true;
-    abandoned_ = true;
-    abandoned_call_failed_ = failed;
+  // submission or wait. The loop brackets those calls (stall.h tells the protocol), so that the
+  // run can give up on a job stuck in one, finish its result from what it had done, and go on.
+  void EnterBlocking(uint64_t now) { stall_.Enter(now); }
+  // False when the run gave up on the job while it was inside the call that began at `now`
+  // (`failed`: the call returned an error): the job stops, here on its own thread.
+  bool LeaveBlocking(uint64_t now, bool failed) {
+    if (__builtin_expect(stall_.Leave(now, failed), 1)) return true;
+    EnterPhase(Phase::kStopping);
     return false;
   }
-  bool abandoned() const { return abandoned_; }
-  // When the call the job is inside began, 0 when it is in none.
-  uint64_t BlockedSince() const {
-    const uint64_t s = blocked_since_.load(std::memory_order_acquire);
-    return s == kAbandoned ? 0 : s;
-  }
+  const Stall& stall() const { return stall_; }
   // From the run's thread: gives up on the job if it is still inside the call that began at
   // `since`, and finishes its result (cancelled, or failed with ETIMEDOUT when it overran its
-  // runtime). False when the call returned meanwhile: the job goes on as usual.
-  bool Abandon(uint64_t since, uint64_t now, bool cancelled);
-  // From the run's thread, for an abandoned job: the run's exclusive claim on the job's device,
-  // which the job's thread closes once its I/O has returned, so nothing else claims the device
-  // while that I/O may still write.
-  void HandOverClaim(int fd) {
-    if (claim_fd_.exchange(fd, std::memory_order_acq_rel) == kThreadEnded) {
-      claim_fd_.store(kThreadEnded, std::memory_order_relaxed);
-      close(fd);
-    }
-  }
+  // runtime); `claim_fd` (-1: none), a copy of the run's exclusive claim on the job's device,
+  // stays open until the job's thread ends, so nothing else claims the device while the stuck
+  // I/O may still write. False when the call returned meanwhile (the job goes on as usual) or
+  // the process already holds as many stuck threads as it may (the run waits for the device).
+  bool Abandon(uint64_t since, uint64_t now, bool cancelled, int claim_fd);
 
  private:
   bool Open();
@@ -153,9 +142,13 @@ class Job {
   // The main phase's I/O is over: end_fsync, as fio's do_io ends, and the main phase's runtime
   // stops. Once per job.
   void EndMainPhase();
-  void Finish();
-  // What Finish() does that needs no call on the target, for a job the run gave up on.
-  void FinishAbandoned(uint64_t now, bool cancelled);
+  // Closes the result: runtimes, series, totals. `abandoned_at` 0: on the job's own thread at
+  // its end. Else on the run's thread, for a job given up on at that moment, whose thread is
+  // parked in a call: no end_fsync (the device does not answer) and no CPU figures (they are
+  // the calling thread's).
+  void Finish(uint64_t abandoned_at);
+  // What the run records of a job it gives up on, then Finish; on the run's thread.
+  void GiveUp(uint64_t now, bool cancelled);
   // The abandoned job's thread: waits for its I/Os still in flight, then the engine tears down.
   template <class E>
   void DrainAbandoned(E& eng);
@@ -163,6 +156,8 @@ class Job {
   void SetError(int err, const char* syscall, const std::string& message);
   // Stops the job and records the first error only: later ones follow from it.
   void Fail(int err, const char* syscall, std::string message);
+  // Records the error when it is the first, without a change of phase.
+  void RecordError(int err, const char* syscall, std::string message);
   void FailIo(const IoUnit* u, int err);
   void VerifyRead(const IoUnit* u);
 
@@ -262,17 +257,8 @@ class Job {
   SteadyProbe steady_;
   // The thread's CPU use when measuring began, for usr/sys/ctx/majf/minf.
   rusage cpu_start_{};
-  // EnterBlocking()'s stamp, 0 outside a blocking call, kAbandoned once the run gave up.
-  static constexpr uint64_t kAbandoned = UINT64_MAX;
-  std::atomic<uint64_t> blocked_since_{0};
-  // Read and written by the job's thread only.
-  bool abandoned_ = false;
-  bool abandoned_call_failed_ = false;
-  // Set by the run's thread once FinishAbandoned() is done with the job's sampler: the job's
-  // thread closes its logs after that (on its own time: they may sit on the stalled device).
-  std::atomic<bool> abandon_finished_{false};
-  static constexpr int kThreadEnded = -2;
-  std::atomic<int> claim_fd_{-1};
+  // Whether the job's thread is inside a call that may not return, and the run giving up on it.
+  Stall stall_;
 };
 
 }  // namespace vb

@@ -51,7 +51,7 @@ class JobLoop {
         if constexpr (kQueueMayBlock) j.EnterBlocking(now);
         eng.Queue(u);
         if constexpr (kQueueMayBlock) {
-          if (__builtin_expect(!j.LeaveBlocking(false), 0)) return;
+          if (__builtin_expect(!j.LeaveBlocking(now, false), 0)) return;
         }
         if constexpr (E::kInline) {
           now = NowNs();
@@ -129,7 +129,7 @@ class JobLoop {
     if constexpr (E::kOps.needs_target) j.EnterBlocking(now);
     const int r = eng.Commit(min_complete, timeout);
     if constexpr (E::kOps.needs_target) {
-      if (__builtin_expect(!j.LeaveBlocking(r < 0), 0)) return kAbandonedCall;
+      if (__builtin_expect(!j.LeaveBlocking(now, r < 0), 0)) return kAbandonedCall;
     }
     if (__builtin_expect(r < 0, 0)) j.FailSubmit(-r, IoSyscallName(E::kOps, kRead));
     return r;
@@ -151,10 +151,10 @@ bool Job::RunWith(int* setup_err) {
   }
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
-  if (abandoned_) {
+  if (stall_.Abandoned()) {
     DrainAbandoned(engine);
   } else {
-    Finish();
+    Finish(0);
   }
   engine.Teardown();
   return true;
@@ -168,7 +168,7 @@ void Job::DrainAbandoned([[maybe_unused]] E& eng) {
   // writes it. When that cannot be known (the abandoned call or a wait failed), the buffers
   // are never freed: a leak, rather than the kernel writing into memory reused meanwhile.
   if constexpr (!E::kInline) {
-    bool drained = !abandoned_call_failed_;
+    bool drained = !stall_.call_failed();
     for (unsigned left = inflight_; drained && left;) {
       drained = eng.Commit(1, 0) >= 0;
       const unsigned n = drained ? eng.Reap([](IoUnit*) {}) : 0;

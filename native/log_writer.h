@@ -23,16 +23,18 @@ class LogWriter {
   ~LogWriter() { Close(); }
 
   // Opens `ref` (not set: no log) beneath its held directory; returns 0 or errno, with the
-  // reason in `why`. It must be a regular file (a new one or an existing one, then emptied),
-  // and none of `forbidden`: the check comes before the truncation, so a log name swapped
-  // for a link to another file empties nothing.
-  int Open(const PathRef& ref, const Forbidden& forbidden, bool with_offset, std::string* why) {
+  // reason in `why`. It must be the file `expect` names (the run's layout created a new one), or
+  // when nothing was laid out a regular file created here exclusively, and none of `forbidden`:
+  // the check comes before the truncation, so a log name swapped for a link to another file
+  // empties nothing.
+  int Open(const PathRef& ref, const Expect& expect, const Forbidden& forbidden, bool with_offset, std::string* why) {
     if (!ref.set()) return 0;
     with_offset_ = with_offset;
     // O_NONBLOCK: a FIFO put in the log's place must not hang the open; it is refused below.
-    const int fd = OpenBeneath(ref, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
+    const int create = expect.kind == Expect::kNew ? O_CREAT | O_EXCL : 0;
+    const int fd = OpenBeneath(ref, O_WRONLY | O_NONBLOCK | create, 0644);
     if (fd < 0) return -fd;
-    int err = VerifyOpened(fd, Expect{}, forbidden, why);
+    int err = VerifyOpened(fd, expect, forbidden, why);
     if (err == 0 && (fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0)) err = errno;
     if (err == 0 && (file_ = fdopen(fd, "w")) == nullptr) err = errno;
     if (err != 0) {

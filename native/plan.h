@@ -49,6 +49,12 @@ struct JobPlan {
   // For messages only: the target is opened as `target` (beneath a held directory) and must be
   // what `expect` says, and none of the `forbidden` inodes.
   std::string path;
+  // The root the job's files are opened beneath, as the caller names it: where its stuck I/O
+  // is counted (stuck_tally.h).
+  std::string anchor;
+  // What the job's engine takes (buffers and the rest), as planning counted it against the
+  // memory budget: counted there still while the job is stuck.
+  uint64_t memory_bytes = 0;
   PathRef target;
   Expect expect;
   Forbidden forbidden;
@@ -130,8 +136,10 @@ struct JobPlan {
   uint64_t sample_window_ms = 500;
   uint64_t series_interval_ms = 1000;
   std::string bw_log_path, iops_log_path, lat_log_path, clat_log_path, slat_log_path;
-  // How each log is opened (not set: not written), in LogKind order.
+  // How each log is opened (not set: not written), in LogKind order, and what it must be: a
+  // log planning did not find is created by the run's layout (exclusively), then held to that.
   PathRef log_refs[5];
+  Expect log_expects[5];
   uint64_t log_avg_ms = 0;
   // Log lines carry the I/O's offset column (fio's log_offset).
   bool log_offset = false;
@@ -142,6 +150,14 @@ struct JobPlan {
   bool hipri = false;
   // The CPUs the job's thread is pinned to (fio's cpus_allowed, split or shared); empty: any.
   std::vector<uint16_t> cpus;
+
+  // The path of log `kind` (LogKind order: bw, iops, lat, clat, slat), for messages.
+  const std::string& LogPath(int kind) const {
+    static constexpr std::string JobPlan::*kPaths[5] = {&JobPlan::bw_log_path, &JobPlan::iops_log_path,
+                                                        &JobPlan::lat_log_path, &JobPlan::clat_log_path,
+                                                        &JobPlan::slat_log_path};
+    return this->*kPaths[kind];
+  }
 
   uint32_t MaxBs() const {
     uint32_t m = 0;

@@ -20,13 +20,13 @@ namespace vb {
 
 struct Run::Message {
   std::vector<ProgressSnapshot> progress;
+  std::vector<CreatedFile> created;
 };
 
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths)
     : registry_(registry), id_(id), stat_paths_(std::move(stat_paths)) {
   jobs_.reserve(plans.size());
   for (auto& p : plans) jobs_.push_back(std::make_shared<Job>(std::move(p), &cancel_));
-  abandoned_.assign(jobs_.size(), false);
   // One steady-state group per group number, with every job that names it as a member.
   std::map<uint32_t, SteadyGroup*> groups;
   for (auto& job : jobs_) {
@@ -122,27 +122,28 @@ void Run::ClaimDevices() {
 void Run::ReleaseDevices() {
   for (const Claim& c : claims_) {
     if (c.fd < 0) continue;
-    // A job given up on may still write the device once its I/O returns: the claim stays with
-    // its thread (a descriptor each) until then, so nothing else can claim the device meanwhile.
-    bool handed = false;
-    for (size_t i = 0; i < jobs_.size(); i++) {
-      const JobPlan& p = jobs_[i]->plan();
-      if (!abandoned_[i] || !p.is_block_device || p.expect.rdev != c.rdev) continue;
-      const int fd = dup(c.fd);
-      if (fd >= 0) jobs_[i]->HandOverClaim(fd);
-      handed = true;
-    }
+    // A job given up on may still write the device once its I/O returns: it holds a copy of
+    // the claim until then (see AbandonStuckJobs), so the claim is not released yet.
+    bool held = false;
+    for (auto& job : jobs_) held |= job->stall().Abandoned() && job->plan().is_block_device && job->plan().expect.rdev == c.rdev;
     close(c.fd);
-    if (!handed) AwaitExclusiveRelease(c.ref);
+    if (!held) AwaitExclusiveRelease(c.ref);
   }
   claims_.clear();
+}
+
+int Run::ClaimCopyFor(const JobPlan& p) const {
+  if (!p.is_block_device) return -1;
+  for (const Claim& c : claims_)
+    if (c.fd >= 0 && c.rdev == p.expect.rdev) return fcntl(c.fd, F_DUPFD_CLOEXEC, 0);
+  return -1;
 }
 
 void Run::LayOut() {
   // One layout per file, however many instances share it, before any of them starts.
   std::set<std::string> done;
-  for (auto& job : jobs_) {
-    const JobPlan& p = job->plan();
+  for (size_t j = 0; j < jobs_.size(); j++) {
+    const JobPlan& p = jobs_[j]->plan();
     if (p.is_block_device || p.layout_bytes == 0 || done.count(p.path)) continue;
     done.insert(p.path);
     uint64_t bytes = 0;
@@ -160,12 +161,38 @@ void Run::LayOut() {
         LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out);
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
+    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew) created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino});
     for (auto& other : jobs_) {
       if (other->plan().path != p.path) continue;
       // Every job of the file opens the file laid out here, and nothing else.
       if (err == 0) other->ExpectFile(laid_out);
       else other->FailEarly(err, "layout", what + " " + p.path);
     }
+  }
+  for (size_t j = 0; j < jobs_.size(); j++) CreateLogs(j);
+}
+
+// A log planning did not find is created here, exclusively, as a target file is: a name taken
+// meanwhile (by a link to another file, the image behind a device) fails the job instead of
+// being written. The job then opens this file and nothing else.
+void Run::CreateLogs(size_t j) {
+  Job& job = *jobs_[j];
+  const JobPlan& p = job.plan();
+  for (int k = 0; k < 5; k++) {
+    if (!p.log_refs[k].set() || p.log_expects[k].kind != Expect::kNew) continue;
+    const int fd = OpenBeneath(p.log_refs[k], O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0644);
+    std::string why = fd == -EEXIST ? "one appeared there after the run was planned" : fd < 0 ? LeavesDirectory(-fd) : "";
+    int err = fd < 0 ? -fd : VerifyOpened(fd, p.log_expects[k], p.forbidden, &why);
+    struct stat st;
+    if (err == 0 && fstat(fd, &st) < 0) err = errno;
+    if (fd >= 0) close(fd);
+    if (err != 0) {
+      job.FailEarly(err, "open", "creating log " + p.LogPath(k) + (why.empty() ? "" : ": " + why));
+      return;
+    }
+    const Expect made{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
+    job.ExpectLog(k, made);
+    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino});
   }
 }
 
@@ -205,6 +232,8 @@ void Run::Coordinate() {
   ClaimDevices();
   LayOut();
   ReadStatsAfterLayout(started_ns);
+  // What the layout created, at once: a caller that must remove it after a crash records it.
+  if (!created_.empty()) PostProgress();
   threads_.resize(jobs_.size());
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
@@ -213,7 +242,7 @@ void Run::Coordinate() {
       // the job was counted done by the coordinator, and this run may be gone: not a word more.
       threads_[i] = std::thread([this, job] {
         job->Run();
-        if (!job->abandoned()) JobEnded();
+        if (!job->stall().Abandoned()) JobEnded();
       });
     } catch (const std::system_error&) {
       // Out of threads: this job fails, and running it here only records that it ended.
@@ -245,7 +274,7 @@ void Run::Coordinate() {
   for (size_t i = 0; i < threads_.size(); i++) {
     if (!threads_[i].joinable()) continue;
     // A stuck thread ends on its own once its call returns, and frees its job then.
-    if (abandoned_[i]) threads_[i].detach();
+    if (jobs_[i]->stall().Abandoned()) threads_[i].detach();
     else threads_[i].join();
   }
   UnlinkFiles();
@@ -267,16 +296,20 @@ constexpr uint64_t kOverrunGraceNs = 10'000'000'000ull;
 void Run::AbandonStuckJobs(uint64_t now) {
   const bool cancelled = cancel_.load(std::memory_order_relaxed);
   if (cancelled && cancel_seen_ns_ == 0) cancel_seen_ns_ = now;
-  for (size_t i = 0; i < jobs_.size(); i++) {
-    Job& job = *jobs_[i];
-    if (abandoned_[i] || job.progress().phase.load(std::memory_order_acquire) == static_cast<int>(Phase::kDone)) continue;
-    const uint64_t since = job.BlockedSince();
+  for (auto& held : jobs_) {
+    Job& job = *held;
+    if (job.stall().Abandoned() || job.progress().phase.load(std::memory_order_acquire) == static_cast<int>(Phase::kDone)) continue;
+    const uint64_t since = job.stall().Since();
     if (since == 0 || now < since) continue;
     const uint64_t deadline = job.progress().deadline_ns.load(std::memory_order_relaxed);
     const bool give_up = (cancelled && now - cancel_seen_ns_ >= kCancelGraceNs && now - since >= kCancelGraceNs) ||
                          (deadline && now > deadline + kOverrunGraceNs && now - since >= kOverrunGraceNs);
-    if (!give_up || !job.Abandon(since, now, cancelled)) continue;
-    abandoned_[i] = true;
+    if (!give_up) continue;
+    const int claim = ClaimCopyFor(job.plan());
+    if (!job.Abandon(since, now, cancelled, claim)) {
+      if (claim >= 0) close(claim);
+      continue;
+    }
     std::lock_guard<std::mutex> lock(done_mutex_);
     done_count_++;
   }
@@ -292,7 +325,7 @@ void Run::UnlinkFiles() {
     // A file whose job was given up on sits where the stall is: removing it could block this
     // thread too. It stays.
     bool stuck = false;
-    for (size_t i = 0; i < jobs_.size(); i++) stuck |= abandoned_[i] && jobs_[i]->plan().path == p.path;
+    for (auto& other : jobs_) stuck |= other->stall().Abandoned() && other->plan().path == p.path;
     if (stuck) continue;
     uint64_t dev = 0, ino = 0;
     for (auto& other : jobs_) {
@@ -303,12 +336,13 @@ void Run::UnlinkFiles() {
     }
     if (ino == 0) continue;  // no job opened it: nothing of this run to remove
     unlinked.insert(p.path);
-    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino);
+    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino, true);
   }
 }
 
 void Run::PostProgress() {
   auto* msg = new Message{};
+  msg->created.swap(created_);
   msg->progress.reserve(jobs_.size());
   for (auto& job : jobs_) msg->progress.push_back(SnapshotProgress(*job));
   if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
@@ -319,7 +353,7 @@ void Run::CallJs(Napi::Env env, Napi::Function fn, Message* msg) {
   if (env == nullptr) return;  // the environment is going away
   Napi::HandleScope scope(env);
   try {
-    fn.Call({ProgressToJs(env, msg->progress)});
+    fn.Call({ProgressToJs(env, msg->progress), CreatedToJs(env, msg->created)});
   } catch (const Napi::Error&) {
     // A throwing progress callback must not take the run down with it.
   }

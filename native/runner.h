@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "job.h"
+#include "target.h"
 
 namespace vb {
 
@@ -61,10 +62,13 @@ class Run {
   void AbandonStuckJobs(uint64_t now);
   void ClaimDevices();
   void ReleaseDevices();
+  // A copy of the run's claim on the device `p` writes, for a job given up on; -1 when none.
+  int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
   // Reads the counter files after the layout, with the layout's duration.
   void ReadStatsAfterLayout(uint64_t started_ns);
+  void CreateLogs(size_t job);
   void PostProgress();
   void Settle(Napi::Env env);
 
@@ -79,7 +83,6 @@ class Run {
   std::vector<std::shared_ptr<Job>> jobs_;
   // One per job, in the same order (empty where none could start).
   std::vector<std::thread> threads_;
-  std::vector<bool> abandoned_;
   // Exclusive claims on the block devices the run writes (fd -1: the claim was refused).
   struct Claim {
     uint64_t rdev;
@@ -93,6 +96,8 @@ class Run {
   std::vector<std::string> stats_after_layout_;
   uint64_t layout_ns_ = 0;
   bool laid_out_ = false;
+  // Files the layout created, until the next progress report takes them to JavaScript.
+  std::vector<CreatedFile> created_;
   std::thread coordinator_;
   std::mutex done_mutex_;
   std::condition_variable done_cv_;

@@ -24,18 +24,13 @@ void Sampler::Init(const bool dir_used[kDirs], const LatHistograms* hists, uint6
   }
 }
 
-const std::string& Sampler::LogPath(LogKind kind) const {
-  static constexpr std::string JobPlan::*kPaths[kLogKinds] = {
-      &JobPlan::bw_log_path, &JobPlan::iops_log_path, &JobPlan::lat_log_path, &JobPlan::clat_log_path,
-      &JobPlan::slat_log_path};
-  return plan_.*kPaths[kind];
-}
+const std::string& Sampler::LogPath(LogKind kind) const { return plan_.LogPath(kind); }
 
 int Sampler::OpenLogs(const std::string** failed, std::string* why) {
   bool any = false;
   for (int i = 0; i < kLogKinds; i++) {
     const std::string& path = LogPath(static_cast<LogKind>(i));
-    if (const int err = logs_[i].Open(plan_.log_refs[i], plan_.forbidden, plan_.log_offset, why)) {
+    if (const int err = logs_[i].Open(plan_.log_refs[i], plan_.log_expects[i], plan_.forbidden, plan_.log_offset, why)) {
       *failed = &path;
       return err;
     }

@@ -1,2 +1,2 @@
-/** The symbol versions (GLIBC_x, GLIBCXX_x) a shared object needs beyond Amazon Linux 2023's. */
-export function tooNew(file: string): string[];
+/** Lambda's limit on a function's unzipped size, in bytes. */
+export const LAMBDA_UNZIPPED_LIMIT: number;

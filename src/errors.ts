@@ -27,6 +27,11 @@ export type VolbenchErrorCode =
   | 'ELIMIT_EXCEEDED'
   /** The run was cancelled before it started. */
   | 'ECANCELLED'
+  /**
+   * The target's root has calls that never returned (I/O of a job given up on, a probe past its
+   * deadline), or the process holds as many such stuck threads as it may: try again once they return.
+   */
+  | 'ESTUCK'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
   | 'ECLOUD'
   /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */

@@ -22,6 +22,10 @@ export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from 
 export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';
 export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './report/index.js';
 export { identifyTarget } from './target/index.js';
+export { setStuckThreadLimit, stuckTally } from './target/root-calls.js';
+export type { NativeStuck as StuckTally, NativeStuckEntry as StuckEntry } from './engine/native-types.js';
+export { RunFiles } from './run/run-files.js';
+export type { FileIdentity } from './target/anchor.js';
 export { listSuites, loadSuite, runSuite, describeSuite, suiteTable } from './suites/index.js';
 export type { Suite, SuiteInfo, SuiteDefinition, SuiteRunOptions, SuiteOverrides, SuiteTestEvent } from './suites/index.js';
 export {

@@ -1,50 +1,40 @@
 /*
- * volbench's web view: the runs list, a run's page (live progress from its event stream, then
- * its report), and a comparison of several runs. Everything comes from the service's own API
- * with the token kept in sessionStorage; text from the service is set as text, never as HTML.
+ * volbench's web view: the runs list (refreshing itself), a run's page (run-page.js), and a
+ * comparison of several runs labelled by what they ran on. Everything comes from the service's
+ * own API with the token kept in sessionStorage; text from the service is set as text, never
+ * as HTML.
  */
-'use strict';
+import { $, api, AuthError, el, ENDED, setToken, token } from './common.js';
+import { runLabel, specText } from './describe.js';
+import { showRun } from './run-page.js';
+import { showReport } from './reports.js';
 
-const TOKEN_KEY = 'volbench-token';
 const PAGE_SIZE = 20;
-const FORMATS = [['html', 'HTML'], ['md', 'Markdown'], ['csv', 'CSV']];
+/** The list refreshes this often while it is shown (and the tab is visible). */
+const REFRESH_MS = 3000;
 
-const $ = (sel) => document.querySelector(sel);
-const state = { cursor: null, selected: new Set(), stream: null, chart: null };
+const state = { cursor: null, shown: 0, filters: new URLSearchParams(), selected: new Set(), iops: new Map(), refreshes: 0 };
 
-function token() {
-  return sessionStorage.getItem(TOKEN_KEY);
-}
+/* The page shown: what it must stop when it is left (an event stream, a chart, a timer). */
 
-class AuthError extends Error {}
+let page = null;
 
-async function api(path) {
-  const res = await fetch(path, { headers: { authorization: `Bearer ${token()}` } });
-  if (res.status === 401) {
-    sessionStorage.removeItem(TOKEN_KEY);
-    throw new AuthError('the token was refused');
-  }
-  if (!res.ok) {
-    let detail = `${res.status}`;
-    try {
-      detail = (await res.json()).detail || detail;
-    } catch {
-      // Not a problem document.
-    }
-    throw new Error(detail);
-  }
-  return res;
-}
-
-function el(tag, props = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') node.textContent = v;
-    else if (k === 'className') node.className = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
+function newPage() {
+  if (page) page.leave();
+  const controller = new AbortController();
+  const leaving = [];
+  const me = {
+    signal: controller.signal,
+    current: () => page === me,
+    onLeave: (f) => leaving.push(f),
+    leave: () => {
+      controller.abort();
+      for (const f of leaving) f();
+    },
+    fail,
+  };
+  page = me;
+  return me;
 }
 
 function show(id) {
@@ -52,18 +42,21 @@ function show(id) {
   $('#logout').hidden = id === 'login';
 }
 
-function stopStream() {
-  if (state.stream) state.stream.abort();
-  state.stream = null;
-  if (state.chart) state.chart.dispose();
-  state.chart = null;
+function fail(err) {
+  if (err instanceof AuthError) {
+    route();
+    return;
+  }
+  if (err && err.name === 'AbortError') return;
+  const where = document.querySelector('main > section:not([hidden])') || document.body;
+  where.append(el('p', { className: 'error', role: 'alert', text: `Error: ${err.message}` }));
 }
 
 /* Login */
 
 $('#login-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  sessionStorage.setItem(TOKEN_KEY, $('#token').value);
+  setToken($('#token').value);
   $('#token').value = '';
   try {
     await api('/v1/runs?limit=1');
@@ -75,8 +68,7 @@ $('#login-form').addEventListener('submit', async (event) => {
 });
 
 $('#logout').addEventListener('click', () => {
-  sessionStorage.removeItem(TOKEN_KEY);
-  stopStream();
+  setToken(null);
   route();
 });
 
@@ -99,196 +91,132 @@ function headlineIops(reportJson) {
 
 function liveIops(run) {
   const p = run.progress;
-  return p ? Math.round((p.read ? p.read.iops : 0) + (p.write ? p.write.iops : 0)) : null;
+  return p ? Math.round((p.read ? p.read.iops : 0) + (p.write ? p.write.iops : 0) + (p.trim ? p.trim.iops : 0)) : null;
 }
 
-async function loadRuns(append) {
-  const form = new FormData($('#filters'));
-  const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
-  for (const key of ['status', 'target', 'gate']) if (form.get(key)) q.set(key, form.get(key));
-  if (append && state.cursor) q.set('cursor', state.cursor);
-  const page = await (await api(`/v1/runs?${q}`)).json();
-  state.cursor = page.next_cursor;
-  $('#more').hidden = !page.next_cursor;
-  const body = $('#runs-table tbody');
-  if (!append) body.replaceChildren();
-  const ended = page.runs.filter((r) => ['finished', 'failed', 'cancelled'].includes(r.status)).map((r) => r.id);
-  let iops = new Map();
-  if (ended.length) {
-    const rq = new URLSearchParams(ended.map((id) => ['run', id]));
-    rq.set('format', 'json');
-    try {
-      iops = headlineIops(await (await api(`/v1/report?${rq}`)).json());
-    } catch {
-      // The list still shows without the headline.
-    }
+/** The headline IOPS of ended runs, each asked of the service once: an ended run's is final. */
+async function learnIops(runs) {
+  const missing = runs.filter((r) => ENDED.includes(r.status) && !state.iops.has(r.id)).map((r) => r.id);
+  if (missing.length === 0) return;
+  const q = new URLSearchParams(missing.map((id) => ['run', id]));
+  q.set('format', 'json');
+  try {
+    const found = headlineIops(await (await api(`/v1/report?${q}`)).json());
+    for (const id of missing) state.iops.set(id, found.get(id) ?? null);
+  } catch (err) {
+    // The list still shows without the headline.
+    if (err instanceof AuthError) throw err;
   }
-  for (const run of page.runs) {
-    const box = el('input', { type: 'checkbox', 'data-run': run.id, 'aria-label': `compare ${run.id}` });
-    box.checked = state.selected.has(run.id);
-    box.addEventListener('change', () => {
-      if (box.checked) state.selected.add(run.id);
-      else state.selected.delete(run.id);
-      $('#compare').disabled = state.selected.size < 2;
+}
+
+function runRow(run) {
+  const box = el('input', { type: 'checkbox', 'data-run': run.id, 'aria-label': `compare ${run.id}` });
+  box.checked = state.selected.has(run.id);
+  box.addEventListener('change', () => {
+    if (box.checked) state.selected.add(run.id);
+    else state.selected.delete(run.id);
+    $('#compare').disabled = state.selected.size < 2;
+  });
+  const value = ENDED.includes(run.status) ? state.iops.get(run.id) : liveIops(run);
+  return el('tr', { 'data-run': run.id, 'data-status': run.status, 'data-iops': String(value ?? '') }, [
+    el('td', {}, [box]),
+    el('td', {}, [el('a', { href: `#/runs/${encodeURIComponent(run.id)}`, text: run.id })]),
+    el('td', { className: `status-${run.status}`, text: run.status }),
+    el('td', { text: run.targets.join(', ') }),
+    el('td', { text: run.suite ? run.suite.name : run.analysis ? run.analysis.analysis : '' }),
+    el('td', { text: run.gate || '' }),
+    el('td', { className: 'num', text: typeof value === 'number' ? Math.round(value).toLocaleString('en-US') : '' }),
+    el('td', { text: run.created_at }),
+  ]);
+}
+
+/**
+ * `reset`: the first page for the filters; `more`: the next page after it; `refresh`: as many
+ * rows as are shown, again (new runs come first, statuses change).
+ */
+async function loadRuns(mode) {
+  const q = new URLSearchParams(state.filters);
+  const limit = mode === 'refresh' ? Math.min(100, Math.max(PAGE_SIZE, state.shown)) : PAGE_SIZE;
+  q.set('limit', String(limit));
+  if (mode === 'more' && state.cursor) q.set('cursor', state.cursor);
+  const list = await (await api(`/v1/runs?${q}`)).json();
+  await learnIops(list.runs);
+  // A row that did not change stays the same element: a refresh takes no focus or selection away.
+  const old = new Map([...$('#runs-table tbody').rows].map((tr) => [tr.dataset.run, tr]));
+  const rows = list.runs.map((run) => {
+    const fresh = runRow(run);
+    const kept = old.get(run.id);
+    return kept && kept.dataset.status === fresh.dataset.status && kept.dataset.iops === fresh.dataset.iops ? kept : fresh;
+  });
+  if (mode === 'more') {
+    $('#runs-table tbody').append(...rows);
+    state.shown += rows.length;
+  } else {
+    $('#runs-table tbody').replaceChildren(...rows);
+    state.shown = rows.length;
+  }
+  state.cursor = list.next_cursor;
+  $('#more').hidden = !list.next_cursor;
+  state.refreshes++;
+  $('#refreshed').textContent = `updated ${new Date().toLocaleTimeString('en-GB')}, every ${REFRESH_MS / 1000} s`;
+  $('#refreshed').dataset.refreshes = String(state.refreshes);
+}
+
+function showRuns(me) {
+  show('runs');
+  document.title = 'volbench runs';
+  loadRuns('reset').catch(fail);
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy || document.hidden || !me.current()) return;
+    busy = true;
+    loadRuns('refresh').catch(fail).finally(() => {
+      busy = false;
     });
-    const value = run.status === 'running' ? liveIops(run) : iops.get(run.id);
-    body.append(el('tr', { 'data-run': run.id }, [
-      el('td', {}, [box]),
-      el('td', {}, [el('a', { href: `#/runs/${encodeURIComponent(run.id)}`, text: run.id })]),
-      el('td', { className: `status-${run.status}`, text: run.status }),
-      el('td', { text: run.targets.join(', ') }),
-      el('td', { text: run.suite ? run.suite.name : '' }),
-      el('td', { text: run.gate || '' }),
-      el('td', { className: 'num', text: typeof value === 'number' ? String(Math.round(value)) : '' }),
-      el('td', { text: run.created_at }),
-    ]));
-  }
+  }, REFRESH_MS);
+  me.onLeave(() => clearInterval(timer));
 }
 
 $('#filters').addEventListener('submit', (event) => {
   event.preventDefault();
-  loadRuns(false).catch(fail);
+  const form = new FormData($('#filters'));
+  state.filters = new URLSearchParams();
+  for (const key of ['status', 'target', 'gate']) if (form.get(key)) state.filters.set(key, form.get(key));
+  loadRuns('reset').catch(fail);
 });
-$('#more').addEventListener('click', () => loadRuns(true).catch(fail));
+$('#more').addEventListener('click', () => loadRuns('more').catch(fail));
 $('#compare').addEventListener('click', () => {
   location.hash = `#/compare?${new URLSearchParams([...state.selected].map((id) => ['run', id]))}`;
 });
 
-/* Reports: the service's own HTML report shown in a script-less frame, and downloads. */
+/* Compare: the runs by what they ran on (the run id beside it), then their report. */
 
-function reportPath(runs, format) {
-  const q = new URLSearchParams(runs.map((id) => ['run', id]));
-  q.set('format', format);
-  return `/v1/report?${q}`;
-}
-
-async function download(runs, format) {
-  const blob = await (await api(reportPath(runs, format))).blob();
-  const url = URL.createObjectURL(blob);
-  const a = el('a', { href: url, download: `volbench-report.${format}` });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-async function showReport(area, runs) {
-  const buttons = FORMATS.map(([format, label]) => {
-    const b = el('button', { type: 'button', 'data-format': format, text: `Download ${label}` });
-    b.addEventListener('click', () => download(runs, format).catch(fail));
-    return b;
-  });
-  const html = await (await api(reportPath(runs, 'html'))).text();
-  const frame = el('iframe', { sandbox: '', title: 'report' });
-  frame.srcdoc = html;
-  area.replaceChildren(el('p', { className: 'downloads' }, buttons), frame);
-}
-
-/* A run's page: live chart from the event stream while it runs, then its report. */
-
-function liveChart() {
-  const chart = echarts.init($('#live-chart'), null, { renderer: 'svg' });
-  chart.setOption({
-    animation: false,
-    legend: { top: 0 },
-    grid: { left: 70, right: 30, top: 40, bottom: 40 },
-    xAxis: { type: 'value', name: 'seconds', nameLocation: 'middle', nameGap: 25 },
-    yAxis: { type: 'value', name: 'IOPS' },
-    series: [{ name: 'read', type: 'line', data: [] }, { name: 'write', type: 'line', data: [] }],
-  });
-  return chart;
-}
-
-function addPoint(points, progress) {
-  const t = progress.elapsed_ms / 1000;
-  const r = progress.read || { iops: 0, bw_bytes: 0 };
-  const w = progress.write || { iops: 0, bw_bytes: 0 };
-  points.push([t, r.iops, w.iops]);
-  state.chart.setOption({ series: [{ data: points.map((p) => [p[0], p[1]]) }, { data: points.map((p) => [p[0], p[2]]) }] });
-  $('#live-chart').dataset.points = String(points.length);
-  const mib = (b) => (b / 1048576).toFixed(1);
-  $('#live-table tbody').append(el('tr', {}, [t.toFixed(1), Math.round(r.iops), Math.round(w.iops), mib(r.bw_bytes), mib(w.bw_bytes)]
-    .map((v) => el('td', { className: 'num', text: String(v) }))));
-}
-
-/** Reads the run's Server-Sent Events (fetch, so the token goes in a header) until the run ends. */
-async function follow(id, onEvent) {
-  const controller = new AbortController();
-  state.stream = controller;
-  const res = await fetch(`/v1/runs/${encodeURIComponent(id)}/events`, { headers: { authorization: `Bearer ${token()}` }, signal: controller.signal });
-  if (!res.ok || !res.body) throw new Error(`events: ${res.status}`);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let cut;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      let type = 'message';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) type = line.slice(7);
-        else if (line.startsWith('data: ')) data += line.slice(6);
-      }
-      if (data) onEvent(type, JSON.parse(data));
-    }
-  }
-}
-
-async function showRun(id) {
-  show('run');
-  const area = $('#run .report-area');
-  area.replaceChildren();
-  $('#live-table tbody').replaceChildren();
-  $('#live-chart').dataset.points = '0';
-  const run = await (await api(`/v1/runs/${encodeURIComponent(id)}`)).json();
-  $('#run-title').textContent = `Run ${run.id}`;
-  $('#run-facts').textContent = `${run.status} · ${run.targets.join(', ')}${run.suite ? ` · suite ${run.suite.name}` : ''}${run.gate ? ` · gate ${run.gate}` : ''}`;
-  $('#run-facts').dataset.status = run.status;
-  const live = run.status === 'queued' || run.status === 'running';
-  $('#live').hidden = !live;
-  if (!live) {
-    await showReport(area, [run.id]);
-    return;
-  }
-  state.chart = liveChart();
-  const points = [];
-  await follow(run.id, (type, data) => {
-    if (type === 'progress') addPoint(points, data);
-    if (type === 'started' || type === 'progress') {
-      $('#run-facts').dataset.status = 'running';
-    }
-  }).catch((err) => {
-    if (err.name !== 'AbortError') throw err;
-  });
-  if (location.hash === `#/runs/${encodeURIComponent(id)}`) {
-    stopStream();
-    await showRun(id);
-  }
-}
-
-async function showCompare(runs) {
+async function showCompare(ids, me) {
   show('compare-view');
-  $('#compare-runs').textContent = runs.join(', ');
-  await showReport($('#compare-view .report-area'), runs);
+  // Nothing of the comparison shown before stays while this one loads.
+  $('#compare-title').textContent = 'Compare';
+  $('#compare-runs tbody').replaceChildren();
+  $('#compare-view .report-area').replaceChildren();
+  const runs = await Promise.all(ids.map(async (id) => (await api(`/v1/runs/${encodeURIComponent(id)}`)).json()));
+  if (!me.current()) return;
+  const labels = runs.map(runLabel);
+  // Two runs on one target: the short run id tells them apart.
+  const shown = labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} (${runs[i].id.slice(0, 8)})` : l));
+  $('#compare-title').textContent = `Compare: ${shown.join(' vs ')}`;
+  document.title = `${$('#compare-title').textContent} · volbench`;
+  $('#compare-runs tbody').replaceChildren(...runs.map((run, i) => el('tr', { 'data-run': run.id }, [
+    el('th', { scope: 'row', text: shown[i] }),
+    el('td', { text: specText(run) }),
+    el('td', { className: `status-${run.status}`, text: run.status }),
+    el('td', {}, [el('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, [el('code', { text: run.id })])]),
+  ])));
+  await showReport($('#compare-view .report-area'), ids, fail);
 }
 
 /* Routing by the URL's fragment: #/, #/runs/ID, #/compare?run=A&run=B */
 
-function fail(err) {
-  if (err instanceof AuthError) {
-    route();
-    return;
-  }
-  const where = document.querySelector('main > section:not([hidden])') || document.body;
-  where.append(el('p', { className: 'error', role: 'alert', text: `Error: ${err.message}` }));
-}
-
 function route() {
-  stopStream();
+  const me = newPage();
   if (!token()) {
     show('login');
     return;
@@ -296,12 +224,12 @@ function route() {
   const hash = location.hash || '#/';
   const run = /^#\/runs\/([^/?]+)$/.exec(hash);
   if (run) {
-    showRun(decodeURIComponent(run[1])).catch(fail);
+    show('run');
+    showRun(decodeURIComponent(run[1]), me).catch(fail);
   } else if (hash.startsWith('#/compare?')) {
-    showCompare(new URLSearchParams(hash.slice('#/compare?'.length)).getAll('run')).catch(fail);
+    showCompare(new URLSearchParams(hash.slice('#/compare?'.length)).getAll('run'), me).catch(fail);
   } else {
-    show('runs');
-    loadRuns(false).catch(fail);
+    showRuns(me);
   }
 }
 

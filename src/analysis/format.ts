@@ -43,17 +43,17 @@ export function formatSweep(sweep: VolbenchSweep): string {
     `latency ${formatTimeNs(o.clat_mean_ns)} (p99 ${formatTimeNs(o.clat_p99_ns)})\n`;
 }
 
-function offset(bytes: number): string {
-  return bytes >= 1024 ** 3 ? `${fixed(bytes / 1024 ** 3, 2)}GiB` : `${fixed(bytes / 1024 ** 2, 1)}MiB`;
-}
+/** Sizes and offsets in MiB, speeds in MiB/s: one unit on the screen (the JSON keeps MB/s). */
+export const uniformityMiB = (bytes: number): string => `${mib(bytes)}MiB`;
+export const uniformityMiBps = (mbps: number): string => `${fixed((mbps * 1e6) / 1024 ** 2, 1)}MiB/s`;
 
 export function formatUniformity(u: VolbenchUniformity): string {
-  const what = u.initialize ? 'initialize (every block read once)' : `${u.rw} probes of ${offset(u.probe_bytes)}`;
-  let text = `uniformity: ${u.series.length} chunks of ${offset(u.chunk_bytes)} over ${offset(u.target_bytes)}, ${what}` +
+  const what = u.initialize ? 'initialize (every block read once)' : `${u.rw} probes of ${uniformityMiB(u.probe_bytes)}`;
+  let text = `uniformity: ${u.series.length} chunks of ${uniformityMiB(u.chunk_bytes)} over ${uniformityMiB(u.target_bytes)}, ${what}` +
     `${u.complete ? '' : ' (cut short)'}\n`;
-  text += table(['chunk', 'offset', 'MB/s'], u.series.map((c) => [String(c.index), offset(c.offset), fixed(c.mbps, 1)]));
-  return `${text}min ${fixed(u.min_mbps, 1)} MB/s at ${offset(u.min_offset)}, avg ${fixed(u.avg_mbps, 1)} MB/s, ` +
-    `max ${fixed(u.max_mbps, 1)} MB/s at ${offset(u.max_offset)} (max/min ${fixed(u.spread, 2)})\n`;
+  text += table(['chunk', 'offset MiB', 'MiB/s'], u.series.map((c) => [String(c.index), mib(c.offset), fixed((c.mbps * 1e6) / 1024 ** 2, 1)]));
+  return `${text}min ${uniformityMiBps(u.min_mbps)} at ${uniformityMiB(u.min_offset)}, avg ${uniformityMiBps(u.avg_mbps)}, ` +
+    `max ${uniformityMiBps(u.max_mbps)} at ${uniformityMiB(u.max_offset)} (max/min ${fixed(u.spread, 2)})\n`;
 }
 
 const time = (ns: number | null): string => (ns === null ? 'n/a' : formatTimeNs(ns));

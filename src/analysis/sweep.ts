@@ -15,6 +15,7 @@ import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../report/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { removeFiles } from '../target/anchor.js';
+import { RunFiles } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
@@ -215,7 +216,9 @@ export async function runSweep(spec: JobSpec, options: SweepOptions = {}): Promi
 export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, options: SweepOptions = {}): Promise<FioResult> {
   if (options.signal?.aborted) throw new VolbenchError('ECANCELLED', 'the sweep was cancelled before it started');
   const { settings, template, values, name, assertions } = prepared;
-  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length };
+  // The points share the files, recorded as they are made: the sweep's unlink removes those.
+  const files = options.files ?? new RunFiles();
+  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length, files };
   const runs: AnalysisRun[] = [];
   const raw: Array<Omit<VolbenchSweepPoint, 'throughput_norm' | 'latency_norm' | 'score'>> = [];
   let stopped: SweepStop = 'max_depth';
@@ -259,7 +262,7 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
       }
     }
   } finally {
-    await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, options);
+    await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
   }
   const merged = mergeRuns(runs);
   const sweep = sweepSection(raw, { ...settings, stopped });
@@ -267,10 +270,10 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
 }
 
 /** The template's unlink, done once the sweep ends (its points kept the files for each other). */
-async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions): Promise<void> {
+async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions & { files: RunFiles }): Promise<void> {
   const o = effectiveSpec(template, options).jobs[0].options;
   if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) return;
   const cwd = options.cwd ?? process.cwd();
   const paths = new Set(Array.from({ length: instances }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles([...paths], options.roots);
+  await removeFiles(options.files.of(paths), options.roots);
 }

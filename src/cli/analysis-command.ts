@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { VolbenchError } from '../errors.js';
 import { formatAnalysis } from '../analysis/format.js';
 import { formatJson, type FioResult } from '../report/index.js';
-import { flagName, flagValue, OWN_FLAGS_USAGE, type OwnFlags } from './own-flags.js';
+import { flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, type CommandIo } from './run-command.js';
@@ -19,7 +19,7 @@ export type AnalysisFormat = 'normal' | 'json';
 export const ANALYSIS_OUTPUT_USAGE = `  --format normal|json               the analysis as text, or one fio JSON document with it
                                      under "volbench" (default: normal)
   --output FILE                      write the result there instead of stdout
-${OWN_FLAGS_USAGE}`;
+${ownFlagsUsage('analysis')}`;
 
 export interface AnalysisFlags {
   values: Map<string, string>;

@@ -11,6 +11,7 @@ import {
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
+import { checkPriceRegion } from './region-flag.js';
 
 export const CATALOG_USAGE = `Usage:
   volbench catalog [list]                      every known volume type, one line each
@@ -35,7 +36,6 @@ const OPTIONS = {
   'instance-baseline': { type: 'boolean' },
   provider: { type: 'string' },
   format: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
@@ -96,10 +96,6 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
     throw new VolbenchError('EINVALID_ARGS', `catalog: ${(err as Error).message}`, { accepted: 'see volbench catalog --help' });
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(CATALOG_USAGE);
-    return 0;
-  }
   const json = values.format === 'json';
   if (values.format !== undefined && !json && values.format !== 'table') {
     throw new VolbenchError('EINVALID_ARGS', `catalog: --format takes table or json, not '${values.format}'`, { field: '--format', accepted: 'table, json' });
@@ -126,7 +122,7 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
     }
     case 'price': {
       const spec = volumeFrom(type, values);
-      const p = priceVolume(spec, values.region ?? volumeType(spec.type).default_region);
+      const p = priceVolume(spec, values.region === undefined ? volumeType(spec.type).default_region : checkPriceRegion(values.region, [spec.type]));
       const stale = staleWarning(p.as_of);
       if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
       out({ volume: spec, price: p }, `${describeVolume(spec, undefined)} in ${p.region}: ` +

@@ -38,10 +38,6 @@ function readResult(path: string): FioJson {
 }
 
 export async function compareCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(COMPARE_USAGE);
-    return 0;
-  }
   const files: string[] = [];
   let tolerancePct: number | undefined;
   let metrics: string[] | undefined;

@@ -11,6 +11,15 @@ import type { JobSpec } from '../jobspec/types.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
 
+export const DEMO_USAGE = `Usage:
+  volbench demo [--directory DIR]
+
+A short benchmark on a 256 MiB temporary file in DIR (default: the current directory), removed
+afterwards: 4k random read and 4k random write at depth 32, and 1 MiB sequential read at
+depth 8, 5 s each, printed as fio's normal text. Direct I/O where the filesystem allows it.
+\`npm start\` runs it.
+`;
+
 export function demoSpec(directory: string, direct = true): JobSpec {
   return {
     global: {
@@ -35,11 +44,11 @@ export async function demoCommand(argv: string[], io: CommandIo): Promise<number
     const a = argv[i];
     if (a === '--directory' && argv[i + 1] !== undefined) directory = argv[++i];
     else if (a.startsWith('--directory=')) directory = a.slice('--directory='.length);
-    else throw new VolbenchError('EINVALID_ARGS', `demo does not take '${a}'`, { accepted: '--directory DIR' });
+    else throw new VolbenchError('EINVALID_ARGS', `demo does not take '${a}'`, { field: a, accepted: '--directory DIR' });
   }
   // Some filesystems (overlay on older kernels, some network ones) refuse O_DIRECT: measure
   // through the page cache there rather than fail the quick start.
-  const direct = (await nativeAddon().probeTarget(resolve(directory, '.volbench-demo-probe'))).directOk;
+  const direct = (await nativeAddon().probeTarget(resolve(directory, '.volbench-demo-probe')))?.directOk ?? false;
   io.stderr.write(
     `volbench demo: 4k random read, 4k random write and 1 MiB sequential read, 5 s each, on a 256 MiB file in ${directory}` +
       `${direct ? '' : ' (buffered: this filesystem refuses O_DIRECT)'}\n`,

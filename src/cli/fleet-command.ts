@@ -66,7 +66,6 @@ const OPTIONS = {
   'state-dir': { type: 'string' },
   keep: { type: 'boolean' },
   format: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parse>['values'];
@@ -223,15 +222,11 @@ function interruptible(io: CommandIo, what: string): { signal: AbortSignal; disp
 
 export async function fleetCommand(argv: string[], io: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+  if (sub === undefined) {
     io.stdout.write(FLEET_USAGE);
-    return sub === undefined ? 2 : 0;
+    return 2;
   }
   const { values, positionals } = parse(rest);
-  if (values.help) {
-    io.stdout.write(FLEET_USAGE);
-    return 0;
-  }
   if (values.format !== undefined && values.format !== 'table' && values.format !== 'json') {
     throw new VolbenchError('EINVALID_ARGS', `fleet: --format takes table or json, not '${values.format}'`, { field: '--format', accepted: 'table, json' });
   }

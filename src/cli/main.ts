@@ -9,19 +9,16 @@ import { demoCommand } from './demo-command.js';
 import { runCommand, type CommandIo } from './run-command.js';
 import { suiteCommand } from './suite-command.js';
 import { compareCommand } from './compare-command.js';
-import { analysisCommand, ANALYSIS_COMMANDS, ANALYSIS_COMMANDS_USAGE } from './analysis-commands.js';
+import { analysisCommand, ANALYSIS_COMMANDS_USAGE } from './analysis-commands.js';
 import { reportCommand } from './report-command.js';
+import { asksForHelp, commandUsage, isCommand, unknownCommand } from './help.js';
 
 const USAGE = `volbench ${VERSION}: block storage benchmark with fio's options and fio's JSON
 
 Usage:
-  volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files;
-                                             also --assert, --junit, --github, --max-runtime,
-                                             --max-size (volbench suite --help says more),
-                                             --until-steady MAX (run until fio's steady
-                                             state holds, for MAX at most),
-                                             --volume, --instance, and --until-baseline: on a
-                                             volume that bursts, run until its baseline shows
+  volbench run [fio options] [jobfile ...]   run jobs given as fio flags and/or fio job files,
+                                             with gates (--assert), limits, --volume,
+                                             --until-steady and --until-baseline
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
@@ -35,6 +32,7 @@ Usage:
                                              place of the shipped prices (catalog, fleet,
                                              report, run, serve)
 ${ANALYSIS_COMMANDS_USAGE}  volbench --version | --help
+  volbench COMMAND --help                    what COMMAND takes (also: volbench help COMMAND)
 
 Examples:
   volbench run --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
@@ -72,7 +70,27 @@ export function takePricesFlag(args: string[]): string[] {
 
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [command, ...given] = argv;
-  const rest = command !== undefined && PRICING_COMMANDS.has(command) ? takePricesFlag(given) : given;
+  switch (command) {
+    case '--version':
+    case '-v':
+      io.stdout.write(`volbench-${VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+      io.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    case 'help':
+      io.stdout.write(given[0] === undefined ? USAGE : await commandUsage(given[0]));
+      return 0;
+  }
+  if (!isCommand(command)) throw unknownCommand(command);
+  // Before anything parses: a command's help never fails on the rest of its arguments.
+  if (asksForHelp(command, given)) {
+    io.stdout.write(await commandUsage(command));
+    return 0;
+  }
+  const rest = PRICING_COMMANDS.has(command) ? takePricesFlag(given) : given;
   switch (command) {
     case 'run':
       return runCommand(rest, io);
@@ -104,33 +122,19 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command
       // would otherwise pay for at start-up.
-      const { SERVE_USAGE, serveCommand } = await import('./serve-command.js');
-      if (rest.includes('--help') || rest.includes('-h')) {
-        io.stdout.write(SERVE_USAGE);
-        return 0;
-      }
+      const { serveCommand } = await import('./serve-command.js');
       return serveCommand(rest, io);
     }
-    case '--version':
-    case '-v':
-      io.stdout.write(`volbench-${VERSION}\n`);
-      return 0;
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      io.stdout.write(USAGE);
-      return command === undefined ? 2 : 0;
     default:
-      throw new VolbenchError('EINVALID_ARGS', `unknown command '${command}'; commands are: run, demo, serve, suite, compare, report, fleet, catalog, prices, ${ANALYSIS_COMMANDS.join(', ')}`, {
-        accepted: `run, demo, serve, suite, compare, report, fleet, catalog, prices, ${ANALYSIS_COMMANDS.join(', ')}`,
-      });
+      throw unknownCommand(command);
   }
 }
 
 function reportError(err: unknown, io: CommandIo): number {
   if (err instanceof VolbenchError) {
     io.stderr.write(`volbench: ${err.message}${err.field ? ` [${err.field}]` : ''}\n`);
+    // What the field takes (fio's rw words, a flag's forms), unless the message says it already.
+    if (err.accepted && !err.message.includes(err.accepted)) io.stderr.write(`volbench: accepted: ${err.accepted}\n`);
     return 2;
   }
   io.stderr.write(`volbench: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

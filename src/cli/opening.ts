@@ -32,14 +32,18 @@ function jobLine(job: PlannedJob, engine: EngineName): string {
     `ioengine=${engine}, iodepth=${job.options.iodepth}`;
 }
 
-/** The lines that lay out files, and the notes: what fio says of a job as its thread starts. */
+/**
+ * The lines that lay out files, and the notes: what fio says of a job as its thread starts. A
+ * file is laid out once, by the first job that needs it; a later job sharing it says so again
+ * only when it needs the file larger (fio extends it then).
+ */
 export function startNotes(plan: RunPlan, available: readonly EngineName[]): string[] {
   const lines: string[] = [];
+  const laidOut = new Map<string, number>();
   for (const job of plan.jobs) {
-    const paths = new Set<string>();
     for (const note of job.layouts) {
-      if (note === null || paths.has(note.path)) continue;
-      paths.add(note.path);
+      if (note === null || note.toBytes <= (laidOut.get(note.path) ?? 0)) continue;
+      laidOut.set(note.path, note.toBytes);
       lines.push(`${job.jobname}: Laying out IO file (1 file / ${Math.floor(note.toBytes / 2 ** 20)}MiB)`);
     }
   }

@@ -1,7 +1,8 @@
 /**
- * The flags `run` and `suite` share that fio lacks: the gates (--assert EXPR, repeatable,
- * --junit FILE, --github) and the limits the service also applies (--max-runtime TIME,
- * --max-size SIZE). They are taken out of the argument list before fio's flags are parsed.
+ * The flags `run`, `suite` and the analyses share that fio lacks: the gates (--assert EXPR,
+ * repeatable, --junit FILE, --github), the limits the service also applies (--max-runtime TIME,
+ * --max-size SIZE, --max-memory SIZE) and the volume (--volume, --instance). They are taken out of
+ * the argument list before fio's flags are parsed.
  */
 import { instanceType, parseVolumeSpec, type CloudContext } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
@@ -20,13 +21,18 @@ export interface OwnFlags extends GateArgs {
   cloud?: CloudContext;
   /** --instance without --volume: kept only for `run`, whose lookup may find the volume on AWS. */
   instance?: string;
-  /** false with --no-cloud-lookup. */
+  /** false with --no-cloud-lookup (run only: the other commands never ask AWS). */
   cloudLookup: boolean;
   /** The arguments that are none of these, in order. */
   rest: string[];
 }
 
-export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
+/** Which commands take a flag: run, suite, and the analyses (sweep, uniformity, rotational). */
+export type OwnFlagsCommand = 'run' | 'suite' | 'analysis';
+
+/** Each flag's help and the commands it applies to: every command's --help lists its own. */
+const OWN_FLAGS_HELP: ReadonlyArray<{ text: string; only?: readonly OwnFlagsCommand[] }> = [
+  { text: `  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
   --junit FILE, --github             gate reports: JUnit XML, GitHub Actions annotations
   --max-runtime TIME                 refuse a run longer than TIME in all (stages one after
                                      another, a suite's tests times its loops); jobs without a
@@ -37,13 +43,24 @@ export const OWN_FLAGS_USAGE = `  --assert EXPR                      a gate, rep
   --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
                                      result gains volbench.cloud and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
-  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
+` },
+  { only: ['run', 'suite'], text: `  --prices FILE                      price the volume from this file (volbench prices refresh)
+` },
+  { only: ['run'], text: `  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
                                      (also VOLBENCH_CLOUD_LOOKUP=off)
-  --until-baseline                   (run) with a --volume that bursts (gp2, st1, sc1): run
+  --until-baseline                   with a --volume that bursts (gp2, st1, sc1): run
                                      time_based until the burst cliff and the baseline after it
                                      show, at most as long as a full bucket lasts plus a margin
                                      (within --max-runtime)
-`;
+  --until-steady MAX                 time_based for MAX at most, ending once fio's steady state
+                                     holds (the job's steadystate=, else iops_slope:0.1%)
+` },
+];
+
+/** The own flags `command` takes, as its --help lists them. */
+export function ownFlagsUsage(command: OwnFlagsCommand): string {
+  return OWN_FLAGS_HELP.filter((f) => f.only === undefined || f.only.includes(command)).map((f) => f.text).join('');
+}
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);
 
@@ -91,7 +108,7 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
     if (name === 'github' && argv[i] === '--github') {
       out.github = true;
       i++;
-    } else if (argv[i] === '--no-cloud-lookup') {
+    } else if (argv[i] === '--no-cloud-lookup' && options.volumeFromAws) {
       out.cloudLookup = false;
       i++;
     } else if (name !== null && VALUE_FLAGS.has(name)) {

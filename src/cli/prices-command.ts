@@ -25,7 +25,6 @@ const OPTIONS = {
   region: { type: 'string' },
   out: { type: 'string' },
   profile: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export async function pricesCommand(argv: string[], io: CommandIo): Promise<number> {
@@ -36,10 +35,6 @@ export async function pricesCommand(argv: string[], io: CommandIo): Promise<numb
     throw new VolbenchError('EINVALID_ARGS', `prices: ${(err as Error).message}`, { accepted: 'see volbench prices --help' });
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(PRICES_USAGE);
-    return 0;
-  }
   const [sub] = positionals;
   if (sub !== 'refresh') {
     throw new VolbenchError('EINVALID_ARGS', `prices: ${sub === undefined ? 'which subcommand?' : `unknown subcommand '${sub}'`}`, { accepted: 'refresh' });

@@ -9,6 +9,7 @@ import { VolbenchError } from '../errors.js';
 import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile, renderReport, REPORT_FORMATS, type ReportFormat } from '../publish/index.js';
 import { isS3Url, parseS3Url, readReportS3 } from '../publish/read-s3.js';
 import { flagName, flagValue } from './own-flags.js';
+import { checkPriceRegion } from './region-flag.js';
 import type { CommandIo } from './run-command.js';
 
 export const REPORT_USAGE = `Usage:
@@ -51,6 +52,7 @@ function parseArgs(argv: readonly string[]): ReportArgs {
       const [value, used] = flagValue(argv, i, name);
       if (name === 'format') out.format = parseFormat(value);
       else if (name === 'run') out.runs.push(value);
+      else if (name === 'region') out.region = checkPriceRegion(value);
       else out[name] = value;
       i += used;
     } else if (argv[i].startsWith('-')) {
@@ -97,10 +99,6 @@ async function fromServer(args: ReportArgs): Promise<string> {
 }
 
 export async function reportCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(REPORT_USAGE);
-    return 0;
-  }
   const args = parseArgs(argv);
   let text: string;
   if (args.server !== undefined) {

@@ -21,10 +21,6 @@ Options:
 ${ANALYSIS_OUTPUT_USAGE}`;
 
 export async function rotationalCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(ROTATIONAL_USAGE);
-    return 0;
-  }
   const gates = extractOwnFlags(argv);
   const flags = takeAnalysisFlags('rotational', gates.rest, ['filename', 'samples', 'ioengine'], ['force'], false);
   const samples = intFlag(flags, 'samples');

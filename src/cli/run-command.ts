@@ -15,10 +15,35 @@ import type { OutputFormat } from '../report/types.js';
 import { parseUntilSteadySec, planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
-import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume } from './own-flags.js';
+import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume, ownFlagsUsage } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
+
+export const RUN_USAGE = `Usage:
+  volbench run [fio options] [jobfile ...] [options]
+
+Runs jobs given as fio's flags and/or fio job files, as fio does: options before the first
+--name are global, each --name starts a job; job files follow the command line's jobs. Prints
+fio's output (normal text by default, json or json+) to stdout or --output; progress and notes
+go to stderr. Exit status: 0 when every job ran clean and every gate held, 1 when a job ended
+with an error or a gate failed, 2 on bad input, 130 when interrupted.
+
+fio's options, by fio's names (an option volbench lacks is refused by name), e.g.:
+  --name=NAME --filename=PATH | --directory=DIR --size=SIZE --rw=randread --bs=4k
+  --iodepth=32 --ioengine=io_uring|libaio|psync --direct=1 --numjobs=N
+  --runtime=30 --time_based --ramp_time=5 --rate_iops=N --verify=crc32c --allow_block_write=1
+  --output-format=normal|json|json+ (comma-separated for several)   --output=FILE
+
+volbench's own options:
+${ownFlagsUsage('run')}
+Examples:
+  volbench run --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
+      --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
+  volbench run job.fio --output-format=json+
+  volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
+  volbench run job.fio --volume gp2:size=100g --until-baseline --max-runtime 1h
+`;
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream;

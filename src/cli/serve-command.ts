@@ -9,6 +9,7 @@ import { buildServer } from '../server/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/token.js';
+import { checkRootPaths } from '../server/roots.js';
 import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/tls.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './run-command.js';
@@ -27,7 +28,10 @@ export const SERVE_USAGE = `volbench serve [options]
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
   --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
+                              and the runs going at once with what stuck jobs hold,
                               0 for no limit (default a quarter of RAM)
+  --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
+                              run is taken (default ${DEFAULTS.maxStuckThreads})
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
   --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
@@ -46,6 +50,7 @@ const OPTIONS = {
   'max-runtime': { type: 'string' },
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
+  'max-stuck-threads': { type: 'string' },
   'keep-runs': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
@@ -115,25 +120,28 @@ export function commandLineWithoutToken(argv: string[]): string | null {
 export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandIo): ServerConfig & { host: string; port: number } {
   const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
   const dataDir = values['data-dir'] ?? defaultDataDir(env);
-  const token = serviceToken(values.token, values['token-file'], env, dataDir, io);
+  const targetRoots = values['target-root'] ?? [];
+  checkRootPaths(targetRoots);
   const maxRuntime = values['max-runtime'];
   const maxSize = values['max-size'];
-  return {
+  const config = {
     host: values.host,
     port: count('port', values.port, 0)!,
     dataDir,
-    token,
-    targetRoots: values['target-root'] ?? [],
+    targetRoots,
     allowBlockWrite: values['allow-block-write'] ?? [],
     maxConcurrent: count('max-concurrent', values['max-concurrent'], 1),
     queueLimit: count('queue-limit', values['queue-limit'], 0),
     maxRuntimeSec: maxRuntime === undefined ? undefined : parseMaxRuntimeSec(maxRuntime, '--max-runtime'),
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
+    maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     tls: tlsIdentity(values['tls-cert'], values['tls-key']),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };
+  // Last: a command line that cannot serve must not generate (and print) a token.
+  return { ...config, token: serviceToken(values.token, values['token-file'], env, dataDir, io) };
 }
 
 export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -142,15 +150,16 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
     config = serveConfig(argv, env, io);
   } catch (err) {
     if (err instanceof VolbenchError) throw err;
-    throw new VolbenchError('EINVALID_ARGS', `serve: ${(err as Error).message}`, { accepted: SERVE_USAGE });
+    throw new VolbenchError('EINVALID_ARGS', `serve: ${(err as Error).message}`, { accepted: 'see volbench serve --help' });
   }
   const title = commandLineWithoutToken(argv);
   if (title !== null) process.title = title;
   const app = await buildServer(config);
   const address = await app.listen({ host: config.host, port: config.port });
-  // One write, so that whoever waits for "serving on" has the fingerprint with it.
+  // One write, so that whoever waits for "serving on" has the fingerprint and the addresses with it.
   const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
-  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}`);
+  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}` +
+    `volbench: web view at ${address}/, API docs at ${address}/v1/docs/ (the token as the password), OpenAPI at ${address}/v1/openapi.json\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

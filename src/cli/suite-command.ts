@@ -8,14 +8,14 @@ import { writeFileSync } from 'node:fs';
 import { VolbenchError } from '../errors.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
-import { extractOwnFlags, flagName, flagValue, OWN_FLAGS_USAGE, type OwnFlags } from './own-flags.js';
+import { extractOwnFlags, flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
 import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
 import { ProgressPrinter } from './progress-line.js';
 import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
 
 export const SUITE_USAGE = `Usage:
-  volbench suite --list                      the suites, each test with the fio command it maps to
-  volbench suite --show NAME                 a suite's fio job file
+  volbench suite list                        the suites, each test with the fio command it maps to
+  volbench suite show NAME                   a suite's fio job file (also --list, --show NAME)
   volbench suite NAME (--directory DIR | --filename PATH) [options]
 
 Options:
@@ -24,7 +24,7 @@ Options:
   --runtime TIME, --size SIZE        replace the suite's runtime and size in every test
   --loops N                          runs of each test, the best kept (kdiskmark: 5, others: 1)
   --output-format FMT, --output FILE as for volbench run (default: normal)
-${OWN_FLAGS_USAGE}`;
+${ownFlagsUsage('suite')}`;
 
 interface SuiteArgs {
   name?: string;
@@ -56,9 +56,14 @@ export function parseSuiteArgs(argv: readonly string[]): SuiteArgs {
   for (let i = 0; i < argv.length; ) {
     const arg = argv[i];
     const name = flagName(arg);
-    if (arg === '--list') {
+    const first = args.name === undefined && !args.list && args.show === undefined;
+    if (arg === '--list' || (arg === 'list' && first)) {
+      // `list` and `show NAME` as catalog's subcommands are spelt; --list and --show as before.
       args.list = true;
       i++;
+    } else if (arg === 'show' && first && argv[i + 1] !== undefined && !argv[i + 1].startsWith('-')) {
+      args.show = argv[i + 1];
+      i += 2;
     } else if (arg === '--allow_block_write' || arg === '--allow_block_write=1') {
       args.options.allow_block_write = true;
       i++;
@@ -125,10 +130,6 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
 }
 
 export async function suiteCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(SUITE_USAGE);
-    return 0;
-  }
   const gates = extractOwnFlags(argv);
   const args = parseSuiteArgs(gates.rest);
   if (args.list) {

@@ -45,10 +45,6 @@ function parseOver(text: string | undefined): SweepOver | undefined {
 }
 
 export async function sweepCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(SWEEP_USAGE);
-    return 0;
-  }
   const gates = extractOwnFlags(argv);
   const flags = takeAnalysisFlags('sweep', gates.rest, ['max-depth', 'over', 'alpha', 'max-p99'], [], true);
   const { spec } = parseFioArgs(flags.rest);

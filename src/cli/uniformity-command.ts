@@ -4,6 +4,7 @@
  * initialisation pass).
  */
 import { runUniformity, DEFAULT_CHUNKS, DEFAULT_PROBE } from '../analysis/uniformity.js';
+import { uniformityMiB, uniformityMiBps } from '../analysis/format.js';
 import { extractOwnFlags } from './own-flags.js';
 import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
 import type { CommandIo } from './run-command.js';
@@ -12,7 +13,9 @@ export const UNIFORMITY_USAGE = `Usage:
   volbench uniformity --filename PATH [options]
 
 Splits the target into even chunks and times a sequential direct probe at the start of each:
-min / avg / max MB/s (10^6 bytes/s), where the slowest and fastest are, and every chunk's speed.
+min / avg / max MiB/s, where the slowest and fastest are, and every chunk's speed, each chunk's
+as it is timed ([i/N] on stderr). Sizes and offsets are in MiB; the JSON keeps fio's MB/s
+(10^6 bytes/s: min_mbps, avg_mbps, max_mbps, and the gates on them).
 
 Options:
   --filename PATH                    a file or block device
@@ -28,10 +31,6 @@ Options:
 ${ANALYSIS_OUTPUT_USAGE}`;
 
 export async function uniformityCommand(argv: string[], io: CommandIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(UNIFORMITY_USAGE);
-    return 0;
-  }
   const gates = extractOwnFlags(argv);
   const flags = takeAnalysisFlags('uniformity', gates.rest,
     ['filename', 'size', 'chunks', 'probe', 'bs', 'iodepth', 'ioengine'], ['initialize', 'write', 'allow_block_write'], false);
@@ -52,6 +51,13 @@ export async function uniformityCommand(argv: string[], io: CommandIo): Promise<
     ...(gates.cloud ? { cloud: gates.cloud } : {}),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  return runAnalysisCommand('uniformity', flags, gates, io, ({ signal, printer }) =>
-    runUniformity({ ...defined, signal, onProgress: (p) => printer.update(p) }));
+  return runAnalysisCommand('uniformity', flags, gates, io, ({ signal, printer, say }) =>
+    runUniformity({
+      ...defined,
+      signal,
+      onProgress: (p) => printer.update(p),
+      onChunk: (e) => {
+        if (e.mbps !== undefined) say(`[${e.chunk}/${e.chunks}] at ${uniformityMiB(e.offset)}: ${uniformityMiBps(e.mbps)}`);
+      },
+    }));
 }

@@ -1,7 +1,9 @@
 /**
- * Loads the native addon built by node-gyp. The same path works from `src/` (tests) and from
- * `dist/` (the published package): both sit two levels under the package root.
- * VOLBENCH_ADDON names another build to load instead (the sanitizer build, `npm run build:asan`).
+ * Loads the native addon: a build from source (node-gyp's build/Release or build/Debug) when there
+ * is one, else the prebuilt binary the package carries for this platform (prebuilt.ts). The same
+ * paths work from `src/` (tests) and from `dist/` (the published package): both sit two levels
+ * under the package root. VOLBENCH_ADDON names another build to load instead (the sanitizer
+ * build, `npm run build:asan`).
  *
  * The addon checks the plans it is handed and throws TypeError or RangeError when one breaks
  * the contract (a missing field, a value out of range): a fault of volbench, not of the user's
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import { VolbenchError } from '../errors.js';
 import type { NativeAddon } from './native-types.js';
+import { choosePrebuilt, hostPlatform } from './prebuilt.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -39,8 +42,11 @@ function wrapped<A extends unknown[], R>(call: string, fn: (...args: A) => R): (
   };
 }
 
-/** The addon's file: VOLBENCH_ADDON when set, else node-gyp's Release or Debug build. */
-function addonPath(): string {
+/**
+ * The addon's file: VOLBENCH_ADDON when set, else a build from source (made on purpose, or where
+ * no prebuilt binary fits), else the prebuilt binary for this platform.
+ */
+export function addonPath(): string {
   const chosen = process.env.VOLBENCH_ADDON;
   if (chosen) {
     const path = resolve(chosen);
@@ -49,15 +55,11 @@ function addonPath(): string {
     }
     return path;
   }
-  const candidates = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p));
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    throw new VolbenchError(
-      'ENATIVE',
-      `the native engine is not built (looked for ${candidates[0]}); run "npm run build:native" (needs a C++17 compiler and Linux)`,
-    );
-  }
-  return found;
+  const built = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p)).find((p) => existsSync(p));
+  if (built) return built;
+  const prebuilt = choosePrebuilt(join(packageRoot, 'prebuilds'), hostPlatform());
+  if ('refused' in prebuilt) throw new VolbenchError('ENATIVE', `the native engine cannot load: ${prebuilt.refused}`);
+  return prebuilt.path;
 }
 
 function load(): NativeAddon {
@@ -69,6 +71,8 @@ function load(): NativeAddon {
     probeTarget: wrapped('a target probe', raw.probeTarget.bind(raw)),
     removeFile: wrapped('a file removal', raw.removeFile.bind(raw)),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
+    stuck: wrapped('the stuck tally', raw.stuck.bind(raw)),
+    setStuckLimit: wrapped('a stuck-thread limit', raw.setStuckLimit.bind(raw)),
   };
 }
 

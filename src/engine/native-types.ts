@@ -30,6 +30,16 @@ export interface NativeBsSplit {
 export interface NativePathRef {
   dirFd: number;
   name: string;
+  /** The absolute path it stands for, links resolved at planning: not read by the engine. */
+  realPath?: string;
+}
+
+/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat) and its identity. */
+export interface NativeCreatedFile {
+  job: number;
+  file: number;
+  dev: bigint;
+  ino: bigint;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -53,6 +63,10 @@ export interface NativeJobPlan {
   engines: NativeEngineName[];
   /** The target's path: for messages; the engine opens `target`. */
   path: string;
+  /** The root the target is opened beneath, where its stuck I/O is counted (see stuck()). */
+  anchor: string;
+  /** What the instance takes in the engine, as counted against the memory budget (kept counted while it is stuck). */
+  memoryBytes: number;
   target: NativePathRef;
   /** unlink=1 removes this name (the target as the user named it), or null. */
   unlinkTarget: NativePathRef | null;
@@ -167,6 +181,8 @@ export interface NativeJobPlan {
   latLog: NativePathRef | null;
   clatLog: NativePathRef | null;
   slatLog: NativePathRef | null;
+  /** What each log must be, in the order bw, iops, lat, clat, slat: a new file is created by the run's layout, exclusively. */
+  logExpects: NativeExpect[];
   logAvgMs: number;
   logOffset: boolean;
   fixedBufs: boolean;
@@ -348,6 +364,29 @@ export interface NativeAfterLayout {
   ms: number;
 }
 
+export interface NativeStuckEntry {
+  /** A job given up on, or a call on a root (a probe, a removal). */
+  kind: 'job' | 'call';
+  /** The root it is stuck beneath. */
+  anchor: string;
+  /** A job's I/Os that never returned; 1 for a call. */
+  ios: number;
+  /** Threads of the process it holds. */
+  threads: number;
+  /** Memory it keeps until its thread ends. */
+  memoryBytes: number;
+  /** A call is stuck once past its deadline; a job always is. */
+  stuck: boolean;
+}
+
+export interface NativeStuck {
+  limit: number;
+  /** Threads stuck now, and the memory they keep. */
+  threads: number;
+  memoryBytes: number;
+  entries: NativeStuckEntry[];
+}
+
 export interface NativeAddon {
   /**
    * Starts the jobs of one stonewall group together; resolves when all have ended. With
@@ -356,22 +395,28 @@ export interface NativeAddon {
    */
   runJobs(
     plans: NativeJobPlan[],
-    onProgress: (p: NativeProgress[]) => void,
+    onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
     statPaths?: string[],
   ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
   /**
-   * Runs on libuv's thread pool: the event loop never waits on the target. With `ref` it looks
-   * beneath that directory (and makes its O_DIRECT probe file there); `path` is then for
-   * messages only.
+   * On a thread of its own, with a deadline (anchor: the root it counts under): the event loop
+   * and libuv's pool never wait on the target. With `ref` it looks beneath that directory (and
+   * makes its O_DIRECT probe file there); `path` is then for messages only. Null when the process
+   * holds as many stuck threads as it may.
    */
-  probeTarget(path: string, ref?: NativePathRef): Promise<NativeTargetInfo>;
+  probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino` (0n, 0n: any regular file there). Resolves to 0 or an errno; off the event loop.
+   * `ino`, its directories walked without following links; on a thread of its own as
+   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint): Promise<number>;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  /** The process's stuck threads: jobs given up on, and calls on roots (stuck once past their deadline). */
+  stuck(): NativeStuck;
+  /** The most stuck threads the process keeps (default 64). */
+  setStuckLimit(limit: number): void;
   /** Engines this kernel can set up, probed once. */
   engines(): NativeEngineName[];
 }

@@ -11,9 +11,12 @@ import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
 import { fioSeeds } from './fio-seeds.js';
 import { randomMapBytes, randomMapFor } from './random-map.js';
+import type { LogTarget } from './targets.js';
 
 export interface InstanceTarget {
   path: string;
+  /** The root (or directory) it is opened beneath: where its stuck I/O is counted. */
+  anchor: string;
   /** How the engine opens it, and what it must find there. */
   ref: NativePathRef;
   /** The name unlink=1 removes (the target as named, a symlink not followed), or null. */
@@ -40,8 +43,12 @@ export interface LogPaths {
   slat: string;
 }
 
-/** How the engine opens each log (null: not written). */
-export type LogRefs = { [K in keyof LogPaths]: NativePathRef | null };
+/** How the engine opens each log and what it must find (null: not written). */
+export type LogTargets = { [K in keyof LogPaths]: LogTarget | null };
+
+/** The logs in the engine's order (native LogKind). */
+const LOG_KINDS = ['bw', 'iops', 'lat', 'clat', 'slat'] as const;
+const NEW_FILE: NativeExpect = { kind: 'new', dev: 0n, ino: 0n, rdev: 0n };
 
 const RANDOM_MODES: ReadonlySet<RwMode> = new Set(['randread', 'randwrite', 'randtrim', 'randrw']);
 
@@ -117,7 +124,7 @@ export function nativePlan(
   target: InstanceTarget,
   engines: NativeEngineName[],
   logs: LogPaths,
-  logRefs: LogRefs,
+  logTargets: LogTargets,
   forbidden: bigint[],
   randseedGiven = false,
 ): NativeJobPlan {
@@ -133,6 +140,8 @@ export function nativePlan(
     cpus: instanceCpus(o, ordinal),
     engines,
     path: target.path,
+    anchor: target.anchor,
+    memoryBytes: instanceMemoryBytes(o),
     target: target.ref,
     unlinkTarget: o.unlink && !target.isBlockDevice ? target.unlinkRef : null,
     expect: target.expect,
@@ -216,11 +225,12 @@ export function nativePlan(
     latLogPath: logs.lat,
     clatLogPath: logs.clat,
     slatLogPath: logs.slat,
-    bwLog: logRefs.bw,
-    iopsLog: logRefs.iops,
-    latLog: logRefs.lat,
-    clatLog: logRefs.clat,
-    slatLog: logRefs.slat,
+    bwLog: logTargets.bw?.ref ?? null,
+    iopsLog: logTargets.iops?.ref ?? null,
+    latLog: logTargets.lat?.ref ?? null,
+    clatLog: logTargets.clat?.ref ?? null,
+    slatLog: logTargets.slat?.ref ?? null,
+    logExpects: LOG_KINDS.map((k) => logTargets[k]?.expect ?? NEW_FILE),
     logAvgMs: o.log_avg_msec,
     logOffset: o.log_offset,
     fixedBufs: o.fixedbufs ?? registeredBuffersByDefault(o, target.inMemoryFs),

@@ -19,10 +19,9 @@ import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, ty
 import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } from './native-plan.js';
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
-import { TargetProber, resolveInstanceTarget } from './targets.js';
-import { Anchors, identityOf, type AnchorRoot } from '../target/anchor.js';
-import { resolveTarget } from '../target/index.js';
-import type { LogPaths, LogRefs } from './native-plan.js';
+import { TargetProber, resolveInstanceTarget, resolveLogTarget, type ResolveContext } from './targets.js';
+import { Anchors, type AnchorRoot } from '../target/anchor.js';
+import type { LogPaths, LogTargets } from './native-plan.js';
 import { checkPlacement, checkVolume, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';
 
@@ -223,23 +222,14 @@ const LOG_OPTION: Record<keyof LogPaths, string> = {
   bw: 'write_bw_log', iops: 'write_iops_log', lat: 'write_lat_log', clat: 'write_lat_log', slat: 'write_lat_log',
 };
 
-/** Where the engine opens each log: beneath its anchor, a regular file or a new one. */
-async function logRefs(paths: LogPaths, anchors: Anchors, jobField: string): Promise<LogRefs> {
-  const refs = {} as LogRefs;
+/** Where the engine opens each log, checked as a written target file is (resolveLogTarget). */
+async function logTargets(paths: LogPaths, o: JobOptions, jobField: string, ctx: ResolveContext): Promise<LogTargets> {
+  const logs = {} as LogTargets;
   for (const kind of Object.keys(paths) as Array<keyof LogPaths>) {
     const path = paths[kind];
-    const field = `${jobField}.${LOG_OPTION[kind]}`;
-    if (path === '') {
-      refs[kind] = null;
-      continue;
-    }
-    const resolved = await resolveTarget(path);
-    if (resolved.exists && identityOf(resolved.stats).kind !== 'file') {
-      throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
-    }
-    refs[kind] = anchors.refer(resolved.resolvedPath, field, path);
+    logs[kind] = path === '' ? null : await resolveLogTarget(path, `${jobField}.${LOG_OPTION[kind]}`, o, ctx);
   }
-  return refs;
+  return logs;
 }
 
 export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Promise<RunPlan> {
@@ -278,16 +268,15 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       const layouts: Array<LayoutNote | null> = [];
       let firstPath = '';
       for (let i = 0; i < o.numjobs; i++) {
-        const target = await resolveInstanceTarget(o, i, {
-          cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite,
-        });
+        const ctx: ResolveContext = { cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite };
+        const target = await resolveInstanceTarget(o, i, ctx);
         if (i === 0) firstPath = target.path;
         const grows = target.layoutBytes > target.existingBytes;
         layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
         const ordinal = jobNumber - 1;
         const logs = logPaths(o, jobNumber++, cwd);
-        const refs = await logRefs(logs, anchors, field);
-        const plan = nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, refs, forbidden, job.fields?.randseed !== undefined);
+        const logged = await logTargets(logs, o, field, ctx);
+        const plan = nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, logged, forbidden, job.fields?.randseed !== undefined);
         instances.push({ ...plan, ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {

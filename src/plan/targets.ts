@@ -8,9 +8,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
-import { nativeAddon } from '../engine/addon.js';
 import { engineSpec } from '../engine/engines.js';
-import type { NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
+import type { NativeExpect, NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
 import type { InstanceTarget } from './native-plan.js';
@@ -18,6 +17,7 @@ import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './native-plan.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
 import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
+import { probeBeneath } from '../target/root-calls.js';
 import type { ResolvedTarget } from '../target/resolve.js';
 
 /**
@@ -51,14 +51,18 @@ function minBlockSize(o: JobOptions): number {
 /** Filesystems whose files live in the page cache alone. */
 const IN_MEMORY_FS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
 
-/** Probes a path once per planning pass, beneath the directory it will be opened in. */
+/**
+ * Probes a path once per planning pass, beneath the directory it will be opened in, on a thread
+ * of its own with a deadline and on its root's turn (root-calls.ts): a root that does not answer,
+ * or has I/O stuck, is refused (ESTUCK) rather than waited on.
+ */
 export class TargetProber {
   private readonly cache = new Map<string, Promise<NativeTargetInfo>>();
 
-  probe(path: string, ref: NativePathRef): Promise<NativeTargetInfo> {
+  probe(path: string, ref: NativePathRef, anchor: string): Promise<NativeTargetInfo> {
     let info = this.cache.get(path);
     if (!info) {
-      info = nativeAddon().probeTarget(path, ref);
+      info = probeBeneath(path, ref, anchor);
       this.cache.set(path, info);
     }
     return info;
@@ -92,7 +96,8 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   // From here the target is looked at, and later opened, beneath its held directory only.
   const resolved = await resolveTarget(path);
   const ref = ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`, path);
-  const info = await ctx.prober.probe(path, ref);
+  const anchor = ctx.anchors.anchorOf(resolved.resolvedPath, resolved.exists && resolved.stats.isBlockDevice());
+  const info = await ctx.prober.probe(path, ref, anchor);
   if (info.error === 0 && !sameIdentity(probedIdentity(info), identityOf(resolved.exists ? resolved.stats : null))) {
     // The name led to one thing when resolved and to another beneath its directory: the checks
     // below would be made on one and the engine would open the other.
@@ -175,14 +180,14 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   }
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   // Every check below looks at what was resolved (and probed) above, never at the name again.
-  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
   if (writes && info.isBlockDevice) {
     const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(resolved.resolvedPath) : o.allow_block_write;
     await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
   }
-  if (writes && info.exists && info.isRegularFile) await assertWritableFile(path, `${field}.filename`, mayWrite, resolved);
+  if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
   return {
     path,
+    anchor,
     ref,
     unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
     // What the checks above looked at: the engine must find the same there.
@@ -195,6 +200,36 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     exclusive: writes && info.isBlockDevice,
     inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
   };
+}
+
+/**
+ * What a regular file that a job writes must not be: a swap file, or the file behind a loop
+ * device that is in use or that may not be written (it gets the device's protection). The same
+ * checks, status and code for a target and for a log, on what was resolved, never the name again.
+ */
+async function checkWrittenFile(path: string, field: string, resolved: ResolvedTarget, o: JobOptions, ctx: ResolveContext): Promise<void> {
+  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
+  await assertWritableFile(path, field, mayWrite, resolved);
+}
+
+/** How the engine opens a log, and what it must find there (or create, when nothing was). */
+export interface LogTarget {
+  ref: NativePathRef;
+  expect: NativeExpect;
+}
+
+/**
+ * A log file: written like a target file, so checked like one (checkWrittenFile), and held to
+ * what was seen here: the engine creates a new one exclusively, or opens this very file.
+ */
+export async function resolveLogTarget(path: string, field: string, o: JobOptions, ctx: ResolveContext): Promise<LogTarget> {
+  const resolved = await resolveTarget(path);
+  const expect = identityOf(resolved.exists ? resolved.stats : null);
+  if (resolved.exists && expect.kind !== 'file') {
+    throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
+  }
+  if (resolved.exists) await checkWrittenFile(path, field, resolved, o, ctx);
+  return { ref: ctx.anchors.refer(resolved.resolvedPath, field, path), expect };
 }
 
 /**
@@ -234,6 +269,7 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
   const offset = 'bytes' in o.offset ? o.offset.bytes : 0;
   return {
     path,
+    anchor: '',
     ref: { dirFd: -1, name: '' },
     unlinkRef: null,
     expect: identityOf(null),

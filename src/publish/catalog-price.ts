@@ -22,7 +22,7 @@ export function catalogPricer(defaultRegion: string = DEFAULT_PRICE_REGION): Pri
         { type: volume.volume_type, sizeGiB: volume.size_gib, iops: volume.iops, throughputMiBps: volume.throughput_mibps },
         region ?? (type.provider === 'aws' ? defaultRegion : type.default_region),
       );
-      return { usd_per_month: p.total, as_of: p.as_of };
+      return { usd_per_month: p.total, as_of: p.as_of, region: p.region };
     } catch (err) {
       if (err instanceof VolbenchError) return null;
       throw err;

@@ -27,6 +27,8 @@ export interface VolumePrice {
   usd_per_month: number;
   /** The date of the price list the figure comes from (YYYY-MM-DD). */
   as_of: string;
+  /** The region priced, when the pricer says (the catalog's does). */
+  region?: string;
 }
 
 /** What a job was entitled to on its volume, and which limit bound it. */

@@ -2,8 +2,8 @@
  * Publishing results: price/performance tables and charts in Markdown, CSV, JSON and HTML, the
  * same renderer for `volbench report` and the service's report routes and pages.
  */
-export { buildPublishReport, columnKey } from './model.js';
-export type { Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, RowStatus } from './model.js';
+export { buildPublishReport, columnKey, MIN_SERIES_POINTS } from './model.js';
+export type { Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, RowStatus, SeriesPoint } from './model.js';
 export type { CloudVolumeFields, VolumePrice, JobEntitlement, PriceVolume } from './cloud-fields.js';
 export { renderMarkdown, renderCsv, renderJson } from './render-text.js';
 export { renderHtml } from './render-html.js';

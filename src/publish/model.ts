@@ -54,10 +54,17 @@ export interface ReportColumn extends ColumnSpec {
 export type RowStatus = 'finished' | 'failed' | 'cancelled' | 'partial';
 
 export interface SeriesPoint {
+  /** The end of the interval the point measures, seconds into the job: the first is about 1. */
   t_s: number;
   iops: number;
   mibps: number;
+  /** Completion latency over the interval, µs: the mean, and the p99 (an upper bound for numjobs > 1). */
+  clat_mean_us: number;
+  clat_p99_us: number;
 }
+
+/** Fewer points than this draw no line worth a chart (a sub-second test has one). */
+export const MIN_SERIES_POINTS = 3;
 
 /** What the charts of one row draw besides its cells. */
 export interface RowDetails {
@@ -79,6 +86,8 @@ export interface ReportRow {
   provisioned_mibps: number | null;
   usd_per_month: number | null;
   price_as_of: string | null;
+  /** The region the price is for, when known. */
+  price_region: string | null;
   status: RowStatus;
   error: string | null;
   cells: Record<string, ReportCell>;
@@ -104,6 +113,8 @@ export interface Report {
   groups: ReportGroup[];
   /** The dates of the price lists the $ columns use. */
   price_dates: string[];
+  /** The price lists the $ columns use: region (null when a result's price names none) and date. */
+  prices: Array<{ region: string | null; as_of: string }>;
 }
 
 const MIB = 1024 * 1024;
@@ -272,12 +283,15 @@ function details(d: Draft): RowDetails {
           .sort((a, b) => a[0] - b[0]);
       }
       const points = e.vb[0]?.series;
-      if (Array.isArray(points) && points.length > 0) {
+      if (Array.isArray(points) && points.length >= MIN_SERIES_POINTS) {
         series[`${name} ${dir}`] = points.map((p) => ({
-          // Tenths of a second: the volumes' samples line up in the chart's table.
-          t_s: Math.round((p.t_ms + p.dur_ms) / 100) / 10,
+          // t_ms is the interval's end already. Tenths of a second: the volumes' samples line up
+          // in the chart's table.
+          t_s: Math.round(p.t_ms / 100) / 10,
           iops: p[dir]?.iops ?? 0,
           mibps: (p[dir]?.bw_bytes ?? 0) / MIB,
+          clat_mean_us: (p[dir]?.clat_mean_ns ?? 0) / 1000,
+          clat_p99_us: (p[dir]?.clat_p99_ns ?? 0) / 1000,
         }));
       }
     }
@@ -337,10 +351,11 @@ function burstNotes(d: Draft): string[] {
   return notes;
 }
 
+/** The row's price, with the region it is for: the pricer's, else the one the result names. */
 function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): VolumePrice | undefined {
-  if (cloud?.price && !options.reprice) return cloud.price;
-  if (!cloud || !options.priceVolume) return cloud?.price;
-  return options.priceVolume(cloud, cloud.region) ?? cloud.price;
+  const price = cloud?.price && !options.reprice ? cloud.price : (cloud && options.priceVolume?.(cloud, cloud.region)) || cloud?.price;
+  const region = price?.region ?? cloud?.region;
+  return price && region ? { ...price, region } : price;
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
@@ -378,6 +393,7 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     provisioned_mibps: cloud?.throughput_mibps ?? null,
     usd_per_month: usd,
     price_as_of: price?.as_of || null,
+    price_region: price?.region ?? null,
     status: rowStatus(d.input, Object.values(cells)),
     error: d.input.error ?? firstError(d) ?? null,
     cells,
@@ -424,6 +440,14 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     out.push({ suite, title: groupTitle(suite, key), columns, rows });
   }
   const dates = new Set<string>();
-  for (const g of out) for (const r of g.rows) if (r.price_as_of) dates.add(r.price_as_of);
-  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort() };
+  const prices = new Map<string, { region: string | null; as_of: string }>();
+  for (const g of out) {
+    for (const r of g.rows) {
+      if (!r.price_as_of) continue;
+      dates.add(r.price_as_of);
+      prices.set(`${r.price_as_of} ${r.price_region ?? ''}`, { region: r.price_region, as_of: r.price_as_of });
+    }
+  }
+  const sorted = [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);
+  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort(), prices: sorted };
 }

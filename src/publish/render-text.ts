@@ -7,8 +7,11 @@ function mdCell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
 }
 
+/** The footer: each price list the $ columns use, by region and date. */
 export function pricesLine(report: Report): string {
-  return report.price_dates.length ? `Prices as of ${report.price_dates.join(', ')}.` : 'No prices: the $ columns are empty.';
+  if (report.prices.length === 0) return 'No prices: the $ columns are empty.';
+  const lists = report.prices.map((p) => (p.region ? `${p.region} as of ${p.as_of}` : `as of ${p.as_of} (region not recorded)`));
+  return `Prices: ${lists.join('; ')}.`;
 }
 
 export function renderMarkdown(report: Report): string {

@@ -22,6 +22,7 @@ import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
+import type { RunFiles } from './run-files.js';
 
 /** How a planned run is followed and stopped. */
 export interface RunControl {
@@ -35,6 +36,11 @@ export interface RunControl {
    * (untilBaselineSpec); a caller of runPlan plans the spec that untilBaselineSpec returns.
    */
   untilBaseline?: UntilBaseline;
+  /**
+   * Where the run records the files it creates and opens, by identity: a suite or a sweep
+   * passes one through its runs, and removes only what it recorded (RunFiles).
+   */
+  files?: RunFiles;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
@@ -107,6 +113,7 @@ async function runStages(
       const run = await runNativeGroup(plans, {
         signal: options.signal,
         statPaths,
+        onCreated: (created) => options.files?.created(plans, created),
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
@@ -115,6 +122,7 @@ async function runStages(
       if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
     }
     files.record(plans, out);
+    options.files?.opened(plans, out);
     let at = 0;
     for (const { job, index } of members) {
       results[index] = out.slice(at, at + job.instances.length);

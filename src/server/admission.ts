@@ -34,8 +34,6 @@ export interface AdmittedSpec {
   planOptions: PlanOptions;
   /** Configured root paths the run uses. */
   roots: string[];
-  /** Regular files the run opens or writes (targets and logs): removed after an interrupted run if it made them. */
-  files: string[];
   queueKeys: string[];
 }
 
@@ -79,12 +77,10 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string)
 }
 
 /** Every path the plan will open, checked again now that the library has resolved them. */
-async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<string[]> {
-  const files: string[] = [];
+async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<void> {
   for (const [i, job] of plan.jobs.entries()) {
     for (const instance of job.instances) {
-      const target = await authorizePath(instance.path, targetField(plan.spec, job.options, i), scope);
-      if (!target.isBlockDevice) files.push(instance.path);
+      await authorizePath(instance.path, targetField(plan.spec, job.options, i), scope);
       const logs: Array<[string, (typeof LOG_OPTIONS)[number]]> = [
         [instance.bwLogPath, 'write_bw_log'],
         [instance.iopsLogPath, 'write_iops_log'],
@@ -100,11 +96,9 @@ async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<string[]>
         if (authorized.root.kind === 'block_device' || (authorized.exists && !authorized.isRegularFile)) {
           throw logNotAFile(log, authorized.resolvedPath, field);
         }
-        files.push(log);
       }
     }
   }
-  return [...new Set(files)];
 }
 
 /**
@@ -161,12 +155,11 @@ export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionC
   const used = await authorizeTargets(effective, ctx, planOptions.cwd!);
   const plan = await planRun(effective, { ...planOptions, assertions });
   try {
-    const files = await authorizePlan(plan, ctx);
+    await authorizePlan(plan, ctx);
     return {
       plan,
       planOptions,
       roots: ctx.roots.filter((r) => used.has(r)).map((r) => r.path),
-      files,
       queueKeys: await queueKeys(plan),
     };
   } catch (err) {

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 
 import { VolbenchError } from '../errors.js';
+import { setStuckThreadLimit } from '../target/root-calls.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, type ServerConfig } from './config.js';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
@@ -36,6 +37,8 @@ import { lockDataDir, openDatabase } from './store/database.js';
 export async function buildServer(config: ServerConfig): Promise<FastifyInstance> {
   if (!config.token) throw new VolbenchError('EINVALID_ARGS', 'the service needs a token', { accepted: '--token or VOLBENCH_TOKEN' });
   const limits = limitsOf(config);
+  // Per process: the last service built sets it.
+  setStuckThreadLimit(limits.maxStuckThreads);
   const roots = await resolveRoots(config.targetRoots, config.allowBlockWrite);
   let lock: ReturnType<typeof lockDataDir>;
   let db: ReturnType<typeof openDatabase>;

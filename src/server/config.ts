@@ -27,8 +27,16 @@ export interface ServerConfig {
   maxSizeBytes?: number;
   /** Most job instances (threads) in one run. */
   maxInstances?: number;
-  /** Most memory one run's engine may take (I/O buffers: bs × iodepth × numjobs), 0 for no limit. */
+  /**
+   * Most memory one run's engine may take (I/O buffers: bs × iodepth × numjobs), 0 for no limit;
+   * also the bound on the runs going at once together with what stuck jobs still hold.
+   */
   maxMemoryBytes?: number;
+  /**
+   * Most threads the process leaves stuck in calls that never returned (jobs given up on, probes
+   * past their deadline); past it no job is given up on and no run is taken. Per process.
+   */
+  maxStuckThreads?: number;
   /** Finished runs kept in the store; older ones are deleted. */
   keepRuns?: number;
   /** Largest request body. */
@@ -55,6 +63,7 @@ export const DEFAULTS = {
   maxRuntimeSec: 600,
   maxSizeBytes: 64 * 1024 ** 3,
   maxInstances: 64,
+  maxStuckThreads: 64,
   /** A quarter of the machine's memory. */
   maxMemoryBytes: Math.floor(totalmem() / 4),
   keepRuns: 1000,
@@ -63,7 +72,7 @@ export const DEFAULTS = {
 } as const;
 
 export type Limits = Required<Pick<ServerConfig,
-  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
+  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'maxStuckThreads' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
 
 export function limitsOf(config: ServerConfig): Limits {
   return {
@@ -73,6 +82,7 @@ export function limitsOf(config: ServerConfig): Limits {
     maxSizeBytes: config.maxSizeBytes ?? DEFAULTS.maxSizeBytes,
     maxInstances: config.maxInstances ?? DEFAULTS.maxInstances,
     maxMemoryBytes: config.maxMemoryBytes ?? DEFAULTS.maxMemoryBytes,
+    maxStuckThreads: config.maxStuckThreads ?? DEFAULTS.maxStuckThreads,
     keepRuns: config.keepRuns ?? DEFAULTS.keepRuns,
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     maxWaitSec: config.maxWaitSec ?? DEFAULTS.maxWaitSec,

@@ -1,28 +1,26 @@
 /**
- * The files a run lays out. They are recorded before the run's first I/O so that, when the
- * server dies mid-run, the next start removes them instead of leaving gigabytes behind.
+ * The files a run creates. Each is recorded with its identity as soon as it exists, so that when
+ * the server stops mid-run (SIGTERM, or kill -9 and a restart) they are removed instead of
+ * leaving gigabytes behind: each only while its name still leads to that very file.
  */
-import { existsSync } from 'node:fs';
-
 import { removeFiles } from '../target/anchor.js';
 import { anchorRoots, type TargetRoot } from './roots.js';
+import type { StoredFile } from './store/runs.js';
 
-/** The paths among a run's files that do not exist yet: the ones it will create. */
-export function filesToCreate(files: string[]): string[] {
-  return files.filter((f) => !existsSync(f));
+export interface Removal {
+  removed: string[];
+  /** Recorded before identities were: left where they are. */
+  unidentified: string[];
 }
 
 /**
- * Removes what a run created. Only regular files beneath a configured root go, removed beneath
- * the root's held descriptor: a path that became a symlink (anywhere along it) or a device, or
- * that the operator no longer serves, is left alone.
+ * Removes what a run created, beneath the roots' held descriptors, never through a link: a
+ * name that now leads to another file (a directory swapped for a link, a file put in its place),
+ * a path the operator no longer serves, or a record without an identity, removes nothing.
  */
-export async function removeCreatedFiles(files: string[], roots: TargetRoot[]): Promise<string[]> {
-  const byRealPath = files.map((file) => {
-    // Recorded as planned: under a root's configured path or its real one.
-    const root = roots.find((r) => r.kind === 'directory' && file.startsWith(`${r.path.replace(/\/$/, '')}/`));
-    return { file, real: root ? root.realPath + file.slice(root.path.replace(/\/$/, '').length) : file };
-  });
-  const removed = new Set(await removeFiles(byRealPath.map((f) => f.real), anchorRoots(roots.filter((r) => r.kind === 'directory'))));
-  return byRealPath.filter((f) => removed.has(f.real)).map((f) => f.file);
+export async function removeCreatedFiles(files: readonly StoredFile[], roots: TargetRoot[]): Promise<Removal> {
+  const unidentified = files.filter((f) => f.dev === null || f.ino === null).map((f) => f.path);
+  const identified = files.flatMap((f) => (f.dev === null || f.ino === null ? [] : [{ path: f.path, dev: f.dev, ino: f.ino }]));
+  const removed = await removeFiles(identified, anchorRoots(roots.filter((r) => r.kind === 'directory')));
+  return { removed, unidentified };
 }

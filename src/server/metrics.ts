@@ -62,7 +62,9 @@ export class ServiceMetrics {
       labelNames: ['target', 'direction'],
       registers,
     });
-    collectDefaultMetrics({ register: this.registry, prefix: 'volbench_process_' });
+    // prom-client's default metrics already name what they are (process_cpu_seconds_total,
+    // nodejs_heap_size_used_bytes): the prefix only says whose they are.
+    collectDefaultMetrics({ register: this.registry, prefix: 'volbench_' });
   }
 
   /** `rootOf` maps a job's target path to the root it is under, for the per-target gauges. */

@@ -57,7 +57,8 @@ interface CodeMapping {
 /**
  * 400 for input that does not parse, 422 for input that parses but cannot run as asked (an
  * unsupported option, contradicting options, an unusable target), 403 for a target volbench
- * must not write. ENATIVE is the engine failing outside a job: the server's fault, 500.
+ * must not write, 503 for a target whose device does not answer (ESTUCK: it may later).
+ * ENATIVE is the engine failing outside a job: the server's fault, 500.
  */
 const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   EUNKNOWN_OPTION: { status: 400, title: 'Unknown option' },
@@ -71,6 +72,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   EUNSAFE_TARGET: { status: 403, title: 'Target must not be written' },
   ELIMIT_EXCEEDED: { status: 422, title: 'Run exceeds a limit' },
   ECANCELLED: { status: 409, title: 'Run was cancelled' },
+  ESTUCK: { status: 503, title: 'Target not answering' },
   ENATIVE: { status: 500, title: 'Engine failure' },
   ECLOUD: { status: 502, title: 'Cloud provider call failed' },
   ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },

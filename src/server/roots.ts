@@ -2,8 +2,8 @@
  * Target roots: the directories and block devices the operator lets runs use. Each is resolved
  * once at start-up (symlinks included), so checks compare real paths with real paths.
  */
-import { closeSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { closeSync, realpathSync, statSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
@@ -29,15 +29,28 @@ function configError(message: string): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', message, { accepted: 'existing directories or block devices' });
 }
 
-async function resolveRoot(path: string): Promise<Omit<TargetRoot, 'allowBlockWrite' | 'fd'>> {
+function resolveRoot(path: string): Omit<TargetRoot, 'allowBlockWrite' | 'fd'> {
   if (!isAbsolute(path)) throw configError(`target root ${path} is not an absolute path`);
-  const realPath = await realpath(path).catch(() => {
+  let realPath: string;
+  try {
+    realPath = realpathSync(path);
+  } catch {
     throw configError(`target root ${path} does not exist`);
-  });
-  const stats = await stat(realPath);
+  }
+  const stats = statSync(realPath);
   if (stats.isDirectory()) return { path, realPath, kind: 'directory' };
   if (stats.isBlockDevice()) return { path, realPath, kind: 'block_device' };
   throw configError(`target root ${path} is neither a directory nor a block device`);
+}
+
+/**
+ * The roots' own checks (at least one; each absolute, there, a directory or a block device),
+ * without opening them: `volbench serve` makes them before it generates a token, so a
+ * mistyped command line leaves nothing behind.
+ */
+export function checkRootPaths(paths: readonly string[]): void {
+  if (paths.length === 0) throw configError('at least one target root is needed (--target-root DIR|DEVICE)');
+  for (const path of paths) resolveRoot(path);
 }
 
 /**
@@ -46,8 +59,8 @@ async function resolveRoot(path: string): Promise<Omit<TargetRoot, 'allowBlockWr
  * instead of leaving a device unwritable.
  */
 export async function resolveRoots(paths: string[], allowBlockWrite: string[] = []): Promise<TargetRoot[]> {
-  if (paths.length === 0) throw configError('at least one target root is needed (--target-root DIR|DEVICE)');
-  const roots = await Promise.all(paths.map(resolveRoot));
+  checkRootPaths(paths);
+  const roots = paths.map(resolveRoot);
   const writable = new Set<string>();
   for (const device of allowBlockWrite) {
     const real = await realpath(device).catch(() => device);

@@ -6,7 +6,8 @@
 import { runPlan } from '../run/run-jobs.js';
 import type { FioResult } from '../report/index.js';
 import { runPrepared, type SuiteRunOptions } from '../suites/index.js';
-import { filesToCreate, removeCreatedFiles } from './created-files.js';
+import { removeCreatedFiles } from './created-files.js';
+import { RunFiles } from '../run/run-files.js';
 import type { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from './problem.js';
 import { rootLabel, type TargetRoot } from './roots.js';
@@ -109,11 +110,10 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
 
 export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: AdmittedRun, signal: AbortSignal): Promise<void> {
   const startedAt = Date.now();
-  const created = filesToCreate(admitted.files);
   // A store that cannot record the start throws its problem before any I/O: the run fails with it.
   let started;
   try {
-    started = deps.store.markRunning(run.id, startedAt, created, { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
+    started = deps.store.markRunning(run.id, startedAt, { id: run.id, status: 'running', started_at: new Date(startedAt).toISOString() });
   } finally {
     if (!started) admitted.plan.release();
   }
@@ -123,13 +123,15 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   let thrown: unknown = null;
   try {
     const { onStep, ...control } = reporting(deps, run);
-    result = await runAdmitted(admitted, { signal, ...control }, onStep);
+    // Every file the run creates is recorded with its identity as it is made.
+    const files = new RunFiles((made) => deps.store.recordCreated(run.id, made));
+    result = await runAdmitted(admitted, { signal, files, ...control }, onStep);
   } catch (err) {
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);
   }
   const outcome = outcomeOf(result, thrown, signal);
-  if (signal.aborted && signal.reason === 'shutdown') await removeCreatedFiles(created, deps.roots);
+  if (signal.aborted && signal.reason === 'shutdown') await removeCreatedFiles(deps.store.createdFiles(run.id), deps.roots);
   finishRun(deps, run, outcome, startedAt);
 }
 

@@ -14,17 +14,23 @@ export interface QueueEntry {
 
 export interface RunQueueOptions {
   maxConcurrent: number;
-  /** Memory the runs going at once may take together; 0 or unset: no bound. */
+  /** Memory the runs going at once may take together, with heldBytes; 0 or unset: no bound. */
   maxMemoryBytes?: number;
+  /** Memory held outside the running runs (jobs given up on, until their threads end). */
+  heldBytes?: () => number;
   limit: number;
   /** Starts a run; the promise settles when it has ended, freeing its keys. */
   start: (entry: QueueEntry) => Promise<void>;
 }
 
+/** How often a run held back by stuck jobs' memory looks again. */
+const HELD_MEMORY_RETRY_MS = 1000;
+
 export class RunQueue {
   private readonly waiting: QueueEntry[] = [];
   private readonly running = new Map<string, QueueEntry>();
   private readonly busyKeys = new Set<string>();
+  private retry: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: RunQueueOptions) {}
 
@@ -54,13 +60,26 @@ export class RunQueue {
     return { queued: this.waiting.filter(uses).length, running: [...this.running.values()].filter(uses).length };
   }
 
-  /** The memory of the runs going now, and whether `entry` fits beside it. */
+  /** The memory of the runs going now and of the stuck jobs, and whether `entry` fits beside it. */
   private memoryFits(entry: Pick<QueueEntry, 'memoryBytes'>): boolean {
     const max = this.options.maxMemoryBytes ?? 0;
     if (max <= 0) return true;
-    const used = [...this.running.values()].reduce((sum, e) => sum + (e.memoryBytes ?? 0), 0);
+    const held = this.options.heldBytes?.() ?? 0;
+    const used = [...this.running.values()].reduce((sum, e) => sum + (e.memoryBytes ?? 0), held);
     // A run alone is never held back: admission has checked it fits the bound by itself.
-    return this.running.size === 0 || used + (entry.memoryBytes ?? 0) <= max;
+    if ((this.running.size === 0 && held === 0) || used + (entry.memoryBytes ?? 0) <= max) return true;
+    // Held back by stuck memory, which frees without a run ending: look again later.
+    if (held > 0) this.pumpLater();
+    return false;
+  }
+
+  private pumpLater(): void {
+    if (this.retry !== null) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.pump();
+    }, HELD_MEMORY_RETRY_MS);
+    this.retry.unref();
   }
 
   private canStartNow(queueKeys: string[]): boolean {

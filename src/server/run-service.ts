@@ -21,6 +21,7 @@ import type { RunStatus } from './schemas/run.js';
 import type { Db } from './store/database.js';
 import { RunStore, type ListQuery, type RunRow } from './store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from './problems.js';
+import { stuckTally } from '../target/root-calls.js';
 
 export interface RunServiceOptions {
   db: Db;
@@ -72,8 +73,10 @@ export class RunService {
     this.events = new RunEvents(this.store);
     this.queue = new RunQueue({
       maxConcurrent: options.limits.maxConcurrent,
-      // --max-memory bounds the runs going at once, not only each run.
+      // --max-memory bounds the runs going at once, not only each run, and with them what jobs
+      // given up on still hold until their threads end.
       maxMemoryBytes: options.limits.maxMemoryBytes,
+      heldBytes: () => stuckTally().memoryBytes,
       limit: options.limits.queueLimit,
       start: (entry) => this.start(entry),
     });
@@ -197,8 +200,13 @@ export class RunService {
    */
   async recover(): Promise<void> {
     for (const run of this.store.withStatus('running')) {
-      const removed = await removeCreatedFiles(run.files, this.roots);
-      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed`;
+      const { removed, unidentified } = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
+      if (unidentified.length > 0) {
+        this.options.logError(new Error('files recorded without their identity'),
+          `run ${run.id}: ${unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
+      }
+      const left = unidentified.length > 0 ? `; ${unidentified.length} recorded without an identity were left in place` : '';
+      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed${left}`;
       this.endWithoutRunning(run, 'failed', interruptedProblem(detail));
     }
     for (const run of this.store.withStatus('queued')) {

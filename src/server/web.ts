@@ -1,5 +1,6 @@
 /**
- * The service's web view at `/`: a few static files from the package's `web/` directory and
+ * The service's web view at `/`: a few static files from the package's `web/` directory (the
+ * page, its style, and its script as a handful of ES modules) and
  * ECharts' browser build, each at a fixed URL mapped to a fixed file. No part of a request's
  * path reaches the filesystem, and the files are read once, at start-up. The pages hold no
  * secret (the token is entered in the browser), so they are served without the token; every
@@ -28,6 +29,11 @@ interface WebFile {
 const WEB_FILES: Readonly<Record<string, WebFile>> = {
   '/': { file: () => join(WEB_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
   '/web/app.js': { file: () => join(WEB_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/common.js': { file: () => join(WEB_DIR, 'common.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/describe.js': { file: () => join(WEB_DIR, 'describe.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/live.js': { file: () => join(WEB_DIR, 'live.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/reports.js': { file: () => join(WEB_DIR, 'reports.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/run-page.js': { file: () => join(WEB_DIR, 'run-page.js'), type: 'text/javascript; charset=utf-8' },
   '/web/app.css': { file: () => join(WEB_DIR, 'app.css'), type: 'text/css; charset=utf-8' },
   '/web/echarts.min.js': { file: echartsBrowserBuild, type: 'text/javascript; charset=utf-8' },
 };

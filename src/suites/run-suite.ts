@@ -7,6 +7,7 @@
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
 import { removeFiles } from '../target/anchor.js';
+import { RunFiles } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
@@ -94,14 +95,14 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
 
 /**
  * The files these jobs' unlink asks for, removed here when their last loop (testSpec) never
- * ran: beneath the caller's roots, or each beneath its own directory, as the engine would.
+ * ran: those the suite's runs recorded, each only while it is still that file (RunFiles).
  */
-async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions): Promise<void> {
+async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<void> {
   const cwd = options.cwd ?? process.cwd();
   const paths = jobs
     .filter(({ options: o }) => o.unlink && engineSpec(o.ioengine).touchesTarget)
     .flatMap(({ options: o }) => Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(paths, options.roots);
+  await removeFiles(options.files.of(paths), options.roots);
 }
 
 function interrupted(result: FioResult): boolean {
@@ -115,7 +116,9 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   const tests = suiteTests(parsed);
   // Each test is planned again as it starts, under the same rules; the limits and assertions
   // were applied to the whole suite when it was prepared.
-  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined };
+  // The tests share files, recorded as they are made: a suite cut short removes those.
+  const files = options.files ?? new RunFiles();
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files };
   const done: TestRuns[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
@@ -138,7 +141,7 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       stoppedIn = null;
     }
   } finally {
-    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), options);
+    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
   }
   return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
 }

@@ -12,7 +12,7 @@
 import { closeSync, openSync, constants as fsConstants, type BigIntStats } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-import { nativeAddon } from '../engine/addon.js';
+import { removeBeneath } from './root-calls.js';
 import { VolbenchError } from '../errors.js';
 
 /** O_PATH from Linux's fcntl.h (the same on x86-64 and arm64); Node does not export it. */
@@ -31,6 +31,16 @@ export interface AnchorRoot {
 export interface PathRef {
   dirFd: number;
   name: string;
+  /** The absolute path it stands for, every link resolved when it was planned (not read by the engine). */
+  realPath?: string;
+}
+
+/** A file by its name and identity (st_dev, st_ino): a removal takes it only while the name is still it. */
+export interface FileIdentity {
+  /** Absolute, with every link resolved when the file was made. */
+  path: string;
+  dev: bigint;
+  ino: bigint;
 }
 
 /** What planning saw at a path, which the opened file must still be. */
@@ -97,11 +107,12 @@ export class Anchors {
    * `given` is the path as the user wrote it, for errors.
    */
   refer(resolvedPath: string, field: string, given = resolvedPath): PathRef {
-    if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath), given, field), name: basename(resolvedPath) };
+    const realPath = resolvedPath;
+    if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath), given, field), name: basename(resolvedPath), realPath };
     for (const root of this.roots) {
-      if (root.kind === 'block_device' && resolvedPath === root.path) return { dirFd: root.fd, name: basename(root.path) };
+      if (root.kind === 'block_device' && resolvedPath === root.path) return { dirFd: root.fd, name: basename(root.path), realPath };
       if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) {
-        return { dirFd: root.fd, name: relative(root.path, resolvedPath) };
+        return { dirFd: root.fd, name: relative(root.path, resolvedPath), realPath };
       }
     }
     // Named as given: where it resolves outside every root is nobody's business.
@@ -110,6 +121,20 @@ export class Anchors {
       path: given,
       accepted: `paths under ${this.roots.map((r) => r.path).join(', ')}`,
     });
+  }
+
+  /**
+   * The root `resolvedPath` is opened beneath, as refer() would pick it: the root's path, or
+   * without roots the path's own directory (a block device is its own). It names where stuck
+   * I/O is counted.
+   */
+  anchorOf(resolvedPath: string, isBlockDevice = false): string {
+    if (this.roots === undefined) return isBlockDevice ? resolvedPath : dirname(resolvedPath);
+    for (const root of this.roots) {
+      if (root.kind === 'block_device' && resolvedPath === root.path) return root.path;
+      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) return root.path;
+    }
+    return dirname(resolvedPath);
   }
 
   /** Closes the directories opened for this plan; the roots stay open. Idempotent. */
@@ -138,26 +163,34 @@ export class Anchors {
 }
 
 /**
- * Removes regular files the way the engine does: each beneath its root (or, without roots, its
- * own directory), by name, never through a symlink out of it, never a file of another kind.
- * The paths are taken as written, not resolved: a symlink swapped in since is not followed.
- * Returns the paths removed.
+ * Removes files a run recorded (FileIdentity): each beneath its root (without roots, beneath
+ * `/`), by its name as recorded, every directory on the way walked without following a link,
+ * and only while the name still leads to that very regular file. A record without an identity
+ * (ino 0) removes nothing. Returns the paths removed.
  */
-export async function removeFiles(paths: readonly string[], roots?: readonly AnchorRoot[]): Promise<string[]> {
-  const anchors = new Anchors(roots);
+export async function removeFiles(files: readonly FileIdentity[], roots?: readonly AnchorRoot[]): Promise<string[]> {
+  const top = roots === undefined ? openDirectory('/') : -1;
+  const anchors = new Anchors(roots ?? [{ path: '/', kind: 'directory', fd: top }]);
   const removed: string[] = [];
   try {
-    for (const path of paths) {
+    for (const file of files) {
+      if (file.ino === 0n) continue;
       let ref: PathRef;
       try {
-        ref = anchors.refer(path, 'path');
+        ref = anchors.refer(file.path, 'path');
       } catch {
         continue;
       }
-      if ((await nativeAddon().removeFile(ref, 0n, 0n)) === 0) removed.push(path);
+      // A root that does not answer keeps its files (ESTUCK): the others go on.
+      const err = await removeBeneath(ref, file.dev, file.ino, anchors.anchorOf(file.path)).catch((e: unknown) => {
+        if (e instanceof VolbenchError && e.code === 'ESTUCK') return -1;
+        throw e;
+      });
+      if (err === 0) removed.push(file.path);
     }
   } finally {
     anchors.release();
+    if (top >= 0) closeQuietly(top);
   }
   return removed;
 }

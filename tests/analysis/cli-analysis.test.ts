@@ -66,7 +66,13 @@ describe('volbench uniformity and rotational', () => {
     const text = await volbench(['uniformity', '--filename', file, '--size', '64m', '--chunks', '10', '--probe', '1m']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^uniformity: 10 chunks of 6\.4MiB over 64\.0MiB, read probes of 1\.0MiB$/m);
-    expect(text.stdout).toMatch(/^min [\d.]+ MB\/s at [\d.]+MiB, avg [\d.]+ MB\/s, max [\d.]+ MB\/s at [\d.]+MiB \(max\/min [\d.]+\)$/m);
+    // One unit on the screen: MiB and MiB/s, never MB/s; each chunk's speed as it is timed.
+    expect(text.stdout).toMatch(/^min [\d.]+MiB\/s at [\d.]+MiB, avg [\d.]+MiB\/s, max [\d.]+MiB\/s at [\d.]+MiB \(max\/min [\d.]+\)$/m);
+    expect(text.stdout).toMatch(/^chunk +offset MiB +MiB\/s$/m);
+    expect(`${text.stdout}${text.stderr}`).not.toContain('MB/s');
+    const progress = text.stderr.split('\n').filter((l) => l.startsWith('volbench uniformity: ['));
+    expect(progress.map((l) => /\[(\d+)\/10\]/.exec(l)?.[1])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(progress[1]).toMatch(/^volbench uniformity: \[2\/10\] at 6\.4MiB: [\d.]+MiB\/s$/);
     const output = scratch.path('u.json');
     const json = await volbench(['uniformity', '--filename', file, '--chunks=5', '--probe=1m', '--format=json', '--output', output,
       '--assert', 'uniformity.min_mbps >= 1']);

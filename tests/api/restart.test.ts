@@ -4,7 +4,7 @@
  * intact (integrity_check), earlier runs and their results are still there, and a run it had
  * queued runs after the restart.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -61,10 +61,13 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
     await waitForExit(serving.child);
     serving = null;
     const db = new Connection(join(dataDir, 'volbench.sqlite'), { readOnly: true });
-    const row = db.prepare('SELECT status, files FROM runs WHERE id = ?').get(victim) as { status: string; files: string };
+    const row = db.prepare('SELECT seq, status FROM runs WHERE id = ?').get(victim) as { seq: number; status: string };
+    const files = db.prepare('SELECT path, dev, ino FROM run_files WHERE run_seq = ?').all(row.seq);
     db.close();
     expect(row.status).toBe('running');
-    expect(JSON.parse(row.files)).toEqual([victimFile()]);
+    // Recorded with the identity it was created with.
+    const st = statSync(victimFile(), { bigint: true });
+    expect(files).toEqual([{ path: victimFile(), dev: String(st.dev), ino: String(st.ino) }]);
   });
 
   it('after the restart that run is failed as interrupted and its file is gone', async () => {

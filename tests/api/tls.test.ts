@@ -35,7 +35,7 @@ function makeIdentity(name: string, cn = 'volbench-member'): { cert: string; key
 function configError(argv: string[]): VolbenchError {
   const sink = { write: () => true } as unknown as NodeJS.WriteStream;
   try {
-    serveConfig(['--data-dir', join(dir, 'data'), '--token', TOKEN, ...argv], {}, { stdout: sink, stderr: sink });
+    serveConfig(['--data-dir', join(dir, 'data'), '--target-root', dir, '--token', TOKEN, ...argv], {}, { stdout: sink, stderr: sink });
   } catch (err) {
     if (err instanceof VolbenchError) return err;
     throw err;

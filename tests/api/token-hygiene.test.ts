@@ -26,11 +26,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** serveConfig with what it writes to stderr. */
+/** serveConfig with what it writes to stderr (a root given: serve checks the roots before the token). */
 function configFrom(argv: string[], env: NodeJS.ProcessEnv = {}): { token: string; stderr: string } {
   let stderr = '';
   const sink = { write: (text: string) => (stderr += text, true) } as unknown as NodeJS.WriteStream;
-  const config = serveConfig(['--data-dir', join(dir, 'data'), ...argv], env, { stdout: sink, stderr: sink });
+  const config = serveConfig(['--data-dir', join(dir, 'data'), '--target-root', dir, ...argv], env, { stdout: sink, stderr: sink });
   return { token: config.token, stderr };
 }
 

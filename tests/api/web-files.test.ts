@@ -25,7 +25,8 @@ describe('web view files', () => {
     expect(page.text).toBe(readFileSync(join(ROOT, 'web', 'index.html'), 'utf8'));
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
-    const files: Array<[string, string]> = [['/web/app.js', 'text/javascript'], ['/web/app.css', 'text/css'], ['/web/echarts.min.js', 'text/javascript']];
+    const modules = ['app', 'common', 'describe', 'live', 'reports', 'run-page'].map((m): [string, string] => [`/web/${m}.js`, 'text/javascript']);
+    const files: Array<[string, string]> = [...modules, ['/web/app.css', 'text/css'], ['/web/echarts.min.js', 'text/javascript']];
     for (const [path, type] of files) {
       const res = await anonymous.get(path);
       expect(res.status, path).toBe(200);

@@ -43,7 +43,8 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     const file = join(artifactsDir(), 'report-aws-ssd-4-volumes.html');
     writeFileSync(file, html);
     const charts = report.groups.flatMap(groupCharts);
-    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles', 'series', 'series']);
+    // The fixtures' 2 s tests have two points a series: too few for a chart.
+    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles']);
 
     const page = await browser.newPage();
     const seen = watch(page);
@@ -62,10 +63,11 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     await page.screenshot({ path: join(artifactsDir(), 'report-aws-ssd-4-volumes.png'), fullPage: true });
     expect(seen.errors).toEqual([]);
     expect(seen.requests).toEqual([pathToFileURL(file).href]);
-    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices as of ${report.price_dates.join(', ')}.` });
+    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices: us-east-1 as of ${report.price_dates.join(', ')}.` });
     // Every volume priced from the catalog, with the date of its price list.
     expect(report.groups[0].rows.every((r) => (r.usd_per_month ?? 0) > 0 && r.price_as_of !== null)).toBe(true);
-    expect(report.price_dates.length).toBeGreaterThan(0);
+    expect(report.price_dates.length).toBe(1);
+    expect(report.prices).toEqual([{ region: 'us-east-1', as_of: report.price_dates[0] }]);
     const figures = { html_bytes: statSync(file).size, render_ms: Math.round(renderMs), chromium_load_ms: Math.round(loadMs) };
     writeFileSync(join(artifactsDir(), 'report-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
     await page.close();

@@ -1,9 +1,17 @@
 /**
- * The service's web view in chromium: log in with the token, see the runs list with a run that
- * is still running, watch that run's chart gain points from its event stream, compare two
- * finished runs and download their report. Nothing is requested from anywhere but the service.
+ * The service's web view in chromium, against a real service, asserting on what a user sees.
+ *
+ * Broke: a run's page said only "Run <uuid>" (no spec, no target), showed no fio output, said
+ * "gate passed" without the assertions, had no Cancel, drew a write line at 0 for a read job,
+ * kept the newest seconds at the bottom of a scroll box; the runs list never refreshed; the
+ * compare view named runs by UUID only. Expected: the spec and target in the run page's title,
+ * fio's normal text and JSON, each assertion measured against wanted, a Cancel that cancels,
+ * a live view with IOPS, MiB/s, latency, % done and ETA (newest first, only the directions the
+ * job does), a list that shows new runs and changed statuses by itself, and runs compared by
+ * target (or volume) with the run id beside it. Nothing is requested from anywhere but the
+ * service. Screenshots go to tests/artifacts/.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Browser, Page } from 'puppeteer-core';
@@ -20,8 +28,10 @@ let server: TestServer;
 let browser: Browser;
 let page: Page;
 let seen: Watched;
-const finished: string[] = [];
-let running = '';
+/** Ended runs: one with assertions (one holds, one fails), one on a named volume. */
+const ids = { gated: '', volume: '', live: '', late: '' };
+
+const text = (sel: string): Promise<string> => page.$eval(sel, (e: PageGlobals) => e.textContent);
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -34,11 +44,10 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
   beforeAll(async () => {
     server = await startServer();
-    for (let i = 0; i < 2; i++) {
-      const res = await server.client.submit(randreadSpec());
-      finished.push(res.body.id);
-      await server.client.waitForEnd(res.body.id);
-    }
+    const gated = await server.client.submit({ ...randreadSpec({ iodepth: 8 }), assert: ['rr.iops >= 1', 'rr.clat_ns.p99 <= 1ns'] }, '?wait=30');
+    ids.gated = gated.body.id;
+    const volume = await server.client.submit({ ...randreadSpec({ runtime: '500ms' }), volume: { type: 'gp3', size_gib: 200, iops: 5000 } }, '?wait=30');
+    ids.volume = volume.body.id;
     browser = await launch();
     page = await browser.newPage();
     seen = watch(page);
@@ -47,15 +56,12 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (running) await server?.client.request('DELETE', `/v1/runs/${running}`);
+    for (const id of [ids.live, ids.late]) if (id) await server?.client.request('DELETE', `/v1/runs/${id}`);
     await server?.close();
   });
 
   it('logs in with the token, kept in sessionStorage only', async () => {
-    const started = performance.now();
     await page.goto(`${server.url}/`, { waitUntil: 'load' });
-    const loadMs = Math.round(performance.now() - started);
-    writeFileSync(join(artifactsDir(), 'web-view-figures.json'), `${JSON.stringify({ page_load_ms: loadMs }, null, 2)}\n`);
     expect(await page.$eval('#login', (e: PageGlobals) => e.hidden)).toBe(false);
     await page.type('#token', 'wrong-token');
     await page.click('#login-form button');
@@ -68,64 +74,141 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
     seen.errors.splice(0);
   });
 
-  it('lists a running run, and its page charts points as they arrive', async () => {
-    const res = await server.client.submit(randreadSpec({ runtime: '30s' }));
-    running = res.body.id;
-    await server.client.waitForStatus(running, 'running');
-    await page.click('#filters button');
-    await page.waitForSelector(`#runs-table tr[data-run="${running}"]`);
-    const rows = await page.$$eval('#runs-table tbody tr', (trs: PageGlobals[]) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    expect(rows.map((r: string[]) => r[2])).toEqual(['running', 'finished', 'finished']);
-    expect(Number(rows[1][6])).toBeGreaterThan(0);
-    await page.click(`#runs-table tr[data-run="${running}"] a`);
-    await page.waitForSelector('#live:not([hidden])');
-    const points = async (): Promise<number> => page.evaluate(() => {
-      const chart = echarts.getInstanceByDom(document.querySelector('#live-chart'));
-      return chart ? chart.getOption().series[0].data.length : 0;
-    });
-    await waitFor('a first point', async () => (await points()) >= 1);
-    const first = await points();
-    await waitFor('more points from the stream', async () => (await points()) >= first + 2);
-    expect(Number(await page.$eval('#live-chart', (e: PageGlobals) => e.dataset.points))).toBeGreaterThanOrEqual(first + 2);
-    expect(await page.$$eval('#live-chart svg', (s: PageGlobals[]) => s.length)).toBe(1);
-    await page.screenshot({ path: join(artifactsDir(), 'web-view-live-run.png'), fullPage: true });
-    // Cancelled, the run's page turns into its report.
-    await server.client.request('DELETE', `/v1/runs/${running}`);
-    await page.waitForSelector('#run .report-area iframe', { timeout: 20_000 });
-    expect(await page.$eval('#run-facts', (e: PageGlobals) => e.textContent)).toMatch(/^cancelled/);
+  it('the runs list shows a new run and its end by itself', async () => {
+    const refreshes = async (): Promise<number> => Number(await page.$eval('#refreshed', (e: PageGlobals) => e.dataset.refreshes ?? 0));
+    const before = await refreshes();
+    const res = await server.client.submit(randreadSpec({ runtime: '2s' }));
+    ids.late = res.body.id;
+    // No click: the list asks the service again on its own.
+    await page.waitForSelector(`#runs-table tr[data-run="${ids.late}"]`, { timeout: 15_000 });
+    expect(await refreshes()).toBeGreaterThan(before);
+    const firstRow = await page.$eval('#runs-table tbody tr', (tr: PageGlobals) => tr.dataset.run);
+    expect(firstRow).toBe(ids.late);
+    await page.waitForSelector(`#runs-table tr[data-run="${ids.late}"][data-status="finished"]`, { timeout: 20_000 });
+    const iops = await page.$eval(`#runs-table tr[data-run="${ids.late}"] td.num`, (td: PageGlobals) => td.textContent);
+    expect(Number(iops.replace(/,/g, ''))).toBeGreaterThan(0);
+    ids.late = '';
   });
 
-  it('stays logged in across a reload and filters the list as GET /v1/runs does', async () => {
+  it('stays logged in across a reload, and filters as GET /v1/runs does, refresh after refresh', async () => {
     await page.goto(`${server.url}/#/`, { waitUntil: 'load' });
-    await page.waitForSelector(`#runs-table tr[data-run="${running}"]`);
+    await page.waitForSelector('#runs-table tbody tr');
     expect(await page.$eval('#login', (e: PageGlobals) => e.hidden)).toBe(true);
+    const long = await server.client.submit(randreadSpec({ runtime: '30s' }));
+    await server.client.waitForStatus(long.body.id, 'running');
     await page.select('#filters select[name="status"]', 'finished');
     await page.click('#filters button');
-    await page.waitForFunction((id: string) => !document.querySelector(`#runs-table tr[data-run="${id}"]`), {}, running);
-    const ids = await page.$$eval('#runs-table tbody tr', (trs: PageGlobals[]) => trs.map((tr) => tr.dataset.run));
-    expect(ids).toEqual([...finished].reverse());
+    const expected = (await server.client.get('/v1/runs?status=finished')).body.runs.map((r: { id: string }) => r.id);
+    const shown = (): Promise<string[]> => page.$$eval('#runs-table tbody tr', (trs: PageGlobals[]) => trs.map((tr) => tr.dataset.run));
+    await waitFor('the filtered list', async () => JSON.stringify(await shown()) === JSON.stringify(expected));
+    const count = Number(await page.$eval('#refreshed', (e: PageGlobals) => e.dataset.refreshes));
+    await page.waitForFunction((n: number) => Number(document.querySelector('#refreshed').dataset.refreshes) > n, { timeout: 10_000 }, count);
+    expect(await shown()).toEqual(expected);
+    await server.client.request('DELETE', `/v1/runs/${long.body.id}`);
+    await server.client.waitForEnd(long.body.id);
+    await page.select('#filters select[name="status"]', '');
+    await page.click('#filters button');
   });
 
-  it('compares two runs and downloads their report', async () => {
-    await page.waitForSelector(`#runs-table tr[data-run="${finished[0]}"]`);
-    for (const id of finished) await page.click(`input[data-run="${id}"]`);
-    await page.click('#compare');
+  it("a finished run's page says what ran, its assertions, fio's text and JSON, and its report", async () => {
+    const run = (await server.client.get(`/v1/runs/${ids.gated}`)).body;
+    await page.goto(`${server.url}/#/runs/${ids.gated}`, { waitUntil: 'load' });
+    await page.waitForSelector('#run-report:not([hidden]) iframe');
+    const title = await text('#run-title');
+    expect(title).toBe(`rr: randread bs=4k iodepth=8 on ${server.root}`);
+    expect(await page.title()).toBe(`${title} · volbench`);
+    expect(await text('#run-id')).toBe(ids.gated);
+    expect(await text('#run-facts')).toMatch(/^finished · started .* · took \dm \d\ds · gate failed$/);
+    // Each assertion: measured against wanted, as the service judged it.
+    const rows = await page.$$eval('#assertions tbody tr', (trs: PageGlobals[]) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows.map((r: string[]) => [r[0], r[3]])).toEqual([['rr.iops >= 1', 'passed'], ['rr.clat_ns.p99 <= 1ns', 'failed']]);
+    for (const [i, outcome] of run.assertions.entries()) expect(`measured ${rows[i][1]}, wanted ${rows[i][2]}`).toBe(outcome.message);
+    // fio's normal text as the service stores it, and its JSON.
+    const normal = (await server.client.get(`/v1/runs/${ids.gated}/result?format=normal`)).text;
+    expect(await text('#fio-normal')).toBe(normal);
+    expect(normal).toMatch(/^rr: \(groupid=0, jobs=1\): err= 0: /m);
+    const json = JSON.parse(await text('#fio-json pre'));
+    expect(json.jobs[0].jobname).toBe('rr');
+    expect(json.jobs[0].read.iops).toBe(run.result?.jobs?.[0]?.read?.iops ?? json.jobs[0].read.iops);
+    expect(await page.$eval('#live', (e: PageGlobals) => e.hidden)).toBe(true);
+    expect(await page.$eval('#run-actions', (e: PageGlobals) => e.hidden)).toBe(true);
+    const frame = await (await page.$('#run-report iframe'))!.contentFrame();
+    await frame.waitForSelector('table.report');
+    await page.screenshot({ path: join(artifactsDir(), 'web-run-finished.png'), fullPage: true });
+  });
+
+  it('a run on a named volume says the volume in its title', async () => {
+    await page.goto(`${server.url}/#/runs/${ids.volume}`, { waitUntil: 'load' });
+    await page.waitForSelector('#run-report:not([hidden]) iframe');
+    expect(await text('#run-title')).toBe(`rr: randread bs=4k on ${server.root} (gp3 200 GiB, 5000 IOPS)`);
+    expect(await text('#run-facts')).toContain('volume gp3 200 GiB, 5000 IOPS');
+  });
+
+  it('a running run shows IOPS, MiB/s, latency, % done and ETA, newest first, and Cancel stops it', async () => {
+    const res = await server.client.submit(randreadSpec({ runtime: '30s' }));
+    ids.live = res.body.id;
+    await server.client.waitForStatus(ids.live, 'running');
+    await page.goto(`${server.url}/#/runs/${ids.live}`, { waitUntil: 'load' });
+    await page.waitForSelector('#live:not([hidden])');
+    const points = async (): Promise<number> => Number(await page.$eval('#live-chart', (e: PageGlobals) => e.dataset.points));
+    await waitFor('three points', async () => (await points()) >= 3);
+    // What is on screen now, each figure by name.
+    const figures: Record<string, string> = await page.$$eval('#live-now .figure', (fs: PageGlobals[]) =>
+      Object.fromEntries(fs.map((f) => [f.dataset.figure, f.querySelector('.value').textContent])));
+    expect(Object.keys(figures)).toEqual(['done', 'eta', 'read-iops', 'read-mibps', 'read-lat']);
+    expect(Number(figures['read-iops'].replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(figures['read-mibps']).toMatch(/^[\d.]+ MiB\/s$/);
+    expect(figures['read-lat']).toMatch(/^[\d.]+ (ns|µs|ms) \/ [\d.]+ (ns|µs|ms)$/);
+    const done = Number(figures.done.replace('%', ''));
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(100);
+    expect(figures.eta).toMatch(/^0m [0-2]\ds$/);
+    // A read job: no write line, no write column.
+    const series: string[] = await page.evaluate(() => echarts.getInstanceByDom(document.querySelector('#live-chart')).getOption().series.map((s: PageGlobals) => s.name));
+    expect(series).toEqual(['read IOPS', 'read MiB/s', 'read p99 µs', 'read mean µs']);
+    const head = await page.$$eval('#live-table thead th', (ths: PageGlobals[]) => ths.map((th) => th.textContent));
+    expect(head.some((h: string) => h.startsWith('write'))).toBe(false);
+    // Newest first.
+    const seconds = await page.$$eval('#live-table tbody tr td:first-child', (tds: PageGlobals[]) => tds.map((td) => Number(td.textContent)));
+    expect(seconds.length).toBeGreaterThanOrEqual(3);
+    expect([...seconds].sort((a, b) => b - a)).toEqual(seconds);
+    expect(await text('#run-title')).toBe(`rr: randread bs=4k on ${server.root}`);
+    await page.screenshot({ path: join(artifactsDir(), 'web-run-live.png'), fullPage: true });
+
+    // Cancel, from the page: the service has the run cancelled, and the page shows its ending.
+    await page.click('#cancel');
+    const ended = await server.client.waitForEnd(ids.live);
+    expect(ended.status).toBe('cancelled');
+    await page.waitForSelector('#run-report:not([hidden]) iframe', { timeout: 20_000 });
+    expect(await text('#run-facts')).toMatch(/^cancelled/);
+    expect(await page.$eval('#run-actions', (e: PageGlobals) => e.hidden)).toBe(true);
+    expect(await text('#fio-normal')).toMatch(/^rr: \(groupid=0/m);
+    ids.live = '';
+  });
+
+  it('compares runs by target or volume, the run id beside it', async () => {
+    await page.goto(`${server.url}/#/compare?run=${ids.gated}&run=${ids.volume}`, { waitUntil: 'load' });
     await page.waitForSelector('#compare-view:not([hidden]) iframe');
+    const rows = await page.$$eval('#compare-runs tbody tr', (trs: PageGlobals[]) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows).toEqual([
+      [server.root, 'rr: randread bs=4k iodepth=8', 'finished', ids.gated],
+      [`gp3 200 GiB, 5000 IOPS · ${server.root}`, 'rr: randread bs=4k', 'finished', ids.volume],
+    ]);
+    expect(await text('#compare-title')).toBe(`Compare: ${server.root} vs gp3 200 GiB, 5000 IOPS · ${server.root}`);
     const frame = await (await page.$('#compare-view iframe'))!.contentFrame();
     await frame.waitForSelector('table.report');
-    const labels = await frame.$$eval('table.report tbody th', (ths: PageGlobals[]) => ths.map((th) => th.textContent));
-    expect(labels.sort()).toEqual([...finished].sort());
-    expect(await frame.$$eval('figure.chart svg', (s: PageGlobals[]) => s.length)).toBeGreaterThan(0);
-    await page.screenshot({ path: join(artifactsDir(), 'web-view-compare.png'), fullPage: true });
-
+    await page.screenshot({ path: join(artifactsDir(), 'web-compare.png'), fullPage: true });
     const downloads = mkdtempSync(join(artifactsDir(), 'downloads-'));
     const cdp = await page.createCDPSession();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
     await page.click('#compare-view button[data-format="md"]');
     await waitFor('the download', async () => readdirSync(downloads).includes('volbench-report.md'));
-    const ids = new URLSearchParams(await page.evaluate(() => document.location.hash.split('?')[1]));
-    const expected = await server.client.get(`/v1/report?${ids}&format=md`);
+    const expected = await server.client.get(`/v1/report?run=${ids.gated}&run=${ids.volume}&format=md`);
     expect(readFileSync(join(downloads, 'volbench-report.md'), 'utf8')).toBe(expected.text);
+    // The same target twice: the short run id tells them apart.
+    await page.goto(`${server.url}/#/compare?run=${ids.gated}&run=${ids.gated}`, { waitUntil: 'load' });
+    const twice = `Compare: ${server.root} (${ids.gated.slice(0, 8)}) vs ${server.root} (${ids.gated.slice(0, 8)})`;
+    await page.waitForFunction((t: string) => document.querySelector('#compare-title').textContent === t, { timeout: 10_000 }, twice);
   });
 
   it('asked nothing of any other origin and logged no error', () => {

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { runJobs } from '../../src/index.js';
+import { runJobs, stuckTally } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
 import { FaultFs, faultFsUnavailableReason } from '../helpers/faultfs.js';
 import { MiB, ScratchDir, dir, engineUnavailableReason, type EngineName } from '../helpers/run-fixtures.js';
@@ -43,6 +43,14 @@ async function untilStalled(fs: FaultFs, before: number, withinMs = 10_000): Pro
   }
 }
 
+async function untilNothingStuck(withinMs = 10_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (stuckTally().entries.length > 0) {
+    if (Date.now() > deadline) throw new Error('stuck threads did not end once the I/O was released');
+    await sleep(20);
+  }
+}
+
 /** A job reading the image at random, direct, for `runtime`. */
 function imageJob(fs: FaultFs, engine: EngineName, runtime = '30s'): Record<string, string | number> {
   return { name: `image-${engine}`, filename: fs.image, size: IMAGE_BYTES, rw: 'randread', bs: '4k', direct: 1, ioengine: engine, iodepth: 4, time_based: 1, runtime };
@@ -70,7 +78,12 @@ describe.skipIf(reason !== null)(`faults on a FUSE file${reason ? ` (skipped: ${
     fs = await FaultFs.mount(IMAGE_BYTES);
   });
   afterAll(async () => fs?.close());
-  afterEach(() => fs.control('release', 'clear'));
+  // Released, a stuck I/O returns and its job's thread ends; until then its directory takes no
+  // run (ESTUCK), so the next test waits for that.
+  afterEach(async () => {
+    fs.control('release', 'clear');
+    await untilNothingStuck();
+  });
 
   for (const engine of ['psync', 'io_uring'] as EngineName[]) {
     it(`${engine}: EIO mid-run ends the job with fio's error and what it read until then; the other job goes on`, async () => {

@@ -1,24 +1,73 @@
 /**
- * The Lambda zip's native modules must load on Amazon Linux 2023 (glibc 2.34, GCC 11's
- * libstdc++): scripts/package-lambda.mjs refuses a build that needs newer symbol versions. The
- * check runs here on the addon this machine built.
+ * `npm run package:lambda -- --arch x64|arm64` makes one zip per architecture for Lambda's
+ * managed Node runtimes: the handler, the production dependencies and that architecture's
+ * prebuilt addon only (no sources, tests or build trees), under Lambda's 250 MB unzipped, every
+ * native module needing nothing newer than Amazon Linux 2023's. Unzipped, the x64 one loads its
+ * handler and addon here; the arm64 one does under qemu-user.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = join(import.meta.dirname, '..', '..');
-const addon = join(root, 'build', 'Release', 'volbench.node');
-const objdump = spawnSync('objdump', ['--version']).status === 0;
-const reason = !objdump ? 'objdump is not installed (binutils)' : !existsSync(addon) ? 'the addon is not built' : undefined;
+import { elfArch, tooNew } from '../../scripts/elf-check.mjs';
+import { LAMBDA_UNZIPPED_LIMIT } from '../../scripts/package-lambda.mjs';
+import { QEMU, nodeDist, qemuSkipReason, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
 
-describe.skipIf(reason !== undefined)(`Lambda package check${reason ? ` [skipped: ${reason}]` : ''}`, () => {
-  it('finds which symbol versions a module needs beyond Amazon Linux 2023\'s, and this addon needs none', async () => {
-    const { tooNew } = await import('../../scripts/package-lambda.mjs');
-    expect(tooNew(addon)).toEqual([]);
-    // libstdc++ itself carries versions past GCC 11's: the check must see them.
-    const libstdcxx = spawnSync('g++', ['-print-file-name=libstdc++.so.6'], { encoding: 'utf8' }).stdout.trim();
-    if (existsSync(libstdcxx)) expect(tooNew(libstdcxx).some((v: string) => v.startsWith('GLIBCXX_3.4.3'))).toBe(true);
-  });
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), `volbench-lambda-${process.pid}-`));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }), 300_000);
+
+const LOAD = "const { handler } = await import('./dist/server/lambda.js'); const { availableEngines } = await import('./dist/index.js'); " +
+  "console.log(JSON.stringify({ handler: typeof handler, engines: availableEngines() }));";
+
+async function zipFor(arch: 'x64' | 'arm64'): Promise<{ dir: string; names: string[] }> {
+  const zip = join(tmp, `volbench-lambda-${arch}.zip`);
+  const made = await runAsync(process.execPath, [join(repoRoot, 'scripts', 'package-lambda.mjs'), '--arch', arch, '--out', zip], { cwd: repoRoot, timeoutMs: 900_000 });
+  expect(made.status, made.stderr).toBe(0);
+  const listing = await runAsync('unzip', ['-Z', '-t', zip]);
+  const unzippedBytes = Number(/(\d+) bytes uncompressed/.exec(listing.stdout)?.[1]);
+  expect(unzippedBytes).toBeGreaterThan(10 * 1000 * 1000);
+  expect(unzippedBytes).toBeLessThan(LAMBDA_UNZIPPED_LIMIT);
+  const names = (await runAsync('unzip', ['-Z1', zip])).stdout.trim().split('\n');
+  const dir = join(tmp, `unzipped-${arch}`);
+  mkdirSync(dir);
+  expect((await runAsync('unzip', ['-q', zip, '-d', dir])).status).toBe(0);
+  return { dir, names };
+}
+
+function checkContents(names: string[], dir: string, arch: string): void {
+  expect(names).toEqual(expect.arrayContaining(['package.json', 'dist/server/lambda.js', 'openapi.yaml', 'prebuilds/manifest.json', `prebuilds/linux-${arch}/volbench.node`, 'node_modules/fastify/package.json']));
+  const natives = names.filter((n) => n.endsWith('.node'));
+  expect(natives).toEqual([`prebuilds/linux-${arch}/volbench.node`]);
+  for (const n of natives) {
+    expect(elfArch(join(dir, n))).toBe(arch);
+    expect(tooNew(join(dir, n))).toEqual([]);
+  }
+  // volbench's own sources, tests and build trees, and its development packages, stay out.
+  const own = names.filter((n) => !n.startsWith('node_modules/'));
+  expect(own.filter((n) => /^(native|tests|bench|build|scripts|src)\/|^binding\.gyp$|\.test\.[jt]s$/.test(n))).toEqual([]);
+  expect(names.filter((n) => /^node_modules\/(vitest|typescript|node-gyp|puppeteer-core|fast-check)\//.test(n))).toEqual([]);
+}
+
+describe('the Lambda zips', () => {
+  it('x64: the handler and the x64 addon, under 250 MB unzipped, loading here', async () => {
+    const { dir, names } = await zipFor('x64');
+    checkContents(names, dir, 'x64');
+    const loaded = await runAsync(process.execPath, ['--input-type=module', '-e', LOAD], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir } });
+    expect(loaded.status, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toEqual({ handler: 'function', engines: expect.arrayContaining(['psync', 'null']) });
+  }, 900_000);
+
+  const qemuSkip = qemuSkipReason();
+  it.skipIf(qemuSkip !== null)(`arm64: the handler and the arm64 addon, loading under qemu-user${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
+    const { dir, names } = await zipFor('arm64');
+    checkContents(names, dir, 'arm64');
+    const node = join(nodeDist('arm64'), 'bin', 'node');
+    const loaded = await runAsync(QEMU, ['-L', join(runRoot(), 'usr', 'aarch64-linux-gnu'), node, '--input-type=module', '-e', LOAD], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir } });
+    expect(loaded.status, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toEqual({ handler: 'function', engines: ['psync', 'sync', 'null'] });
+  }, 900_000);
 });

@@ -1,9 +1,10 @@
 /**
- * Which build of the addon the library loads: node-gyp's build/Release, or the file
- * VOLBENCH_ADDON names (the sanitizer build that `npm run test:asan` runs these tests against;
- * this file is how that run knows the tests really drove that build).
+ * Which build of the addon the library loads: the file VOLBENCH_ADDON names (the sanitizer build
+ * that `npm run test:asan` runs these tests against; this file is how that run knows the tests
+ * really drove that build), else node-gyp's build/Release when there is one, else the prebuilt
+ * binary the package carries for this architecture.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -20,9 +21,11 @@ describe('loading the addon', () => {
     vi.resetModules();
   });
 
-  it('maps the build VOLBENCH_ADDON names, or build/Release without it', () => {
+  it('maps the build VOLBENCH_ADDON names, or build/Release, or the prebuilt binary', () => {
     expect(nativeAddon().engines()).toContain('null');
-    const expected = realpathSync(chosen ?? join(root, 'build', 'Release', 'volbench.node'));
+    const built = join(root, 'build', 'Release', 'volbench.node');
+    const prebuilt = join(root, 'prebuilds', `linux-${process.arch}`, 'volbench.node');
+    const expected = realpathSync(chosen ?? (existsSync(built) ? built : prebuilt));
     const mapped = readFileSync('/proc/self/maps', 'utf8')
       .split('\n')
       .filter((line) => line.endsWith('volbench.node'))

@@ -1,5 +1,5 @@
 /**
- * The target probe runs on libuv's thread pool: it answers with a promise, and what it reports
+ * The target probe runs on a thread of its own: it answers with a promise, and what it reports
  * of a file, a directory's new file and a missing directory is what the kernel says.
  */
 import { writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ describe('probeTarget', () => {
     expect(pending).toBeInstanceOf(Promise);
     const info = await pending;
     expect(info).toMatchObject({ exists: true, isRegularFile: true, isBlockDevice: false, sizeBytes: 12345, error: 0, directOk: true });
-    expect(info.fsType).toBe('tmpfs');
+    expect(info?.fsType).toBe('tmpfs');
   });
 
   it('a file not made yet: its directory\'s filesystem; a missing directory: ENOENT', async () => {

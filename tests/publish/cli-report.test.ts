@@ -49,9 +49,12 @@ describe('volbench report', () => {
       expect(out.code, out.stderr).toBe(0);
       const row = JSON.parse(out.stdout).groups[0].rows[0];
       const price = priceVolume({ type: 'gp3', sizeGiB: 100, iops: 4000 }, region ?? 'us-east-1');
-      expect(row).toMatchObject({ type: 'gp3', size_gib: 100, provisioned_iops: 4000, usd_per_month: price.total, price_as_of: price.as_of });
+      expect(row).toMatchObject({ type: 'gp3', size_gib: 100, provisioned_iops: 4000, usd_per_month: price.total, price_as_of: price.as_of, price_region: price.region });
       expect(row.bound_by).toMatch(/^(latency|volume-iops|instance-iops)$/);
       expect(row.measured_vs_entitled).toBeGreaterThan(0);
+      // The footer names the region and the date of the prices.
+      const md = await volbench(['report', file, ...(region ? ['--region', region] : [])]);
+      expect(md.stdout.trimEnd().split('\n').at(-1)).toBe(`Prices: ${price.region} as of ${price.as_of}.`);
     }
   });
 

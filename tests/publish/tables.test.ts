@@ -99,7 +99,9 @@ describe('report tables', () => {
       expect(t.header).toEqual(EXPECTED[i].header);
       expect(t.rows).toEqual(EXPECTED[i].rows);
     });
-    expect(md.trimEnd().endsWith('Prices as of 2026-10-15, 2026-11-01.')).toBe(true);
+    // The footer names each price list by region and date: io2-b was priced in the region its
+    // result names; gp3-a's price came with its result, which names no region.
+    expect(md.trimEnd().endsWith('Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBe(true);
   });
 
   it('CSV has the same cells, one block per group with its own header and a Suite column', () => {
@@ -122,6 +124,8 @@ describe('report tables', () => {
     expect(ssd.rows[0].cells['RND16K-Q1T16-read:read:iops']).toEqual({ value: 1700751.614506, state: 'ok' });
     expect(ssd.rows[0].usd_per_1000_iops).toBeCloseTo(2000 / 1700.751614506, 9);
     expect(ssd.rows[1].price_as_of).toBe('2026-10-15');
+    expect(ssd.rows[1].price_region).toBe('us-east-1');
+    expect(doc.prices).toEqual([{ region: 'us-east-1', as_of: '2026-10-15' }, { region: null, as_of: '2026-11-01' }]);
     expect(ssd.rows[2].cells['RND16K-Q1T16-read:read:iops']).toEqual({ value: null, state: 'cancelled' });
     expect(ssd.rows[3].status).toBe('failed');
     expect(Object.values(ssd.rows[3].cells)).toEqual([{ value: null, state: 'failed' }, { value: null, state: 'failed' }]);
@@ -132,6 +136,7 @@ describe('report tables', () => {
     const plain = buildPublishReport(mixedInputs().slice(1, 2));
     expect(plain.groups[0].rows[0].usd_per_month).toBeNull();
     expect(plain.price_dates).toEqual([]);
+    expect(plain.prices).toEqual([]);
     expect(renderMarkdown(plain)).toContain('No prices: the $ columns are empty.');
   });
 

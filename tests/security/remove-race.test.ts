@@ -2,11 +2,12 @@
  * After an interrupted run the service removes the files the run created. It checked a path's
  * resolution and then unlinked it by name, so a directory flipped to a symlink in between made
  * it delete a file of the same name outside the root. Files are now removed beneath the root's
- * held descriptor, never through a symlink. Expected: over hundreds of flips, the outside file
- * is never removed, and the file inside is removed whenever the name was the directory.
+ * held descriptor, never through a symlink, and only while the name is still the file the run
+ * made. Expected: over hundreds of flips, the outside file is never removed, and the file
+ * inside is removed whenever the name was the directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -30,6 +31,7 @@ describe('removing a run\'s files while a directory flips to a symlink out of th
     const link = join(root, 'link');
     const name = join(root, 'd');
     mkdirSync(real);
+    const realIno = lstatSync(real).ino;
     symlinkSync(outside, link);
     const script = `
       const { renameSync } = require('node:fs');
@@ -45,14 +47,20 @@ describe('removing a run\'s files while a directory flips to a symlink out of th
       let removedInside = 0;
       for (let i = 0; i < 400; i++) {
         writeFileSync(join(outside, 'x.dat'), 'precious');
+        // The file the "run" created: its identity, as the engine records it.
+        let made: { dev: bigint; ino: bigint } | null = null;
         for (const dir of [real, name]) {
           try {
+            if (lstatSync(dir).ino !== realIno) continue;
             writeFileSync(join(dir, 'x.dat'), 'scratch');
+            const st = statSync(join(dir, 'x.dat'), { bigint: true });
+            made ??= { dev: st.dev, ino: st.ino };
           } catch {
             // The name moved meanwhile.
           }
         }
-        removedInside += (await removeCreatedFiles([join(name, 'x.dat')], roots)).length;
+        if (made === null) continue;
+        removedInside += (await removeCreatedFiles([{ path: join(name, 'x.dat'), ...made }], roots)).removed.length;
         expect(existsSync(join(outside, 'x.dat'))).toBe(true);
       }
       expect(removedInside).toBeGreaterThan(0);

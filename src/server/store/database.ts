@@ -46,6 +46,17 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE runs ADD COLUMN analysis TEXT;`,
   // The volume a run measures (and its instance), as submitted.
   `ALTER TABLE runs ADD COLUMN volume TEXT;`,
+  // The files a run created, one row each as it is made, with the identity (st_dev, st_ino as
+  // decimal text) that a removal must find there. The paths recorded before (runs.files, taken
+  // before the run began) are kept here without one: they remove nothing.
+  `CREATE TABLE run_files (
+     run_seq INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
+     path TEXT NOT NULL,
+     dev TEXT,
+     ino TEXT
+   );
+   CREATE INDEX run_files_by_run ON run_files (run_seq);
+   INSERT INTO run_files (run_seq, path) SELECT runs.seq, f.value FROM runs, json_each(runs.files) AS f;`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

@@ -1,6 +1,6 @@
 /**
  * Runs in the database: one row per run, from queued to its final status, with the spec (or
- * suite) and assertions it was submitted with, the files it may create, its last progress,
+ * suite) and assertions it was submitted with, the files it created, its last progress,
  * fio's JSON and the outcome of its assertions, and each change of status with its event.
  */
 import type { RunVolume } from '../schemas/run-request.js';
@@ -9,6 +9,7 @@ import type { Problem } from '../problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
 import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
 import type { RunAnalysisBody } from '../schemas/analysis-request.js';
+import type { FileIdentity } from '../../target/anchor.js';
 import type { Db } from './database.js';
 import { EventStore, type StoredEvent } from './events.js';
 import { HeldWrites } from './held-writes.js';
@@ -34,8 +35,6 @@ export interface RunRow {
   defaultRoot: string | null;
   roots: string[];
   queueKeys: string[];
-  /** Files the run created, recorded before its first I/O. */
-  files: string[];
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -44,6 +43,13 @@ export interface RunRow {
   /** Outcomes of the assertions, once judged on a result. */
   assertions: AssertionOutcomeBody[];
   gate: Gate | null;
+}
+
+/** A file a run created, as stored: without an identity when recorded before identities were. */
+export interface StoredFile {
+  path: string;
+  dev: bigint | null;
+  ino: bigint | null;
 }
 
 export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'analysis' | 'asserts' | 'volume' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
@@ -76,7 +82,6 @@ interface Row {
   default_root: string | null;
   roots: string;
   queue_keys: string;
-  files: string;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -90,7 +95,7 @@ interface Row {
   gate: Gate | null;
 }
 
-const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, files, created_at, started_at, finished_at, error, ' +
+const COLUMNS = 'seq, id, status, spec, job_file, default_root, roots, queue_keys, created_at, started_at, finished_at, error, ' +
   'progress, suite, analysis, asserts, volume, assertions, gate';
 
 function fromRow(r: Row): RunRow {
@@ -107,7 +112,6 @@ function fromRow(r: Row): RunRow {
     defaultRoot: r.default_root,
     roots: JSON.parse(r.roots) as string[],
     queueKeys: JSON.parse(r.queue_keys) as string[],
-    files: JSON.parse(r.files) as string[],
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
@@ -161,6 +165,10 @@ export class RunStore {
   private readonly getStmt;
   private readonly resultStmt;
   private readonly startStmt;
+  private readonly fileStmt;
+  private readonly filesStmt;
+  /** Created files the store could not take: kept here, so that this process still removes them. */
+  private readonly unstoredFiles = new Map<string, StoredFile[]>();
   private readonly progressStmt;
   private readonly finishStmt;
   private readonly byStatusStmt;
@@ -175,7 +183,9 @@ export class RunStore {
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
-    this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ?, files = ? WHERE id = ? AND status = 'queued'");
+    this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'");
+    this.fileStmt = db.prepare('INSERT INTO run_files (run_seq, path, dev, ino) VALUES (?, ?, ?, ?)');
+    this.filesStmt = db.prepare('SELECT path, dev, ino FROM run_files WHERE run_seq = (SELECT seq FROM runs WHERE id = ?)');
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
     this.finishStmt = db.prepare(
       `UPDATE runs SET status = @status, finished_at = @finishedAt, error = @error, progress = @progress, result = @result,
@@ -213,7 +223,7 @@ export class RunStore {
       return runSeq;
     });
     const row: RunRow = {
-      ...run, seq, status: 'queued', files: [], startedAt: null, finishedAt: null, error: null, progress: null, assertions: [], gate: null,
+      ...run, seq, status: 'queued', startedAt: null, finishedAt: null, error: null, progress: null, assertions: [], gate: null,
     };
     this.live.set(row.id, row);
     this.lastEventSeq.set(row.id, event.seq);
@@ -242,23 +252,49 @@ export class RunStore {
 
   /**
    * Marks a queued run running, with its started event; null when it was no longer queued
-   * (cancelled meanwhile). A store that cannot record the start throws its problem: a run whose
-   * files are not recorded must not create any, since only that record lets a restart remove them.
+   * (cancelled meanwhile). A store that cannot record the start throws its problem: nothing runs.
    */
-  markRunning(id: string, startedAt: number, files: string[], started: object): StoredEvent | null {
+  markRunning(id: string, startedAt: number, started: object): StoredEvent | null {
     const run = this.live.get(id);
     if (run?.status !== 'queued') return null;
     this.flush();
     const event: StoredEvent = { seq: this.nextEventSeq(run), type: 'started', data: JSON.stringify(started) };
     const changed = this.writing('the run cannot be recorded as started, so it did not run', () => {
-      if (this.startStmt.run(startedAt, JSON.stringify(files), id).changes !== 1) return false;
+      if (this.startStmt.run(startedAt, id).changes !== 1) return false;
       this.events.insert(run.seq, event);
       return true;
     });
     if (!changed) return null;
     this.lastEventSeq.set(id, event.seq);
-    this.touch(id, { status: 'running', startedAt, files });
+    this.touch(id, { status: 'running', startedAt });
     return event;
+  }
+
+  /**
+   * Records files a running run created, as soon as they exist: what a restart after a crash
+   * removes (only while each is still that file). A store that cannot take them logs it; such
+   * a file is then left behind after a crash, never another one removed.
+   */
+  recordCreated(id: string, files: readonly FileIdentity[]): void {
+    const run = this.live.get(id);
+    if (run === undefined) return;
+    const rows: StoredFile[] = files.map((f) => ({ path: f.path, dev: f.dev, ino: f.ino }));
+    try {
+      this.db.transaction(() => {
+        for (const f of rows) this.fileStmt.run(run.seq, f.path, String(f.dev), String(f.ino));
+      });
+    } catch (err) {
+      if (!isStoreCondition(err)) throw err;
+      this.unstoredFiles.set(id, [...(this.unstoredFiles.get(id) ?? []), ...rows]);
+      this.options.logError(err, `run ${id}: the files it created (${rows.map((f) => f.path).join(', ')}) cannot be recorded; after a crash they stay`);
+    }
+  }
+
+  /** The files a run created, as recorded; those recorded without an identity (before it was) have dev and ino null. */
+  createdFiles(id: string): StoredFile[] {
+    const rows = this.filesStmt.all(id) as Array<{ path: string; dev: string | null; ino: string | null }>;
+    const stored = rows.map((r) => ({ path: r.path, dev: r.dev === null ? null : BigInt(r.dev), ino: r.ino === null ? null : BigInt(r.ino) }));
+    return [...stored, ...(this.unstoredFiles.get(id) ?? [])];
   }
 
   saveProgress(id: string, progress: RunProgressBody): void {
@@ -290,6 +326,7 @@ export class RunStore {
     this.held.end({ ...run, status, finishedAt, error, assertions, gate }, end.result, run.status);
     this.live.delete(id);
     this.lastEventSeq.delete(id);
+    this.unstoredFiles.delete(id);
     this.flush();
     return event;
   }
