@@ -22,12 +22,6 @@ void FillBuffer(char* p, size_t n, const JobPlan& plan, Rng& rng);
 // UnitPool makes); 0 when it cannot be read.
 uint64_t HugePageBytes(const char* p, uint64_t n);
 
-// From this block size on, whether an I/O reaches the device as one request can depend on its
-// buffer's physical layout (a segment per physically contiguous run, against the device's
-// segment limit), so the result says how much of the buffers are in huge pages (the kernel's
-// choice with transparent_hugepage=always, fio's buffers alike).
-constexpr uint32_t kSegmentBoundBs = 128 << 10;
-
 // Makes each write unique at every 4 KiB without rewriting the buffer: one 8-byte store per
 // 4 KiB, away from the verify header.
 inline void ScrambleBuffer(char* p, uint32_t len, uint64_t salt) {

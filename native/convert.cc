@@ -324,6 +324,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.log_avg_ms = U64(o, "logAvgMs");
   p.log_offset = Bool(o, "logOffset");
   p.fixed_bufs = Bool(o, "fixedBufs");
+  p.measure_huge_pages = Bool(o, "measureHugePages");
   p.register_files = Bool(o, "registerFiles");
   p.sq_thread_poll = Bool(o, "sqThreadPoll");
   p.hipri = Bool(o, "hipri");

@@ -197,9 +197,9 @@ bool Job::AllocateUnits() {
   // Only what is written needs content. A job that only reads leaves its buffers untouched, as
   // fio does: their pages are first faulted in by its I/O (or pinned by io_uring's
   // registration), and which physical pages they get, so whether a large I/O reaches the
-  // device whole (see kSegmentBoundBs), comes about the same way as under fio. Filled here, a
-  // 1 MiB read job's buffers came out more contiguous than fio's: 1,001 KiB per request at the
-  // disk against fio's 577.
+  // device whole (JobPlan::measure_huge_pages), comes about the same way as under fio. Filled
+  // here, a 1 MiB read job's buffers came out more contiguous than fio's: 1,001 KiB per request
+  // at the disk against fio's 577.
   if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, buf_rng_);
   sizes_.Init(plan_, dir_used);
   // One block size for every direction in use: a loop takes whole blocks of it. Else, as fio, an
@@ -540,7 +540,7 @@ void Job::Run() {
       return;
     }
     // Looked at once the I/O has touched the buffers (a read job's are not touched before).
-    if (plan_.MaxBs() >= kSegmentBoundBs) result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
+    if (plan_.measure_huge_pages) result_.huge_page_bytes = HugePageBytes(units_.buffers(), units_.buffer_bytes());
     if (const int err = sampler_.CloseLogs(&log)) {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }

@@ -52,7 +52,7 @@ struct JobResult {
   // abandoned, its result is what it had done until then.
   uint32_t stuck_ios = 0;
   // The I/O buffers: their bytes, how many of them the kernel backs with huge pages (looked at
-  // from kSegmentBoundBs blocks on), and whether the engine registered them with the kernel
+  // where the plan asks), and whether the engine registered them with the kernel
   // (io_uring's fixedbufs).
   uint64_t buffer_bytes = 0, huge_page_bytes = 0;
   bool registered_buffers = false;

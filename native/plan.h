@@ -145,6 +145,10 @@ struct JobPlan {
   bool log_offset = false;
 
   bool fixed_bufs = false;
+  // Whether the result says how much of the buffers the kernel backs with huge pages: decided by
+  // the plan (src/plan/native-plan.ts), from the block size where a buffer's physical layout
+  // starts to decide whether an I/O reaches the device whole.
+  bool measure_huge_pages = false;
   bool register_files = false;
   bool sq_thread_poll = false;
   bool hipri = false;

@@ -44,8 +44,13 @@ void Settle(Napi::Env env, Napi::Function, Call* call) {
   std::unique_ptr<Call> owned(call);
   if (env == nullptr) return;  // the environment is going away
   napi_remove_env_cleanup_hook(env, EnvGone, call);
-  Napi::HandleScope scope(env);
-  owned->deferred.Resolve(owned->to_js(env));
+  // Called from the thread-safe function's queue, where a C++ exception would end the process:
+  // an environment that is shutting down refuses the promise's settlement, and that is all.
+  try {
+    Napi::HandleScope scope(env);
+    owned->deferred.Resolve(owned->to_js(env));
+  } catch (const Napi::Error&) {
+  }
 }
 
 void RunCall(Call* call) {

@@ -34,6 +34,14 @@ export type VolbenchErrorCode =
   | 'ESTUCK'
   /** A cloud provider's API refused or failed: credentials, a permission, a stack that did not create. */
   | 'ECLOUD'
+  /** A volume's text or JSON is not a volume: TYPE[:SIZE][:key=value]…, or {type, size_gib, ...}. */
+  | 'EVOLUME_SYNTAX'
+  /** A volume type the catalog does not have. */
+  | 'EVOLUME_TYPE'
+  /** A size, IOPS or throughput the volume's type does not allow (or needs and was not given). */
+  | 'EVOLUME_LIMIT'
+  /** A volume and an instance type that do not go together (instance store, another provider's volume). */
+  | 'EVOLUME_PLACEMENT'
   /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */
   | 'ETLS';
 

@@ -46,9 +46,14 @@ export type {
   BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './analysis/exports.js';
 export {
-  checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolumeSpec, priceVolume, volumeType, withCloud,
+  checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, parseVolumeSpec, priceVolume, volumeType,
+  Volume, volumeFromJson, volumeOf, volumeMonthly, instanceHourly, HOURS_PER_MONTH,
 } from './cloud/index.js';
-export type { BoundBy, CloudContext, Direction, Entitlement, EntitlementQuery, VolumePrice, VolumeSpec, VolumeTypeInfo } from './cloud/index.js';
+export type {
+  BoundBy, CloudContext, DatedPrice, Direction, Entitlement, EntitlementQuery, LabelledVolume, VolumeInput, VolumeJson, VolumePrice, VolumeSpec, VolumeTypeInfo,
+} from './cloud/index.js';
+export { finishRun, withCloud } from './run/finish.js';
+export type { FinishOptions } from './run/finish.js';
 export {
   buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,
   catalogPricer,

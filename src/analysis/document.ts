@@ -1,13 +1,12 @@
 /**
- * An analysis makes several runs (a sweep point, a batch of probes); this folds them into one
- * fio document, as a suite does: the runs' job entries in order, each run's groups numbered
- * after the previous run's, one target list, one disk_util over all the runs, one job file.
+ * An analysis makes several runs (a sweep point, a batch of probes), folded into one fio
+ * document as a suite's are (report/fold.ts), each run's groups numbered after the previous
+ * run's; and what the analyses read from the runs.
  */
 import { VolbenchError } from '../errors.js';
 import type { PlanOptions } from '../plan/index.js';
-import type { FioJob, FioResult, VolbenchJob, VolbenchTarget } from '../report/fio-result.js';
-import { mergedJobFile, withJobFile } from '../report/job-file.js';
-import { combineDiskUtil } from '../suites/merge.js';
+import type { FioJob, FioResult } from '../report/fio-result.js';
+import { foldRuns, groupBasesInOrder } from '../report/fold.js';
 import { directionsWithIo, latencyPercentile, type DataDirection } from '../gates/metrics.js';
 import { HIST_BUCKETS, bucketIndex, percentiles } from '../report/histogram.js';
 
@@ -17,43 +16,10 @@ export interface AnalysisRun {
   durationMs: number;
 }
 
-function targetIndex(all: VolbenchTarget[], t: VolbenchTarget): number {
-  const at = all.findIndex((x) => x.path === t.path);
-  if (at >= 0) return at;
-  all.push(t);
-  return all.length - 1;
-}
-
-/** One fio document for all the runs, in fio's key order. `runs` must not be empty. */
+/** One fio document for all the runs, one after another. `runs` must not be empty. */
 export function mergeRuns(runs: readonly AnalysisRun[]): FioResult {
-  const first = runs[0].result;
-  const targets: VolbenchTarget[] = [];
-  const jobs: FioJob[] = [];
-  const volbench: VolbenchJob[] = [];
-  let groups = 0;
-  for (const { result } of runs) {
-    const base = groups;
-    for (const j of result.jobs) {
-      jobs.push({ ...j, groupid: base + j.groupid });
-      groups = Math.max(groups, base + j.groupid + 1);
-    }
-    for (const vj of result.volbench.jobs) {
-      const target = result.volbench.targets[vj.target];
-      volbench.push({ ...vj, groupid: base + vj.groupid, target: target ? targetIndex(targets, target) : vj.target });
-    }
-  }
-  const hasDiskUtil = runs.some((r) => r.result.disk_util !== undefined);
-  const diskUtil = combineDiskUtil(runs.map((r) => ({ diskUtil: r.result.disk_util ?? [], durationMs: r.durationMs })));
-  return {
-    'fio version': first['fio version'],
-    timestamp: first.timestamp,
-    timestamp_ms: first.timestamp_ms,
-    time: first.time,
-    ...(first['global options'] ? { 'global options': first['global options'] } : {}),
-    jobs,
-    ...(hasDiskUtil ? { disk_util: diskUtil } : {}),
-    volbench: withJobFile({ ...first.volbench, targets, jobs: volbench }, mergedJobFile(runs.map((r) => r.result.volbench.job_file))),
-  };
+  const bases = groupBasesInOrder(runs.map((r) => r.result));
+  return foldRuns(runs.map((r, i) => ({ ...r, groupBase: bases[i] })));
 }
 
 /** Whether a run was cut short by its signal. */

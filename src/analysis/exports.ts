@@ -9,16 +9,16 @@ export { runUniformity, prepareUniformity, runPreparedUniformity } from './unifo
 export type { UniformityOptions, UniformityChunkEvent, PreparedUniformity } from './uniformity.js';
 export { runRotational, prepareRotational, runPreparedRotational } from './rotational.js';
 export type { RotationalOptions, RotationalBatchEvent, PreparedRotational } from './rotational.js';
-export { scorePoints, optimumIndex, harmonicScore, DEFAULT_ALPHA } from './optimum.js';
-export { estimateRotation, madFilter } from './rotational-stats.js';
-export { analyseBurst, analyseJobBurst, MIN_CLIFF_POINTS } from './burst.js';
-export type { BurstOptions } from './burst.js';
-export { findCliff } from './cliff.js';
-export { untilBaselineSpec, CliffWatch } from './until-baseline.js';
-export type { UntilBaseline } from './until-baseline.js';
-export type { Cliff, RatePoint } from './cliff.js';
+export { scorePoints, optimumIndex, harmonicScore, DEFAULT_ALPHA } from '../findings/optimum.js';
+export { estimateRotation, madFilter } from '../findings/rotational-stats.js';
+export { analyseBurst, analyseJobBurst, MIN_CLIFF_POINTS } from '../findings/burst.js';
+export type { BurstOptions } from '../findings/burst.js';
+export { findCliff } from '../findings/cliff.js';
+export { untilBaselineSpec, CliffWatch } from '../run/until-baseline.js';
+export type { UntilBaseline } from '../run/until-baseline.js';
+export type { Cliff, RatePoint } from '../findings/cliff.js';
 export { formatAnalysis, formatSweep, formatUniformity, formatRotational } from './format.js';
 export type {
   VolbenchSweep, VolbenchSweepPoint, VolbenchSweepOptimum, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
   VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
-} from './types.js';
+} from '../report/analysis-sections.js';

@@ -5,7 +5,7 @@
  */
 import { formatTimeNs } from '../gates/values.js';
 import type { FioResult } from '../report/fio-result.js';
-import type { VolbenchRotational, VolbenchSweep, VolbenchUniformity } from './types.js';
+import type { VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../report/analysis-sections.js';
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();

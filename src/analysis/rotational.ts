@@ -18,9 +18,9 @@ import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { identifyTarget } from '../target/index.js';
 import { checkNamedTarget, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
-import { estimateRotation } from './rotational-stats.js';
+import { estimateRotation } from '../findings/rotational-stats.js';
 import type { AnalysisShape } from './sweep.js';
-import type { VolbenchRotational } from './types.js';
+import type { VolbenchRotational } from '../report/analysis-sections.js';
 
 export const DEFAULT_ROTATIONAL_SAMPLES = 100;
 const MAX_SAMPLES = 10000;

@@ -19,8 +19,8 @@ import { RunFiles } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
-import { DEFAULT_ALPHA, optimumIndex, scorePoints } from './optimum.js';
-import type { SweepStop, VolbenchSweep, VolbenchSweepPoint } from './types.js';
+import { DEFAULT_ALPHA, optimumIndex, scorePoints } from '../findings/optimum.js';
+import type { SweepStop, VolbenchSweep, VolbenchSweepPoint } from '../report/analysis-sections.js';
 
 export const DEFAULT_MAX_DEPTH = 256;
 /** IOPS must grow by this much over two doublings for the sweep to go on. */

@@ -18,7 +18,7 @@ import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { checkNamedTarget, entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import type { AnalysisShape } from './sweep.js';
-import type { VolbenchUniformity, VolbenchUniformityChunk } from './types.js';
+import type { VolbenchUniformity, VolbenchUniformityChunk } from '../report/analysis-sections.js';
 
 export const DEFAULT_CHUNKS = 100;
 export const MAX_CHUNKS = 10000;

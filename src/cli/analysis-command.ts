@@ -10,9 +10,10 @@ import { VolbenchError } from '../errors.js';
 import { formatAnalysis } from '../analysis/format.js';
 import { formatJson, type FioResult } from '../report/index.js';
 import { flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
-import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
+import { checkOutputPaths } from './gate-report.js';
+import { endCommand } from './ending.js';
 import { ProgressPrinter } from './progress-line.js';
-import { exitStatus, type CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export type AnalysisFormat = 'normal' | 'json';
 
@@ -101,12 +102,7 @@ export async function runAnalysisCommand(
     const text = flags.format === 'json' ? formatJson(result) : formatAnalysis(result);
     if (flags.output) writeFileSync(flags.output, text);
     else io.stdout.write(text);
-    for (const job of result.volbench.jobs) {
-      if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
-    }
-    const outcomes = result.volbench.assertions ?? [];
-    reportGates(outcomes, gates, io, result, `volbench.${name}`);
-    return gateExitStatus(exitStatus(result), outcomes);
+    return endCommand(result, { io, gates, name: `volbench.${name}` });
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);

@@ -1,5 +1,5 @@
 /** The analysis commands, wired into main.ts in one place. */
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 import { rotationalCommand } from './rotational-command.js';
 import { sweepCommand } from './sweep-command.js';
 import { uniformityCommand } from './uniformity-command.js';

@@ -5,12 +5,12 @@
 import { parseArgs } from 'node:util';
 
 import {
-  checkPlacement, checkProvider, directionOf, entitlement, instanceStoreOf, loadCatalog, parseVolumeSpec, priceRegions, priceVolume, regionPrice, staleWarning,
-  tierFor, volumeType, type CatalogVolumeType, type VolumeSpec,
+  checkPlacement, checkProvider, directionOf, entitlement, instanceStoreOf, loadCatalog, priceRegions, priceVolume, regionPrice, staleWarning,
+  volumeFromSettingsText, volumeType, type CatalogVolumeType, type Volume,
 } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 import { checkPriceRegion } from './region-flag.js';
 
 export const CATALOG_USAGE = `Usage:
@@ -53,20 +53,18 @@ function typeOf(type: string | undefined, provider: string | undefined): Catalog
   return t;
 }
 
-function volumeFrom(type: string | undefined, values: Record<string, string | boolean | undefined>): VolumeSpec {
-  const t = typeOf(type, values.provider as string | undefined);
-  const parts = values.size ? [`size=${values.size}`] : [];
-  if (values.iops) parts.push(`iops=${values.iops}`);
-  if (values.throughput) parts.push(`throughput=${values.throughput}`);
-  // Instance store is as large as the instance's device unless told otherwise.
-  if (!values.size && !t.from_instance) throw new VolbenchError('EINVALID_ARGS', 'catalog: --size is required', { field: '--size', accepted: 'a size, e.g. 500g' });
-  return parseVolumeSpec(parts.length ? `${t.type}:${parts.join(',')}` : t.type, '--volume');
+const FLAG_FIELDS = { type: 'TYPE', size: '--size', iops: '--iops', throughput: '--throughput', suite: 'TYPE' };
+
+/** The volume the flags describe (instance store is as large as the instance's device unless told otherwise). */
+function volumeFrom(type: string | undefined, values: { provider?: string; size?: string; iops?: string; throughput?: string }): Volume {
+  const t = typeOf(type, values.provider);
+  return volumeFromSettingsText(t.type, values, FLAG_FIELDS, 'catalog');
 }
 
 /** `gp3 500 GiB, 6000 IOPS`; a tiered disk with its tier; instance store as the instance has it. */
-function describeVolume(spec: VolumeSpec, instance: string | undefined): string {
-  const t = volumeType(spec.type);
-  const tier = tierFor(t, spec.sizeGiB);
+function describeVolume(spec: Volume, instance: string | undefined): string {
+  const t = spec.catalog;
+  const tier = spec.tier;
   if (tier) return `${spec.type} ${spec.sizeGiB} GiB (${tier.name}: ${tier.size_gib} GiB, ${tier.iops} IOPS, ${tier.throughput_mibps} MiB/s)`;
   if (t.from_instance && instance !== undefined) {
     const store = instanceStoreOf(instance, '--instance');
@@ -122,7 +120,7 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
     }
     case 'price': {
       const spec = volumeFrom(type, values);
-      const p = priceVolume(spec, values.region === undefined ? volumeType(spec.type).default_region : checkPriceRegion(values.region, [spec.type]));
+      const p = priceVolume(spec, values.region === undefined ? spec.catalog.default_region : checkPriceRegion(values.region, [spec.type]));
       const stale = staleWarning(p.as_of);
       if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
       out({ volume: spec, price: p }, `${describeVolume(spec, undefined)} in ${p.region}: ` +
@@ -144,7 +142,7 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
         bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
       });
       const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
-      const on = values.instance && !volumeType(spec.type).from_instance ? ` on ${values.instance}` : '';
+      const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
       out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
         `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
       return 0;

@@ -9,7 +9,7 @@ import { VolbenchError } from '../errors.js';
 import { compareResults, formatComparison, parseFioJsonText } from '../compare/index.js';
 import type { FioJson } from '../report/fio-result.js';
 import { flagName, flagValue } from './own-flags.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export const COMPARE_USAGE = `Usage:
   volbench compare A.json B.json [--tolerance 5%] [--metric iops,bw,clat_ns.p99]

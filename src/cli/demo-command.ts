@@ -9,7 +9,9 @@ import { VolbenchError } from '../errors.js';
 import { runJobs } from '../run/run-jobs.js';
 import type { JobSpec } from '../jobspec/types.js';
 import { ProgressPrinter } from './progress-line.js';
-import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
+import { renderOutputs } from './run-command.js';
+import { endCommand } from './ending.js';
+import type { CommandIo } from './io.js';
 
 export const DEMO_USAGE = `Usage:
   volbench demo [--directory DIR]
@@ -61,7 +63,7 @@ export async function demoCommand(argv: string[], io: CommandIo): Promise<number
     const result = await runJobs(demoSpec(directory, direct), { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
     io.stdout.write(renderOutputs(result, ['normal']));
-    return exitStatus(result);
+    return endCommand(result, { io });
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);

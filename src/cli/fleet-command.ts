@@ -10,13 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
+import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import {
-  defaultStateDir, fleetClients, fleetDown, fleetTable, fleetUp, formatPlan, listStates, loadState, parseFleetVolumes, planFleet,
-  readEndpointMap, runFleet, HOURS_PER_MONTH, type FleetClients, type FleetPlan, type FleetState, type MemberResult,
+  defaultStateDir, fleetClients, fleetDown, fleetReportInputs, fleetUp, fleetVolumes, formatPlan, listStates, loadState, planFleet,
+  readEndpointMap, runFleet, type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
+import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import { parseJobFile, parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export const FLEET_USAGE = `Usage:
   volbench fleet plan    --volumes V --instance TYPE [--suite S] [--region R]
@@ -27,8 +29,8 @@ export const FLEET_USAGE = `Usage:
   volbench fleet list
   volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [... as up and run]
 
-  --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s], comma-separated, e.g.
-                       gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t
+  --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
+                       gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd
   --instance TYPE      the instance type (default m6i.large); one instance per volume
   --suite S            a shipped suite (default aws-ssd); --job FILE runs a fio job file instead
   --region R           default $AWS_REGION; credentials from the default chain, or --profile P
@@ -85,10 +87,7 @@ function need(values: Values, name: keyof Values, what: string): string {
 }
 
 function region(values: Values): string {
-  const r = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (!r) throw new VolbenchError('EINVALID_ARGS', 'fleet: no region: give --region or set AWS_REGION', { field: '--region', accepted: 'an AWS region, e.g. us-east-1' });
-  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(r)) throw new VolbenchError('EINVALID_ARGS', `fleet: '${r}' is not an AWS region`, { field: '--region', accepted: 'e.g. us-east-1' });
-  return r;
+  return awsRegion(values.region, '--region');
 }
 
 /** How long a job file's timed stages take: the study's estimate when it runs instead of a suite. */
@@ -104,11 +103,11 @@ function jobSeconds(file: string): number {
 
 function planFrom(values: Values): FleetPlan {
   const fleetWorkloadSeconds = values.job ? jobSeconds(values.job) : undefined;
-  const volumes = parseFleetVolumes(need(values, 'volumes', 'e.g. gp3:500g,io2:500g:iops=16000'));
   const instanceType = values.instance ?? 'm6i.large';
   if (!/^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(instanceType)) {
     throw new VolbenchError('EINVALID_ARGS', `fleet: '${instanceType}' is not an instance type`, { field: '--instance', accepted: 'e.g. m6i.large' });
   }
+  const volumes = fleetVolumes(need(values, 'volumes', 'e.g. gp3:500g,io2:500g:iops=16000'), instanceType);
   const plan = planFleet({ volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds });
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;
 }
@@ -166,6 +165,11 @@ function readResults(state: FleetState, outDir: string): MemberResult[] {
       return { label: m.label, status: 'unreachable' as const, error: 'no result saved' };
     }
   });
+}
+
+/** The fleet's results as publish's Markdown tables (`volbench report` on the same files prints the same). */
+function fleetReport(state: FleetState, results: readonly MemberResult[]): string {
+  return renderMarkdown(buildPublishReport(fleetReportInputs(state, results), { priceVolume: catalogPricer() }));
 }
 
 function print(io: CommandIo, values: Values, json: unknown, text: string): void {
@@ -246,8 +250,7 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
       const now = Date.now();
       const fleets = listStates(stateDir).map((s) => {
         const hours = (now - Date.parse(s.createdAt)) / 3.6e6;
-        const hourly = (s.plan.instanceHourly?.usd ?? 0) * s.members.length +
-          s.plan.members.reduce((sum, m) => sum + (m.volumeMonthly?.usd ?? 0), 0) / HOURS_PER_MONTH;
+        const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly)).usd;
         return { fleetId: s.fleetId, region: s.region, status: s.status, members: s.members.length, createdAt: s.createdAt, costSoFarUsd: s.status === 'down' ? undefined : Math.round(hours * hourly * 100) / 100 };
       });
       const live = fleets.filter((f) => f.status !== 'down');
@@ -259,7 +262,7 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
     case 'report': {
       const state = await loadState(fleetId(), stateDir);
       const results = readResults(state, resolve(values.out ?? 'results'));
-      print(io, values, { fleetId: state.fleetId, results }, fleetTable(state, results));
+      print(io, values, { fleetId: state.fleetId, results }, fleetReport(state, results));
       return 0;
     }
     default:
@@ -284,7 +287,7 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
         const stop = interruptible(io, 'cancelling the runs');
         try {
           const results = await run(existing!, values, clients, stop.signal, io);
-          print(io, values, { fleetId: existing!.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetTable(existing!, results));
+          print(io, values, { fleetId: existing!.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(existing!, results));
           return results.every((r) => r.status === 'finished' && r.gate !== 'failed') ? 0 : 1;
         } finally {
           stop.dispose();
@@ -304,7 +307,7 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
         try {
           state = await up(plan, values, clients, stateDir, io, stop.signal);
           if (!stop.signal.aborted) results = await run(state, values, clients, stop.signal, io);
-          print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetTable(state, results));
+          print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
         } finally {
           stop.dispose();
           if (state && !values.keep) await down(state, clients, stateDir, io);

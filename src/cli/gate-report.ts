@@ -10,7 +10,7 @@ import { VolbenchError } from '../errors.js';
 import { describeOutcome, toGithubAnnotations, toJUnit, type AssertionOutcome } from '../gates/index.js';
 import type { FioJson } from '../report/fio-result.js';
 import type { GateArgs } from './own-flags.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export function reportGates(outcomes: readonly AssertionOutcome[], gates: GateArgs, io: CommandIo, result: FioJson, name: string): void {
   for (const o of outcomes) io.stderr.write(`volbench: ${describeOutcome(o)}\n`);

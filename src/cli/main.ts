@@ -6,7 +6,8 @@ import { usePrices } from '../cloud/prices.js';
 import { VolbenchError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { demoCommand } from './demo-command.js';
-import { runCommand, type CommandIo } from './run-command.js';
+import { runCommand } from './run-command.js';
+import type { CommandIo } from './io.js';
 import { suiteCommand } from './suite-command.js';
 import { compareCommand } from './compare-command.js';
 import { analysisCommand, ANALYSIS_COMMANDS_USAGE } from './analysis-commands.js';
@@ -39,7 +40,7 @@ Examples:
       --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
   volbench run job.fio --output-format=json+
   volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
-  volbench run job.fio --volume gp2:size=100g --until-baseline --max-runtime 1h
+  volbench run job.fio --volume gp2:100g --until-baseline --max-runtime 1h
 `;
 
 /** The commands that price a volume, and so take --prices FILE. */

@@ -4,7 +4,7 @@
  * --max-size SIZE, --max-memory SIZE) and the volume (--volume, --instance). They are taken out of
  * the argument list before fio's flags are parsed.
  */
-import { instanceType, parseVolumeSpec, type CloudContext } from '../cloud/index.js';
+import { checkPlacement, instanceType, parseVolume, type CloudContext } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import { parseMaxRuntimeSec, type RunLimits } from '../plan/index.js';
@@ -40,8 +40,9 @@ const OWN_FLAGS_HELP: ReadonlyArray<{ text: string; only?: readonly OwnFlagsComm
   --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
   --max-memory SIZE                  refuse a run whose I/O buffers (bs × iodepth × numjobs)
                                      take more than SIZE in all
-  --volume TYPE:size=S[,iops=N][,throughput=M]   the volume measured (volbench catalog): the
-                                     result gains volbench.cloud and each job's entitlement
+  --volume TYPE:SIZE[:iops=N][:throughput=MiB/s]   the volume measured (volbench catalog),
+                                     e.g. gp3:500g:iops=6000: the result gains volbench.cloud
+                                     and each job's entitlement
   --instance TYPE                    the instance it is attached to (its EBS limits)
 ` },
   { only: ['run', 'suite'], text: `  --prices FILE                      price the volume from this file (volbench prices refresh)
@@ -80,12 +81,12 @@ export function flagName(arg: string): string | null {
   return m ? m[1] : null;
 }
 
-function setValue(out: OwnFlags, name: string, value: string): void {
+function setValue(out: OwnFlags, name: string, value: string, warn: (line: string) => void): void {
   if (name === 'assert') out.asserts.push(value);
   else if (name === 'junit') out.junit = value;
   else if (name === 'max-runtime') out.limits.maxRuntimeSec = parseMaxRuntimeSec(value, '--max-runtime');
   else if (name === 'max-size') out.limits.maxSizeBytes = parseSize(value, { field: '--max-size' });
-  else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolumeSpec(value, '--volume') };
+  else if (name === 'volume') out.cloud = { ...out.cloud, volume: parseVolume(value, { field: '--volume', onOldForm: warn }) };
   else if (name === 'instance') {
     instanceType(value);
     out.instance = value;
@@ -93,11 +94,16 @@ function setValue(out: OwnFlags, name: string, value: string): void {
   else out.limits.maxMemoryBytes = parseSize(value, { field: '--max-memory' });
 }
 
-/**
- * `volumeFromAws`: the command may learn the volume from AWS (run, on EC2), so --instance alone
- * is not refused here; elsewhere it needs --volume.
- */
-export function extractOwnFlags(argv: readonly string[], options: { volumeFromAws?: boolean } = {}): OwnFlags {
+export interface OwnFlagOptions {
+  /** The command may learn the volume from AWS (run, on EC2): --instance alone is not refused here. */
+  volumeFromAws?: boolean;
+  /** Where a note on the flags goes (a deprecated form), one line each. */
+  warn?: (line: string) => void;
+}
+
+/** Takes the shared flags out of `argv`; --instance needs --volume unless `volumeFromAws`. */
+export function extractOwnFlags(argv: readonly string[], options: OwnFlagOptions = {}): OwnFlags {
+  const warn = options.warn ?? (() => {});
   const out: OwnFlags = { asserts: [], github: false, limits: {}, cloudLookup: true, rest: [] };
   for (let i = 0; i < argv.length; ) {
     const name = flagName(argv[i]);
@@ -113,7 +119,7 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
       i++;
     } else if (name !== null && VALUE_FLAGS.has(name)) {
       const [value, used] = flagValue(argv, i, name);
-      setValue(out, name, value);
+      setValue(out, name, value, warn);
       i += used;
     } else {
       out.rest.push(argv[i]);
@@ -123,6 +129,7 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
   const { instance, ...flags } = out;
   if (instance === undefined) return flags;
   if (flags.cloud) {
+    checkPlacement(flags.cloud.volume, instance, '--instance', '--volume.size');
     flags.cloud.instance = instance;
     return flags;
   }
@@ -132,6 +139,6 @@ export function extractOwnFlags(argv: readonly string[], options: { volumeFromAw
 
 export function instanceNeedsVolume(): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', '--instance needs --volume: the entitlement is the volume\'s, bounded by the instance', {
-    field: '--volume', accepted: 'e.g. --volume gp3:size=500g',
+    field: '--volume', accepted: 'e.g. --volume gp3:500g',
   });
 }

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 
 import { fetchPriceList, parsePriceList, pricesFileWith, readPricesFile, today } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export const PRICES_USAGE = `Usage:
   volbench prices refresh --region R [--out FILE] [--profile P]

@@ -10,7 +10,7 @@ import { buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, readReportFile
 import { isS3Url, parseS3Url, readReportS3 } from '../publish/read-s3.js';
 import { flagName, flagValue } from './own-flags.js';
 import { checkPriceRegion } from './region-flag.js';
-import type { CommandIo } from './run-command.js';
+import type { CommandIo } from './io.js';
 
 export const REPORT_USAGE = `Usage:
   volbench report RESULT.json|s3://bucket/key ... [--format md|csv|json|html] [--out FILE] [--region R]

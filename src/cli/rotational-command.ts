@@ -5,7 +5,7 @@
 import { runRotational, DEFAULT_ROTATIONAL_SAMPLES } from '../analysis/rotational.js';
 import { extractOwnFlags } from './own-flags.js';
 import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
-import type { CommandIo } from './run-command.js';
+import { warnTo, type CommandIo } from './io.js';
 
 export const ROTATIONAL_USAGE = `Usage:
   volbench rotational --filename PATH [options]
@@ -21,7 +21,7 @@ Options:
 ${ANALYSIS_OUTPUT_USAGE}`;
 
 export async function rotationalCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
   const flags = takeAnalysisFlags('rotational', gates.rest, ['filename', 'samples', 'ioengine'], ['force'], false);
   const samples = intFlag(flags, 'samples');
   const options = {

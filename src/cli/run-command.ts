@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
-import { untilBaselineSpec } from '../analysis/until-baseline.js';
+import { untilBaselineSpec } from '../run/until-baseline.js';
 import { staleWarning } from '../cloud/index.js';
 import { formatResult, type FioResult } from '../report/index.js';
 import { parseFioArgs, parseSpec } from '../jobspec/index.js';
@@ -16,9 +16,13 @@ import { parseUntilSteadySec, planRun, type RunPlan } from '../plan/index.js';
 import { availableEngines } from '../index.js';
 import { openingLines, startNotes } from './opening.js';
 import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume, ownFlagsUsage } from './own-flags.js';
-import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
+import { checkOutputPaths } from './gate-report.js';
+import { endCommand } from './ending.js';
+import { warnTo, type CommandIo } from './io.js';
 import { ProgressPrinter } from './progress-line.js';
 import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
+
+export type { CommandIo } from './io.js';
 
 export const RUN_USAGE = `Usage:
   volbench run [fio options] [jobfile ...] [options]
@@ -42,20 +46,8 @@ Examples:
       --iodepth=32 --ioengine=io_uring --direct=1 --runtime=30 --time_based --output-format=json
   volbench run job.fio --output-format=json+
   volbench run job.fio --assert 'rr.iops >= 3000' --assert 'rr.clat_ns.p99 <= 2ms' --junit report.xml
-  volbench run job.fio --volume gp2:size=100g --until-baseline --max-runtime 1h
+  volbench run job.fio --volume gp2:100g --until-baseline --max-runtime 1h
 `;
-
-export interface CommandIo {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-}
-
-/** Exit status: 0 when every job ran clean, 1 when one ended with an error, 130 when interrupted. */
-export function exitStatus(result: FioResult): number {
-  if (result.jobs.some((j) => j.error !== 0)) return 1;
-  if (result.volbench.jobs.some((j) => j.cancelled)) return 130;
-  return 0;
-}
 
 /**
  * What fio says about a job's options when it reads them (e.g. that blockalign turns the random
@@ -109,7 +101,7 @@ function takeUntilBaseline(argv: string[]): { until: boolean; rest: string[] } {
 export async function runCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
   const { untilSteadySec, rest: unsteady } = takeUntilSteady(argv);
   const { until, rest } = takeUntilBaseline(unsteady);
-  const gates = extractOwnFlags(rest, { volumeFromAws: true });
+  const gates = extractOwnFlags(rest, { volumeFromAws: true, warn: warnTo(io) });
   const args = parseFioArgs(gates.rest);
   checkOutputPaths(gates, args.output);
   // --until-baseline: as long as the volume's full bucket lasts (refused without a volume that
@@ -155,21 +147,10 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
     const stale = result.volbench.cloud?.price ? staleWarning(result.volbench.cloud.price.as_of) : undefined;
     if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
     printer.done();
-    const outcomes = result.volbench.assertions ?? [];
     const text = renderOutputs(result, args.outputFormats);
     if (args.output) writeFileSync(args.output, (withNormal ? openingText : '') + text);
     else io.stdout.write(text);
-    for (const job of result.volbench.jobs) {
-      if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
-      // A thread inside the kernel cannot be killed: say why the process may not exit yet.
-      if (job.stuck_ios) {
-        const n = job.stuck_ios === 1 ? '1 I/O' : `${job.stuck_ios} I/Os`;
-        io.stderr.write(`volbench: job ${job.jobname}: ${n} never completed: the device stopped answering, ` +
-          'and this process cannot exit until it answers (or its connection is aborted)\n');
-      }
-    }
-    reportGates(outcomes, gates, io, result, 'volbench');
-    return gateExitStatus(exitStatus(result), outcomes);
+    return endCommand(result, { io, gates, name: 'volbench' });
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);

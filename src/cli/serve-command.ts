@@ -11,8 +11,8 @@ import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js
 import { loadOrCreateToken, readTokenFile } from '../server/token.js';
 import { checkRootPaths } from '../server/roots.js';
 import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/tls.js';
-import { parseSize } from '../jobspec/index.js';
-import type { CommandIo } from './run-command.js';
+import { parseSize, parseTimeNs } from '../jobspec/index.js';
+import type { CommandIo } from './io.js';
 
 export const SERVE_USAGE = `volbench serve [options]
   --host HOST                 address to listen on (default 127.0.0.1)
@@ -33,6 +33,11 @@ export const SERVE_USAGE = `volbench serve [options]
   --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
                               run is taken (default ${DEFAULTS.maxStuckThreads})
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
+  --report-timeout TIME       longest one report may take to render (default ${DEFAULTS.reportTimeoutSec}s)
+  --report-max-size SIZE      largest report answered (default 20m)
+  --report-memory SIZE        memory one report render may use, its thread's heap (default 256m)
+  --report-concurrency N      reports rendered at once, each on a thread (default ${DEFAULTS.reportConcurrency})
+  --report-queue-limit N      reports that may wait for a thread; more get 429 (default ${DEFAULTS.reportQueueLimit})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
   --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
 `;
@@ -52,6 +57,11 @@ const OPTIONS = {
   'max-memory': { type: 'string' },
   'max-stuck-threads': { type: 'string' },
   'keep-runs': { type: 'string' },
+  'report-timeout': { type: 'string' },
+  'report-max-size': { type: 'string' },
+  'report-memory': { type: 'string' },
+  'report-concurrency': { type: 'string' },
+  'report-queue-limit': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
 } as const;
@@ -60,6 +70,7 @@ function count(flag: string, text: string | undefined, min: number): number | un
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < min) {
     throw new VolbenchError('EINVALID_ARGS', `--${flag} takes a whole number of at least ${min}, not '${text}'`, {
+      field: `--${flag}`,
       accepted: `an integer >= ${min}`,
     });
   }
@@ -117,6 +128,35 @@ export function commandLineWithoutToken(argv: string[]): string | null {
   return hidden ? ['volbench', 'serve', ...shown].join(' ') : null;
 }
 
+function positiveSize(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize(text, { field: `--${flag}` });
+  if (bytes === 0) throw new VolbenchError('EINVALID_ARGS', `--${flag} must be more than 0`, { field: `--${flag}`, accepted: 'a size such as 20m' });
+  return bytes;
+}
+
+type ReportFlags = Pick<ServerConfig, 'reportTimeoutSec' | 'reportMaxBytes' | 'reportMemoryBytes' | 'reportConcurrency' | 'reportQueueLimit'>;
+
+/** The report budgets (report-renderer.ts); unset flags keep the defaults. */
+function reportOptions(values: Partial<Record<'report-timeout' | 'report-max-size' | 'report-memory' | 'report-concurrency' | 'report-queue-limit', string>>): ReportFlags {
+  const timeout = values['report-timeout'];
+  let reportTimeoutSec: number | undefined;
+  if (timeout !== undefined) {
+    reportTimeoutSec = parseTimeNs(timeout, { defaultUnit: 's', field: '--report-timeout' }) / 1e9;
+    if (reportTimeoutSec <= 0) {
+      throw new VolbenchError('EINVALID_ARGS', '--report-timeout must be more than 0', { field: '--report-timeout', accepted: 'a time such as 30s or 500ms' });
+    }
+  }
+  const out: ReportFlags = {
+    reportTimeoutSec,
+    reportMaxBytes: positiveSize('report-max-size', values['report-max-size']),
+    reportMemoryBytes: positiveSize('report-memory', values['report-memory']),
+    reportConcurrency: count('report-concurrency', values['report-concurrency'], 1),
+    reportQueueLimit: count('report-queue-limit', values['report-queue-limit'], 0),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
 export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandIo): ServerConfig & { host: string; port: number } {
   const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
   const dataDir = values['data-dir'] ?? defaultDataDir(env);
@@ -137,6 +177,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
+    ...reportOptions(values),
     tls: tlsIdentity(values['tls-cert'], values['tls-key']),
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };

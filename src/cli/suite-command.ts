@@ -9,9 +9,11 @@ import { VolbenchError } from '../errors.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
 import { extractOwnFlags, flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
-import { checkOutputPaths, gateExitStatus, reportGates } from './gate-report.js';
+import { checkOutputPaths } from './gate-report.js';
+import { endCommand } from './ending.js';
 import { ProgressPrinter } from './progress-line.js';
-import { exitStatus, renderOutputs, type CommandIo } from './run-command.js';
+import { renderOutputs } from './run-command.js';
+import { warnTo, type CommandIo } from './io.js';
 
 export const SUITE_USAGE = `Usage:
   volbench suite list                        the suites, each test with the fio command it maps to
@@ -116,12 +118,7 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
     if (args.output) writeFileSync(args.output, text);
     else io.stdout.write(text);
     io.stderr.write(suiteTable(result));
-    for (const job of result.volbench.jobs) {
-      if (job.error_message) io.stderr.write(`volbench: job ${job.jobname}: ${job.error_message}\n`);
-    }
-    const outcomes = result.volbench.assertions ?? [];
-    reportGates(outcomes, gates, io, result, `volbench.${name}`);
-    return gateExitStatus(exitStatus(result), outcomes);
+    return endCommand(result, { io, gates, name: `volbench.${name}` });
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);
@@ -130,7 +127,7 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
 }
 
 export async function suiteCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
   const args = parseSuiteArgs(gates.rest);
   if (args.list) {
     io.stdout.write(listText());

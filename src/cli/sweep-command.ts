@@ -4,11 +4,11 @@
  */
 import { VolbenchError } from '../errors.js';
 import { runSweep, DEFAULT_MAX_DEPTH, type SweepOver } from '../analysis/sweep.js';
-import { DEFAULT_ALPHA } from '../analysis/optimum.js';
+import { DEFAULT_ALPHA } from '../findings/optimum.js';
 import { parseFioArgs, parseTimeNs } from '../jobspec/index.js';
 import { extractOwnFlags } from './own-flags.js';
 import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
-import type { CommandIo } from './run-command.js';
+import { warnTo, type CommandIo } from './io.js';
 
 export const SWEEP_USAGE = `Usage:
   volbench sweep [fio options of one job] [jobfile] [options]
@@ -45,7 +45,7 @@ function parseOver(text: string | undefined): SweepOver | undefined {
 }
 
 export async function sweepCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
   const flags = takeAnalysisFlags('sweep', gates.rest, ['max-depth', 'over', 'alpha', 'max-p99'], [], true);
   const { spec } = parseFioArgs(flags.rest);
   const maxP99 = flags.values.get('max-p99');

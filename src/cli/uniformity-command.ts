@@ -7,7 +7,7 @@ import { runUniformity, DEFAULT_CHUNKS, DEFAULT_PROBE } from '../analysis/unifor
 import { uniformityMiB, uniformityMiBps } from '../analysis/format.js';
 import { extractOwnFlags } from './own-flags.js';
 import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
-import type { CommandIo } from './run-command.js';
+import { warnTo, type CommandIo } from './io.js';
 
 export const UNIFORMITY_USAGE = `Usage:
   volbench uniformity --filename PATH [options]
@@ -31,7 +31,7 @@ Options:
 ${ANALYSIS_OUTPUT_USAGE}`;
 
 export async function uniformityCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv);
+  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
   const flags = takeAnalysisFlags('uniformity', gates.rest,
     ['filename', 'size', 'chunks', 'probe', 'bs', 'iodepth', 'ioengine'], ['initialize', 'write', 'allow_block_write'], false);
   const v = (name: string) => flags.values.get(name);

@@ -1,22 +1,21 @@
 /**
- * A result with what the volume behind it should have delivered: `volbench.cloud` (the volume
- * and instance) and, per job, `volbench.jobs[].entitlement` (expected IOPS and bandwidth at the
- * job's I/O size and pattern, measured / expected, and what bound it). A job far under a limit
- * with too few I/Os in flight to reach it is bound by `latency`, with the depth that would reach
- * it (IOPS × latency, Little's law). With the region known, `volbench.cloud.price` is the
- * volume's monthly price from the prices in use. The burst analysis of each job's series is made
- * again against the volume's burst model.
+ * The cloud facts of a result: `volbench.cloud` (the volume and instance) and, per job,
+ * `volbench.jobs[].entitlement` (expected IOPS and bandwidth at the job's I/O size and pattern,
+ * measured / expected, and what bound it). A job far under a limit with too few I/Os in flight
+ * to reach it is bound by `latency`, with the depth that would reach it (IOPS × latency,
+ * Little's law). With the region known, `volbench.cloud.price` is the volume's monthly price
+ * from the prices in use. The findings held against the volume's model come after, in the run's
+ * finishing step (run/finish.ts).
  */
-import { VolbenchError } from '../errors.js';
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
-import { analyseBurst } from '../analysis/burst.js';
-import { instanceType } from './catalog.js';
+import { volumeMonthly } from './cost.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
-import { priceVolume } from './price.js';
-import { checkVolume, provisionedIops, provisionedThroughput, type VolumeSpec } from './volume.js';
+import { checkPlacement } from './placement.js';
+import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
 export interface CloudContext {
-  volume: VolumeSpec;
+  /** The volume (plain figures are checked once, when the run is planned: pass a Volume). */
+  volume: Volume | VolumeSpec;
   /** The instance type whose EBS limits bound the entitlement (one in the catalog). */
   instance?: string;
   /** The instance type to report when the catalog lacks its limits (the volume alone bounds). */
@@ -32,9 +31,10 @@ const LATENCY_BOUND_BELOW = 0.8;
 
 interface Dir { iops?: number; bw_bytes?: number; total_ios?: number; io_bytes?: number; clat_ns?: { mean?: number }; lat_ns?: { mean?: number } }
 
-export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
-  const t = checkVolume(ctx.volume);
-  if (ctx.instance) instanceType(ctx.instance);
+/** The result with `volbench.cloud` and each job's entitlement on `ctx.volume`. */
+export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
+  const volume = volumeOf(ctx.volume);
+  checkPlacement(volume, ctx.instance);
   const jobs = result.volbench.jobs.map((vj, i) => {
     const job = result.jobs[i] as unknown as { read: Dir; write: Dir; trim: Dir; 'job options'?: Record<string, string> };
     const dirs = [job.read, job.write, job.trim].filter((d) => (d?.total_ios ?? 0) > 0);
@@ -45,7 +45,7 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     const measuredBw = dirs.reduce((s, d) => s + (d.bw_bytes ?? 0), 0);
     const bs = Math.max(1, Math.round(bytes / ios));
     const rw = job['job options']?.rw ?? job['job options']?.readwrite ?? 'read';
-    const e = entitlement(ctx.volume, { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), instance: ctx.instance });
+    const e = entitlement(volume, { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), instance: ctx.instance });
     const ratio = e.iops > 0 ? measuredIops / e.iops : 0;
     const latNs = dirs.reduce((s, d) => s + (d.lat_ns?.mean ?? d.clat_ns?.mean ?? 0) * (d.total_ios ?? 0), 0) / ios;
     const depth = Number(job['job options']?.iodepth ?? 1) * (vj.members || 1);
@@ -64,31 +64,17 @@ export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
     return { ...vj, entitlement: ent };
   });
   const cloud = {
-    provider: t.provider,
+    provider: volume.provider,
     ...(ctx.region ? { region: ctx.region } : {}),
     ...(ctx.availabilityZone ? { availability_zone: ctx.availabilityZone } : {}),
     ...(ctx.instance ?? ctx.instanceType ? { instance_type: ctx.instance ?? ctx.instanceType } : {}),
     volume: {
       ...(ctx.volumeId ?? result.volbench.cloud?.volume?.id ? { id: ctx.volumeId ?? result.volbench.cloud?.volume?.id } : {}),
-      type: t.type,
-      size_gib: ctx.volume.sizeGiB,
-      ...(provisionedIops(ctx.volume, t) !== undefined ? { iops: provisionedIops(ctx.volume, t) } : {}),
-      ...(provisionedThroughput(ctx.volume, t) !== undefined ? { throughput_mibps: provisionedThroughput(ctx.volume, t) } : {}),
+      ...volume.json(),
     },
   };
-  const price = ctx.region ? priceIn(ctx.volume, ctx.region) : undefined;
-  const annotated = { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
-  // The burst analysis again, now against the volume's burst model.
-  return analyseBurst(annotated, { volume: ctx.volume });
-}
-
-/** The monthly price where the prices in use have the region; none (not an error) where not. */
-function priceIn(volume: VolumeSpec, region: string): { usd_per_month: number; as_of: string; source: string } | undefined {
-  try {
-    const p = priceVolume(volume, region);
-    return { usd_per_month: p.total, as_of: p.as_of, source: p.source };
-  } catch (err) {
-    if (err instanceof VolbenchError) return undefined;
-    throw err;
-  }
+  // The monthly price where the prices in use have the region; none (not an error) where not.
+  const p = ctx.region ? volumeMonthly(volume, ctx.region) : undefined;
+  const price = p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source } : undefined;
+  return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
 }

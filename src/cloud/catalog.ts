@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
-import { InstanceCatalog, ProviderCatalog, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo } from './schema.js';
+import {
+  InstanceCatalog, InstancePriceCatalog, ProviderCatalog, type InstancePriceCatalogData, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo,
+} from './schema.js';
+import type { z } from 'zod';
 
 export const CATALOG_FILES = ['aws-ebs.json', 'aws-instance-store.json', 'gcp-pd.json', 'azure-disk.json'] as const;
 
@@ -50,25 +53,36 @@ export function volumeType(name: string): CatalogVolumeType {
   const found = all.find((t) => t.type === name);
   if (found) return found;
   const near = closestName(name, all.map((t) => t.type));
-  throw new VolbenchError('EINVALID_VALUE', `unknown volume type '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
+  throw new VolbenchError('EVOLUME_TYPE', `unknown volume type '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
     field: 'volume.type', accepted: all.map((t) => t.type).join(', '),
   });
+}
+
+/** One catalog file of the package, checked against its schema; a bad entry names its path. */
+function readCatalogFile<S extends z.ZodType>(name: string, schema: S): z.infer<S> {
+  const text = readFileSync(new URL(`../../catalog/${name}`, import.meta.url), 'utf8');
+  const parsed = schema.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new VolbenchError('EINVALID_SPEC', `catalog ${name}: ${issue.path.join('.')}: ${issue.message}`, { field: issue.path.join('.'), path: name });
+  }
+  return parsed.data;
 }
 
 let instances: InstanceTypeInfo[] | undefined;
 
 /** EC2 instance types' EBS limits (catalog/aws-ec2-instances.json). */
 export function loadInstances(): InstanceTypeInfo[] {
-  if (!instances) {
-    const text = readFileSync(new URL('../../catalog/aws-ec2-instances.json', import.meta.url), 'utf8');
-    const parsed = InstanceCatalog.safeParse(JSON.parse(text));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new VolbenchError('EINVALID_SPEC', `catalog aws-ec2-instances.json: ${issue.path.join('.')}: ${issue.message}`, { field: issue.path.join('.') });
-    }
-    instances = parsed.data.instances;
-  }
+  instances ??= readCatalogFile('aws-ec2-instances.json', InstanceCatalog).instances;
   return instances;
+}
+
+let instancePrices: InstancePriceCatalogData | undefined;
+
+/** EC2 on-demand prices by region and instance type (catalog/aws-ec2-prices.json), dated and sourced. */
+export function loadInstancePrices(): InstancePriceCatalogData {
+  instancePrices ??= readCatalogFile('aws-ec2-prices.json', InstancePriceCatalog);
+  return instancePrices;
 }
 
 /** An instance type by name, or an error naming the closest known one. */

@@ -7,7 +7,8 @@
  */
 import { instanceType } from './catalog.js';
 import type { VolumeTypeInfo } from './schema.js';
-import { checkPlacement, checkVolume, instanceStoreOf, provisionedIops, provisionedThroughput, tierFor, type VolumeSpec } from './volume.js';
+import { checkPlacement, instanceStoreOf } from './placement.js';
+import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
 export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth';
 
@@ -76,8 +77,10 @@ const KiB = 1024;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const MiB = 1024 * 1024;
 
-export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement {
-  const t = checkVolume(spec);
+/** What `volume` should deliver (plain figures are made a Volume first: deprecated, pass one). */
+export function entitlement(volume: Volume | VolumeSpec, q: EntitlementQuery): Entitlement {
+  const spec = volumeOf(volume);
+  const t = spec.catalog;
   checkPlacement(spec, q.instance);
   const countedKiB = t.io_size_kib;
   const bsKiB = q.bs / KiB;
@@ -90,7 +93,7 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
   let burst: Entitlement['burst'];
   let burstBinds = false;
   const b = t.burst;
-  const tier = tierFor(t, spec.sizeGiB);
+  const tier = spec.tier;
   if (t.from_instance) {
     // AWS states the instance's 4 KiB random IOPS over all its devices; a volume is one device.
     const store = instanceStoreOf(q.instance, 'instance');
@@ -117,10 +120,10 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
       else burstBinds = true;
     }
   } else if (t.iops.provisioned) {
-    iopsLimit = provisionedIops(spec, t) ?? t.iops.max;
+    iopsLimit = spec.provisionedIops ?? t.iops.max;
   } else if (t.iops.per_mibps !== undefined) {
     // Hyperdisk Throughput: IOPS come with the provisioned throughput.
-    iopsLimit = Math.min(t.iops.max, t.iops.per_mibps * (provisionedThroughput(spec, t) ?? 0));
+    iopsLimit = Math.min(t.iops.max, t.iops.per_mibps * (spec.provisionedThroughputMiBps ?? 0));
   } else if (t.iops.per_gib !== undefined) {
     iopsLimit = sizedIops(t, spec.sizeGiB, q.direction);
   } else {
@@ -141,7 +144,7 @@ export function entitlement(spec: VolumeSpec, q: EntitlementQuery): Entitlement 
       }
     }
   } else if (tp.provisioned) {
-    tpLimit = provisionedThroughput(spec, t) ?? tp.max;
+    tpLimit = spec.provisionedThroughputMiBps ?? tp.max;
   } else if (tp.small_max !== undefined && tp.small_up_to_gib !== undefined && spec.sizeGiB <= tp.small_up_to_gib) {
     tpLimit = tp.small_max;
   } else if (tp.per_gib !== undefined) {

@@ -12,8 +12,10 @@
  * not on EBS, never load it.
  */
 import { VolbenchError } from '../errors.js';
+import { awsCall } from './aws-call.js';
+import { awsClient } from './aws-clients.js';
 import { loadInstances, volumeType } from './catalog.js';
-import { checkVolume, type VolumeSpec } from './volume.js';
+import { describeSpec, volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
 /** What the instance metadata service says about the instance. */
 export interface InstanceIdentity {
@@ -41,8 +43,8 @@ export interface RecognisedVolume {
   /** Absent when the metadata service did not answer (the region then came from AWS_REGION). */
   instance?: InstanceIdentity;
   volume: AwsVolume;
-  /** The volume as the catalog takes it (--volume's form), for the entitlement. */
-  spec: VolumeSpec;
+  /** The volume as the catalog takes it, for the entitlement. */
+  spec: Volume;
 }
 
 export type Lookup<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -125,8 +127,7 @@ async function askImds(endpoint: string, timeoutMs: number): Promise<Lookup<Inst
 /** DescribeVolumes for one volume, in `region`, with the default credential chain. */
 export async function describeVolume(id: string, region: string): Promise<AwsVolume> {
   const { DescribeVolumesCommand, EC2Client } = await import('@aws-sdk/client-ec2');
-  const { awsCall } = await import('../fleet/aws.js');
-  const client = new EC2Client({ region, maxAttempts: 2 });
+  const client = awsClient(EC2Client, { region });
   try {
     const out = await awsCall('ec2:DescribeVolumes', () =>
       client.send(new DescribeVolumesCommand({ VolumeIds: [id] }), { abortSignal: AbortSignal.timeout(DESCRIBE_TIMEOUT_MS) }));
@@ -180,10 +181,9 @@ export async function recogniseVolume(opts: RecogniseOptions): Promise<Lookup<Re
     if (!(err instanceof VolbenchError)) throw err;
     return { ok: false, reason: err.message };
   }
-  let spec: VolumeSpec;
+  let spec: Volume;
   try {
-    spec = specOf(volume);
-    checkVolume(spec);
+    spec = volumeOf(specOf(volume));
   } catch (err) {
     if (!(err instanceof VolbenchError)) throw err;
     return { ok: false, reason: `AWS reports ${volume.id} as ${describe(volume)}, which the catalog does not take: ${err.message}` };
@@ -194,14 +194,13 @@ export async function recogniseVolume(opts: RecogniseOptions): Promise<Lookup<Re
 }
 
 /** `gp3 500 GiB, 6000 IOPS, 250 MiB/s`. */
-export function describe(v: { type: string; sizeGiB: number; iops?: number; throughputMiBps?: number }): string {
-  return [`${v.type} ${v.sizeGiB} GiB`, ...(v.iops !== undefined ? [`${v.iops} IOPS`] : []),
-    ...(v.throughputMiBps !== undefined ? [`${v.throughputMiBps} MiB/s`] : [])].join(', ');
+export function describe(v: VolumeSpec): string {
+  return describeSpec(v);
 }
 
 /**
  * Refuses a --volume (or --instance) that says otherwise than AWS. Only what the flag states is
- * compared: `gp3:size=500g` does not claim gp3's default IOPS.
+ * compared: `gp3:500g` does not claim gp3's default IOPS.
  */
 export function checkAgainstAws(found: RecognisedVolume, flags: { volume?: VolumeSpec; instance?: string }): void {
   const f = flags.volume;

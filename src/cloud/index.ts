@@ -1,17 +1,29 @@
-export { CATALOG_FILES, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstances, parseCatalog, volumeType } from './catalog.js';
+export { CATALOG_FILES, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
 export type { CatalogVolumeType } from './catalog.js';
-export { checkPlacement, checkVolume, gbToGiB, instanceStoreOf, parseVolumeSpec, provisionedIops, provisionedThroughput, tierFor } from './volume.js';
-export type { VolumeSpec } from './volume.js';
+export {
+  catalogTypeOf, checkPlacement, checkVolume, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
+  Volume, volumeFields, volumeFromJson, volumeOf,
+} from './volume.js';
+export type { VolumeFields, VolumeInput, VolumeJson, VolumeSpec } from './volume.js';
+export { parseVolume, parseVolumes, parseVolumeSpec, volumeFromSettingsText } from './volume-text.js';
+export type { LabelledVolume, VolumeTextOptions } from './volume-text.js';
 export { priceVolume } from './price.js';
+export type { VolumePrice } from './price.js';
+export {
+  cents, defaultPriceRegion, fleetUsd, fleetUsdPerHour, HOURS_PER_MONTH, instanceHourly, pricedRegion, usdPer1000Iops, usdPerMibps, volumeMonthly,
+} from './cost.js';
+export type { DatedPrice, PriceOptions } from './cost.js';
 export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, readPricesFile, regionPrice, staleWarning, STALE_AFTER_DAYS, usePrices } from './prices.js';
 export type { PricesFileData } from './prices.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
 export type { ParsedPrices, RefreshOptions } from './price-list.js';
-export type { VolumePrice } from './price.js';
 export { directionOf, entitlement } from './entitlement.js';
 export type { BoundBy, Direction, Entitlement, EntitlementQuery } from './entitlement.js';
-export type { InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
-export { withCloud } from './annotate.js';
+export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
+export { cloudFacts } from './annotate.js';
 export type { CloudContext } from './annotate.js';
+export { awsCall } from './aws-call.js';
+export { awsClient, awsClientConfig, awsRegion, AWS_MAX_ATTEMPTS, AWS_REGION_NAME, checkAwsRegion, customEndpoint } from './aws-clients.js';
+export type { AwsClientOptions } from './aws-clients.js';
 export { checkAgainstAws, describe, describeVolume, forgetInstanceIdentity, imdsDisabled, imdsEndpoint, instanceIdentity, knownInstance, recogniseVolume, specOf } from './identity.js';
 export type { AwsVolume, ImdsOptions, InstanceIdentity, Lookup, RecognisedVolume, RecogniseOptions } from './identity.js';

@@ -8,7 +8,8 @@
  * The parser takes the PriceList documents as the API returns them (JSON text, format aws_v1)
  * and is separate from the call, so it can be checked on documents of the published shape.
  */
-import { VolbenchError } from '../errors.js';
+import { awsCall } from './aws-call.js';
+import { awsClient, checkAwsRegion } from './aws-clients.js';
 import { volumeType } from './catalog.js';
 import { catalogTypes, type PricesFileData } from './prices.js';
 import type { RegionPriceInfo } from './schema.js';
@@ -159,12 +160,9 @@ export interface RefreshOptions {
  * the default chain; failures are ECLOUD naming pricing:GetProducts.
  */
 export async function fetchPriceList(region: string, opts: RefreshOptions = {}): Promise<unknown[]> {
-  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
-    throw new VolbenchError('EINVALID_VALUE', `'${region}' is not an AWS region`, { field: '--region', accepted: 'an AWS region, e.g. eu-central-1' });
-  }
+  checkAwsRegion(region, '--region');
   const { GetProductsCommand, PricingClient } = await import('@aws-sdk/client-pricing');
-  const { awsCall } = await import('../fleet/aws.js');
-  const client = new PricingClient({ region: PRICE_LIST_REGION, maxAttempts: 3, ...(opts.profile ? { profile: opts.profile } : {}) });
+  const client = awsClient(PricingClient, { region: PRICE_LIST_REGION, profile: opts.profile });
   const entries: unknown[] = [];
   try {
     for (const type of opts.types ?? catalogTypes()) {

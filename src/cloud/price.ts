@@ -5,7 +5,7 @@
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
 import { priceRegions, regionPrice } from './prices.js';
-import { checkVolume, provisionedIops, provisionedThroughput, tierFor, type VolumeSpec } from './volume.js';
+import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
 export interface VolumePrice {
   region: string;
@@ -18,12 +18,15 @@ export interface VolumePrice {
   total: number;
   source: string;
   as_of: string;
+  confidence?: 'H' | 'M' | 'L';
 }
 
 const cents = (n: number) => Math.round(n * 100) / 100;
 
-export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
-  const t = checkVolume(spec);
+/** A volume's monthly price in `region`, by component (plain figures are made a Volume first: deprecated, pass one). */
+export function priceVolume(volume: Volume | VolumeSpec, region: string): VolumePrice {
+  const spec = volumeOf(volume);
+  const t = spec.catalog;
   const p = regionPrice(t.type, region);
   if (!p) {
     const known = priceRegions(t.type);
@@ -33,13 +36,13 @@ export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
     });
   }
   // A tiered disk is billed as the smallest tier that holds it; instance store comes with the instance.
-  const tier = tierFor(t, spec.sizeGiB);
+  const tier = spec.tier;
   const storage = t.from_instance ? 0 : tier ? p.tier_month?.[tier.name] : spec.sizeGiB * p.storage_gb_month;
   if (storage === undefined) {
     throw new VolbenchError('EINVALID_VALUE', `no ${t.type} ${tier!.name} price for region '${region}'`, { field: 'region', accepted: priceRegions(t.type).join(', ') });
   }
   let iops = 0;
-  const provisioned = provisionedIops(spec, t) ?? 0;
+  const provisioned = spec.provisionedIops ?? 0;
   const billable = Math.max(0, provisioned - (t.iops.included ?? 0));
   if (p.iops_month_tiers) {
     let from = 0;
@@ -52,10 +55,10 @@ export function priceVolume(spec: VolumeSpec, region: string): VolumePrice {
   } else if (p.iops_month !== undefined) {
     iops = billable * p.iops_month;
   }
-  const tp = provisionedThroughput(spec, t) ?? 0;
+  const tp = spec.provisionedThroughputMiBps ?? 0;
   const throughput = p.throughput_mibps_month !== undefined ? Math.max(0, tp - (t.throughput_mibps.included ?? 0)) * p.throughput_mibps_month : 0;
   return {
     region, currency: 'USD', ...(tier ? { tier: tier.name } : {}), storage: cents(storage), iops: cents(iops), throughput: cents(throughput),
-    total: cents(storage + iops + throughput), source: p.source, as_of: p.as_of,
+    total: cents(storage + iops + throughput), source: p.source, as_of: p.as_of, ...(p.confidence ? { confidence: p.confidence } : {}),
   };
 }

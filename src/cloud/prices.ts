@@ -8,11 +8,13 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 import { VolbenchError } from '../errors.js';
+import { AWS_REGION_NAME } from './aws-clients.js';
 import { loadCatalog, volumeType } from './catalog.js';
 import { RegionPrice, type RegionPriceInfo } from './schema.js';
+import { ownValue } from '../own-key.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+const REGION = AWS_REGION_NAME;
 
 /** A prices file: the catalog's per-region price entries by type, dated as a whole and each. */
 export const PricesFile = z.object({
@@ -93,12 +95,12 @@ export function activePrices(): { file: string; data: PricesFileData } | undefin
 
 /** A type's prices in a region: the prices file's when it has them, else the catalog's. */
 export function regionPrice(type: string, region: string): RegionPriceInfo | undefined {
-  return activePrices()?.data.prices[type]?.[region] ?? volumeType(type).prices[region];
+  return ownValue(ownValue(activePrices()?.data.prices, type), region) ?? ownValue(volumeType(type).prices, region);
 }
 
 /** The regions a type has prices for, from both sources. */
 export function priceRegions(type: string): string[] {
-  return [...new Set([...Object.keys(activePrices()?.data.prices[type] ?? {}), ...Object.keys(volumeType(type).prices)])];
+  return [...new Set([...Object.keys(ownValue(activePrices()?.data.prices, type) ?? {}), ...Object.keys(volumeType(type).prices)])];
 }
 
 /** Whole days from `asOf` (YYYY-MM-DD) to `now`. */

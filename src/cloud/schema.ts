@@ -220,3 +220,19 @@ export const InstanceCatalog = z.object({
 }).strict();
 
 export type InstanceTypeInfo = z.infer<typeof InstanceType>;
+
+/**
+ * EC2 on-demand prices (catalog/aws-ec2-prices.json), USD per instance-hour, Linux, by region
+ * and instance type: a file of their own, dated and sourced, apart from the instance limits.
+ */
+export const InstancePriceCatalog = z.object({
+  provider: z.literal('aws'),
+  service: z.literal('ec2-on-demand'),
+  ...datedFields,
+  /** What a figure is: USD per instance-hour, Linux, on-demand. */
+  unit: z.literal('USD per hour'),
+  regions: z.record(z.string().regex(REGION_NAME), z.record(z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/), z.number().positive())),
+}).strict();
+
+export type InstancePriceCatalogData = z.infer<typeof InstancePriceCatalog>;
+export type Confidence = 'H' | 'M' | 'L';

@@ -62,14 +62,34 @@ export function addonPath(): string {
   return prebuilt.path;
 }
 
+/** The engine's own deadline for a call on a root when the caller names none (native/addon.cc). */
+const NATIVE_ROOT_CALL_DEADLINE_MS = 5000;
+
+/**
+ * A call on a root's filesystem runs on a thread of the engine's own that does not hold the
+ * event loop open (one stuck in the kernel must not keep the process from exiting): a timer
+ * does, until the call settles or its deadline passes, so a script that awaits a removal or a
+ * probe and nothing else is not ended before the answer comes.
+ */
+function heldOpen<A extends unknown[], R>(deadlineAt: number, fn: (...args: A) => Promise<R> | null): (...args: A) => Promise<R> | null {
+  return (...args: A) => {
+    const call = fn(...args);
+    if (call === null) return call;
+    const given = args[deadlineAt];
+    const ms = typeof given === 'number' && given >= 1 ? given : NATIVE_ROOT_CALL_DEADLINE_MS;
+    const keep = setTimeout(() => {}, ms);
+    return call.finally(() => clearTimeout(keep));
+  };
+}
+
 function load(): NativeAddon {
   const require = createRequire(import.meta.url);
   const raw = require(addonPath()) as NativeAddon;
   return {
     runJobs: wrapped('a run plan', raw.runJobs.bind(raw)),
     cancel: wrapped('a cancel', raw.cancel.bind(raw)),
-    probeTarget: wrapped('a target probe', raw.probeTarget.bind(raw)),
-    removeFile: wrapped('a file removal', raw.removeFile.bind(raw)),
+    probeTarget: wrapped('a target probe', heldOpen(3, raw.probeTarget.bind(raw))),
+    removeFile: wrapped('a file removal', heldOpen(4, raw.removeFile.bind(raw))),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
     stuck: wrapped('the stuck tally', raw.stuck.bind(raw)),
     setStuckLimit: wrapped('a stuck-thread limit', raw.setStuckLimit.bind(raw)),

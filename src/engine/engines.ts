@@ -19,30 +19,16 @@ export interface EngineSpec {
   touchesTarget: boolean;
   /** Several I/Os in flight at once (iodepth); a synchronous engine does one at a time. */
   asynchronous: boolean;
-  /** The system calls its reads and writes go through, as errors name them. */
-  syscalls: { read: string; write: string };
 }
 
 export const ENGINES: readonly EngineSpec[] = [
-  {
-    name: 'io_uring', description: "Linux io_uring: shared rings, one system call per batch", touchesTarget: true,
-    asynchronous: true, syscalls: { read: 'io_uring_enter', write: 'io_uring_enter' },
-  },
-  {
-    name: 'libaio', description: 'Linux native AIO (io_submit, io_getevents)', touchesTarget: true,
-    asynchronous: true, syscalls: { read: 'io_submit', write: 'io_submit' },
-  },
-  {
-    name: 'psync', description: 'pread and pwrite, one I/O at a time', touchesTarget: true,
-    asynchronous: false, syscalls: { read: 'pread', write: 'pwrite' },
-  },
-  {
-    name: 'sync', description: 'lseek, then read or write, one I/O at a time', touchesTarget: true,
-    asynchronous: false, syscalls: { read: 'read', write: 'write' },
-  },
+  { name: 'io_uring', description: 'Linux io_uring: shared rings, one system call per batch', touchesTarget: true, asynchronous: true },
+  { name: 'libaio', description: 'Linux native AIO (io_submit, io_getevents)', touchesTarget: true, asynchronous: true },
+  { name: 'psync', description: 'pread and pwrite, one I/O at a time', touchesTarget: true, asynchronous: false },
+  { name: 'sync', description: 'lseek, then read or write, one I/O at a time', touchesTarget: true, asynchronous: false },
   {
     name: 'null', description: 'completes every I/O at once without touching a device (measures the engine itself)',
-    touchesTarget: false, asynchronous: true, syscalls: { read: 'null', write: 'null' },
+    touchesTarget: false, asynchronous: true,
   },
 ];
 
@@ -56,7 +42,7 @@ const BY_NAME = new Map(ENGINES.map((e) => [e.name, e]));
 /** What an unset ioengine stands for: one of the automatic engines, each touching the target. */
 const AUTO: EngineSpec = {
   name: AUTO_ENGINES[0], description: `the first of ${AUTO_ENGINES.join(', ')} that this kernel sets up`,
-  touchesTarget: true, asynchronous: true, syscalls: { read: 'io_uring_enter', write: 'io_uring_enter' },
+  touchesTarget: true, asynchronous: true,
 };
 
 /** The row of `name`; unset means volbench's automatic choice. */

@@ -186,6 +186,8 @@ export interface NativeJobPlan {
   logAvgMs: number;
   logOffset: boolean;
   fixedBufs: boolean;
+  /** The result says how much of the buffers are huge pages (plan/native-plan.ts decides from which block size). */
+  measureHugePages: boolean;
   registerFiles: boolean;
   sqThreadPoll: boolean;
   hipri: boolean;

@@ -1,7 +1,7 @@
 /**
- * AWS SDK v3 clients for fleet runs, on the default credential chain (environment, shared
- * config and SSO profiles, the instance's or task's role), with the SDK's standard retries;
- * `AWS_ENDPOINT_URL` (or a per-service one) points them at an emulator in tests.
+ * The AWS SDK v3 clients a fleet uses, made by the one client factory (src/cloud/aws-clients.ts):
+ * the fleet's region, --profile or the default credential chain, one retry policy, and
+ * `AWS_ENDPOINT_URL` (or a per-service one) pointing them at an emulator in tests.
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -9,10 +9,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { STSClient } from '@aws-sdk/client-sts';
 
-export interface AwsOptions {
+import { awsClient, type AwsClientOptions } from '../cloud/aws-clients.js';
+
+export interface AwsOptions extends AwsClientOptions {
   region: string;
-  /** A shared-config profile (--profile); the default chain otherwise. */
-  profile?: string;
 }
 
 export interface FleetClients {
@@ -25,14 +25,12 @@ export interface FleetClients {
 }
 
 export function fleetClients(opts: AwsOptions): FleetClients {
-  const config = { region: opts.region, ...(opts.profile ? { profile: opts.profile } : {}), maxAttempts: 5 };
   const clients = {
-    cfn: new CloudFormationClient(config),
-    ec2: new EC2Client(config),
-    // Path-style addressing works with every endpoint, emulators included.
-    s3: new S3Client({ ...config, forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL || process.env.AWS_ENDPOINT_URL_S3) }),
-    ssm: new SSMClient(config),
-    sts: new STSClient(config),
+    cfn: awsClient(CloudFormationClient, opts),
+    ec2: awsClient(EC2Client, opts),
+    s3: awsClient(S3Client, opts, 's3'),
+    ssm: awsClient(SSMClient, opts),
+    sts: awsClient(STSClient, opts),
   };
   return {
     ...clients,

@@ -1,8 +1,9 @@
-export { FLEET_VOLUME_TYPES, parseFleetVolumes } from './volumes.js';
+export { awsCall } from '../cloud/aws-call.js';
+export { checkFleetVolume, fleetVolume, fleetVolumes, fleetVolumeTypes, FLEET_VOLUME_TYPES, parseFleetVolumes, volumeOfMember } from './volumes.js';
 export type { FleetVolume, FleetVolumeType } from './volumes.js';
 export { formatPlan, newFleetId, planFleet, stackNameFor } from './plan.js';
 export type { FleetMember, FleetPlan, FleetPlanInput } from './plan.js';
-export { fleetClients, awsCall } from './aws.js';
+export { fleetClients } from './aws.js';
 export type { AwsOptions, FleetClients } from './aws.js';
 export { checkFleetId, defaultStateDir, listStates, loadState, saveState } from './state.js';
 export type { FleetMemberState, FleetState, FleetStatus } from './state.js';
@@ -10,6 +11,6 @@ export { fleetDown, fleetUp, templateBody, tokenParameterName } from './stacks.j
 export type { DownOptions, DownResult, UpOptions } from './stacks.js';
 export { readEndpointMap, runFleet } from './run.js';
 export type { FleetRunOptions, MemberResult, RunWorkload } from './run.js';
-export { fleetTable } from './report.js';
+export { fleetReportInputs, fleetTable } from './report.js';
 export { instanceHourly, volumeMonthly, HOURS_PER_MONTH } from './prices.js';
 export type { DatedPrice } from './prices.js';

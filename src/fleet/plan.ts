@@ -5,16 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { staleWarning } from '../cloud/index.js';
+import { fleetUsd, instanceHourly, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type VolumeJson } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
 import { loadSuite } from '../suites/index.js';
-import { HOURS_PER_MONTH, instanceHourly, volumeMonthly, type DatedPrice } from './prices.js';
-import type { FleetVolume } from './volumes.js';
+import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 
 export interface FleetPlanInput {
-  volumes: FleetVolume[];
+  /** The volumes, labelled (fleetVolumes); plain figures are checked here (deprecated). */
+  volumes: ReadonlyArray<LabelledVolume | FleetVolume>;
   instanceType: string;
   region: string;
   /** A shipped suite (default aws-ssd); ignored for the estimate when a job file is run instead. */
@@ -27,7 +27,12 @@ export interface FleetPlanInput {
 
 export interface FleetMember {
   label: string;
+  /** Its volume's figures as given (a state file keeps them). */
   volume: FleetVolume;
+  /** The volume as its results say it: the IOPS and throughput it has, given or by default. */
+  cloudVolume?: VolumeJson;
+  /** The suite it runs: its volume's `suite=`, else the fleet's. */
+  suite?: string;
   /** The CloudFormation stack that holds its instance and volume. */
   stackName: string;
   volumeMonthly?: DatedPrice;
@@ -62,27 +67,52 @@ export function stackNameFor(fleetId: string, label: string): string {
   return `volbench-${fleetId}-${safe}`;
 }
 
+/** A plan's volumes as Volumes with labels: each checked for the fleet's instance type. */
+function labelled(input: FleetPlanInput): LabelledVolume[] {
+  return input.volumes.map((v, i) => {
+    const made = 'volume' in v ? v : { label: v.label, volume: volumeOf(v, `--volumes[${i}]`) };
+    checkFleetVolume(made.volume, input.instanceType, `--volumes[${i}]`);
+    return made;
+  });
+}
+
+/** Seconds a suite's timed stages take, times its loops; refused naming `field` when there is no such suite. */
+function suiteSeconds(name: string, field: string): number {
+  let suite;
+  try {
+    suite = loadSuite(name);
+  } catch (err) {
+    if (err instanceof VolbenchError) throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
+    throw err;
+  }
+  return timedSeconds(parseSpec(suite.spec)) * suite.loops;
+}
+
 export function planFleet(input: FleetPlanInput): FleetPlan {
   if (input.volumes.length === 0) {
     throw new VolbenchError('EINVALID_ARGS', 'a fleet needs at least one volume', { field: '--volumes', accepted: 'e.g. gp3:500g,io2:500g:iops=16000' });
   }
+  const volumes = labelled(input);
   const fleetId = input.fleetId ?? newFleetId();
   const suiteName = input.suite ?? 'aws-ssd';
-  let workloadSeconds = input.workloadSeconds;
-  if (workloadSeconds === undefined) {
-    const suite = loadSuite(suiteName);
-    workloadSeconds = timedSeconds(parseSpec(suite.spec)) * suite.loops;
+  const own = volumes.map((v, i) => ({ suite: v.volume.suite, field: `--volumes[${i}].suite` })).filter((s) => s.suite !== undefined);
+  if (input.workloadSeconds !== undefined && own.length) {
+    throw new VolbenchError('EINVALID_ARGS', `${own[0].field}: a job file runs on every member; suite= is for fleets that run suites`, { field: own[0].field, accepted: 'no suite= with --job' });
   }
+  // The members run at once: the study lasts as long as its longest suite.
+  const workloadSeconds = input.workloadSeconds ?? Math.max(suiteSeconds(suiteName, '--suite'), ...own.map((s) => suiteSeconds(s.suite!, s.field)));
   const hours = (SETUP_SECONDS + workloadSeconds + TEARDOWN_SECONDS) / 3600;
   const warnings: string[] = [];
   const hourly = instanceHourly(input.instanceType, input.region);
   if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
   else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
-  const members = input.volumes.map((volume) => ({
-    label: volume.label,
-    volume,
-    stackName: stackNameFor(fleetId, volume.label),
-    volumeMonthly: volumeMonthly(volume, input.region),
+  const members: FleetMember[] = volumes.map((v) => ({
+    label: v.label,
+    volume: fleetVolume(v),
+    cloudVolume: v.volume.json(),
+    ...(v.volume.suite ? { suite: v.volume.suite } : {}),
+    stackName: stackNameFor(fleetId, v.label),
+    volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
   }));
   // Old prices make an old estimate: say so, naming each date once.
   const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
@@ -90,14 +120,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     const stale = staleWarning(d);
     if (stale) warnings.push(stale);
   }
-  let estimatedUsd: number | undefined = 0;
-  for (const m of members) {
-    if (!hourly || !m.volumeMonthly) {
-      estimatedUsd = undefined;
-      break;
-    }
-    estimatedUsd += hourly.usd * hours + (m.volumeMonthly.usd * hours) / HOURS_PER_MONTH;
-  }
+  const estimatedUsd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), hours);
   return {
     fleetId,
     region: input.region,
@@ -107,7 +130,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     ...(hourly ? { instanceHourly: hourly } : {}),
     hours,
     workloadSeconds,
-    ...(estimatedUsd === undefined ? {} : { estimatedUsd: Math.round(estimatedUsd * 100) / 100 }),
+    ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
     warnings,
   };
 }
@@ -126,7 +149,7 @@ export function formatPlan(plan: FleetPlan): string {
   for (const m of plan.members) {
     const v = m.volume;
     lines.push(`| ${m.label} | ${v.type} | ${v.sizeGiB ? `${v.sizeGiB} GiB` : 'instance'} | ${v.iops ?? 'default'} | ` +
-      `${v.throughputMiBps ?? 'default'} | ${m.volumeMonthly ? usd(m.volumeMonthly.usd) : '?'} | ${m.stackName} |`);
+      `${v.throughputMiBps ?? 'default'} | ${m.volumeMonthly ? usd(m.volumeMonthly.usd) : '?'} | ${m.stackName}${m.suite ? ` (suite ${m.suite})` : ''} |`);
   }
   lines.push('');
   if (plan.instanceHourly) lines.push(`instance: $${plan.instanceHourly.usd.toFixed(4)}/h each (${plan.instanceHourly.source}, as of ${plan.instanceHourly.as_of})`);

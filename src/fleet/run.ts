@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
-import { analyseBurst } from '../analysis/burst.js';
+import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
+import { memberCloud } from './member-cloud.js';
 import type { FleetState } from './state.js';
+import { ownTable, ownValue } from '../own-key.js';
 
 export interface RunWorkload {
   /** A shipped suite (default: the plan's). */
@@ -58,7 +60,7 @@ export function readEndpointMap(file: string): Record<string, string> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file} is not a JSON object`, { field: '--endpoint-map', accepted: '{"label": "http://host:port"}' });
   }
-  const map: Record<string, string> = {};
+  const map = ownTable<string>();
   for (const [label, url] of Object.entries(parsed)) {
     if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url)) {
       throw new VolbenchError('EINVALID_ARGS', `--endpoint-map ${file}: ${label} is not an http(s) URL`, { field: `--endpoint-map.${label}`, accepted: 'http://host:port' });
@@ -181,8 +183,9 @@ async function runMember(state: FleetState, label: string, base: string, token: 
       const qs = new URLSearchParams([['target', root.root] as [string, string], ...(opts.assert ?? []).map((a): [string, string] => ['assert', a])]);
       submitted = await member.json(`/v1/runs?${qs}`, { method: 'POST', body: opts.jobFile, headers: { 'content-type': 'text/plain' } });
     } else {
+      const planned = state.plan.members.find((m) => m.label === label);
       const body = {
-        suite: opts.suite ?? state.plan.suite,
+        suite: opts.suite ?? planned?.suite ?? state.plan.suite,
         ...(root.kind === 'block_device' ? { filename: root.root } : { directory: root.root }),
         ...(opts.assert?.length ? { assert: opts.assert } : {}),
       };
@@ -229,22 +232,8 @@ async function runMember(state: FleetState, label: string, base: string, token: 
 
 /** fio's JSON with what the fleet knows of the volume, where the service did not say already. */
 function withCloud(doc: Record<string, unknown>, state: FleetState, label: string): Record<string, unknown> {
-  const member = state.plan.members.find((m) => m.label === label);
-  const ms = state.members.find((m) => m.label === label);
   const vb = { ...((doc.volbench as Record<string, unknown> | undefined) ?? {}) };
-  const cloud = { ...((vb.cloud as Record<string, unknown> | undefined) ?? {}) };
-  cloud.provider ??= 'aws';
-  cloud.region ??= state.region;
-  cloud.instance_type ??= state.plan.instanceType;
-  if (member && cloud.volume === undefined) {
-    const v = member.volume;
-    cloud.volume = {
-      ...(ms?.volumeId && ms.volumeId !== 'instance-store' ? { id: ms.volumeId } : {}),
-      type: v.type, size_gib: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughput_mibps: v.throughputMiBps } : {}),
-    };
-  }
-  cloud.fleet = { id: state.fleetId, label };
-  vb.cloud = cloud;
+  vb.cloud = memberCloud(state, label, (vb.cloud as Record<string, unknown> | undefined) ?? {});
   return { ...doc, volbench: vb };
 }
 
@@ -254,7 +243,7 @@ export async function runFleet(state: FleetState, opts: FleetRunOptions): Promis
   const token = tokenOut.Parameter?.Value;
   if (!token) throw new VolbenchError('ECLOUD', `the fleet's token parameter ${state.tokenParameter} is empty`, { field: 'ssm:GetParameter' });
   return Promise.all(state.members.map((m) => {
-    const base = opts.endpointMap?.[m.label] ?? m.endpoint;
+    const base = ownValue(opts.endpointMap, m.label) ?? m.endpoint;
     if (!base) return Promise.resolve<MemberResult>({ label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' });
     return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts);
   }));

@@ -1,98 +1,74 @@
 /**
- * The volumes of a fleet as the user lists them:
+ * The volumes of a fleet, as the user lists them (the one grammar of src/cloud/volume-text.ts):
  *
- *   gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t,instance-store
+ *   gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd,instance-store
  *
- * Each entry is TYPE[:SIZE][:iops=N][:throughput=MiB/s]; each gets a label its results are saved
- * under (gp3-500g, gp3-500g-6000iops-250mibs, …; a repeated entry gets -2, -3).
+ * A fleet runs on EC2: each volume is one of the catalog's AWS types, and instance store is the
+ * instance type's device, whole. `suite=` names the suite its member runs instead of the fleet's.
  */
-import { checkVolume } from '../cloud/index.js';
+import {
+  instanceStoreOf, loadCatalog, parseVolumes, volumeOf, type LabelledVolume, type Volume, type VolumeSpec,
+} from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
-import { parseSize } from '../jobspec/index.js';
-import { closestName } from '../jobspec/suggest.js';
 
-/** EBS volume types, and the instance's own NVMe (instance store). */
-export const FLEET_VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard', 'instance-store'] as const;
-export type FleetVolumeType = (typeof FLEET_VOLUME_TYPES)[number];
+/** Refuses a volume a fleet of `instanceType` cannot have, naming `where` (`--volumes[2]`). */
+export function checkFleetVolume(volume: Volume, instanceType: string | undefined, where: string): void {
+  if (volume.provider !== 'aws') {
+    throw new VolbenchError('EVOLUME_PLACEMENT', `${where}: a fleet runs on EC2, and ${volume.type} is a ${volume.provider} volume`, {
+      field: `${where}.type`, accepted: fleetVolumeTypes().join(', '),
+    });
+  }
+  if (!volume.catalog.from_instance) return;
+  if (volume.sizeGiB) {
+    throw new VolbenchError('EVOLUME_PLACEMENT', `${where}: a fleet measures the instance's store device whole: give instance-store without a size`, {
+      field: `${where}.size`, accepted: 'instance-store',
+    });
+  }
+  if (instanceType !== undefined) instanceStoreOf(instanceType, '--instance');
+}
 
-export interface FleetVolume {
+/** A fleet's --volumes: the list, each checked for the fleet's instance type. */
+export function fleetVolumes(text: string, instanceType: string | undefined, field = '--volumes'): LabelledVolume[] {
+  const list = parseVolumes(text, { field, suite: true });
+  list.forEach(({ volume }, i) => checkFleetVolume(volume, instanceType, `${field}[${i}]`));
+  return list;
+}
+
+/** The volume types a fleet can have: the catalog's AWS types. */
+export function fleetVolumeTypes(): string[] {
+  return loadCatalog().filter((c) => c.provider === 'aws').flatMap((c) => c.types.map((t) => t.type));
+}
+
+/**
+ * EBS volume types, and the instance's own NVMe (instance store).
+ * @deprecated The catalog says which: fleetVolumeTypes().
+ */
+export const FLEET_VOLUME_TYPES: readonly string[] = fleetVolumeTypes();
+/** @deprecated A volume type is a string the catalog knows. */
+export type FleetVolumeType = string;
+
+/** A fleet member's volume as a plan and a state file keep it: its label and its figures. */
+export interface FleetVolume extends VolumeSpec {
   label: string;
-  type: FleetVolumeType;
-  /** GiB; 0 for instance store (the instance type decides). */
-  sizeGiB: number;
-  /** Provisioned IOPS (gp3, io1, io2), when given. */
-  iops?: number;
-  /** Provisioned throughput in MiB/s (gp3), when given. */
-  throughputMiBps?: number;
+  /** The suite its member runs, when the list says one (`suite=`). */
+  suite?: string;
 }
 
-const GiB = 1024 ** 3;
-const MAX_ENTRIES = 50;
-const MAX_TEXT = 4096;
-
-function refuse(field: string, message: string, accepted: string): never {
-  throw new VolbenchError('EINVALID_ARGS', message, { field, accepted });
+/** A labelled volume as the plan keeps it. */
+export function fleetVolume({ label, volume }: LabelledVolume): FleetVolume {
+  return { label, ...volume.toJSON() };
 }
 
-function wholeNumber(text: string, field: string, what: string): number {
-  if (!/^\d{1,9}$/.test(text) || Number(text) === 0) refuse(field, `${field}: ${what} must be a whole number above 0, not '${text}'`, `a whole number, e.g. ${what === 'iops' ? '6000' : '250'}`);
-  return Number(text);
-}
-
-function sizeLabel(gib: number): string {
-  return gib % 1024 === 0 ? `${gib / 1024}t` : `${gib}g`;
-}
-
-/** Parses --volumes (field names the flag in errors). */
+/**
+ * Parses --volumes (field names the flag in errors).
+ * @deprecated Use fleetVolumes(text, instanceType): Volumes checked for the fleet's instance type.
+ */
 export function parseFleetVolumes(text: string, field = '--volumes'): FleetVolume[] {
-  if (text.length > MAX_TEXT) refuse(field, `${field} is longer than ${MAX_TEXT} characters`, 'at most 50 volumes');
-  const entries = text.split(',').map((e) => e.trim());
-  if (entries.length > MAX_ENTRIES) refuse(field, `${field} lists ${entries.length} volumes; at most ${MAX_ENTRIES}`, `at most ${MAX_ENTRIES} volumes`);
-  const volumes: FleetVolume[] = [];
-  const seen = new Map<string, number>();
-  entries.forEach((entry, i) => {
-    const where = `${field}[${i}]`;
-    if (entry === '') refuse(where, `${where} is empty`, 'TYPE[:SIZE][:iops=N][:throughput=MiB/s], e.g. gp3:500g:iops=6000');
-    const [typeText, ...parts] = entry.split(':');
-    const type = typeText.toLowerCase();
-    if (!(FLEET_VOLUME_TYPES as readonly string[]).includes(type)) {
-      const near = closestName(type, FLEET_VOLUME_TYPES);
-      refuse(where, `${where}: unknown volume type '${typeText}'${near ? `; did you mean '${near}'?` : ''}`, FLEET_VOLUME_TYPES.join(', '));
-    }
-    const v: FleetVolume = { label: '', type: type as FleetVolumeType, sizeGiB: 0 };
-    for (const part of parts) {
-      const eq = part.indexOf('=');
-      if (eq < 0) {
-        if (v.sizeGiB) refuse(where, `${where}: the size is given twice`, 'one size, e.g. 500g');
-        const bytes = parseSize(part, { field: `${where}.size` });
-        if (bytes < GiB || bytes % GiB !== 0) refuse(`${where}.size`, `${where}: a volume's size is whole GiB, not '${part}'`, 'a size in whole GiB, e.g. 500g or 2t');
-        v.sizeGiB = bytes / GiB;
-        continue;
-      }
-      const key = part.slice(0, eq).toLowerCase();
-      const value = part.slice(eq + 1);
-      if (key === 'iops') v.iops = wholeNumber(value, `${where}.iops`, 'iops');
-      else if (key === 'throughput') v.throughputMiBps = wholeNumber(value, `${where}.throughput`, 'throughput');
-      else if (key === 'size') v.sizeGiB = parseSize(value, { field: `${where}.size` }) / GiB;
-      else refuse(where, `${where}: unknown setting '${key}'`, 'size, iops, throughput');
-    }
-    if (v.type === 'instance-store') {
-      if (v.sizeGiB || v.iops || v.throughputMiBps) refuse(where, `${where}: instance store takes no size, IOPS or throughput: the instance type decides them`, 'instance-store alone');
-    } else if (!v.sizeGiB) {
-      refuse(`${where}.size`, `${where}: ${v.type} needs a size`, 'a size in GiB, e.g. 500g or 2t');
-    }
-    if (v.iops && !['gp3', 'io1', 'io2'].includes(v.type)) refuse(`${where}.iops`, `${where}: ${v.type} has no provisioned IOPS`, 'iops= on gp3, io1 or io2');
-    if (v.throughputMiBps && v.type !== 'gp3') refuse(`${where}.throughput`, `${where}: ${v.type} has no provisioned throughput`, 'throughput= on gp3');
-    if ((v.type === 'io1' || v.type === 'io2') && !v.iops) refuse(`${where}.iops`, `${where}: ${v.type} needs iops=`, 'iops=N, e.g. io2:500g:iops=16000');
-    // The catalog's limits (size, IOPS per GiB, throughput per IOPS), each named with its source.
-    if (v.type !== 'instance-store') checkVolume({ type: v.type, sizeGiB: v.sizeGiB, iops: v.iops, throughputMiBps: v.throughputMiBps }, where);
-    let label = v.type === 'instance-store' ? 'instance-store' : `${v.type}-${sizeLabel(v.sizeGiB)}`;
-    if (v.iops) label += `-${v.iops}iops`;
-    if (v.throughputMiBps) label += `-${v.throughputMiBps}mibs`;
-    const n = (seen.get(label) ?? 0) + 1;
-    seen.set(label, n);
-    v.label = n === 1 ? label : `${label}-${n}`;
-    volumes.push(v);
-  });
-  return volumes;
+  return fleetVolumes(text, undefined, field).map(fleetVolume);
+}
+
+/** A plan's volume made a Volume again (plans and state files keep figures). */
+export function volumeOfMember(v: FleetVolume): Volume {
+  const { label: _label, ...figures } = v;
+  return volumeOf(figures, `volume ${v.label}`);
 }

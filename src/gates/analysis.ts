@@ -9,8 +9,9 @@
  * a bare number, optionally with k, M or G; latencies take a time (2ms, 500us).
  */
 import { VolbenchError } from '../errors.js';
+import { hasOwnKey, ownValue } from '../own-key.js';
 import type { FioJson, VolbenchAssertion } from '../report/fio-result.js';
-import type { ComparisonOp } from './assertion.js';
+import type { ComparisonOp } from './compare.js';
 import { formatValue, parseValue } from './values.js';
 
 export type AnalysisName = 'sweep' | 'uniformity' | 'rotational';
@@ -64,9 +65,8 @@ const ANALYSIS_METRICS: Record<AnalysisName, Record<string, AnalysisMetric>> = {
 export const ANALYSIS_NAMES = Object.keys(ANALYSIS_METRICS) as AnalysisName[];
 
 function metricOf(analysis: string, metric: string): AnalysisMetric | null {
-  if (!Object.hasOwn(ANALYSIS_METRICS, analysis)) return null;
-  const metrics = ANALYSIS_METRICS[analysis as AnalysisName];
-  return Object.hasOwn(metrics, metric) ? metrics[metric] : null;
+  if (!hasOwnKey(ANALYSIS_METRICS, analysis)) return null;
+  return ownValue(ANALYSIS_METRICS[analysis], metric) ?? null;
 }
 
 /** The metrics one analysis can be gated on, for messages. */

@@ -12,8 +12,10 @@ import { DIRECTIONS, METRICS_ACCEPTED, metricValueKind, parseMetric, type Direct
 import { BASE_UNIT, parseValue, type ParsedValue, type ValueKind } from './values.js';
 import { ANALYSIS_ACCEPTED, analysisSubject, analysisUnit, parseAnalysisValue, type AnalysisName } from './analysis.js';
 
-export type ComparisonOp = '>=' | '<=' | '>' | '<' | '==' | '!=';
-export const OPS: readonly ComparisonOp[] = ['>=', '<=', '==', '!=', '>', '<'];
+import { OPS, type ComparisonOp } from './compare.js';
+
+export { compare, OPS } from './compare.js';
+export type { ComparisonOp } from './compare.js';
 
 export const ASSERTION_ACCEPTED =
   '<job>[.<dir>].<metric> <op> <value>, where dir is read, write, trim, sync or mixed, metric is ' +
@@ -131,23 +133,6 @@ export function parseAssertion(text: string): Assertion {
     wanted: parsed.value,
     wantedUnit: parsed.unit,
   };
-}
-
-export function compare(measured: number, op: ComparisonOp, wanted: number): boolean {
-  switch (op) {
-    case '>=':
-      return measured >= wanted;
-    case '<=':
-      return measured <= wanted;
-    case '>':
-      return measured > wanted;
-    case '<':
-      return measured < wanted;
-    case '==':
-      return measured === wanted;
-    case '!=':
-      return measured !== wanted;
-  }
 }
 
 /** The unit an assertion's wanted and measured numbers are held in. */

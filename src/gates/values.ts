@@ -4,6 +4,7 @@
  * mode where `KiB` means 1000: a gate is read by people, not by fio.
  */
 import { VolbenchError } from '../errors.js';
+import { ownValue } from '../own-key.js';
 
 /** How a metric's values are written and measured. */
 export type ValueKind = 'count' | 'bandwidth' | 'bytes' | 'time' | 'errno';
@@ -39,11 +40,6 @@ const COUNT_MULT: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1
 const TIME_MULT: Record<string, number> = { '': 1, ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
 const PREFIX_POWER: Record<string, number> = { '': 0, k: 1, K: 1, M: 2, G: 3, T: 4 };
 
-/** A table lookup that never answers from Object.prototype ("constructor" is not a unit). */
-function own(table: Record<string, number>, key: string): number | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
-}
-
 /** fio's single-letter size units (powers of 1024, fio's default kb_base). */
 const FIO_LETTER: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
@@ -57,11 +53,11 @@ function byteMultiplier(unit: string): number | undefined {
 function multiplier(kind: ValueKind, unit: string): number | undefined {
   switch (kind) {
     case 'count':
-      return own(COUNT_MULT, unit);
+      return ownValue(COUNT_MULT, unit);
     case 'time':
-      return own(TIME_MULT, unit);
+      return ownValue(TIME_MULT, unit);
     case 'bytes':
-      return unit === '' ? 1 : (own(FIO_LETTER, unit) ?? byteMultiplier(unit));
+      return unit === '' ? 1 : (ownValue(FIO_LETTER, unit) ?? byteMultiplier(unit));
     case 'bandwidth': {
       // A bare number is refused: fio's own `bw` field is KiB/s, so a bare number is a trap.
       const m = /^(.*B)(?:\/s|ps)$/.exec(unit);

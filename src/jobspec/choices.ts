@@ -6,6 +6,7 @@
 import { ENGINE_NAMES } from '../engine/engines.js';
 import type { EngineName, JobOptions, RwMode } from './types.js';
 import { invalidValue, unsupported } from './fail.js';
+import { hasOwnKey } from '../own-key.js';
 
 export interface Choice<T> {
   /** Supported words, as fio spells them (case matters, as in fio). */
@@ -20,7 +21,7 @@ export function choiceAccepted<T>(choice: Choice<T>): string {
 
 export function parseChoice<T>(text: string, choice: Choice<T>, ctx: { field: string; option: string }): T {
   const word = text.trim();
-  if (Object.hasOwn(choice.values, word)) return choice.values[word];
+  if (hasOwnKey(choice.values, word)) return choice.values[word];
   if (choice.fioOnly.includes(word)) {
     throw unsupported(ctx.field, `${ctx.option}=${word} is not supported by volbench yet`, choiceAccepted(choice));
   }

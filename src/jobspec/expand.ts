@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 import { VolbenchError } from '../errors.js';
+import { ownValue } from '../own-key.js';
 import { evaluateInteger } from './arithmetic.js';
 
 export type Env = Record<string, string | undefined>;
@@ -43,7 +44,7 @@ export function expandEnv(text: string, ctx: ExpandContext): string {
     if (close < 0) break;
     const name = text.slice(open + 2, close);
     // Own keys only: `${constructor}` is not a variable of an empty environment.
-    const value = Object.hasOwn(ctx.env, name) ? ctx.env[name] : undefined;
+    const value = ownValue(ctx.env, name);
     if (value === undefined) throw unsetVariable(name, ctx);
     out += text.slice(from, open) + value;
     from = close + 1;

@@ -6,6 +6,7 @@
 import { invalidValue } from './fail.js';
 import type { SteadyStateCriterion } from './types.js';
 import { parseDecimal, parseTimeNs } from './units.js';
+import { ownValue } from '../own-key.js';
 
 export const STEADYSTATE_ACCEPTED =
   "iops, iops_slope, bw or bw_slope, a colon and a limit: a number (IOPS, or bytes/s for bw) or a percentage " +
@@ -27,7 +28,7 @@ export function parseSteadyState(text: string, ctx: { field: string }): SteadySt
   const colon = t.indexOf(':');
   if (colon < 0) throw invalidValue(field, `'${text}' has no limit (fio needs one after the criterion)`, STEADYSTATE_ACCEPTED);
   const name = t.slice(0, colon).toLowerCase();
-  const kind = METRICS[name];
+  const kind = ownValue(METRICS, name);
   if (!kind) throw invalidValue(field, `'${t.slice(0, colon)}' is not a steady-state criterion`, STEADYSTATE_ACCEPTED);
   let limitText = t.slice(colon + 1).trim();
   const percent = limitText.endsWith('%');

@@ -7,6 +7,7 @@
 import { VolbenchError } from '../errors.js';
 import type { SizeOrPercent } from './types.js';
 import { invalidValue, unsupported } from './fail.js';
+import { ownValue } from '../own-key.js';
 
 /** fio's kb_base: what `k`, `m`, ... multiply by. */
 export type KbBase = 1000 | 1024;
@@ -146,7 +147,7 @@ export function parseTimeNs(text: string, ctx: UnitContext & { defaultUnit: Time
     throw invalidValue(field, `'${text}' is not a duration${hint}`, accepted);
   }
   const unit = m[2] === '' ? ctx.defaultUnit : m[2].toLowerCase();
-  const usPerUnit = TIME_UNITS_US[unit];
+  const usPerUnit = ownValue(TIME_UNITS_US, unit);
   if (usPerUnit === undefined) {
     throw invalidValue(field, `'${text}' has an unknown time unit '${m[2]}' (fio would read it as microseconds)`, accepted);
   }

@@ -4,4 +4,5 @@ export { startsStage, startsGroup, stagesOf } from './stages.js';
 export type { Stage, StageMember } from './stages.js';
 export { parseMaxRuntimeSec, optionField, timeBasedSeconds, timedSeconds } from './limits.js';
 export { parseUntilSteadySec } from './steady.js';
+export { blockWriteAllowed, writesTarget } from './targets.js';
 export type { RunLimits } from './limits.js';

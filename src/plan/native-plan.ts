@@ -6,12 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import { engineSpec } from '../engine/engines.js';
-import type { NativeBsSplit, NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
+import type { NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
-import type { JobOptions, PerDirection, RwMode } from '../jobspec/types.js';
+import type { JobOptions } from '../jobspec/types.js';
+import { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
 import { fioSeeds } from './fio-seeds.js';
 import { randomMapBytes, randomMapFor } from './random-map.js';
-import type { LogTarget } from './targets.js';
+
+export { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
 
 export interface InstanceTarget {
   path: string;
@@ -35,6 +37,12 @@ export interface InstanceTarget {
   inMemoryFs: boolean;
 }
 
+/** How the engine opens a log, and what it must find there (or create, when nothing was). */
+export interface LogTarget {
+  ref: NativePathRef;
+  expect: NativeExpect;
+}
+
 export interface LogPaths {
   bw: string;
   iops: string;
@@ -50,30 +58,10 @@ export type LogTargets = { [K in keyof LogPaths]: LogTarget | null };
 const LOG_KINDS = ['bw', 'iops', 'lat', 'clat', 'slat'] as const;
 const NEW_FILE: NativeExpect = { kind: 'new', dev: 0n, ino: 0n, rdev: 0n };
 
-const RANDOM_MODES: ReadonlySet<RwMode> = new Set(['randread', 'randwrite', 'randtrim', 'randrw']);
-
-export function isRandom(rw: RwMode): boolean {
-  return RANDOM_MODES.has(rw);
-}
-
 export function readPercent(o: JobOptions): number {
   const [read, write] = directionsUsed(o);
   if (read && write) return o.rwmixread;
   return read ? 100 : 0;
-}
-
-/** The block size table of each direction: bssplit where given, else bs. */
-export function blockSizes(o: JobOptions): PerDirection<NativeBsSplit[]> {
-  return [0, 1, 2].map((d) => {
-    const split = o.bssplit?.[d];
-    if (split && split.length > 0) return split.map((e) => ({ bs: e.bs, pct: e.pct }));
-    return [{ bs: o.bs[d], pct: 100 }];
-  }) as PerDirection<NativeBsSplit[]>;
-}
-
-/** The largest block the job moves in any direction: what each I/O buffer must hold. */
-export function maxBlockSize(o: JobOptions): number {
-  return Math.max(...blockSizes(o).flat().map((e) => e.bs));
 }
 
 function distribution(o: JobOptions): { distribution: number; distributionParam: number } {
@@ -234,14 +222,21 @@ export function nativePlan(
     logAvgMs: o.log_avg_msec,
     logOffset: o.log_offset,
     fixedBufs: o.fixedbufs ?? registeredBuffersByDefault(o, target.inMemoryFs),
+    measureHugePages: maxBlockSize(o) >= SEGMENT_BOUND_BS,
     registerFiles: o.registerfiles ?? true,
     sqThreadPoll: o.sqthread_poll,
     hipri: o.hipri,
   };
 }
 
-/** From this block size on, fixedbufs is off unless asked for (see below); native/buffers.h's kSegmentBoundBs is the same size. */
-export const REGISTERED_BUFFERS_BELOW_BS = 128 * 1024;
+/**
+ * From this block size on, whether an I/O reaches the device as one request can depend on its
+ * buffer's physical layout (a segment per physically contiguous run, against the device's
+ * segment limit). So from here the engine is told to say how much of the buffers are in huge
+ * pages (the kernel's choice with transparent_hugepage=always, fio's buffers alike), and
+ * fixedbufs is off unless asked for (below). The one place this size is written.
+ */
+export const SEGMENT_BOUND_BS = 128 * 1024;
 
 /**
  * Whether io_uring registers the I/O buffers when the job does not say (fio never does unless
@@ -255,12 +250,12 @@ export const REGISTERED_BUFFERS_BELOW_BS = 128 * 1024;
  *   The kernel joins physically adjacent pages of an ordinary buffer into one segment, never
  *   those of a registered one: with them a 1 MiB read reaches a virtio disk as two 512 KiB
  *   requests every time, without them (fio's way) as one or two, by the page allocator's
- *   chance. Off from REGISTERED_BUFFERS_BELOW_BS on, so that the disk sees what it sees under
+ *   chance. Off from SEGMENT_BOUND_BS on, so that the disk sees what it sees under
  *   fio.
  */
 function registeredBuffersByDefault(o: JobOptions, inMemoryFs: boolean): boolean {
   if (inMemoryFs) return false;
-  return maxBlockSize(o) < REGISTERED_BUFFERS_BELOW_BS;
+  return maxBlockSize(o) < SEGMENT_BOUND_BS;
 }
 
 /**

@@ -22,7 +22,7 @@ import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget, resolveLogTarget, type ResolveContext } from './targets.js';
 import { Anchors, type AnchorRoot } from '../target/anchor.js';
 import type { LogPaths, LogTargets } from './native-plan.js';
-import { checkPlacement, checkVolume, type CloudContext } from '../cloud/index.js';
+import { checkPlacement, volumeOf, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';
 
 export interface PlannedJob {
@@ -243,10 +243,9 @@ export async function planRun(parsed: ParsedSpec, options: PlanOptions = {}): Pr
 }
 
 async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Anchors): Promise<RunPlan> {
-  if (options.cloud) {
-    checkVolume(options.cloud.volume);
-    checkPlacement(options.cloud.volume, options.cloud.instance);
-  }
+  // Plain figures are made a Volume here, once; a Volume passes as it is.
+  const cloud = options.cloud ? { ...options.cloud, volume: volumeOf(options.cloud.volume) } : undefined;
+  if (cloud) checkPlacement(cloud.volume, cloud.instance);
   const spec = effectiveSpec(parsed, options);
   const assertions = bindAssertions(spec, (options.assertions ?? []).map((a) => (typeof a === 'string' ? parseAssertion(a) : a)));
   const cwd = options.cwd ?? process.cwd();
@@ -293,7 +292,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
   const stages = jobs.reduce((n, j) => Math.max(n, j.stage + 1), 1);
   return {
     spec, jobs, stages, targetPaths, assertions, ...(spec.globalOptions ? { globalOptions: spec.globalOptions } : {}),
-    ...(options.cloud ? { cloud: options.cloud } : {}),
+    ...(cloud ? { cloud } : {}),
     release: () => anchors.release(),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions } from '../jobspec/types.js';
-import { blockSizes, isRandom } from './native-plan.js';
+import { blockSizes, isRandom } from './block-sizes.js';
 
 /** fio's own words (init.c), printed when it turns the map off for blockalign. */
 export const BLOCKALIGN_NOTE = 'Any use of blockalign= turns off randommap';

@@ -12,13 +12,16 @@ import { engineSpec } from '../engine/engines.js';
 import type { NativeExpect, NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
-import type { InstanceTarget } from './native-plan.js';
+import type { InstanceTarget, LogTarget } from './native-plan.js';
+
+export type { LogTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
-import { blockSizes } from './native-plan.js';
+import { blockSizes } from './block-sizes.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
 import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
 import { probeBeneath } from '../target/root-calls.js';
 import type { ResolvedTarget } from '../target/resolve.js';
+import { checkInstanceNameLength, checkNameLength } from './name-length.js';
 
 /**
  * An instance's target path, as fio names it: `filename` (fio's default when none is given:
@@ -69,6 +72,22 @@ export class TargetProber {
   }
 }
 
+/** Whether a job writes its target: writes and trims both change what is on it. */
+export function writesTarget(o: JobOptions): boolean {
+  const used = directionsUsed(o);
+  return used[1] || used[2];
+}
+
+/**
+ * The block-write opt-in, the one place it is decided: whether a job may write the block device
+ * at `devicePath` (resolved). The caller's rule when it has one (a service: whether the device's
+ * root was started with --allow-block-write; the spec's allow_block_write is then ignored),
+ * else the job's own allow_block_write. Mounted or held devices are refused whatever this says.
+ */
+export function blockWriteAllowed(o: JobOptions, devicePath: string, rule?: (devicePath: string) => boolean): boolean {
+  return rule ? rule(devicePath) : o.allow_block_write;
+}
+
 export interface ResolveContext {
   cwd: string;
   field: string;
@@ -83,6 +102,7 @@ export interface ResolveContext {
 
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
   const path = instancePath(o, instance, ctx.cwd);
+  checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
   const { field } = ctx;
   const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
   if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {
@@ -124,7 +144,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     });
   }
   const used = directionsUsed(o);
-  const writes = used[1] || used[2];
+  const writes = writesTarget(o);
   if (used[2] && !info.isBlockDevice) {
     throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} trims, which needs a block device; ${path} is a file`, {
       field: `${field}.rw`,
@@ -181,7 +201,7 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   // Every check below looks at what was resolved (and probed) above, never at the name again.
   if (writes && info.isBlockDevice) {
-    const allowed = ctx.allowBlockWrite ? ctx.allowBlockWrite(resolved.resolvedPath) : o.allow_block_write;
+    const allowed = blockWriteAllowed(o, resolved.resolvedPath, ctx.allowBlockWrite);
     await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
   }
   if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
@@ -208,14 +228,8 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
  * checks, status and code for a target and for a log, on what was resolved, never the name again.
  */
 async function checkWrittenFile(path: string, field: string, resolved: ResolvedTarget, o: JobOptions, ctx: ResolveContext): Promise<void> {
-  const mayWrite = (device: string): boolean => (ctx.allowBlockWrite ? ctx.allowBlockWrite(realpathSync(device)) : o.allow_block_write);
+  const mayWrite = (device: string): boolean => blockWriteAllowed(o, realpathSync(device), ctx.allowBlockWrite);
   await assertWritableFile(path, field, mayWrite, resolved);
-}
-
-/** How the engine opens a log, and what it must find there (or create, when nothing was). */
-export interface LogTarget {
-  ref: NativePathRef;
-  expect: NativeExpect;
 }
 
 /**
@@ -223,6 +237,7 @@ export interface LogTarget {
  * what was seen here: the engine creates a new one exclusively, or opens this very file.
  */
 export async function resolveLogTarget(path: string, field: string, o: JobOptions, ctx: ResolveContext): Promise<LogTarget> {
+  checkNameLength(path, field, field);
   const resolved = await resolveTarget(path);
   const expect = identityOf(resolved.exists ? resolved.stats : null);
   if (resolved.exists && expect.kind !== 'file') {

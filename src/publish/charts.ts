@@ -6,6 +6,7 @@
 import type { Report, ReportColumn, ReportGroup, ReportRow } from './model.js';
 import type { TextTable } from './table.js';
 import { cellText } from './table.js';
+import { mergeFactor, mergePoints } from './downsample.js';
 
 /** An ECharts option object; kept loose here, ECharts checks it. */
 export type ChartOption = Record<string, unknown>;
@@ -24,19 +25,10 @@ function num(v: number | null | undefined, digits: number): string {
 
 const BASE = { animation: false, textStyle: { fontFamily: 'sans-serif' } };
 
-function headlineOf(group: ReportGroup, row: ReportRow, metric: 'iops' | 'mibps'): number | null {
-  let best: number | null = null;
-  for (const c of group.columns) {
-    const v = row.cells[c.key]?.value;
-    if (c.metric === metric && typeof v === 'number' && (best === null || v > best)) best = v;
-  }
-  return best;
-}
-
 function costChart(group: ReportGroup, metric: 'iops' | 'mibps'): ReportChart | null {
   const unit = metric === 'iops' ? 'IOPS' : 'MiB/s';
   const points = group.rows
-    .map((r) => ({ r, x: headlineOf(group, r, metric), y: r.usd_per_month }))
+    .map((r) => ({ r, x: metric === 'iops' ? r.headline_iops : r.headline_mibps, y: r.usd_per_month }))
     .filter((p): p is { r: ReportRow; x: number; y: number } => p.x !== null && p.y !== null);
   if (points.length === 0) return null;
   const title = `$/month against ${unit} (${group.title})`;
@@ -149,11 +141,15 @@ function seriesCharts(group: ReportGroup): ReportChart[] {
   return detailKeys(group, (r) => r.details.series).map((key) => {
     const test = key.slice(0, key.lastIndexOf(' '));
     const bandwidth = group.columns.find((c) => c.test === test)?.metric === 'mibps';
-    const lines = group.rows.filter((r) => r.details.series[key]).map((r) => ({
+    const perSecond = group.rows.filter((r) => r.details.series[key]).map((r) => ({
       name: r.label,
       points: r.details.series[key].map((p): [number, number] => [p.t_s, bandwidth ? p.mibps : p.iops]),
     }));
-    return linesChart('series', `${key}: ${bandwidth ? 'MiB/s' : 'IOPS'} per second`, 'seconds', bandwidth ? 'MiB/s' : 'IOPS', false, lines, 1, bandwidth ? 1 : 0);
+    // A long run's seconds merged so a line has about as many points as the chart has room for.
+    const k = mergeFactor(perSecond);
+    const lines = perSecond.map((l) => ({ name: l.name, points: mergePoints(l.points, k) }));
+    const per = k === 1 ? 'per second' : `per ${k} s (mean)`;
+    return linesChart('series', `${key}: ${bandwidth ? 'MiB/s' : 'IOPS'} ${per}`, 'seconds', bandwidth ? 'MiB/s' : 'IOPS', false, lines, 1, bandwidth ? 1 : 0);
   });
 }
 

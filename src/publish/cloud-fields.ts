@@ -6,6 +6,8 @@
  * values of the expected type, so a document from another version cannot break a report.
  */
 
+import type { VolbenchPrice } from '../report/fio-result.js';
+
 /** The volume a result was measured on, as far as the result knows it. */
 export interface CloudVolumeFields {
   provider?: string;
@@ -23,13 +25,15 @@ export interface CloudVolumeFields {
   price?: VolumePrice;
 }
 
-export interface VolumePrice {
-  usd_per_month: number;
-  /** The date of the price list the figure comes from (YYYY-MM-DD). */
-  as_of: string;
+/**
+ * A volume's monthly price as a report reads it: a result's own (VolbenchPrice, whose source may
+ * be missing in a document from elsewhere), or the pricer's, which says the region it priced.
+ */
+export type VolumePrice = Omit<VolbenchPrice, 'source'> & {
+  source?: string;
   /** The region priced, when the pricer says (the catalog's does). */
   region?: string;
-}
+};
 
 /** What a job was entitled to on its volume, and which limit bound it. */
 export interface JobEntitlement {
@@ -90,7 +94,8 @@ export function readPrice(v: unknown): VolumePrice | undefined {
   if (!isObject(v)) return undefined;
   const usd = num(v.usd_per_month);
   const asOf = str(v.as_of);
-  return usd === undefined || usd < 0 ? undefined : { usd_per_month: usd, as_of: asOf ?? '' };
+  const source = str(v.source);
+  return usd === undefined || usd < 0 ? undefined : { usd_per_month: usd, as_of: asOf ?? '', ...(source ? { source } : {}) };
 }
 
 /**

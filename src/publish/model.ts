@@ -3,12 +3,13 @@
  * volume, one column per test and metric, plus what the charts draw. Every renderer (Markdown,
  * CSV, JSON, HTML, the service's pages) reads this and nothing else.
  */
+import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
 import {
   readBurst, readCloud, readEntitlement, readSweep,
   type CloudVolumeFields, type JobBurst, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
 } from './cloud-fields.js';
-import { genericTestColumns, METRIC_UNITS, NAMED_SUITES, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
+import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
 /** A document to report on, or a run that ended without one. */
 export interface ReportInput {
@@ -22,6 +23,8 @@ export interface ReportInput {
   suite?: string | null;
   /** The job names of a run without a result (from its spec), for the same reason. */
   jobNames?: readonly string[];
+  /** What is known of the volume of a run without a result (`volbench.cloud`'s shape): its row still names it and its price. */
+  cloud?: unknown;
 }
 
 export interface ReportOptions {
@@ -91,6 +94,9 @@ export interface ReportRow {
   status: RowStatus;
   error: string | null;
   cells: Record<string, ReportCell>;
+  /** The headline figures: the row's best IOPS and best MiB/s over its columns (the rule every view uses). */
+  headline_iops: number | null;
+  headline_mibps: number | null;
   usd_per_1000_iops: number | null;
   usd_per_mibps: number | null;
   /** Measured over entitled, for the headline metric's test. */
@@ -234,7 +240,7 @@ function draftsOf(input: ReportInput): Draft[] {
   if (!doc) {
     const names = input.jobNames ?? [];
     const suite = suiteOf(declared, names);
-    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
     const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
     return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
   }
@@ -242,14 +248,14 @@ function draftsOf(input: ReportInput): Draft[] {
   if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
   return volumes.map(({ target, key: volume, tests }) => {
     const suite = suiteOf(declared, [...tests.keys()]);
-    const known = suite !== null && NAMED_SUITES[suite] !== undefined;
+    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
     return { input, target, volume, tests, suite: known ? suite : null, groupKey: known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}` };
   });
 }
 
 function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportColumn[] {
   if (suite !== null) {
-    return NAMED_SUITES[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
+    return namedSuites()[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
   }
   const dirs = new Map<string, Set<Dir>>();
   for (const d of drafts) {
@@ -313,7 +319,8 @@ function rowStatus(input: ReportInput, cells: ReportCell[]): RowStatus {
   return 'finished';
 }
 
-function headline(columns: readonly ReportColumn[], cells: Record<string, ReportCell>, metric: Metric): { col: ReportColumn; value: number } | null {
+/** The headline of a row for `metric`: its best value over the columns of that metric, and the column. */
+export function headline(columns: readonly ReportColumn[], cells: Record<string, ReportCell>, metric: Metric): { col: ReportColumn; value: number } | null {
   let best: { col: ReportColumn; value: number } | null = null;
   for (const col of columns) {
     const v = cells[col.key]?.value;
@@ -359,7 +366,7 @@ function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): 
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
-  const cloud = cloudOf(d.input.result, d.target);
+  const cloud = cloudOf(d.input.result, d.target) ?? readCloud(d.input.cloud);
   const noResult = !d.input.result;
   const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
   const cells: Record<string, ReportCell> = {};
@@ -397,8 +404,10 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     status: rowStatus(d.input, Object.values(cells)),
     error: d.input.error ?? firstError(d) ?? null,
     cells,
-    usd_per_1000_iops: usd !== null && iops && iops.value > 0 ? usd / (iops.value / 1000) : null,
-    usd_per_mibps: usd !== null && mibps && mibps.value > 0 ? usd / mibps.value : null,
+    headline_iops: iops?.value ?? null,
+    headline_mibps: mibps?.value ?? null,
+    usd_per_1000_iops: usdPer1000Iops(usd, iops?.value),
+    usd_per_mibps: usdPerMibps(usd, mibps?.value),
     measured_vs_entitled: ratio,
     bound_by: boundBy,
     notes: burstNotes(d),

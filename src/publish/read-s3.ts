@@ -1,9 +1,10 @@
 /**
  * Results in S3 for a report: `s3://bucket/key.json`, or `s3://bucket/prefix/` for every .json
  * object under the prefix (a fleet writes `<fleet>/results/<label>.json`). The AWS SDK is loaded
- * only when an S3 URL is given, on the default credential chain, following the bucket's region.
+ * only when an S3 URL is given; the client is the one factory's (src/cloud/aws-clients.ts).
  */
 import { awsCall } from '../cloud/aws-call.js';
+import { awsClient, type AwsClientOptions } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
 import type { ReportInput } from './model.js';
 import { MAX_RESULT_BYTES, parseReportInput } from './read-input.js';
@@ -30,16 +31,11 @@ export function parseS3Url(url: string): S3Location {
 }
 
 /** The reports' inputs at an S3 URL: one object, or each .json object under a prefix, in key order. */
-export async function readReportS3(url: string, options: { region?: string } = {}): Promise<ReportInput[]> {
+export async function readReportS3(url: string, options: AwsClientOptions = {}): Promise<ReportInput[]> {
   const { bucket, key } = parseS3Url(url);
   const { S3Client, GetObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
-  const client = new S3Client({
-    ...(options.region ? { region: options.region } : {}),
-    // A bucket in another region than the client's answers with a redirect the SDK then follows.
-    followRegionRedirects: true,
-    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL || process.env.AWS_ENDPOINT_URL_S3),
-    maxAttempts: 5,
-  });
+  // A bucket in another region than the client's answers with a redirect the client follows.
+  const client = awsClient(S3Client, options, 's3');
   try {
     const keys: string[] = [];
     if (key === '' || key.endsWith('/')) {

@@ -4,6 +4,8 @@
  * page reads with images off). No script, no external style, font or image: a
  * Content-Security-Policy forbids the page any request at all.
  */
+import { createRequire } from 'node:module';
+
 import type { Report } from './model.js';
 import { groupCharts, type ChartOption, type ReportChart } from './charts.js';
 import { groupTable, type TextTable } from './table.js';
@@ -41,6 +43,17 @@ export function tableHtml(t: TextTable, className = ''): string {
 
 type EChartsModule = typeof import('echarts');
 
+let echartsModule: EChartsModule | undefined;
+
+/**
+ * ECharts, loaded on first use (it is large and only this format needs it): its one-file
+ * CommonJS build, which loads in a fraction of the time its ES modules (hundreds of files) take.
+ */
+export function loadECharts(): EChartsModule {
+  echartsModule ??= createRequire(import.meta.url)('echarts') as EChartsModule;
+  return echartsModule;
+}
+
 function svgOf(echarts: EChartsModule, option: ChartOption): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height: CHART_HEIGHT });
   try {
@@ -63,8 +76,7 @@ export interface HtmlOptions {
 }
 
 export async function renderHtml(report: Report, options: HtmlOptions = {}): Promise<string> {
-  // Loaded on first use: ECharts is large and only this format needs it.
-  const echarts = await import('echarts');
+  const echarts = loadECharts();
   const title = options.title ?? 'volbench report';
   const sections = report.groups.map((group) => {
     const charts = groupCharts(group).map((c) => figureHtml(echarts, c)).join('\n');

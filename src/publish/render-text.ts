@@ -2,9 +2,19 @@
 import type { Report } from './model.js';
 import { groupTable } from './table.js';
 
+const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Text from results (job names, labels, errors) as Markdown that shows it as written: raw HTML
+ * (`<img onerror=...>`) would be rendered by GitHub and most viewers, so `<`, `>` and `&` become
+ * entities; a pipe would end the cell and a newline the row.
+ */
 function mdCell(text: string): string {
-  // A pipe would end the cell and a newline the row.
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+  return text
+    .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ');
 }
 
 /** The footer: each price list the $ columns use, by region and date. */
@@ -24,12 +34,23 @@ export function renderMarkdown(report: Report): string {
     for (const row of t.rows) parts.push(`| ${row.map(mdCell).join(' | ')} |`);
     parts.push('');
   }
-  parts.push(pricesLine(report), '');
+  parts.push(mdCell(pricesLine(report)), '');
   return parts.join('\n');
 }
 
+/** A cell a spreadsheet reads as a number (`-3.2`, `1e-6`): it stays one. */
+const CSV_NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** What makes Excel, LibreOffice and Sheets read a cell as a formula (or a DDE call). */
+const CSV_FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV field, quoted where RFC 4180 needs it. Text that a spreadsheet would run as a formula
+ * (a job name `=HYPERLINK(...)`) gets a leading `'`, which spreadsheets show as text and do not
+ * evaluate; numbers are left alone.
+ */
 function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const safe = CSV_FORMULA_START.test(text) && !CSV_NUMBER.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /**

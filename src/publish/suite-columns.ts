@@ -5,6 +5,9 @@
  * the p50/p99 completion latency too. Any other job gets IOPS, MiB/s, p50 and p99 of each
  * direction it did.
  */
+import { ownTable } from '../own-key.js';
+
+import { suiteManifest } from '../suites/manifest.js';
 
 export type Metric = 'iops' | 'mibps' | 'p50_us' | 'p99_us';
 export type Dir = 'read' | 'write';
@@ -16,16 +19,13 @@ export interface ColumnSpec {
   metric: Metric;
 }
 
-/** The job names of the suites a report knows, in the order their tests run. */
-export const NAMED_SUITES: Readonly<Record<string, readonly string[]>> = {
-  'aws-ssd': ['RND16K-Q1T16-write', 'RND16K-Q1T16-read'],
-  'aws-hdd': ['SEQ1M-Q8T1-read', 'SEQ1M-Q8T1-write'],
-  kdiskmark: [
-    'SEQ1M-Q8T1-read', 'SEQ1M-Q1T1-read', 'RND4K-Q32T1-read', 'RND4K-Q1T1-read',
-    'SEQ1M-Q8T1-write', 'SEQ1M-Q1T1-write', 'RND4K-Q32T1-write', 'RND4K-Q1T1-write',
-  ],
-  ars: ['RND4K-Q1T1-write', 'RND64K-Q16T16-write', 'RND1M-Q1T1-write'],
-};
+/**
+ * The tests of the suites a report knows (every shipped suite, from the manifest), in the order
+ * they run. Without a prototype: a document's suite name indexes it (`constructor` is no suite).
+ */
+export function namedSuites(): Readonly<Record<string, readonly string[]>> {
+  return Object.assign(ownTable<readonly string[]>(), Object.fromEntries(suiteManifest().map((s) => [s.name, s.tests])));
+}
 
 const TEST_NAME = /^(RND|SEQ)(\d{1,5})([KM])-Q(\d{1,4})T(\d{1,4})-(read|write)$/;
 
@@ -50,9 +50,10 @@ export function genericTestColumns(test: string, dirs: readonly Dir[]): ColumnSp
  * suite whose tests are exactly these jobs, else null.
  */
 export function suiteOf(declared: string | undefined, jobNames: readonly string[]): string | null {
-  if (declared && NAMED_SUITES[declared]) return declared;
+  const named = namedSuites();
+  if (declared && Object.hasOwn(named, declared)) return declared;
   const names = [...new Set(jobNames)].sort().join('\n');
-  for (const [suite, tests] of Object.entries(NAMED_SUITES)) {
+  for (const [suite, tests] of Object.entries(named)) {
     if ([...tests].sort().join('\n') === names) return suite;
   }
   return declared ?? null;

@@ -1,310 +1,320 @@
 /**
- * fio 3.33's JSON output as a typed object, plus volbench's own `"volbench"` key. Key order in
- * these interfaces is fio's order; buildReport creates objects in that order, and formatJson
- * prints them in insertion order.
+ * fio 3.33's JSON output, plus volbench's own `"volbench"` key: one zod schema per object, and
+ * the types inferred from them (the HTTP service documents and checks its answers with the same
+ * schemas, made lenient to keys they do not name). Key order in these schemas is fio's order;
+ * buildReport creates objects in that order, and formatJson prints them in insertion order.
  */
-import type { DiskUtil } from './types.js';
-import type { VolbenchJobAnalysis, VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../analysis/types.js';
+import { z } from 'zod';
 
-export interface FioLatStats {
-  min: number;
-  max: number;
-  mean: number;
-  stddev: number;
-  N: number;
-  /** `"99.900000"` → ns; only when that latency's percentiles are on and N > 0. */
-  percentile?: Record<string, number>;
-  /** json+ only: `"<bucket value ns>"` → count, non-empty buckets. Always built; `json` drops it. */
-  bins?: Record<string, number>;
-}
+import {
+  volbenchJobAnalysisSchema, volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema,
+} from './analysis-sections.js';
 
-export interface FioDirStats {
-  io_bytes: number;
-  io_kbytes: number;
-  bw_bytes: number;
-  bw: number;
-  iops: number;
-  runtime: number;
-  total_ios: number;
-  short_ios: number;
-  drop_ios: number;
-  slat_ns: FioLatStats;
-  clat_ns: FioLatStats;
-  lat_ns: FioLatStats;
-  bw_min: number;
-  bw_max: number;
-  bw_agg: number;
-  bw_mean: number;
-  bw_dev: number;
-  bw_samples: number;
-  iops_min: number;
-  iops_max: number;
-  iops_mean: number;
-  iops_stddev: number;
-  iops_samples: number;
-}
+const numberMap = z.record(z.string(), z.number());
 
-export interface FioSyncStats {
-  total_ios: number;
-  lat_ns: FioLatStats;
-}
+export const fioLatStatsSchema = z.object({
+  min: z.number(),
+  max: z.number(),
+  mean: z.number(),
+  stddev: z.number(),
+  N: z.number(),
+  percentile: numberMap.optional().describe('"99.900000" → ns; only when that latency\'s percentiles are on and N > 0'),
+  bins: numberMap.optional().describe('json+ only: bucket value in ns → count, non-empty buckets'),
+});
 
-export interface FioJob {
-  jobname: string;
-  groupid: number;
-  error: number;
-  eta: number;
-  elapsed: number;
-  'job options'?: Record<string, string>;
-  read?: FioDirStats;
-  write?: FioDirStats;
-  trim?: FioDirStats;
-  sync?: FioSyncStats;
-  mixed?: FioDirStats;
-  job_runtime: number;
-  usr_cpu: number;
-  sys_cpu: number;
-  ctx: number;
-  majf: number;
-  minf: number;
-  iodepth_level: Record<string, number>;
-  iodepth_submit: Record<string, number>;
-  iodepth_complete: Record<string, number>;
-  latency_ns: Record<string, number>;
-  latency_us: Record<string, number>;
-  latency_ms: Record<string, number>;
-  latency_depth?: number;
-  latency_target?: number;
-  latency_percentile?: number;
-  latency_window?: number;
-  desc?: string;
-  /** fio's steady-state block, for jobs with steadystate_duration. */
-  steadystate?: FioSteadyState;
-}
+export const fioDirStatsSchema = z.object({
+  io_bytes: z.number(),
+  io_kbytes: z.number(),
+  bw_bytes: z.number(),
+  bw: z.number().describe('KiB/s'),
+  iops: z.number(),
+  runtime: z.number().describe('ms'),
+  total_ios: z.number(),
+  short_ios: z.number(),
+  drop_ios: z.number(),
+  slat_ns: fioLatStatsSchema,
+  clat_ns: fioLatStatsSchema,
+  lat_ns: fioLatStatsSchema,
+  bw_min: z.number(),
+  bw_max: z.number(),
+  bw_agg: z.number(),
+  bw_mean: z.number(),
+  bw_dev: z.number(),
+  bw_samples: z.number(),
+  iops_min: z.number(),
+  iops_max: z.number(),
+  iops_mean: z.number(),
+  iops_stddev: z.number(),
+  iops_samples: z.number(),
+});
 
-export interface FioSteadyState {
-  /** The criterion as fio spells it: `iops_slope:0.100000%`, `bw:50000000.000000`. */
-  ss: string;
-  /** The window, seconds. */
-  duration: number;
-  attained: 0 | 1;
-  /** `0.853146%`, or an absolute criterion's value rounded: `15368172.000000`. */
-  criterion: string;
-  max_deviation: number;
-  slope: number;
-  data: { bw_mean: number; iops_mean: number; iops: number[]; bw: number[] };
-}
+export const fioSyncStatsSchema = z.object({
+  total_ios: z.number(),
+  lat_ns: fioLatStatsSchema,
+});
 
-export interface VolbenchSeriesDir {
-  iops: number;
-  bw_bytes: number;
-  clat_mean_ns: number;
-  clat_p99_ns: number;
-}
+export const fioSteadyStateSchema = z.object({
+  ss: z.string().describe('The criterion as fio spells it: iops_slope:0.100000%, bw:50000000.000000'),
+  duration: z.number().describe('The window, seconds'),
+  attained: z.union([z.literal(0), z.literal(1)]),
+  criterion: z.string().describe("0.853146%, or an absolute criterion's value rounded: 15368172.000000"),
+  max_deviation: z.number(),
+  slope: z.number(),
+  data: z.object({ bw_mean: z.number(), iops_mean: z.number(), iops: z.array(z.number()), bw: z.array(z.number()) }),
+}).describe("fio's steady-state block, for jobs with steadystate_duration");
 
-export interface VolbenchSeriesPoint {
-  t_ms: number;
-  dur_ms: number;
-  read?: VolbenchSeriesDir;
-  write?: VolbenchSeriesDir;
-  trim?: VolbenchSeriesDir;
-}
+export const fioJobSchema = z.object({
+  jobname: z.string(),
+  groupid: z.number(),
+  error: z.number(),
+  eta: z.number(),
+  elapsed: z.number(),
+  'job options': z.record(z.string(), z.string()).optional(),
+  read: fioDirStatsSchema.optional(),
+  write: fioDirStatsSchema.optional(),
+  trim: fioDirStatsSchema.optional(),
+  sync: fioSyncStatsSchema.optional(),
+  mixed: fioDirStatsSchema.optional(),
+  job_runtime: z.number(),
+  usr_cpu: z.number(),
+  sys_cpu: z.number(),
+  ctx: z.number(),
+  majf: z.number(),
+  minf: z.number(),
+  iodepth_level: numberMap,
+  iodepth_submit: numberMap,
+  iodepth_complete: numberMap,
+  latency_ns: numberMap,
+  latency_us: numberMap,
+  latency_ms: numberMap,
+  latency_depth: z.number().optional(),
+  latency_target: z.number().optional(),
+  latency_percentile: z.number().optional(),
+  latency_window: z.number().optional(),
+  desc: z.string().optional(),
+  steadystate: fioSteadyStateSchema.optional(),
+});
 
-export interface VolbenchJob {
-  jobname: string;
-  groupid: number;
-  /** Engine that ran (after any fallback); several joined by "," when instances differ. */
-  engine: string;
-  /** Index into `volbench.targets`. */
-  target: number;
-  cancelled: boolean;
-  /**
-   * I/Os the device never answered: the run gave up waiting for them (on cancel, or 10 s past
-   * the job's runtime) and the job's figures stop where they were. Absent when there were none.
-   */
-  stuck_ios?: number;
-  /**
-   * The I/O buffers, summed over the entry's instances: their bytes, the bytes the kernel backs
-   * with transparent huge pages (looked at from 128 KiB blocks on, where the physical layout of
-   * a buffer decides whether an I/O reaches the device whole or split at its segment limit), and
-   * whether io_uring registered them (fixedbufs: by default for blocks under 128 KiB, never in
-   * fio unless asked). Absent from results stored before volbench reported it.
-   */
-  buffers?: { bytes: number; huge_page_bytes: number; registered: boolean };
-  /**
-   * Whether io_uring registered the target's file (registerfiles: by default, never in fio
-   * unless asked). Registered buffers and files save the kernel a page pinning and a file lookup
-   * per I/O, and can change the figures; the normal text's job line says so. Absent from results
-   * stored before volbench reported it.
-   */
-  registered_files?: boolean;
-  error_message: string;
-  /** The system call that failed ("pwrite", "io_uring_enter", "verify"), or "". */
-  error_syscall: string;
-  /** Job instances summed into this entry: fio's "jobs=" in its normal output. */
-  members: number;
-  /** The thread id of its first instance, which fio's normal output prints as pid= (0: none ran). */
-  tid?: number;
-  /**
-   * The measured period of its longest instance, ns: fio's runtime is whole milliseconds, too
-   * coarse for a probe of a few tens of them.
-   */
-  runtime_ns?: number;
-  /**
-   * Files the job created or extended before its I/O (fio's "Laying out IO file"), a read job's
-   * included: what was there, in bytes, and what it was made. Absent when it laid out nothing.
-   */
-  laid_out?: Array<{ path: string; from_bytes: number; to_bytes: number }>;
-  /**
-   * What the job did otherwise than its options say, in fio's words where fio warns (e.g. "Any use
-   * of blockalign= turns off randommap"). Absent when there is nothing to say.
-   */
-  notes?: string[];
-  series: VolbenchSeriesPoint[];
-  /** Suites only: this test's value in every loop, their median, and which loop the entry is. */
-  loops?: VolbenchJobLoops;
-  /** Given the volume (--volume): what it should deliver to this job, and what it did. */
-  entitlement?: VolbenchEntitlement;
-  /** Findings on the job's own series: the burst cliff (analysis/burst.ts). */
-  analysis?: VolbenchJobAnalysis;
-}
+export const volbenchSeriesDirSchema = z.object({
+  iops: z.number(),
+  bw_bytes: z.number(),
+  clat_mean_ns: z.number(),
+  clat_p99_ns: z.number(),
+});
 
-/** What the catalog says a volume should deliver to a job, against what the job measured. */
-export interface VolbenchEntitlement {
-  /** The job's average I/O size, bytes (its bytes over its I/Os). */
-  bs: number;
-  expected_iops: number;
-  expected_bw_bytes: number;
-  measured_iops: number;
-  measured_bw_bytes: number;
-  /** measured / expected IOPS. */
-  ratio: number;
-  /** The limit that binds, or `latency`: too few I/Os in flight to reach any limit. */
-  bound_by: string;
-  /** With `latency`: the I/Os in flight the expected IOPS need at the measured latency. */
-  depth_needed?: number;
-}
+export const volbenchSeriesPointSchema = z.object({
+  t_ms: z.number(),
+  dur_ms: z.number(),
+  read: volbenchSeriesDirSchema.optional(),
+  write: volbenchSeriesDirSchema.optional(),
+  trim: volbenchSeriesDirSchema.optional(),
+});
 
-/** The volume and instance a run measured (--volume, --instance). */
-export interface VolbenchCloud {
-  provider: string;
-  region?: string;
-  availability_zone?: string;
-  instance_type?: string;
-  volume?: { id?: string; type: string; size_gib: number; iops?: number; throughput_mibps?: number };
-  /** The volume's monthly price in `region` when the run was made, from the prices in use. */
-  price?: { usd_per_month: number; as_of: string; source: string };
-}
+export const volbenchLoopDirSchema = z.object({
+  iops: z.number(),
+  bw_bytes: z.number(),
+  clat_mean_ns: z.number(),
+  clat_p99_ns: z.number(),
+  lat_mean_ns: z.number(),
+}).describe('One direction of one loop of a suite test (or the median of its loops)');
 
-/** Per-direction figures of one loop of a suite test (or their median). */
-export interface VolbenchLoopDir {
-  iops: number;
-  bw_bytes: number;
-  clat_mean_ns: number;
-  clat_p99_ns: number;
-  lat_mean_ns: number;
-}
+const loopDirs = {
+  read: volbenchLoopDirSchema.optional(),
+  write: volbenchLoopDirSchema.optional(),
+  trim: volbenchLoopDirSchema.optional(),
+};
 
-export interface VolbenchLoopValues {
-  /** 1-based. */
-  loop: number;
-  read?: VolbenchLoopDir;
-  write?: VolbenchLoopDir;
-  trim?: VolbenchLoopDir;
-}
+export const volbenchLoopValuesSchema = z.object({ loop: z.int().describe('1-based'), ...loopDirs });
 
-export interface VolbenchJobLoops {
-  count: number;
-  /** The loop whose fio entry the document holds (1-based). */
-  best: number;
-  median: Omit<VolbenchLoopValues, 'loop'>;
-  values: VolbenchLoopValues[];
-}
+export const volbenchJobLoopsSchema = z.object({
+  count: z.int(),
+  best: z.int().describe('The loop (1-based) whose fio entry the document holds: the most bytes per second'),
+  median: z.object(loopDirs).describe('Median of every loop, per direction'),
+  values: z.array(volbenchLoopValuesSchema).describe('Each loop, in run order'),
+}).describe('Suite runs only: every loop of this test');
 
-/** Which suite made the document and how. */
-export interface VolbenchSuiteInfo {
-  name: string;
-  /** The suite's fio job file. */
-  file: string;
-  /** Runs of each test; the document holds the best. */
-  loops: number;
-  /** fio runs made in all (tests x loops). */
-  runs: number;
-}
+export const volbenchEntitlementSchema = z.object({
+  bs: z.number().describe("The job's average I/O size, bytes (its bytes over its I/Os)"),
+  expected_iops: z.number(),
+  expected_bw_bytes: z.number(),
+  measured_iops: z.number(),
+  measured_bw_bytes: z.number(),
+  ratio: z.number().describe('measured / expected IOPS'),
+  bound_by: z.string().describe('The limit that binds, or latency: too few I/Os in flight to reach any limit'),
+  depth_needed: z.number().optional().describe('With latency: the I/Os in flight the expected IOPS need at the measured latency'),
+}).describe('What the catalog says the volume should deliver to the job, against what it measured');
 
-/** One `--assert` and its outcome. Numbers are in `unit`: IOPS, B/s, B, ns or errno. */
-export interface VolbenchAssertion {
-  expr: string;
-  job: string;
-  dir: 'read' | 'write' | 'trim' | 'sync' | 'mixed' | null;
-  metric: string;
-  op: '>=' | '<=' | '>' | '<' | '==' | '!=';
-  wanted: number;
-  measured: number | null;
-  passed: boolean;
-  unit: string;
-  message: string;
-}
+export const volbenchJobSchema = z.object({
+  jobname: z.string(),
+  groupid: z.number(),
+  engine: z.string().describe('Engine that ran after any fallback; several joined by "," when instances differ'),
+  target: z.number().describe('Index into volbench.targets'),
+  cancelled: z.boolean(),
+  stuck_ios: z.int().optional()
+    .describe('I/Os the device never answered: the run gave up on them (cancelled, or 10 s past the runtime); absent when none'),
+  buffers: z.object({
+    bytes: z.int(),
+    huge_page_bytes: z.int()
+      .describe('Bytes of the buffers the kernel backs with transparent huge pages; looked at from 128 KiB blocks on, where it decides whether an I/O reaches the device whole or split'),
+    registered: z.boolean().describe('Whether io_uring registered the buffers (fixedbufs: by default for blocks under 128 KiB; fio only when asked)'),
+  }).optional().describe("The job's I/O buffers, summed over its instances; absent from results stored before volbench reported them"),
+  registered_files: z.boolean().optional()
+    .describe("Whether io_uring registered the target's file (registerfiles: by default; fio only when asked). "
+      + 'Registered buffers and files save the kernel a page pinning and a file lookup per I/O; the normal text\'s job line says so. '
+      + 'Absent from results stored before volbench reported it'),
+  error_message: z.string(),
+  error_syscall: z.string().describe('The system call that failed ("pwrite", "io_uring_enter", "verify"), or ""'),
+  members: z.number().describe('Job instances summed into this entry: fio\'s "jobs=" in its normal output'),
+  tid: z.number().optional().describe("The first instance's thread id (fio's normal output prints it as pid=; 0: none ran)"),
+  runtime_ns: z.number().optional().describe("The measured period of its longest instance in ns (fio's runtime is whole ms)"),
+  laid_out: z.array(z.object({ path: z.string(), from_bytes: z.number(), to_bytes: z.number() })).optional()
+    .describe('Files the job created or extended before its I/O (a read job too): their size before and after'),
+  notes: z.array(z.string()).optional()
+    .describe("What the job did otherwise than its options say, in fio's words where fio warns "
+      + '(e.g. "Any use of blockalign= turns off randommap"); absent when there is nothing to say'),
+  series: z.array(volbenchSeriesPointSchema).describe('One point per interval: the per-second time series'),
+  loops: volbenchJobLoopsSchema.optional(),
+  entitlement: volbenchEntitlementSchema.optional().describe('Given the volume (--volume): what it should deliver to this job, and what it did'),
+  analysis: volbenchJobAnalysisSchema.optional(),
+});
 
-/** TargetIdentity with snake_case keys. */
-export interface VolbenchTarget {
-  path: string;
-  device: string | null;
-  disk: string | null;
-  model: string | null;
-  serial: string | null;
-  ebs_volume_id: string | null;
-  vendor: string | null;
-  size_bytes: number;
-  logical_block_size: number;
-  physical_block_size: number;
-  rotational: boolean | null;
-  scheduler: string | null;
-  filesystem: string | null;
-  mount_point: string | null;
-  is_block_device: boolean;
-  kernel: string;
-}
+export const volbenchPriceSchema = z.object({
+  usd_per_month: z.number(),
+  as_of: z.string(),
+  source: z.string(),
+  region_used: z.string().optional().describe("Set when the price is another region's, used for want of this one's (a fleet's estimate)"),
+}).describe("The volume's monthly price in the region when the run was made, from the prices in use");
 
-export interface VolbenchSection {
-  version: string;
-  kernel: string;
-  targets: VolbenchTarget[];
-  /** One per entry of `jobs`, same order. */
-  jobs: VolbenchJob[];
-  /**
-   * The jobs that ran, as a fio job file: every option of every job, after volbench applied the
-   * caller's default target and runtime budget; for a suite or an analysis, every run's jobs in
-   * order (report/job-file.ts). Null when a value cannot be written in a job file (a ';' or '#'
-   * in a description, say) or the runs hold more jobs than one job file may.
-   */
-  job_file?: string | null;
-  /** Set by `volbench suite` / runSuite. */
-  suite?: VolbenchSuiteInfo;
-  /** Set when assertions were judged (`--assert`). */
-  assertions?: VolbenchAssertion[];
-  /** Set by the analyses (`volbench sweep`, `uniformity`, `rotational`). */
-  sweep?: VolbenchSweep;
-  uniformity?: VolbenchUniformity;
-  rotational?: VolbenchRotational;
-  /** The volume and instance behind the run, when known (--volume, --instance). */
-  cloud?: VolbenchCloud;
-}
+export const volbenchCloudSchema = z.object({
+  provider: z.string(),
+  region: z.string().optional(),
+  availability_zone: z.string().optional(),
+  instance_type: z.string().optional(),
+  volume: z.object({
+    id: z.string().optional(),
+    type: z.string(),
+    size_gib: z.number(),
+    iops: z.number().optional(),
+    throughput_mibps: z.number().optional(),
+  }).optional(),
+  price: volbenchPriceSchema.optional(),
+}).describe('The volume and instance a run measured (--volume, --instance, or what AWS says)');
+
+export const volbenchSuiteInfoSchema = z.object({
+  name: z.string(),
+  file: z.string().describe("The suite's fio job file"),
+  loops: z.int().describe('Runs of each test; the document holds the best'),
+  runs: z.int().describe('fio runs made in all (tests x loops)'),
+}).describe('Set when the document is a suite run');
+
+export const volbenchAssertionSchema = z.object({
+  expr: z.string().describe('The assertion as given'),
+  job: z.string(),
+  dir: z.enum(['read', 'write', 'trim', 'sync', 'mixed']).nullable().describe('null for error, which is per job'),
+  metric: z.string().describe('Canonical metric name: iops, bw, io_bytes, error, clat_ns.p99, lat_ns.mean, ...'),
+  op: z.enum(['>=', '<=', '>', '<', '==', '!=']),
+  wanted: z.number().describe('In unit'),
+  measured: z.number().nullable().describe('In unit; null when the result lacks the job or the metric'),
+  passed: z.boolean(),
+  unit: z.string().describe('IOPS, B/s, B, ns or errno'),
+  message: z.string().describe('Measured against wanted, in the unit the assertion was written in'),
+}).describe('One assertion judged on the result');
+
+export const volbenchTargetSchema = z.object({
+  path: z.string(),
+  device: z.string().nullable(),
+  disk: z.string().nullable(),
+  model: z.string().nullable(),
+  serial: z.string().nullable(),
+  ebs_volume_id: z.string().nullable(),
+  vendor: z.string().nullable(),
+  size_bytes: z.number(),
+  logical_block_size: z.number(),
+  physical_block_size: z.number(),
+  rotational: z.boolean().nullable(),
+  scheduler: z.string().nullable(),
+  filesystem: z.string().nullable(),
+  mount_point: z.string().nullable(),
+  is_block_device: z.boolean(),
+  kernel: z.string(),
+}).describe('A target as identified before the run: device, model, EBS volume, filesystem');
+
+export const volbenchSectionSchema = z.object({
+  version: z.string(),
+  kernel: z.string(),
+  targets: z.array(volbenchTargetSchema),
+  jobs: z.array(volbenchJobSchema).describe('One per entry of jobs, same order'),
+  job_file: z.string().nullable().optional()
+    .describe('The jobs that ran as a fio job file (fio option names, [global] then one section per job), '
+      + 'with the default target and runtime budget volbench applied: fio and volbench read it to the same jobs. '
+      + 'A suite or an analysis holds its runs\' jobs in order, each run after the one before (stonewall). '
+      + "Null when a value cannot be written in a job file (a ';' or '#' in a description) or the runs hold more than 4096 jobs"),
+  suite: volbenchSuiteInfoSchema.optional(),
+  assertions: z.array(volbenchAssertionSchema).optional().describe('Set when the run had assertions: their outcomes'),
+  sweep: volbenchSweepSchema.optional(),
+  uniformity: volbenchUniformitySchema.optional(),
+  rotational: volbenchRotationalSchema.optional(),
+  cloud: volbenchCloudSchema.optional(),
+}).describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +
+  'and for suites, gates, analyses and cloud volumes what they add');
+
+export const diskUtilSchema = z.object({
+  name: z.string(),
+  read_ios: z.number(),
+  write_ios: z.number(),
+  read_merges: z.number(),
+  write_merges: z.number(),
+  read_ticks: z.number(),
+  write_ticks: z.number(),
+  in_queue: z.number(),
+  util: z.number(),
+  // Only for a device built on others (device-mapper, md), in fio's key order after `util`: the
+  // mean of its slaves' counters (integer division, as fio does) and the highest slave util.
+  // fio spells the merge key without an "s": `aggr_write_merge`.
+  aggr_read_ios: z.number().optional(),
+  aggr_write_ios: z.number().optional(),
+  aggr_read_merges: z.number().optional(),
+  aggr_write_merge: z.number().optional(),
+  aggr_read_ticks: z.number().optional(),
+  aggr_write_ticks: z.number().optional(),
+  aggr_in_queue: z.number().optional(),
+  aggr_util: z.number().optional(),
+}).describe("fio's disk_util entry, from /sys/block/<dev>/stat deltas over the run");
 
 /** fio's JSON document as fio prints it; the formatters accept it with or without "volbench". */
-export interface FioJson {
-  'fio version': string;
-  timestamp: number;
-  timestamp_ms: number;
-  time: string;
-  'global options'?: Record<string, string>;
-  jobs: FioJob[];
-  disk_util?: DiskUtil[];
-  /** volbench's own key; absent in fio's output. */
-  volbench?: VolbenchSection;
-}
+export const fioJsonSchema = z.object({
+  'fio version': z.string(),
+  timestamp: z.number(),
+  timestamp_ms: z.number(),
+  time: z.string(),
+  'global options': z.record(z.string(), z.string()).optional(),
+  jobs: z.array(fioJobSchema),
+  disk_util: z.array(diskUtilSchema).optional(),
+  volbench: volbenchSectionSchema.optional().describe("volbench's own key; absent in fio's output"),
+});
 
 /** What buildReport returns: fio's document plus the "volbench" key, always present. */
-export interface FioResult extends FioJson {
-  volbench: VolbenchSection;
-}
+export const fioResultSchema = fioJsonSchema.extend({ volbench: volbenchSectionSchema })
+  .describe("fio 3.33's JSON output (the json form: json+ adds bins), plus volbench's own key");
+
+export type FioLatStats = z.infer<typeof fioLatStatsSchema>;
+export type FioDirStats = z.infer<typeof fioDirStatsSchema>;
+export type FioSyncStats = z.infer<typeof fioSyncStatsSchema>;
+export type FioSteadyState = z.infer<typeof fioSteadyStateSchema>;
+export type FioJob = z.infer<typeof fioJobSchema>;
+export type VolbenchSeriesDir = z.infer<typeof volbenchSeriesDirSchema>;
+export type VolbenchSeriesPoint = z.infer<typeof volbenchSeriesPointSchema>;
+export type VolbenchLoopDir = z.infer<typeof volbenchLoopDirSchema>;
+export type VolbenchLoopValues = z.infer<typeof volbenchLoopValuesSchema>;
+export type VolbenchJobLoops = z.infer<typeof volbenchJobLoopsSchema>;
+export type VolbenchEntitlement = z.infer<typeof volbenchEntitlementSchema>;
+export type VolbenchJob = z.infer<typeof volbenchJobSchema>;
+export type VolbenchPrice = z.infer<typeof volbenchPriceSchema>;
+export type VolbenchCloud = z.infer<typeof volbenchCloudSchema>;
+export type VolbenchSuiteInfo = z.infer<typeof volbenchSuiteInfoSchema>;
+export type VolbenchAssertion = z.infer<typeof volbenchAssertionSchema>;
+export type VolbenchTarget = z.infer<typeof volbenchTargetSchema>;
+export type VolbenchSection = z.infer<typeof volbenchSectionSchema>;
+export type DiskUtil = z.infer<typeof diskUtilSchema>;
+export type FioJson = z.infer<typeof fioJsonSchema>;
+export type FioResult = z.infer<typeof fioResultSchema>;

@@ -22,31 +22,9 @@ export interface ReportJob {
   notes?: string[];
 }
 
-/** fio's disk_util entry, from /sys/block/<dev>/stat deltas over the run. */
-export interface DiskUtil {
-  name: string;
-  read_ios: number;
-  write_ios: number;
-  read_merges: number;
-  write_merges: number;
-  read_ticks: number;
-  write_ticks: number;
-  in_queue: number;
-  util: number;
-  /**
-   * Only for a device built on others (device-mapper, md), in fio's key order after `util`:
-   * the mean of its slaves' counters (integer division, as fio does) and the highest slave util.
-   * fio spells the merge key without an "s": `aggr_write_merge`.
-   */
-  aggr_read_ios?: number;
-  aggr_write_ios?: number;
-  aggr_read_merges?: number;
-  aggr_write_merge?: number;
-  aggr_read_ticks?: number;
-  aggr_write_ticks?: number;
-  aggr_in_queue?: number;
-  aggr_util?: number;
-}
+/** fio's disk_util entry (its schema is the document's: fio-result.ts). */
+export type { DiskUtil } from './fio-result.js';
+import type { DiskUtil } from './fio-result.js';
 
 /** What volbench knows about a target beyond fio: reported under "volbench". */
 export interface TargetIdentity {

@@ -4,19 +4,18 @@
  * in the native engine, measure disk statistics around it, build the report and judge the
  * run's assertions on it.
  */
-import { analyseBurst } from '../analysis/burst.js';
-import { baselineRun, CliffWatch, untilBaselineSpec, type UntilBaseline } from '../analysis/until-baseline.js';
+import { baselineRun, CliffWatch, untilBaselineSpec, type UntilBaseline } from './until-baseline.js';
+import { finishRun } from './finish.js';
 import { engineSpec } from '../engine/engines.js';
 import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
-import { judged } from '../gates/index.js';
 import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import {
   diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats, snapshotFromTexts, type DiskStatsSnapshot, type ExcludedInterval,
 } from '../target/index.js';
 import { buildReport, type FioResult } from '../report/index.js';
-import { withCloud } from '../cloud/index.js';
+import { volumeOf } from '../cloud/index.js';
 import type { ReportJob } from '../report/types.js';
 import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
@@ -216,9 +215,8 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     volbenchVersion: VERSION,
     jobFile: jobFileOf(plan.spec),
   });
-  // Every result with a series gets its burst analysis: one pass over about a point a second.
-  const analysed = analyseBurst(result, { volume: options.untilBaseline?.volume });
-  return judged(plan.cloud ? withCloud(analysed, plan.cloud) : analysed, plan.assertions);
+  const until = options.untilBaseline?.volume;
+  return finishRun(result, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });
 }
 
 /** Plans (every check before any I/O) and runs a parsed spec. */

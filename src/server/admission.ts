@@ -8,9 +8,9 @@
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
 import type { CloudContext } from '../cloud/index.js';
-import { effectiveSpec, optionField, planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
-import { directionsUsed } from '../jobspec/directions.js';
+import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
+import { checkInstanceNameLength } from '../plan/name-length.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { engineSpec } from '../engine/engines.js';
@@ -25,6 +25,12 @@ export interface AdmissionContext extends PathScope {
   limits: Limits;
   /** Block devices this service's own running runs hold (PlanOptions.heldDevices). */
   heldDevices?: ReadonlySet<string>;
+  /**
+   * Submits only: given the run's queue keys (resolved from its paths, before it is planned)
+   * and throws when the queue cannot take it. Planning probes every target and is the slow part
+   * of admission; a run the full queue refuses anyway is refused without it.
+   */
+  queueGate?: (queueKeys: () => Promise<string[]>) => Promise<void>;
 }
 
 export interface AdmittedSpec {
@@ -58,17 +64,22 @@ function targetField(spec: ParsedSpec, o: JobOptions, i: number): string {
   return optionField(spec.jobs[i], i, o.filename !== undefined ? 'filename' : 'directory');
 }
 
-/** Authorizes each instance's target against the roots, before the library looks at any. */
-async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string): Promise<Set<TargetRoot>> {
+/**
+ * Authorizes each instance's target against the roots, before the library looks at any. A write
+ * to a block device the plan would refuse (the block-write opt-in, decided by the plan's rule
+ * with this service's `mayWrite`) is refused here first, with the service's own problem.
+ */
+async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string, mayWrite: (device: string) => boolean): Promise<Set<TargetRoot>> {
   const used = new Set<TargetRoot>();
   for (const [i, { options: o }] of spec.jobs.entries()) {
     const field = targetField(spec, o, i);
     if (o.directory !== undefined) await authorizePath(o.directory, optionField(spec.jobs[i], i, 'directory'), scope);
-    const [, writes, trims] = directionsUsed(o);
     for (let instance = 0; instance < o.numjobs; instance++) {
-      const target = await authorizePath(instancePath(o, instance, cwd), field, scope);
+      const path = instancePath(o, instance, cwd);
+      checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
+      const target = await authorizePath(path, field, scope);
       used.add(target.root);
-      if (target.isBlockDevice && (writes || trims) && !target.root.allowBlockWrite) {
+      if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
         throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
       }
     }
@@ -101,16 +112,32 @@ async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<void> {
   }
 }
 
+interface JobPaths {
+  options: JobOptions;
+  /** Each instance's target path. */
+  paths: string[];
+}
+
 /**
  * The devices the run's jobs work on. A job whose engine touches no device (null) takes the
  * engine's own key instead: such runs burn CPU, so they queue one at a time like any other.
  */
-async function queueKeys(plan: RunPlan): Promise<string[]> {
-  const touching = plan.jobs.filter((j) => engineSpec(j.options.ioengine).touchesTarget);
-  const paths = new Set(touching.flatMap((j) => j.instances.map((p) => p.path)));
+async function queueKeysOf(jobs: readonly JobPaths[]): Promise<string[]> {
+  const touching = jobs.filter((j) => engineSpec(j.options.ioengine).touchesTarget);
+  const paths = new Set(touching.flatMap((j) => j.paths));
   const keys = await Promise.all([...paths].map(queueKeyOf));
-  if (touching.length < plan.jobs.length) keys.push(ENGINE_ONLY_KEY);
+  if (touching.length < jobs.length) keys.push(ENGINE_ONLY_KEY);
   return [...new Set(keys)].sort();
+}
+
+/** The planned run's keys: the paths its instances will open. */
+function queueKeys(plan: RunPlan): Promise<string[]> {
+  return queueKeysOf(plan.jobs.map((j) => ({ options: j.options, paths: j.instances.map((p) => p.path) })));
+}
+
+/** The same keys before planning: the paths fio's rules give each instance (the plan's own). */
+function specQueueKeys(spec: ParsedSpec, cwd: string): Promise<string[]> {
+  return queueKeysOf(spec.jobs.map(({ options: o }) => ({ options: o, paths: Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)) })));
 }
 
 const ENGINE_ONLY_KEY = 'engine:null';
@@ -152,7 +179,8 @@ export async function admitSpec(spec: JobSpec, base: TargetRoot, ctx: AdmissionC
   const effective = effectiveSpec(parseSpec(spec), planOptions);
   const assertions = options.bind?.(effective) ?? [];
   effective.jobs.forEach((_, i) => checkJobPathTexts(effective, i));
-  const used = await authorizeTargets(effective, ctx, planOptions.cwd!);
+  const used = await authorizeTargets(effective, ctx, planOptions.cwd!, planOptions.allowBlockWrite!);
+  await ctx.queueGate?.(() => specQueueKeys(effective, planOptions.cwd!));
   const plan = await planRun(effective, { ...planOptions, assertions });
   try {
     await authorizePlan(plan, ctx);

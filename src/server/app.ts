@@ -12,7 +12,7 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import { VolbenchError } from '../errors.js';
 import { setStuckThreadLimit } from '../target/root-calls.js';
 import { registerAuth } from './auth.js';
-import { limitsOf, type ServerConfig } from './config.js';
+import { limitsOf, reportBudgetsOf, type ServerConfig } from './config.js';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { registerJsonBodies } from './json-body.js';
 import { validatorCompiler } from './keyed-union.js';
@@ -24,6 +24,7 @@ import { registerEventsRoute } from './routes/run-events.js';
 import { registerRunRoutes } from './routes/run-get.js';
 import { registerResultRoute } from './routes/run-result.js';
 import { registerReportRoutes } from './routes/report.js';
+import { ReportRenderer } from './report-renderer.js';
 import { registerWebRoutes } from './web.js';
 import { registerListRoute } from './routes/runs-list.js';
 import { registerSubmitRoute } from './routes/runs-submit.js';
@@ -84,7 +85,10 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
       closeRoots(roots);
     });
     await service.recover();
-    const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false };
+    const reports = new ReportRenderer(config.dataDir, reportBudgetsOf(limits), (id) => service.store.result(id));
+    service.metrics.watchReports(() => reports.stats());
+    app.addHook('onClose', async () => reports.close());
+    const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false, reports };
     const routes = app.withTypeProvider<ZodTypeProvider>();
     for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerSuiteRoutes,
       registerTargetsRoute, registerHealthRoutes, registerReportRoutes, registerCatalogRoutes]) {

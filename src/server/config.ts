@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
+import type { ReportBudgets } from './report-renderer.js';
 import type { TlsIdentity } from './tls.js';
 
 
@@ -45,6 +46,16 @@ export interface ServerConfig {
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */
   waitForEveryRun?: boolean;
+  /** Longest one report may take to render, in seconds (fractions allowed). */
+  reportTimeoutSec?: number;
+  /** Largest report the service answers with, in bytes. */
+  reportMaxBytes?: number;
+  /** Memory (the V8 heap of its thread) one report render may use, in bytes. */
+  reportMemoryBytes?: number;
+  /** Reports rendered at once, each on a thread of its own. */
+  reportConcurrency?: number;
+  /** Reports that may wait for a thread; one more is answered 429. */
+  reportQueueLimit?: number;
   /** Serve HTTPS with this certificate and key (PEM text; `readTlsFiles` reads them from files); plain HTTP without. */
   tls?: TlsIdentity;
   /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
@@ -69,10 +80,16 @@ export const DEFAULTS = {
   keepRuns: 1000,
   bodyLimitBytes: 1024 * 1024,
   maxWaitSec: 3600,
+  reportTimeoutSec: 30,
+  reportMaxBytes: 20 * 1024 * 1024,
+  reportMemoryBytes: 256 * 1024 * 1024,
+  reportConcurrency: 2,
+  reportQueueLimit: 8,
 } as const;
 
 export type Limits = Required<Pick<ServerConfig,
-  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'maxStuckThreads' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'>>;
+  'maxConcurrent' | 'queueLimit' | 'maxRuntimeSec' | 'maxSizeBytes' | 'maxInstances' | 'maxMemoryBytes' | 'maxStuckThreads' | 'keepRuns' | 'bodyLimitBytes' | 'maxWaitSec'
+  | 'reportTimeoutSec' | 'reportMaxBytes' | 'reportMemoryBytes' | 'reportConcurrency' | 'reportQueueLimit'>>;
 
 export function limitsOf(config: ServerConfig): Limits {
   return {
@@ -86,6 +103,22 @@ export function limitsOf(config: ServerConfig): Limits {
     keepRuns: config.keepRuns ?? DEFAULTS.keepRuns,
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     maxWaitSec: config.maxWaitSec ?? DEFAULTS.maxWaitSec,
+    reportTimeoutSec: config.reportTimeoutSec ?? DEFAULTS.reportTimeoutSec,
+    reportMaxBytes: config.reportMaxBytes ?? DEFAULTS.reportMaxBytes,
+    reportMemoryBytes: config.reportMemoryBytes ?? DEFAULTS.reportMemoryBytes,
+    reportConcurrency: config.reportConcurrency ?? DEFAULTS.reportConcurrency,
+    reportQueueLimit: config.reportQueueLimit ?? DEFAULTS.reportQueueLimit,
+  };
+}
+
+/** The report renderer's budgets in its units. */
+export function reportBudgetsOf(limits: Limits): ReportBudgets {
+  return {
+    timeoutMs: Math.round(limits.reportTimeoutSec * 1000),
+    maxBytes: limits.reportMaxBytes,
+    memoryBytes: limits.reportMemoryBytes,
+    concurrency: limits.reportConcurrency,
+    queueLimit: limits.reportQueueLimit,
   };
 }
 

@@ -15,6 +15,7 @@ import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, prob
 import { shuttingDown } from './problems.js';
 import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from './schemas/run-request.js';
 import { ANALYSIS_SHAPE, isAnalysisBody } from './schemas/analysis-request.js';
+import { ownValue } from '../own-key.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
 export function fieldFromPointer(pointer: string): string {
@@ -73,7 +74,7 @@ const FASTIFY_CODES: Record<string, { slug: string; title: string; detail?: stri
 function fastifyProblem(err: FastifyError): Problem | null {
   const status = err.statusCode ?? 0;
   if (status < 400 || status >= 500) return null;
-  const known = err.code ? FASTIFY_CODES[err.code] : undefined;
+  const known = err.code ? ownValue(FASTIFY_CODES, err.code) : undefined;
   return {
     type: problemType(known?.slug ?? 'bad-request'),
     title: known?.title ?? 'Bad request',

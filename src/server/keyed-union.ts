@@ -14,7 +14,7 @@ const branches = new WeakMap<object, (data: unknown) => z.ZodType>();
 /** `union`, validated as `withKey` when the data is an object holding `key`, else as `withoutKey`. */
 export function keyedUnion<T extends z.ZodType>(union: T, key: string, withKey: z.ZodType, withoutKey: z.ZodType): T {
   branches.set(union, (data) =>
-    typeof data === 'object' && data !== null && !Array.isArray(data) && key in data ? withKey : withoutKey);
+    typeof data === 'object' && data !== null && !Array.isArray(data) && Object.hasOwn(data, key) ? withKey : withoutKey);
   return union;
 }
 

@@ -16,6 +16,7 @@
 import awsLambdaFastify from '@fastify/aws-lambda';
 import type { FastifyInstance } from 'fastify';
 
+import { awsClient } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
 import { buildServer } from './app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
@@ -50,6 +51,8 @@ export function lambdaConfig(env: NodeJS.ProcessEnv, token = env.VOLBENCH_TOKEN)
     // One sandbox serves one request at a time; a queue would only hold runs no request waits for.
     maxConcurrent: 1,
     queueLimit: 0,
+    // Lambda answers at most 6 MB: a larger report is refused naming the budget, not cut off.
+    reportMaxBytes: 5 * 1024 * 1024,
     ...(maxRuntime
       ? { maxRuntimeSec: parseMaxRuntimeSec(maxRuntime, 'VOLBENCH_MAX_RUNTIME') }
       : env.VOLBENCH_FUNCTION_TIMEOUT
@@ -73,7 +76,7 @@ export async function lambdaConfigFromEnv(env: NodeJS.ProcessEnv): Promise<Serve
   const name = env.VOLBENCH_TOKEN_PARAMETER;
   if (!name) return lambdaConfig(env);
   const { SSMClient, GetParameterCommand } = await import('@aws-sdk/client-ssm');
-  const client = new SSMClient({});
+  const client = awsClient(SSMClient);
   try {
     const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
     const token = out.Parameter?.Value;

@@ -16,6 +16,12 @@ export interface MetricsSources {
 
 const DIRECTIONS = ['read', 'write', 'trim'] as const;
 
+export interface ReportStats {
+  threads: number;
+  rendering: number;
+  waiting: number;
+}
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'status'>;
@@ -65,6 +71,30 @@ export class ServiceMetrics {
     // prom-client's default metrics already name what they are (process_cpu_seconds_total,
     // nodejs_heap_size_used_bytes): the prefix only says whose they are.
     collectDefaultMetrics({ register: this.registry, prefix: 'volbench_' });
+  }
+
+  /** The report renderer's threads and renders, read when scraped. */
+  watchReports(stats: () => ReportStats): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'volbench_report_threads',
+      help: 'Report render threads alive (rendering, idle, or ending)',
+      registers,
+      collect() {
+        this.set(stats().threads);
+      },
+    });
+    new Gauge({
+      name: 'volbench_report_renders',
+      help: 'Report renders by state: rendering on a thread, or waiting for one',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const { rendering, waiting } = stats();
+        this.set({ state: 'rendering' }, rendering);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
   }
 
   /** `rootOf` maps a job's target path to the root it is under, for the per-target gauges. */

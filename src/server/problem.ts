@@ -75,6 +75,10 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ESTUCK: { status: 503, title: 'Target not answering' },
   ENATIVE: { status: 500, title: 'Engine failure' },
   ECLOUD: { status: 502, title: 'Cloud provider call failed' },
+  EVOLUME_SYNTAX: { status: 400, title: 'Invalid volume' },
+  EVOLUME_TYPE: { status: 400, title: 'Unknown volume type' },
+  EVOLUME_LIMIT: { status: 400, title: "Volume outside its type's limits" },
+  EVOLUME_PLACEMENT: { status: 400, title: 'Volume and instance do not go together' },
   ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
 };
 

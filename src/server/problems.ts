@@ -114,6 +114,30 @@ export function assertionNotApplicable(detail: string, extra: { field: string; c
   return new HttpProblem(422, 'assertion-not-applicable', 'Assertion does not apply to this run', detail, extra);
 }
 
+export type ReportBudgetName = 'deadline' | 'memory' | 'size';
+
+const REPORT_ACCEPTED = 'a smaller report: fewer runs, or format=md, csv or json in place of html';
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Number((bytes / 1024 / 1024).toFixed(1))} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** A report over one of the service's report budgets; `field` names the budget's flag. */
+export function reportTooLarge(budget: ReportBudgetName, limits: { timeoutMs: number; maxBytes: number; memoryBytes: number }, bytes?: number): HttpProblem {
+  const [field, detail] = {
+    deadline: ['--report-timeout', `the report was not rendered within ${limits.timeoutMs / 1000} s, the longest a report may take (--report-timeout)`],
+    memory: ['--report-memory', `rendering the report needed more than ${sizeText(limits.memoryBytes)} of memory, the most a report may use (--report-memory)`],
+    size: ['--report-max-size', `the report is ${sizeText(bytes ?? 0)}, more than the ${sizeText(limits.maxBytes)} a report may be (--report-max-size)`],
+  }[budget];
+  return new HttpProblem(422, 'report-too-large', 'Report too large', detail, { field, accepted: REPORT_ACCEPTED });
+}
+
+export function reportQueueFull(limit: number, retryAfterSec: number): HttpProblem {
+  return new HttpProblem(429, 'report-queue-full', 'Report queue full',
+    `${limit} reports are already waiting to be rendered (--report-queue-limit); try again later`, {},
+    { 'retry-after': String(retryAfterSec) });
+}
+
 export function queueFull(limit: number, retryAfterSec: number): HttpProblem {
   return new HttpProblem(429, 'queue-full', 'Queue full', `${limit} runs are already waiting (--queue-limit); try again later`, {},
     { 'retry-after': String(retryAfterSec) });

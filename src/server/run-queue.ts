@@ -36,7 +36,12 @@ export class RunQueue {
 
   /** Whether a run on these keys can be taken: it starts at once, or the queue has room. */
   canAccept(queueKeys: string[]): boolean {
-    return this.waiting.length < this.options.limit || this.canStartNow(queueKeys);
+    return !this.isFull() || this.canStartNow(queueKeys);
+  }
+
+  /** Whether the queue has no room: only a run that can start at once is taken. */
+  isFull(): boolean {
+    return this.waiting.length >= this.options.limit;
   }
 
   /** Adds a run and starts whatever can start. The caller checks canAccept() first. */

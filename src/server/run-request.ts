@@ -11,8 +11,7 @@ import { specFromJobFile } from './job-file.js';
 import type { TargetRoot } from './roots.js';
 import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
 import type { RunVolume, SuiteRunRequest } from './schemas/run-request.js';
-import { checkPlacement, checkVolume, type CloudContext, type VolumeSpec } from '../cloud/index.js';
-import { VolbenchError } from '../errors.js';
+import { checkPlacement, volumeFromJson, type CloudContext } from '../cloud/index.js';
 import type { RunSuiteBody } from './schemas/run.js';
 import type { RunRow } from './store/runs.js';
 import { admitSuite } from './suite-admission.js';
@@ -32,26 +31,16 @@ export function requestVolume(request: RunRequest): RunVolume | null {
 }
 
 /**
- * The volume as the library's planning option, refused as the request names it: `volume.iops`
- * with the limit and its source, `volume.instance` with the closest known type.
+ * The volume as the library's planning option, made once from the request's JSON: refusals name
+ * `volume.size_gib`, `volume.iops` (with the limit and its source), `volume.instance` (with the
+ * closest known type).
  */
 function cloudOf(volume: RunVolume | null): CloudContext | undefined {
   if (volume === null) return undefined;
-  const spec: VolumeSpec = {
-    type: volume.type, sizeGiB: volume.size_gib,
-    ...(volume.iops !== undefined ? { iops: volume.iops } : {}),
-    ...(volume.throughput_mibps !== undefined ? { throughputMiBps: volume.throughput_mibps } : {}),
-  };
-  try {
-    checkVolume(spec, 'volume');
-    checkPlacement(spec, volume.instance);
-  } catch (err) {
-    if (!(err instanceof VolbenchError)) throw err;
-    const field = err.field === 'instance' ? 'volume.instance' : err.field === 'volume.size' ? 'volume.size_gib'
-      : err.field === 'volume.throughput' ? 'volume.throughput_mibps' : err.field;
-    throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
-  }
-  return { volume: spec, ...(volume.instance !== undefined ? { instance: volume.instance } : {}) };
+  const { instance, ...figures } = volume;
+  const made = volumeFromJson(figures, 'volume');
+  checkPlacement(made, instance, 'volume.instance', 'volume.size_gib');
+  return { volume: made, ...(instance !== undefined ? { instance } : {}) };
 }
 
 export interface AdmittedRun extends AdmittedSpec {

@@ -101,7 +101,11 @@ export class RunService {
   }
 
   async submit({ request, defaultRoot }: SubmitInput): Promise<RunRow> {
-    const admitted = await admitRequest(request, defaultRoot, this.admissionContext(null));
+    // A full queue refuses the run before it is planned, on the keys planning would give it.
+    const queueGate = async (queueKeys: () => Promise<string[]>): Promise<void> => {
+      if (this.queue.isFull() && !this.queue.canAccept(await queueKeys())) throw queueFull(this.limits.queueLimit, this.retryAfterSec());
+    };
+    const admitted = await admitRequest(request, defaultRoot, { ...this.admissionContext(null), queueGate });
     // Planned again as it starts: this plan only proved that it can run.
     admitted.plan.release();
     if (!this.queue.canAccept(admitted.queueKeys)) {

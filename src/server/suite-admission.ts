@@ -15,6 +15,7 @@ import { authorizePath, checkPathText } from './path-policy.js';
 import { HttpProblem } from './problem.js';
 import type { TargetRoot } from './roots.js';
 import type { SuiteRunRequest } from './schemas/run-request.js';
+import { ownValue } from '../own-key.js';
 
 export interface AdmittedSuite extends AdmittedSpec {
   suite: Suite;
@@ -61,7 +62,7 @@ const REQUEST_FIELDS: Record<string, string> = {
 function requestField(field: string | undefined): string | undefined {
   if (field === undefined) return undefined;
   const option = field.slice(field.lastIndexOf('.') + 1);
-  return REQUEST_FIELDS[option] ?? 'suite';
+  return ownValue(REQUEST_FIELDS, option) ?? 'suite';
 }
 
 function inRequestTerms(err: unknown, suite: string): unknown {

@@ -2,8 +2,10 @@
  * Named suites: fio job files shipped in the package (suites/*.fio), run test by test with
  * KDiskMark-style loops and folded into one fio document.
  */
-export { SUITES } from './catalog.js';
+export { SUITES, suiteDefinitions } from './catalog.js';
 export type { SuiteDefinition, SuiteTarget } from './catalog.js';
+export { manifestTests, QUESTION_METRICS, suiteManifest } from './manifest.js';
+export type { ManifestSuite, SuiteQuestion } from './manifest.js';
 export { listSuites, loadSuite, suitesDirectory } from './load.js';
 export type { Suite, SuiteInfo } from './load.js';
 export { describeSuite } from './describe.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { VolbenchError } from '../errors.js';
 import { parseJobFile } from '../jobspec/index.js';
 import type { JobSpec } from '../jobspec/types.js';
-import { SUITES, type SuiteDefinition } from './catalog.js';
+import { suiteDefinitions, type SuiteDefinition } from './catalog.js';
 
 /** A suite with the path of its job file. */
 export interface SuiteInfo extends SuiteDefinition {
@@ -34,7 +34,7 @@ export function suitesDirectory(): string {
 /** The shipped suites, in the order `volbench suite --list` prints them. */
 export function listSuites(): SuiteInfo[] {
   const dir = suitesDirectory();
-  return SUITES.map((s) => ({ ...s, path: join(dir, s.file) }));
+  return suiteDefinitions().map((s) => ({ ...s, path: join(dir, s.file) }));
 }
 
 /** A shipped suite by name, its job file read and parsed. */
@@ -43,7 +43,7 @@ export function loadSuite(name: string): Suite {
   if (!info) {
     throw new VolbenchError('EINVALID_ARGS', `there is no suite named '${name}'`, {
       field: 'suite',
-      accepted: SUITES.map((s) => s.name).join(', '),
+      accepted: suiteDefinitions().map((s) => s.name).join(', '),
     });
   }
   let text: string;

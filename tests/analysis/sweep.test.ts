@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runSweep } from '../../src/analysis/sweep.js';
 import { runJobs } from '../../src/index.js';
-import { harmonicScore } from '../../src/analysis/optimum.js';
-import type { VolbenchSweep } from '../../src/analysis/types.js';
+import { harmonicScore } from '../../src/findings/optimum.js';
+import type { VolbenchSweep } from '../../src/report/analysis-sections.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
 

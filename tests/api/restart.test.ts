@@ -38,6 +38,25 @@ afterAll(async () => {
 const serveArgs = (data = dataDir, target = root): string[] =>
   ['--data-dir', data, '--target-root', target, '--token', token, '--max-concurrent', '1'];
 
+/** Polls `check` every 20 ms for up to 10 s; fails naming `what`. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** run_files rows the live server has recorded for run `id` (read-only beside it, WAL). */
+function recordedFiles(id: string): number {
+  const db = new Connection(join(dataDir, 'volbench.sqlite'), { readOnly: true });
+  try {
+    return Number(db.prepare('SELECT count(*) FROM run_files f JOIN runs r ON r.seq = f.run_seq WHERE r.id = ?').pluck().get(id));
+  } finally {
+    db.close();
+  }
+}
+
 describe('kill -9 mid-run, then a restart on the same data directory', () => {
   let earlier: string;
   let victim: string;
@@ -56,7 +75,8 @@ describe('kill -9 mid-run, then a restart on the same data directory', () => {
     queued = (await client.submit(randreadSpec())).body.id;
     queuedSuite = (await client.submit({ suite: 'kdiskmark', size: '4m', runtime: 1, loops: 1, assert: ['RND4K-Q1T1-read.iops > 0'] })).body.id;
     await client.waitForStatus(victim, 'running');
-    expect(existsSync(victimFile())).toBe(true);
+    // 'running' comes before the layout: wait for the file and its record, as a kill could find either missing.
+    await until(() => existsSync(victimFile()) && recordedFiles(victim) > 0, 'the victim file and its run_files row');
     serving.child.kill('SIGKILL');
     await waitForExit(serving.child);
     serving = null;

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolumeSpec, priceVolume } from '../../src/cloud/index.js';
+import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolume, parseVolumeSpec, priceVolume } from '../../src/cloud/index.js';
+import { errorOf } from '../helpers/errors.js';
 import { VolbenchError } from '../../src/errors.js';
 
 const KiB = 1024;
@@ -87,28 +88,39 @@ describe('entitlement', () => {
 });
 
 describe('bad volumes', () => {
-  const cases: Array<[string, RegExp, string]> = [
-    ['gp3:size=10g,iops=20000', /gp3: at most 500 IOPS per GiB \(5000 for 10 GiB\) \(https:/, '--volume.iops'],
-    ['gp4:size=10g', /unknown volume type 'gp4'; did you mean 'gp3'/, 'volume.type'],
-    ['st1:size=100g', /st1 volumes are 125–16384 GiB, not 100/, '--volume.size'],
-    ['gp3:size=100g,throughput=2000', /at most 1000 MiB\/s/, '--volume.throughput'],
-    ['gp3:size=100g,iops=3000,throughput=800', /at most 0.25 MiB\/s per provisioned IOPS/, '--volume.throughput'],
-    ['gp2:size=100g,iops=500', /gp2 has no provisioned IOPS/, '--volume.iops'],
-    ['io2:size=100g', /io2 needs provisioned IOPS/, '--volume.iops'],
-    ['gp3', /size is missing/, '--volume.size'],
+  // One grammar, one set of codes: the text, the type, the type's limits (each with its source).
+  const cases: Array<[string, RegExp, string, string]> = [
+    ['gp3:10g:iops=20000', /gp3: at most 500 IOPS per GiB \(5000 for 10 GiB\) \(https:/, '--volume.iops', 'EVOLUME_LIMIT'],
+    ['gp4:10g', /unknown volume type 'gp4'; did you mean 'gp3'/, '--volume.type', 'EVOLUME_TYPE'],
+    ['st1:100g', /st1 volumes are 125–16384 GiB, not 100/, '--volume.size', 'EVOLUME_LIMIT'],
+    ['gp3:100g:throughput=2000', /at most 1000 MiB\/s/, '--volume.throughput', 'EVOLUME_LIMIT'],
+    ['gp3:100g:iops=3000:throughput=800', /at most 0.25 MiB\/s per provisioned IOPS/, '--volume.throughput', 'EVOLUME_LIMIT'],
+    ['gp2:100g:iops=500', /gp2 has no provisioned IOPS/, '--volume.iops', 'EVOLUME_LIMIT'],
+    ['io2:100g', /io2 needs provisioned IOPS/, '--volume.iops', 'EVOLUME_LIMIT'],
+    ['gp3', /gp3 needs a size/, '--volume.size', 'EVOLUME_SYNTAX'],
+    ['gp3:100g:speed=9', /unknown setting 'speed'/, '--volume', 'EVOLUME_SYNTAX'],
+    ['gp3:100g:500g', /size is given twice/, '--volume.size', 'EVOLUME_SYNTAX'],
+    ['gp3:1500m', /whole GiB/, '--volume.size', 'EVOLUME_SYNTAX'],
+    ['gp3:100g:suite=aws-ssd', /suite= names the suite a fleet member runs/, '--volume.suite', 'EVOLUME_SYNTAX'],
+    ['gp3:100g,io2:100g', /names one volume/, '--volume', 'EVOLUME_SYNTAX'],
   ];
-  for (const [text, message, field] of cases) {
-    it(`refuses ${text}`, () => {
-      try {
-        parseVolumeSpec(text);
-        expect.unreachable();
-      } catch (err) {
-        expect(err).toBeInstanceOf(VolbenchError);
-        expect((err as VolbenchError).message).toMatch(message);
-        expect((err as VolbenchError).field).toBe(field);
-      }
+  for (const [text, message, field, code] of cases) {
+    it(`refuses ${text} with ${code}, naming ${field}`, () => {
+      const err = errorOf(() => parseVolume(text));
+      expect(err.code).toBe(code);
+      expect(err.message).toMatch(message);
+      expect(err.field).toBe(field);
     });
   }
+
+  it('takes the old --volume form, TYPE:size=S,key=V, and says how to write it now', () => {
+    const notes: string[] = [];
+    const v = parseVolume('gp3:size=500g,iops=6000,throughput=250', { onOldForm: (n) => notes.push(n) });
+    expect(v.text).toBe('gp3:500g:iops=6000:throughput=250');
+    expect(notes).toEqual(['--volume gp3:size=500g,iops=6000,throughput=250: TYPE:size=S,key=V is the old form; write gp3:500g:iops=6000:throughput=250']);
+    expect(parseVolume('gp3:500g:iops=6000:throughput=250', { onOldForm: (n) => notes.push(n) }).text).toBe(v.text);
+    expect(notes).toHaveLength(1);
+  });
 });
 
 describe('instances', () => {

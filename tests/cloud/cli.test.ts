@@ -29,7 +29,7 @@ describe('volbench catalog', () => {
     const out = await volbench(['catalog', 'price', 'gp3', '--size', '10g', '--iops', '20000']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/at most 500 IOPS per GiB .*https:\/\/docs\.aws\.amazon\.com/);
-    expect(out.stderr).toContain('[--volume.iops]');
+    expect(out.stderr).toContain('[--iops]');
     const unknown = await volbench(['catalog', 'show', 'gp4']);
     expect(unknown.stderr).toMatch(/did you mean 'gp3'/);
   });

@@ -212,7 +212,9 @@ describe('volbench prices refresh, and --prices', () => {
     const plan = await run(['fleet', 'plan', '--volumes', 'gp3:500g', '--instance', 'm6i.large', '--region', 'eu-central-1', '--state-dir', dir,
       '--format', 'json', '--prices', file], bareEnv());
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).members[0].volumeMonthly).toEqual({ usd: 500 * 0.096 + 0, source: 'https://api.pricing.us-east-1.amazonaws.com/', as_of: today() });
+    expect(JSON.parse(plan.stdout).members[0].volumeMonthly).toEqual({
+      usd: 500 * 0.096 + 0, source: 'https://api.pricing.us-east-1.amazonaws.com/', as_of: today(), confidence: 'H',
+    });
 
     // A result that carries a price of its own is repriced from the file it was asked for.
     const result = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/publish/aws-ssd-vol-a.json'), 'utf8'));

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { formatPlan, parseFleetVolumes, planFleet } from '../../src/fleet/index.js';
-import { VolbenchError } from '../../src/errors.js';
+import { fleetVolumes, formatPlan, parseFleetVolumes, planFleet } from '../../src/fleet/index.js';
+import { errorOf } from '../helpers/errors.js';
 
 describe('--volumes', () => {
   it('reads type, size, IOPS and throughput, and labels each volume (a repeat gets -2)', () => {
@@ -19,29 +19,44 @@ describe('--volumes', () => {
     ]);
   });
 
-  const refused: Array<[string, RegExp, string]> = [
-    ['gp4:500g', /unknown volume type 'gp4'; did you mean 'gp2'/, '--volumes[0]'],
-    ['gp3', /gp3 needs a size/, '--volumes[0].size'],
-    ['st1:2t:iops=500', /st1 has no provisioned IOPS/, '--volumes[0].iops'],
-    ['gp2:100g:throughput=250', /gp2 has no provisioned throughput/, '--volumes[0].throughput'],
-    ['io1:100g', /io1 needs iops=/, '--volumes[0].iops'],
-    ['gp3:100g,gp3:1500m', /whole GiB/, '--volumes[1].size'],
-    ['gp3:100g:iops=lots', /whole number/, '--volumes[0].iops'],
-    ['instance-store:100g', /instance store takes no size/, '--volumes[0]'],
-    ['gp3:100g,', /is empty/, '--volumes[1]'],
+  // The grammar of --volume, the same messages and codes; a fleet's own rule is placement.
+  const refused: Array<[string, RegExp, string, string]> = [
+    ['gp4:500g', /unknown volume type 'gp4'; did you mean 'gp3'/, '--volumes[0].type', 'EVOLUME_TYPE'],
+    ['gp3', /gp3 needs a size/, '--volumes[0].size', 'EVOLUME_SYNTAX'],
+    ['st1:2t:iops=500', /st1 has no provisioned IOPS/, '--volumes[0].iops', 'EVOLUME_LIMIT'],
+    ['gp2:100g:throughput=250', /gp2 has no provisioned throughput/, '--volumes[0].throughput', 'EVOLUME_LIMIT'],
+    ['io1:100g', /io1 needs provisioned IOPS/, '--volumes[0].iops', 'EVOLUME_LIMIT'],
+    ['gp3:100g,gp3:1500m', /whole GiB/, '--volumes[1].size', 'EVOLUME_SYNTAX'],
+    ['gp3:100g:iops=lots', /whole number/, '--volumes[0].iops', 'EVOLUME_SYNTAX'],
+    ['instance-store:100g', /instance's store device whole/, '--volumes[0].size', 'EVOLUME_PLACEMENT'],
+    ['pd-ssd:100g', /a fleet runs on EC2, and pd-ssd is a gcp volume/, '--volumes[0].type', 'EVOLUME_PLACEMENT'],
+    ['gp3:100g,', /is empty/, '--volumes[1]', 'EVOLUME_SYNTAX'],
   ];
-  for (const [text, message, field] of refused) {
-    it(`refuses '${text}', naming ${field}`, () => {
-      try {
-        parseFleetVolumes(text);
-        expect.unreachable();
-      } catch (err) {
-        expect(err).toBeInstanceOf(VolbenchError);
-        expect((err as VolbenchError).message).toMatch(message);
-        expect((err as VolbenchError).field).toBe(field);
-      }
+  for (const [text, message, field, code] of refused) {
+    it(`refuses '${text}' with ${code}, naming ${field}`, () => {
+      const err = errorOf(() => parseFleetVolumes(text));
+      expect(err.code).toBe(code);
+      expect(err.message).toMatch(message);
+      expect(err.field).toBe(field);
     });
   }
+
+  it('refuses instance store on an instance type without one, before anything exists', () => {
+    const err = errorOf(() => fleetVolumes('instance-store', 'm6i.large'));
+    expect(err.code).toBe('EVOLUME_PLACEMENT');
+    expect(err.field).toBe('--instance');
+    expect(fleetVolumes('instance-store', 'i4i.large')[0].label).toBe('instance-store');
+  });
+
+  it("takes a member's own suite (suite=), and refuses one the package does not ship, naming it", () => {
+    const volumes = fleetVolumes('gp3:500g,st1:2t:suite=aws-hdd', 'm6i.large');
+    const plan = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1' });
+    expect(plan.members.map((m) => m.suite)).toEqual([undefined, 'aws-hdd']);
+    expect(plan.members[1].label).toBe('st1-2t');
+    const err = errorOf(() => planFleet({ volumes: fleetVolumes('st1:2t:suite=aws-hhd', 'm6i.large'), instanceType: 'm6i.large', region: 'us-east-1' }));
+    expect(err.field).toBe('--volumes[0].suite');
+    expect(err.message).toMatch(/no suite named 'aws-hhd'/);
+  });
 
   it('caps the list (at most 50 volumes) and its length', () => {
     expect(() => parseFleetVolumes(Array(51).fill('gp3:1g').join(','))).toThrow(/at most 50/);

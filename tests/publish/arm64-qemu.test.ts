@@ -17,7 +17,7 @@ const skip = qemuSkipReason();
 
 // Runs inside the arm64 Node: the library from dist/ on the arm64 prebuilt, results as JSON.
 const PROBE = `
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 const lib = await import(process.env.LIB);
 const { nativeAddon } = await import(process.env.ADDON_MODULE);
@@ -34,10 +34,12 @@ const u = await lib.runJobs({ jobs: [job('io_uring')] });
 out.ioUring = { error: u.jobs[0].error, bytes: u.jobs[0].read.io_bytes + u.jobs[0].write.io_bytes,
   syscall: u.volbench.jobs[0].error_syscall, message: u.volbench.jobs[0].error_message };
 const fd = openSync(join(dir, 'beneath'), 'r');
+const id = (path) => { const st = statSync(path, { bigint: true }); return [st.dev, st.ino]; };
 try {
-  out.removeThroughSymlink = await nativeAddon().removeFile({ dirFd: fd, name: 'link/victim' }, 0n, 0n);
+  // The victim's own dev/ino: only the walk through the link may refuse it.
+  out.removeThroughSymlink = await nativeAddon().removeFile({ dirFd: fd, name: 'link/victim' }, ...id(join(dir, 'outside', 'victim')));
   out.victimKept = existsSync(join(dir, 'outside', 'victim'));
-  out.removePlain = await nativeAddon().removeFile({ dirFd: fd, name: 'sub/plain' }, 0n, 0n);
+  out.removePlain = await nativeAddon().removeFile({ dirFd: fd, name: 'sub/plain' }, ...id(join(dir, 'beneath', 'sub', 'plain')));
   out.plainGone = !existsSync(join(dir, 'beneath', 'sub', 'plain'));
 } finally { closeSync(fd); }
 console.log(JSON.stringify(out));

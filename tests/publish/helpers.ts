@@ -52,3 +52,26 @@ export function mixedInputs(): ReportInput[] {
 /** What the catalog's priceVolume would answer for the io2 volume. */
 export const priceIo2 = (v: { volume_type?: string }): { usd_per_month: number; as_of: string } | null =>
   v.volume_type === 'io2' ? { usd_per_month: 1046.25, as_of: '2026-10-15' } : null;
+
+/** RFC 4180 fields: quotes around a field with a comma, doubled quotes inside. */
+export function csvRecords(csv: string): string[][] {
+  const records: string[][] = [];
+  let field = '';
+  let record: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < csv.length; i++) {
+    const c = csv[i];
+    if (quoted) {
+      if (c === '"' && csv[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') record.push(field), (field = '');
+    else if (c === '\r' && csv[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      (field = ''), (record = []), i++;
+    } else field += c;
+  }
+  return records;
+}

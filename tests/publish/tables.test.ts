@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, renderCsv, renderJson, renderMarkdown } from '../../src/publish/index.js';
-import { mixedInputs, priceIo2 } from './helpers.js';
+import { csvRecords, mixedInputs, priceIo2 } from './helpers.js';
 
 const TAIL = ['$ per 1,000 IOPS', '$ per MiB/s', 'Measured/entitled', 'Bound by', 'Status', 'Notes'];
 const HEAD = ['Label', 'Type', 'Size GiB', 'Prov. IOPS', 'Prov. MiB/s', '$/month'];
@@ -63,29 +63,6 @@ function markdownTables(md: string): Array<{ title: string; header: string[]; ro
     }
   }
   return out;
-}
-
-/** RFC 4180 fields: quotes around a field with a comma, doubled quotes inside. */
-function csvRecords(csv: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < csv.length; i++) {
-    const c = csv[i];
-    if (quoted) {
-      if (c === '"' && csv[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') record.push(field), (field = '');
-    else if (c === '\r' && csv[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      (field = ''), (record = []), i++;
-    } else field += c;
-  }
-  return records;
 }
 
 describe('report tables', () => {

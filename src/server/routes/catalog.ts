@@ -7,9 +7,8 @@
 import { z } from 'zod';
 
 import {
-  checkPlacement, checkVolume, directionOf, entitlement, loadCatalog, loadInstances, priceVolume, provisionedIops, provisionedThroughput, volumeType,
+  checkPlacement, directionOf, entitlement, loadCatalog, loadInstances, priceVolume, volumeFromSettingsText, volumeType,
 } from '../../cloud/index.js';
-import type { VolumeSpec } from '../../cloud/index.js';
 import { InstanceType, ProviderCatalog } from '../../cloud/schema.js';
 import { VolbenchError } from '../../errors.js';
 import { parseSize } from '../../jobspec/index.js';
@@ -19,7 +18,6 @@ import { named } from '../schemas/registry.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
-const GiB = 1024 ** 3;
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
 const RW = ['read', 'write', 'rw', 'readwrite', 'randread', 'randwrite', 'randrw'] as const;
 
@@ -67,28 +65,7 @@ const volumeAnswer = named('CatalogVolume', z.object({
   }),
 }).describe("One volume's monthly price and what it should deliver"));
 
-/** The query as a volume, refused naming `query.<field>` and what the type allows. */
-function volumeOf(type: string, q: z.infer<typeof volumeQuery>): VolumeSpec {
-  if (q.size === undefined) {
-    if (volumeType(type).from_instance) {
-      const spec = { type, sizeGiB: 0 };
-      checkVolume(spec, 'query');
-      return spec;
-    }
-    throw new VolbenchError('EINVALID_VALUE', `a ${type} volume needs its size`, { field: 'query.size', accepted: 'e.g. 500g or 2t' });
-  }
-  const bytes = parseSize(q.size, { field: 'query.size' });
-  if (bytes === 0 || bytes % GiB !== 0) {
-    throw new VolbenchError('EINVALID_VALUE', `a volume's size is whole GiB, not '${q.size}'`, { field: 'query.size', accepted: 'e.g. 500g or 2t' });
-  }
-  const spec: VolumeSpec = {
-    type, sizeGiB: bytes / GiB,
-    ...(q.iops !== undefined ? { iops: Number(q.iops) } : {}),
-    ...(q.throughput !== undefined ? { throughputMiBps: Number(q.throughput) } : {}),
-  };
-  checkVolume(spec, 'query');
-  return spec;
-}
+const QUERY_FIELDS = { type: 'type', size: 'query.size', iops: 'query.iops', throughput: 'query.throughput', suite: 'query' };
 
 export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
   app.get('/v1/catalog', {
@@ -124,7 +101,7 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
       throw err;
     }
     if (found.provider !== provider) throw volumeTypeNotFound(`${type} is one of ${found.provider}'s volume types, not ${provider}'s`, found.provider);
-    const spec = volumeOf(found.type, q);
+    const spec = volumeFromSettingsText(found.type, q, QUERY_FIELDS, 'query');
     checkPlacement(spec, q.instance, 'query.instance', 'query.size');
     const bs = parseSize(q.bs ?? '4k', { field: 'query.bs' });
     if (bs === 0 || bs > 1 << 30) throw new VolbenchError('EINVALID_VALUE', `bs is 1 byte to 1 GiB, not '${q.bs}'`, { field: 'query.bs', accepted: 'e.g. 4k, 1m' });
@@ -143,14 +120,9 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
       }
     }
     const e = entitlement(spec, { bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), instance: q.instance });
-    const iops = provisionedIops(spec, found);
-    const throughput = provisionedThroughput(spec, found);
     return {
       provider,
-      volume: {
-        type: spec.type, size_gib: spec.sizeGiB,
-        ...(iops !== undefined ? { iops } : {}), ...(throughput !== undefined ? { throughput_mibps: throughput } : {}),
-      },
+      volume: spec.json(),
       price,
       entitlement: {
         bs, rw, ...(q.instance !== undefined ? { instance: q.instance } : {}),

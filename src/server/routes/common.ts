@@ -1,4 +1,5 @@
 /** Pieces several routes share: the run id parameter, its 404, and problem responses. */
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
 import { MAX_PARAM_LENGTH } from '../error-handler.js';
@@ -38,4 +39,19 @@ export const tokenRouteResponses = { 401: unauthorizedResponse, ...anyRouteRespo
 export const pathParamResponses = {
   400: problemResponse(`The path parameter is not valid: ${BAD_PARAM}`),
   414: problemResponse(`A path parameter is longer than ${MAX_PARAM_LENGTH} characters`),
+};
+
+/** Aborted when the client closes the connection before its answer is sent: a render it asked for may be dropped. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort(new Error('the client closed the connection'));
+  });
+  return gone.signal;
+}
+
+/** The statuses of a route whose answer is rendered within the report budgets (report-renderer.ts). */
+export const renderBudgetResponses = {
+  422: problemResponse("The answer is over one of the service's report budgets (report-too-large; field names the budget: --report-timeout, --report-memory or --report-max-size)"),
+  429: problemResponse('Too many reports are waiting to be rendered (report-queue-full, with Retry-After)'),
 };

@@ -1,18 +1,20 @@
 /**
  * GET /v1/runs/{id}/report and GET /v1/report?run=ID&run=ID2: the price/performance report of
  * stored runs, in the formats of `volbench report`. A run that failed or was cancelled without a
- * result is a row that says so; a run still queued or running is refused until it ends.
+ * result is a row that says so; a run still queued or running is refused until it ends. Reports
+ * are drawn on threads of their own, within the service's report budgets (report-renderer.ts).
  */
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
 import { activePrices } from '../../cloud/prices.js';
-import { buildPublishReport, catalogPricer, renderReport, REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportInput } from '../../publish/index.js';
-import type { FioJson } from '../../report/fio-result.js';
+import { REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportFormat } from '../../publish/index.js';
+import type { ReportRun } from '../report-task.js';
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { runNotEnded } from '../problems.js';
 import type { RunService } from '../run-service.js';
-import { BAD_PARAM, getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
+import { BAD_PARAM, clientGone, getRunOr404, notFoundResponse, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
 /** Enough for a wide comparison; each run's result is parsed and drawn. */
@@ -38,21 +40,29 @@ const reportResponse = {
   },
 };
 
-function reportInput(service: RunService, id: string): ReportInput {
+function reportRun(service: RunService, id: string): ReportRun {
   const run = getRunOr404(service, id);
   if (!isTerminal(run.status)) throw runNotEnded(run.id, run.status);
-  const stored = service.store.result(run.id);
+  const held = service.store.heldResult(run.id);
   return {
-    source: run.id,
+    id: run.id,
     status: run.status,
-    result: stored === null ? null : (JSON.parse(stored) as FioJson),
     error: run.error?.detail ?? null,
     suite: run.suite?.name ?? null,
     jobNames: [...new Set(run.spec.jobs.map((j, i) => String(j.name ?? `job${i}`)))],
+    ...(held === undefined ? {} : { heldResult: held }),
   };
 }
 
-export function registerReportRoutes(app: ZodApp, { service }: RouteDeps): void {
+/** Renders on a thread of its own; a client that goes away takes its render with it. */
+async function sendReport({ service, reports }: RouteDeps, reply: FastifyReply, runs: ReportRun[], format: ReportFormat): Promise<FastifyReply> {
+  const storedBytes = runs.reduce((sum, run) => sum + (service.store.resultBytes(run.id) ?? 0), 0);
+  const body = await reports.render({ kind: 'publish', format, runs, pricesFile: activePrices()?.file ?? null }, storedBytes, clientGone(reply));
+  return reply.type(REPORT_CONTENT_TYPES[format]).send(body);
+}
+
+export function registerReportRoutes(app: ZodApp, deps: RouteDeps): void {
+  const { service } = deps;
   app.get('/v1/runs/:id/report', {
     schema: {
       summary: "A run's price/performance report",
@@ -66,13 +76,10 @@ export function registerReportRoutes(app: ZodApp, { service }: RouteDeps): void 
         400: problemResponse(`?format= is not html, md, csv or json, or ${BAD_PARAM}`),
         404: notFoundResponse,
         409: problemResponse('The run has not ended yet'),
+        ...renderBudgetResponses,
       },
     },
-  }, async (request, reply) => {
-    const report = buildPublishReport([reportInput(service, request.params.id)], { priceVolume: catalogPricer(), reprice: activePrices() !== undefined });
-    const format = request.query.format;
-    return reply.type(REPORT_CONTENT_TYPES[format]).send(await renderReport(report, format));
-  });
+  }, async (request, reply) => sendReport(deps, reply, [reportRun(service, request.params.id)], request.query.format));
 
   app.get('/v1/report', {
     schema: {
@@ -85,11 +92,12 @@ export function registerReportRoutes(app: ZodApp, { service }: RouteDeps): void 
         400: problemResponse(`No ?run=, more than ${MAX_REPORT_RUNS}, or ?format= is not html, md, csv or json`),
         404: problemResponse('One of the runs does not exist'),
         409: problemResponse('One of the runs has not ended yet'),
+        ...renderBudgetResponses,
       },
     },
   }, async (request, reply) => {
-    const inputs = request.query.run.map((id) => reportInput(service, id));
-    const format = request.query.format;
-    return reply.type(REPORT_CONTENT_TYPES[format]).send(await renderReport(buildPublishReport(inputs, { priceVolume: catalogPricer(), reprice: activePrices() !== undefined }), format));
+    // A run named twice is one row: ?run=ID fifty times is one run's report.
+    const runs = [...new Set(request.query.run)].map((id) => reportRun(service, id));
+    return sendReport(deps, reply, runs, request.query.format);
   });
 }

@@ -1,14 +1,16 @@
 /**
  * GET /v1/runs/{id}/result: fio's output exactly as fio prints it, in the format asked for:
- * `json` and `json+` as application/json, `normal` as text/plain.
+ * `json` and `json+` as application/json, `normal` as text/plain. Printed on a render thread,
+ * within the report budgets but the answer size (report-renderer.ts).
  */
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-import { formatResult, type FioJson, type OutputFormat } from '../../report/index.js';
+import type { OutputFormat } from '../../report/index.js';
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { fioResultSchema } from '../schemas/fio-result.js';
-import { BAD_PARAM, getRunOr404, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
+import { BAD_PARAM, clientGone, getRunOr404, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { noResult, runNotEnded } from '../problems.js';
 
@@ -22,7 +24,7 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
   normal: 'text/plain; charset=utf-8',
 };
 
-export function registerResultRoute(app: ZodApp, { service }: RouteDeps): void {
+export function registerResultRoute(app: ZodApp, { service, reports }: RouteDeps): void {
   app.get('/v1/runs/:id/result', {
     schema: {
       summary: "A run's result in fio's output formats",
@@ -42,14 +44,20 @@ export function registerResultRoute(app: ZodApp, { service }: RouteDeps): void {
         400: problemResponse(`?format= is not json, json+ or normal, or ${BAD_PARAM}`),
         404: problemResponse('No such run, or the run ended without a result'),
         409: problemResponse('The run has not ended yet'),
+        ...renderBudgetResponses,
       },
     },
   }, async (request, reply) => {
     const run = getRunOr404(service, request.params.id);
     if (!isTerminal(run.status)) throw runNotEnded(run.id, run.status);
-    const stored = service.store.result(run.id);
-    if (stored === null) throw noResult(run.id, run.status);
+    const storedBytes = service.store.resultBytes(run.id);
+    if (storedBytes === null) throw noResult(run.id, run.status);
+    const held = service.store.heldResult(run.id);
+    // A large one is parsed and printed on a render thread: a long run of many jobs stores megabytes.
     const format = request.query.format;
-    return reply.type(CONTENT_TYPES[format]).send(formatResult(JSON.parse(stored) as FioJson, format));
+    const task = { kind: 'result' as const, format, run: { id: run.id, ...(held === undefined ? {} : { heldResult: held }) } };
+    const body = await reports.render(task, storedBytes, clientGone(reply));
+    // The rendered bytes, sent as they are (no schema serializes a Buffer).
+    return (reply as FastifyReply).type(CONTENT_TYPES[format]).send(body);
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 
+import type { ReportRenderer } from '../report-renderer.js';
 import type { RunService } from '../run-service.js';
 
 export type ZodApp = FastifyInstance<
@@ -15,4 +16,6 @@ export interface RouteDeps {
   service: RunService;
   /** Every POST waits for its run (Lambda), as if ?wait= the longest allowed. */
   waitForEveryRun: boolean;
+  /** Renders reports on threads of their own, within the service's report budgets. */
+  reports: ReportRenderer;
 }

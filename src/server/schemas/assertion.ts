@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 
+import type { VolbenchAssertion } from '../../report/fio-result.js';
 import { named } from './registry.js';
 
 /** Enough for any gate a pipeline writes; the body limit bounds the text anyway. */
@@ -20,23 +21,8 @@ export const assertListSchema = z
       "'RND4K-Q32T1-read.iops >= 3000', 'rr.clat_ns.p99 <= 2ms'. Checked against the jobs before anything is queued.",
   );
 
-export const assertionOutcomeSchema = named(
-  'AssertionOutcome',
-  z
-    .object({
-      expr: z.string().describe('The assertion as given'),
-      job: z.string(),
-      dir: z.enum(['read', 'write', 'trim', 'sync', 'mixed']).nullable().describe('null for error, which is per job'),
-      metric: z.string().describe('Canonical metric name: iops, bw, io_bytes, error, clat_ns.p99, lat_ns.mean, ...'),
-      op: z.enum(['>=', '<=', '>', '<', '==', '!=']),
-      wanted: z.number().describe('In unit'),
-      measured: z.number().nullable().describe('In unit; null when the result lacks the job or the metric'),
-      passed: z.boolean(),
-      unit: z.string().describe('IOPS, B/s, B, ns or errno'),
-      message: z.string().describe('Measured against wanted, in the unit the assertion was written in'),
-    })
-    .describe('One assertion judged on the result'),
-);
+/** One assertion's outcome: the library's `volbench.assertions` entry (schemas/fio-result.ts documents it). */
+export { assertionOutcomeSchema } from './fio-result.js';
 
 export const GATES = ['passed', 'failed'] as const;
 export type Gate = (typeof GATES)[number];
@@ -46,4 +32,4 @@ export const gateSchema = named(
   z.enum(GATES).describe('passed: every assertion holds; failed: at least one does not'),
 );
 
-export type AssertionOutcomeBody = z.infer<typeof assertionOutcomeSchema>;
+export type AssertionOutcomeBody = VolbenchAssertion;

@@ -7,13 +7,13 @@
 import { z } from 'zod';
 
 import { jobSpecSchema } from '../../jobspec/index.js';
-import { SUITES } from '../../suites/index.js';
+import { suiteDefinitions } from '../../suites/index.js';
 import { keyedUnion } from '../keyed-union.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';
 import { named } from './registry.js';
 import { analysisRunRequestSchema } from './analysis-request.js';
 
-export const SUITE_NAMES = SUITES.map((s) => s.name) as [string, ...string[]];
+export const SUITE_NAMES = suiteDefinitions().map((s) => s.name) as [string, ...string[]];
 
 const fioValue = z.union([z.string(), z.number()]);
 

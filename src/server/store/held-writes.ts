@@ -4,39 +4,57 @@
  * about that run, and the store's answers (get, result, events, lists, counts) are read through
  * it, so a full disk loses nothing and shows no run in a state it has left.
  */
+import type { Gate } from '../schemas/assertion.js';
 import type { RunStatus } from '../schemas/run.js';
 import type { StoredEvent } from './events.js';
-import type { ListQuery, RunRow } from './runs.js';
 
-export interface HeldEnd {
-  row: RunRow;
+/** What a held run's row needs for lists and counts (the store's RunRow has it). */
+export interface HeldRow {
+  id: string;
+  seq: number;
+  status: RunStatus;
+  gate: Gate | null;
+  roots: string[];
+}
+
+/** A page of runs as the store lists them (the store's ListQuery). */
+export interface HeldQuery {
+  status?: RunStatus;
+  gate?: Gate;
+  root?: string;
+  beforeSeq?: number;
+  limit: number;
+}
+
+export interface HeldEnd<Row extends HeldRow = HeldRow> {
+  row: Row;
   /** fio's JSON document as text, or null. */
   result: string | null;
   /** The status the database still has for the run. */
   recorded: RunStatus;
 }
 
-export interface HeldRun {
+export interface HeldRun<Row extends HeldRow = HeldRow> {
   runSeq: number;
   events: StoredEvent[];
-  end: HeldEnd | null;
+  end: HeldEnd<Row> | null;
 }
 
-function matches(run: RunRow, query: ListQuery): boolean {
+function matches(run: HeldRow, query: HeldQuery): boolean {
   return (query.status === undefined || run.status === query.status) &&
     (query.gate === undefined || run.gate === query.gate) &&
     (query.root === undefined || run.roots.includes(query.root)) &&
     (query.beforeSeq === undefined || run.seq < query.beforeSeq);
 }
 
-export class HeldWrites {
-  private readonly runs = new Map<string, HeldRun>();
+export class HeldWrites<Row extends HeldRow> {
+  private readonly runs = new Map<string, HeldRun<Row>>();
 
   get isEmpty(): boolean {
     return this.runs.size === 0;
   }
 
-  entries(): IterableIterator<HeldRun> {
+  entries(): IterableIterator<HeldRun<Row>> {
     return this.runs.values();
   }
 
@@ -48,14 +66,14 @@ export class HeldWrites {
     this.entry(run.id, run.seq).events.push(event);
   }
 
-  end(row: RunRow, result: string | null, recorded: RunStatus): void {
+  end(row: Row, result: string | null, recorded: RunStatus): void {
     const held = this.entry(row.id, row.seq);
     // Ended once only; should it come twice, the database still has what it had the first time.
     held.end = { row, result, recorded: held.end?.recorded ?? recorded };
   }
 
   /** The run as it ended, when its end is held. */
-  row(id: string): RunRow | undefined {
+  row(id: string): Row | undefined {
     return this.runs.get(id)?.end?.row;
   }
 
@@ -82,7 +100,7 @@ export class HeldWrites {
    * A page of the database's runs as they are now: held ends replace the rows the database has
    * for them, and are filtered and ordered with them (newest first), `limit` at most.
    */
-  overList(stored: RunRow[], query: ListQuery): RunRow[] {
+  overList(stored: Row[], query: HeldQuery): Row[] {
     const ended = [...this.runs.values()].flatMap((h) => (h.end === null ? [] : [h.end.row]));
     if (ended.length === 0) return stored;
     const byId = new Map(ended.map((r) => [r.id, r]));
@@ -103,7 +121,7 @@ export class HeldWrites {
     return counts;
   }
 
-  private entry(id: string, runSeq: number): HeldRun {
+  private entry(id: string, runSeq: number): HeldRun<Row> {
     let held = this.runs.get(id);
     if (held === undefined) {
       held = { runSeq, events: [], end: null };

@@ -156,7 +156,7 @@ export const HELD_RETRY_MS = 2000;
  */
 export class RunStore {
   private readonly live = new Map<string, RunRow>();
-  private readonly held = new HeldWrites();
+  private readonly held = new HeldWrites<RunRow>();
   /** The last event number of each run that has not ended. */
   private readonly lastEventSeq = new Map<string, number>();
   private readonly events: EventStore;
@@ -164,6 +164,7 @@ export class RunStore {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly resultStmt;
+  private readonly resultBytesStmt;
   private readonly startStmt;
   private readonly fileStmt;
   private readonly filesStmt;
@@ -183,6 +184,7 @@ export class RunStore {
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
+    this.resultBytesStmt = db.prepare('SELECT octet_length(result) FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'");
     this.fileStmt = db.prepare('INSERT INTO run_files (run_seq, path, dev, ino) VALUES (?, ?, ?, ?)');
     this.filesStmt = db.prepare('SELECT path, dev, ino FROM run_files WHERE run_seq = (SELECT seq FROM runs WHERE id = ?)');
@@ -248,6 +250,21 @@ export class RunStore {
     const held = this.held.result(id);
     if (held !== undefined) return held;
     return (this.resultStmt.get(id) as string | null | undefined) ?? null;
+  }
+
+  /**
+   * The size in bytes of the run's result, or null when it has none, without reading it (it may
+   * be megabytes): SQLite answers octet_length from the record's header.
+   */
+  resultBytes(id: string): number | null {
+    const held = this.held.result(id);
+    if (held !== undefined) return held === null ? null : Buffer.byteLength(held);
+    return (this.resultBytesStmt.get(id) as number | null | undefined) ?? null;
+  }
+
+  /** fio's JSON held in memory until the store takes it; undefined when it is not held. */
+  heldResult(id: string): string | null | undefined {
+    return this.held.result(id);
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { estimateRotation, madFilter, median, quantile } from '../../src/analysis/rotational-stats.js';
+import { estimateRotation, madFilter, median, quantile } from '../../src/findings/rotational-stats.js';
 
 /** Deterministic uniform numbers in [0, 1). */
 function generator(seed: number): () => number {

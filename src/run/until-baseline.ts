@@ -4,26 +4,19 @@
  * (plus a margin, within the caller's --max-runtime), and the run stops once its series shows the
  * cliff and enough of the level after it to call that level the baseline.
  */
-import { volumeType } from '../cloud/catalog.js';
-import { entitlement } from '../cloud/entitlement.js';
-import type { VolumeSpec } from '../cloud/volume.js';
+import { entitlement, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
+import { untilBaselineRuntimeSec } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import type { ParsedSpec } from '../jobspec/types.js';
 import { stagesOf } from '../plan/stages.js';
-import type { RunProgress } from '../run/progress.js';
-import { findCliff, MIN_SIDE, type RatePoint } from './cliff.js';
+import type { RunProgress } from './progress.js';
+import { findCliff, MIN_SIDE, type RatePoint } from '../findings/cliff.js';
 
 export interface UntilBaseline {
   /** The volume the run measures: the catalog's burst model says how long to run. */
-  volume: VolumeSpec;
+  volume: Volume | VolumeSpec;
 }
 
-/**
- * Past the catalog's time from a full bucket: a job below the burst level drains it more slowly
- * (a quarter slower, plus a minute for a short bucket and the level after).
- */
-const MARGIN_SHARE = 0.25;
-const MARGIN_SEC = 60;
 /**
  * The level after the cliff is measured this long before the run stops: a tenth of the time
  * before it, and never under a few points, so the baseline is a level, not one second.
@@ -38,16 +31,12 @@ function refuse(message: string, accepted: string): never {
 }
 
 /** The burst model's unit and run length for `volume`, refused when the volume does not burst. */
-export function baselineRun(volume: VolumeSpec | undefined): { unit: 'IOPS' | 'MiB/s'; secondsFromFull: number; runtimeSec: number } {
-  if (!volume) refuse(`${FIELD} needs --volume: the catalog's burst model of the volume says how long to run`, 'e.g. --volume gp2:size=100g');
-  const burst = volumeType(volume.type).burst ? entitlement(volume, { bs: 4096 }).burst : undefined;
+export function baselineRun(given: Volume | VolumeSpec | undefined): { unit: 'IOPS' | 'MiB/s'; secondsFromFull: number; runtimeSec: number } {
+  if (!given) refuse(`${FIELD} needs --volume: the catalog's burst model of the volume says how long to run`, 'e.g. --volume gp2:100g');
+  const volume = volumeOf(given);
+  const burst = volume.catalog.burst ? entitlement(volume, { bs: 4096 }).burst : undefined;
   if (!burst) refuse(`${FIELD}: ${volume.type} ${volume.sizeGiB} GiB does not burst (the catalog): it runs at its baseline from the start`, 'a volume that bursts: gp2 under 1 TiB, st1, sc1');
   return { unit: burst.unit, secondsFromFull: burst.seconds_from_full, runtimeSec: untilBaselineRuntimeSec(burst.seconds_from_full) };
-}
-
-/** The run length for a bucket that lasts `secondsFromFull` at the burst level: that and the margin. */
-export function untilBaselineRuntimeSec(secondsFromFull: number): number {
-  return Math.ceil(secondsFromFull * (1 + MARGIN_SHARE)) + MARGIN_SEC;
 }
 
 /**

@@ -13,7 +13,7 @@ import { afterAll } from 'vitest';
 import { analyseBurst, parseVolumeSpec, runJobs } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { findCliff, type RatePoint } from '../../src/analysis/cliff.js';
+import { findCliff, type RatePoint } from '../../src/findings/cliff.js';
 import type { FioResult } from '../../src/report/index.js';
 
 /** A deterministic noise in [-1, 1) (a small LCG), so a failure can be replayed. */

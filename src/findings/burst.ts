@@ -1,22 +1,33 @@
 /**
  * Burst analysis of every job's per-second series (`volbench.jobs[].analysis.burst`): a cliff
- * (analysis/cliff.ts), the levels either side, when, and the credits that implies. When the
+ * (findings/cliff.ts), the levels either side, when, and the credits that implies. When the
  * document names its volume (`volbench.cloud.volume`, or the `volume` option), the finding is
  * held against the catalog's burst model: a full gp2 bucket is 5.4 M I/O credits, so a cliff
  * whose work above the baseline comes to that is the bucket running dry; a run that stayed above
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
-import { volumeType } from '../cloud/catalog.js';
-import { entitlement, SEQUENTIAL_RW } from '../cloud/entitlement.js';
-import { checkVolume, type VolumeSpec } from '../cloud/volume.js';
+import { entitlement, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
+import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
-import { untilBaselineRuntimeSec } from './until-baseline.js';
-import type { VolbenchBurst, VolbenchBurstCatalog } from './types.js';
+import type { VolbenchBurst, VolbenchBurstCatalog } from '../report/analysis-sections.js';
 
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */
-  volume?: VolumeSpec;
+  volume?: Volume | VolumeSpec;
+}
+
+/**
+ * Past the catalog's time from a full bucket, a run that means to see the cliff goes on: a job
+ * below the burst level drains it more slowly (a quarter slower, plus a minute for a short
+ * bucket and the level after).
+ */
+const MARGIN_SHARE = 0.25;
+const MARGIN_SEC = 60;
+
+/** How long --until-baseline runs for a bucket that lasts `secondsFromFull` at the burst level: that and the margin. */
+export function untilBaselineRuntimeSec(secondsFromFull: number): number {
+  return Math.ceil(secondsFromFull * (1 + MARGIN_SHARE)) + MARGIN_SEC;
 }
 
 /** Fewest points to look for a cliff in: a level of MIN_SIDE seconds each side. */
@@ -64,18 +75,15 @@ function ratePoints(series: unknown, unit: VolbenchBurst['unit']): RatePoint[] {
 }
 
 /** The volume a document names, if the catalog knows it; a document is not refused for it. */
-export function volumeOfCloud(cloud: VolbenchCloud | undefined): VolumeSpec | undefined {
+export function volumeOfCloud(cloud: VolbenchCloud | undefined): Volume | undefined {
   const v = cloud?.volume;
   if (!v || typeof v.type !== 'string' || typeof v.size_gib !== 'number') return undefined;
-  const spec: VolumeSpec = {
-    type: v.type,
-    sizeGiB: v.size_gib,
-    ...(typeof v.iops === 'number' ? { iops: v.iops } : {}),
-    ...(typeof v.throughput_mibps === 'number' ? { throughputMiBps: v.throughput_mibps } : {}),
-  };
   try {
-    checkVolume(spec);
-    return spec;
+    return volumeFromJson({
+      type: v.type, size_gib: v.size_gib,
+      ...(typeof v.iops === 'number' ? { iops: v.iops } : {}),
+      ...(typeof v.throughput_mibps === 'number' ? { throughput_mibps: v.throughput_mibps } : {}),
+    });
   } catch {
     return undefined;
   }
@@ -94,9 +102,9 @@ const level = (n: number, unit: VolbenchBurst['unit']): string => `${grouped(n, 
 const creditUnit = (unit: VolbenchBurst['unit']): string => (unit === 'IOPS' ? 'IOPS·s' : 'MiB');
 
 /** The catalog's burst model for this volume and job, or null when the volume does not burst. */
-function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCatalog, 'credits' | 'matches' | 'seconds_needed'> | null {
+function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog, 'credits' | 'matches' | 'seconds_needed'> | null {
   // A volume without a burst model is not entitled here (instance store would need its instance).
-  const model = volumeType(volume.type).burst;
+  const model = volume.catalog.burst;
   if (!model) return null;
   const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
   if (!e.burst) return null;
@@ -116,7 +124,7 @@ function burstModel(volume: VolumeSpec, shape: JobShape): Omit<VolbenchBurstCata
 
 type Model = NonNullable<ReturnType<typeof burstModel>>;
 
-/** How long --until-baseline runs at most on this volume (analysis/until-baseline.ts). */
+/** How long --until-baseline runs at most on this volume (run/until-baseline.ts). */
 function untilBaselineSeconds(model: Model): number {
   return untilBaselineRuntimeSec(model.seconds_from_full);
 }
@@ -174,9 +182,9 @@ function flatMessage(b: VolbenchBurst, model: Model | null, durationS: number): 
 }
 
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */
-export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: VolumeSpec): VolbenchBurst | undefined {
+export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume | VolumeSpec): VolbenchBurst | undefined {
   const shape = jobShape(job);
-  const model = volume ? burstModel(volume, shape) : null;
+  const model = volume ? burstModel(volumeOf(volume), shape) : null;
   const unit: VolbenchBurst['unit'] = model?.unit ?? 'IOPS';
   const points = ratePoints(vj.series, unit);
   if (points.every((p) => p.rate === 0)) return undefined;

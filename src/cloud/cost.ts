@@ -1,0 +1,105 @@
+/**
+ * What things cost, in one place: a volume a month and an instance an hour (each a DatedPrice:
+ * USD with its source, date and confidence), which region's prices stand in for a region that
+ * has none, a fleet's cost for its hours, and a volume's price per unit of performance.
+ *
+ * Both EC2 and EBS bill by the second (60 s minimum): a monthly price is prorated over
+ * HOURS_PER_MONTH hours.
+ */
+import { VolbenchError } from '../errors.js';
+import { catalogProviders, loadCatalog, loadInstancePrices } from './catalog.js';
+import { priceVolume } from './price.js';
+import { priceRegions } from './prices.js';
+import type { Confidence } from './schema.js';
+import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+
+/** The month a monthly price is prorated over: 730 hours (AWS's basis, 8,760 / 12). */
+export const HOURS_PER_MONTH = 730;
+
+/** A price with where it comes from and when it was read. */
+export interface DatedPrice {
+  usd: number;
+  source: string;
+  as_of: string;
+  confidence?: Confidence;
+  /** Set when the price is another region's, used for want of this one's. */
+  region_used?: string;
+}
+
+/** The region whose prices a provider's volumes take when none is named: the catalog's default. */
+export function defaultPriceRegion(provider: string): string {
+  const found = loadCatalog().find((c) => c.provider === provider);
+  if (!found) throw new VolbenchError('EINVALID_VALUE', `no provider '${provider}' in the catalog`, { field: 'provider', accepted: catalogProviders().join(', ') });
+  return found.default_region;
+}
+
+/**
+ * The one rule for a region without prices: the region asked for where it is priced; else,
+ * with `fallback`, the provider's default region, named in `region_used`; else none.
+ */
+export function pricedRegion(known: readonly string[], asked: string, fallbackRegion: string, fallback: boolean): { region: string; used?: string } | undefined {
+  if (known.includes(asked)) return { region: asked };
+  if (fallback && known.includes(fallbackRegion)) return { region: fallbackRegion, used: fallbackRegion };
+  return undefined;
+}
+
+export interface PriceOptions {
+  /** Use the provider's default region's price where `region` has none (and say so). Default false. */
+  fallback?: boolean;
+}
+
+/** A volume's monthly price in `region` (default: its provider's), or undefined where none is known. */
+export function volumeMonthly(volume: Volume | VolumeSpec, region?: string, opts: PriceOptions = {}): DatedPrice | undefined {
+  const v = volumeOf(volume);
+  const home = v.catalog.default_region;
+  const where = pricedRegion(priceRegions(v.type), region ?? home, home, opts.fallback ?? false);
+  if (!where) return undefined;
+  let p;
+  try {
+    p = priceVolume(v, where.region);
+  } catch (err) {
+    // A region the prices have, without this volume's size tier (Azure): unpriced, not an error.
+    if (err instanceof VolbenchError) return undefined;
+    throw err;
+  }
+  return { usd: p.total, source: p.source, as_of: p.as_of, ...(p.confidence ? { confidence: p.confidence } : {}), ...(where.used ? { region_used: where.used } : {}) };
+}
+
+/** An EC2 instance type's on-demand price an hour in `region`, else the default region's (named), else undefined. */
+export function instanceHourly(type: string, region: string): DatedPrice | undefined {
+  const file = loadInstancePrices();
+  const known = Object.keys(file.regions).filter((r) => Object.hasOwn(file.regions[r], type));
+  const where = pricedRegion(known, region, defaultPriceRegion('aws'), true);
+  if (!where) return undefined;
+  return {
+    usd: file.regions[where.region][type], source: file.source, as_of: file.as_of,
+    ...(file.confidence ? { confidence: file.confidence } : {}), ...(where.used ? { region_used: where.used } : {}),
+  };
+}
+
+/**
+ * What a fleet costs an hour: one instance per volume, each volume's monthly price prorated.
+ * `complete` is false where a price is unknown (that part counts as nothing in `usd`).
+ */
+export function fleetUsdPerHour(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>): { usd: number; complete: boolean } {
+  const perVolume = volumes.reduce((sum, v) => sum + (v?.usd ?? 0) / HOURS_PER_MONTH, 0);
+  return { usd: (instance?.usd ?? 0) * volumes.length + perVolume, complete: instance !== undefined && volumes.every((v) => v !== undefined) };
+}
+
+/** A fleet's cost for `hours`, in whole cents; undefined when a price is unknown. */
+export function fleetUsd(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>, hours: number): number | undefined {
+  const rate = fleetUsdPerHour(instance, volumes);
+  return rate.complete ? cents(rate.usd * hours) : undefined;
+}
+
+export const cents = (usd: number): number => Math.round(usd * 100) / 100;
+
+/** $ a month per 1,000 IOPS delivered; null without a price or a rate. */
+export function usdPer1000Iops(usdPerMonth: number | null | undefined, iops: number | null | undefined): number | null {
+  return usdPerMonth == null || !iops || iops <= 0 ? null : usdPerMonth / (iops / 1000);
+}
+
+/** $ a month per MiB/s delivered; null without a price or a rate. */
+export function usdPerMibps(usdPerMonth: number | null | undefined, mibps: number | null | undefined): number | null {
+  return usdPerMonth == null || !mibps || mibps <= 0 ? null : usdPerMonth / mibps;
+}
