@@ -10,6 +10,7 @@
         "native/addon.cc",
         "native/beneath.cc",
         "native/buffers.cc",
+        "native/clock.cc",
         "native/convert.cc",
         "native/crc32c.cc",
         "native/free_map.cc",

@@ -132,4 +132,48 @@ export const JOBS = [
     target: 'none',
     args: ['--name=g', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=null', '--time_based', '--group_reporting'],
   },
+  // Pacing: rates and think time, where the tools must wait the same (rates compare, not
+  // speeds). Run only when named (`npm run bench -- p`): each is as long as a timed job.
+  {
+    id: 'p-rate-iops-randrw-70',
+    what: 'rate_iops=300 on randrw rwmixread=70: 300 reads/s and 300 writes/s',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randrw', '--rwmixread=70', '--rate_iops=300', '--bs=4k', '--ioengine=psync', '--time_based'],
+  },
+  {
+    id: 'p-rate-bw-randrw-70',
+    what: 'rate=1m,512k on randrw rwmixread=70 at QD4 libaio',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randrw', '--rwmixread=70', '--rate=1m,512k', '--bs=4k', '--iodepth=4', '--ioengine=libaio', '--direct=1', '--time_based'],
+  },
+  {
+    id: 'p-thinktime-1ms-psync',
+    what: 'thinktime=1ms after each 4k read, psync',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--thinktime=1ms', '--ioengine=psync', '--time_based'],
+  },
+  {
+    id: 'p-thinktime-1ms-iouring',
+    what: 'thinktime=1ms after each 4k read, io_uring QD1',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--thinktime=1ms', '--ioengine=io_uring', '--direct=1', '--time_based'],
+  },
+  {
+    id: 'p-thinktime-100us-psync',
+    what: 'thinktime=100us after each 4k read, psync (the sleep is mostly the spun tail)',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--thinktime=100us', '--ioengine=psync', '--time_based'],
+  },
+  {
+    id: 'p-thinktime-blocks-libaio-qd8',
+    what: 'thinktime=500us every 8 blocks at QD8 libaio',
+    target: 'shm',
+    pacing: true,
+    args: ['--name=p', '--filename={file}', '--size=1g', '--rw=randread', '--bs=4k', '--iodepth=8', '--thinktime=500us', '--thinktime_blocks=8', '--ioengine=libaio', '--direct=1', '--time_based'],
+  },
 ];

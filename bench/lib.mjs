@@ -105,7 +105,9 @@ export function vmRssKb(pid) {
 function fmt(v) {
   if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
   if (Math.abs(v) >= 10) return v.toFixed(1);
-  return v.toFixed(2);
+  if (Math.abs(v) >= 1 || v === 0) return v.toFixed(2);
+  if (Math.abs(v) < 0.001) return v.toExponential(1);
+  return v.toFixed(3);
 }
 
 export function table(rows) {

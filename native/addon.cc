@@ -17,11 +17,24 @@ Registry* GetRegistry(Napi::Env env) { return env.GetInstanceData<Registry>(); }
 // How long a probe or a removal may take before its root counts as not answering.
 constexpr uint64_t kRootCallDeadlineMs = 5000;
 
-// runJobs(plans: object[], onProgress: fn) -> { id, promise }
+// runJobs(plans: object[], onProgress: fn, statPaths?: string[]) -> { id, promise }; the promise
+// resolves to { jobs, afterLayout: { stats, ms } | null }.
 Napi::Value RunJobs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsFunction())
-    throw Napi::TypeError::New(env, "runJobs(plans: object[], onProgress: function)");
+    throw Napi::TypeError::New(env, "runJobs(plans: object[], onProgress: function, statPaths?: string[])");
+  std::vector<std::string> stat_paths;
+  if (info.Length() > 2 && !info[2].IsUndefined()) {
+    if (!info[2].IsArray()) throw Napi::TypeError::New(env, "runJobs: statPaths must be an array of strings");
+    Napi::Array paths = info[2].As<Napi::Array>();
+    // One per device behind the run's targets (slaves included): a handful.
+    if (paths.Length() > 4096) throw Napi::TypeError::New(env, "runJobs: more than 4096 statPaths");
+    for (uint32_t i = 0; i < paths.Length(); i++) {
+      Napi::Value v = paths.Get(i);
+      if (!v.IsString()) throw Napi::TypeError::New(env, "runJobs: statPaths must be an array of strings");
+      stat_paths.push_back(v.As<Napi::String>().Utf8Value());
+    }
+  }
   Napi::Array arr = info[0].As<Napi::Array>();
   if (arr.Length() == 0) throw Napi::TypeError::New(env, "runJobs needs at least one plan");
   std::vector<JobPlan> plans;
@@ -36,7 +49,7 @@ Napi::Value RunJobs(const Napi::CallbackInfo& info) {
   {
     std::lock_guard<std::mutex> lock(reg->mutex);
     const uint32_t id = reg->next_id++;
-    run = new Run(reg, id, std::move(plans));
+    run = new Run(reg, id, std::move(plans), std::move(stat_paths));
     reg->runs[id] = run;
   }
   const uint32_t id = run->id();

@@ -1,12 +1,15 @@
 // The block sizes a job issues, per direction: one fixed size (bs), or fio's bssplit, a table
-// of sizes and shares drawn from for every I/O.
+// of sizes and shares drawn from for every I/O, as fio draws: the table sorted by share, one
+// number from the direction's own generator walked through the shares added up, a size that
+// would not fit before the region's end passed over, and the draw made again until one fits.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "fio_rand.h"
 #include "plan.h"
-#include "rng.h"
 
 namespace vb {
 
@@ -15,38 +18,65 @@ class BlockSizes {
   void Init(const JobPlan& plan, const bool dir_used[kDirs]) {
     for (int d = 0; d < kDirs; d++) {
       table_[d] = plan.bs[d];
-      const auto& table = table_[d];
-      if (table.size() == 1) {
-        fixed_[d] = table[0].bs;
-      } else if (!table.empty()) {
-        // One entry per percent, so that a draw in [0, 100) picks a size with its share.
-        for (const BsEntry& e : table)
-          for (uint32_t k = 0; k < e.pct && pick_[d].size() < 100; k++) pick_[d].push_back(e.bs);
-        while (pick_[d].size() < 100) pick_[d].push_back(table.back().bs);
+      // fio sorts a split by share (a stable sort: equal shares keep their order).
+      std::stable_sort(table_[d].begin(), table_[d].end(), [](const BsEntry& a, const BsEntry& b) { return a.pct < b.pct; });
+      min_[d] = max_[d] = 0;
+      for (const BsEntry& e : table_[d]) {
+        min_[d] = min_[d] == 0 || e.bs < min_[d] ? e.bs : min_[d];
+        max_[d] = e.bs > max_[d] ? e.bs : max_[d];
       }
+      fixed_[d] = min_[d] == max_[d] ? min_[d] : 0;
       if (!dir_used[d]) continue;
-      for (const BsEntry& e : table) smallest_ = smallest_ == 0 || e.bs < smallest_ ? e.bs : smallest_;
+      smallest_ = smallest_ == 0 || min_[d] < smallest_ ? min_[d] : smallest_;
     }
+    for (int d = 0; d < kDirs; d++) seeds_[d] = plan.fio_seed_bs[d];
+    Reseed();
+  }
+  // Back to the draws' first numbers (a new loop under randrepeat, as fio seeds again).
+  void Reseed() {
+    for (int d = 0; d < kDirs; d++) rand_[d].Seed(seeds_[d]);
   }
 
   // Direction d's one size, or 0 when it draws from a table.
   uint32_t fixed(int d) const { return fixed_[d]; }
-  uint32_t Pick(int d, Rng& rng) const { return fixed_[d] ? fixed_[d] : pick_[d][rng.Below(100)]; }
-  // The largest size in d's table that is at most `left` bytes, or 0 when none is.
-  uint32_t LargestWithin(int d, uint64_t left) const {
-    uint32_t fit = 0;
-    for (const BsEntry& e : table_[d])
-      if (e.bs <= left && e.bs > fit) fit = e.bs;
-    return fit;
-  }
+  // The smallest size of direction d's table.
+  uint32_t min(int d) const { return min_[d]; }
+  uint32_t max(int d) const { return max_[d]; }
+  // The largest size of any direction.
+  uint32_t max_all() const { return std::max({max_[0], max_[1], max_[2]}); }
+  // The next I/O's size in direction d, at most `room` bytes (the rest of the region from the
+  // I/O's offset, where the offset is drawn first); 0 when not even the smallest fits.
+  uint32_t Draw(int d, uint64_t room = UINT64_MAX) { return fixed_[d] ? fixed_[d] : DrawSplit(d, room); }
   // The smallest size of the directions in use.
   uint32_t smallest() const { return smallest_; }
 
  private:
+  uint32_t DrawSplit(int d, uint64_t room) {
+    if (min_[d] > room) return 0;
+    for (;;) {
+      const uint64_t r = rand_[d].Next();
+      uint64_t shares = 0;
+      uint32_t len = 0;
+      for (const BsEntry& e : table_[d]) {
+        if (e.pct == 0) continue;
+        len = e.bs;
+        shares += e.pct;
+        if (r / shares <= FioRand::kMax / 100 && len <= room) break;
+      }
+      // A whole number of the smallest size, as fio rounds (and no more than the largest).
+      len -= len % min_[d];
+      if (len == 0) return 0;
+      if (len <= room) return len;
+    }
+  }
+
   std::vector<BsEntry> table_[kDirs];
-  std::vector<uint32_t> pick_[kDirs];
+  uint32_t min_[kDirs] = {0, 0, 0};
+  uint32_t max_[kDirs] = {0, 0, 0};
   uint32_t fixed_[kDirs] = {0, 0, 0};
   uint32_t smallest_ = 0;
+  uint64_t seeds_[kDirs] = {0, 0, 0};
+  FioRand rand_[kDirs];
 };
 
 }  // namespace vb

@@ -225,10 +225,13 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.layout_fill = Bool(o, "layoutFill");
   p.fallocate = FallocateFromName(Str(o, "fallocate"));
   p.invalidate = Bool(o, "invalidate");
+  const std::string fadvise = Str(o, "fadvise");
+  p.fadvise = fadvise == "random" ? Fadvise::kRandom : fadvise == "sequential" ? Fadvise::kSequential : Fadvise::kNone;
   p.unlink_after = Bool(o, "unlinkAfter");
   p.region_offset = U64(o, "regionOffset");
   p.region_bytes = U64(o, "regionBytes");
   p.io_bytes_per_loop = U64(o, "ioBytesPerLoop");
+  p.io_size_given = Bool(o, "ioSizeGiven");
   p.loops = U64(o, "loops");
   p.time_based = Bool(o, "timeBased");
   p.runtime_ns = U64(o, "runtimeNs");
@@ -267,6 +270,15 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   if (!seed.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'randSeed' must be a bigint");
   bool lossless = true;
   p.rand_seed = seed.As<Napi::BigInt>().Uint64Value(&lossless);
+  Napi::Array fio_bs = Arr(o, "fioSeedBs", kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value v = fio_bs.Get(d);
+    if (!v.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'fioSeedBs' must hold bigints");
+    p.fio_seed_bs[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  }
+  p.fio_seed_mix = BigU64(o, "fioSeedMix");
+  p.fio_seed_block = BigU64(o, "fioSeedBlock");
+  p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
   p.distribution = static_cast<Distribution>(U32(o, "distribution"));
   p.distribution_param = Num(o, "distributionParam");
@@ -344,6 +356,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("bufferBytes", static_cast<double>(r.buffer_bytes));
   o.Set("hugePageBytes", static_cast<double>(r.huge_page_bytes));
   o.Set("registeredBuffers", r.registered_buffers);
+  o.Set("registeredFiles", r.registered_files);
   o.Set("startedAtMs", static_cast<double>(r.started_at_ms));
   o.Set("runtimeNs", static_cast<double>(r.runtime_ns));
   o.Set("elapsedNs", static_cast<double>(r.elapsed_ns));

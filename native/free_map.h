@@ -1,6 +1,7 @@
-// The random map of a job with several block sizes: one bit per smallest block of the region,
-// set once an I/O has covered the block in this pass (fio's axmap plays this part). An I/O lands
-// on a random block, or the next free one after it, and claims the free run that starts there.
+// fio's random map, for the jobs that need it as such (several block sizes): one bit per
+// smallest block of the region, set once an I/O has covered the block in this pass (fio's axmap
+// plays this part). An I/O lands on a random block, or the next free one after it, and claims
+// the free run that starts there.
 // Levels above the bitmap mark its full words, so the next free block is a few word scans away
 // however full the map is; memory is one bit per block and a sixty-fourth more.
 #pragma once
@@ -19,6 +20,7 @@ class FreeMap {
   void Reset();
   uint64_t size() const { return blocks_; }
   bool Full() const { return free_ == 0; }
+  bool IsFree(uint64_t block) const { return !((levels_[0][block / 64] >> (block % 64)) & 1); }
   // The first free block at or after `from` (< size()), wrapping past the end. Not when Full().
   uint64_t NextFree(uint64_t from) const;
   // Marks up to `want` blocks taken from `first` (a free block) on, up to the next taken block

@@ -168,7 +168,17 @@ bool Job::Open() {
   // As fio, whatever `direct` says: a direct job still must not find pages an earlier buffered
   // job left behind.
   if (plan_.invalidate) DropCache();
+  Advise();
   return true;
+}
+
+// The job's access pattern, for the kernel's readahead: random turns it off for the file, which
+// a buffered random read otherwise pays for with pages it never uses. Not fatal when refused,
+// as in fio.
+void Job::Advise() {
+  if (plan_.fadvise == Fadvise::kNone) return;
+  const int advice = plan_.fadvise == Fadvise::kRandom ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+  posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes), advice);
 }
 
 // Not fatal when refused: fio goes on too (it prints that the invalidation failed).
@@ -192,7 +202,25 @@ bool Job::AllocateUnits() {
   // at the disk against fio's 577.
   if (dir_used[kWrite]) FillBuffer(units_.buffers(), units_.buffer_bytes(), plan_, buf_rng_);
   sizes_.Init(plan_, dir_used);
+  // One block size for every direction in use: a loop takes whole blocks of it. Else, as fio, an
+  // I/O starts while the loop has a byte left.
+  uint32_t one = 0;
+  bool same = true;
+  for (int d = 0; d < kDirs; d++) {
+    if (!dir_used[d]) continue;
+    same = same && sizes_.fixed(d) != 0 && (one == 0 || sizes_.fixed(d) == one);
+    one = sizes_.fixed(d);
+  }
+  const uint32_t room_need = same && one ? one : 1;
+  const bool sized = !(plan_.time_based && !plan_.io_bytes_per_loop);
+  loop_last_start_ = sized ? static_cast<int64_t>(plan_.io_bytes_per_loop) - room_need : INT64_MAX;
+  one_dir_ = kMixedDirs;
+  if (plan_.read_pct == 100) one_dir_ = kRead;
+  else if (plan_.trim_pct == 100) one_dir_ = kTrim;
+  else if (plan_.read_pct == 0) one_dir_ = kWrite;
+  rwmix_rand_.Seed(plan_.fio_seed_mix);
   hists_.Allocate(plan_, dir_used);
+  default_measures_ = !plan_.disable_clat && !plan_.disable_lat && !plan_.disable_slat && !plan_.hist_slat && !plan_.hist_lat;
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
   const uint32_t verify_bs = sizes_.fixed(kWrite) ? sizes_.fixed(kWrite) : sizes_.fixed(kRead);
   if (plan_.verify_crc32c && !verifier_.Init(plan_, verify_bs, dir_used[kWrite])) {
@@ -203,6 +231,46 @@ bool Job::AllocateUnits() {
   return true;
 }
 
+bool Job::NextLoop() {
+  loops_done_++;
+  if (!plan_.time_based && loops_done_ >= plan_.loops) {
+    EnterPhase(Phase::kDraining);
+    return false;
+  }
+  loop_bytes_issued_ = 0;
+  NewPass();
+  return true;
+}
+
+// fio ends its pass (do_io) when the map has no block for an I/O: full, or, where its block
+// units mix (directions of different sizes), a block past the region. It starts another, seeded
+// again, when the job is time-based, or has io_size bytes left to do; else the loop is over.
+bool Job::PassOver() {
+  // A pass that ends before its first I/O would end again the same way, for ever.
+  if (pacer_.issued_total() == pass_start_) {
+    EnterPhase(Phase::kDraining);
+    return false;
+  }
+  const bool bytes_left = plan_.io_size_given && loop_bytes_issued_ + sizes_.max_all() <= plan_.io_bytes_per_loop;
+  if (plan_.time_based || bytes_left) {
+    NewPass();
+    return true;
+  }
+  return NextLoop();
+}
+
+void Job::NewPass() {
+  pass_start_ = pacer_.issued_total();
+  rwmix_issues_ = 0;
+  if (plan_.fio_reseed) {
+    rwmix_rand_.Seed(plan_.fio_seed_mix);
+    sizes_.Reseed();
+  }
+  offsets_.Rewind(plan_.fio_reseed);
+  // fio reopens the target for every loop, dropping its cache.
+  if (plan_.invalidate) DropCache();
+}
+
 void Job::SleepUntil(uint64_t deadline_ns) {
   vb::SleepUntil(deadline_ns, *cancel_);
   PollCancel();
@@ -211,6 +279,9 @@ void Job::SleepUntil(uint64_t deadline_ns) {
 void Job::BeginMeasuring(uint64_t now) {
   ramp_end_ns_ = 0;
   pacer_.Restart(now);
+  // fio starts its issue counts over as measuring begins, its rwmix turn too (reset_all_stats).
+  pass_start_ = UINT64_MAX;
+  rwmix_issues_ = 0;
   sampler_.Begin(now);
   steady_.Begin(now, plan_.steady.ramp_ns);
   result_.started_at_ms = WallMs();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "block_sizes.h"
+#include "fio_rand.h"
 #include "histogram.h"
 #include "io_unit.h"
 #include "job_result.h"
@@ -73,7 +74,7 @@ class Job {
   // (and a bool, unlike a pointer the compiler cannot prove non-null, costs the loop no test).
   template <bool kClockPerIo>
   [[gnu::always_inline]] inline bool NextIo(uint64_t now, IoUnit*& u);
-  inline void Complete(IoUnit* u, uint64_t now);
+  [[gnu::always_inline]] inline void Complete(IoUnit* u, uint64_t now);
   unsigned inflight() const { return inflight_; }
   // iodepth I/Os are in flight. (Read from the plan each time: a local copy of the depth would
   // cost the loop a register it spills.)
@@ -132,6 +133,8 @@ class Job {
   // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
   // (the job's start, every loop, the verify pass) and where a pass wraps around.
   void DropCache();
+  // fadvise_hint: posix_fadvise of the job's pattern on the opened target.
+  void Advise();
   static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
@@ -168,18 +171,25 @@ class Job {
 
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
-  inline bool Prep(IoUnit* u);
-  inline uint8_t PickDir();
-  inline bool ChargeLoop(uint8_t d, uint32_t* bs);
-  // Gives back bytes ChargeLoop counted that the I/O will not move.
-  inline void RefundLoop(uint32_t bytes);
+  [[gnu::always_inline]] inline bool Prep(IoUnit* u, uint64_t now);
+  inline uint8_t NextDir(uint64_t now);
+  inline bool LoopHasRoom();
+  // The loop's bytes are issued: the next loop begins (false: that was the last, and the main
+  // phase ends).
+  bool NextLoop();
+  // fio's random map had no block for the next I/O: the pass ends early, and another begins
+  // where fio would start one (false: the main phase ends).
+  bool PassOver();
+  // A new pass over the region: fio's draws seeded again (randrepeat), the random map emptied,
+  // the cache dropped (invalidate).
+  void NewPass();
   inline void PrepWrite(IoUnit* u);
   inline void CompleteSync(IoUnit* u, uint64_t now);
-  inline void Account(const IoUnit* u, uint64_t now);
+  [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
+  inline void AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat);
   // A size-based job has issued its last I/O (no loop and no block left).
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops &&
-           loop_bytes_issued_ + sizes_.smallest() > plan_.io_bytes_per_loop;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;
   }
 
   JobPlan plan_;
@@ -220,6 +230,22 @@ class Job {
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;
   uint64_t loops_done_ = 0;
+  // The last count of the loop's bytes at which an I/O may start (negative: none can; the
+  // largest value: the loop never fills).
+  int64_t loop_last_start_ = INT64_MAX;
+  // The I/Os issued when this pass over the region began (UINT64_MAX: unknown since the
+  // counts restarted), to tell a pass that issued nothing.
+  uint64_t pass_start_ = UINT64_MAX;
+  // Latencies as fio measures them by default (none disabled, no histogram but clat's): the
+  // loop's fast path.
+  bool default_measures_ = true;
+  // The direction of every I/O, or kMixedDirs for a mix drawn as fio's rwmix.
+  static constexpr uint8_t kMixedDirs = 0xff;
+  uint8_t one_dir_ = kRead;
+  // fio's rwmix state: the direction in use and the count that ends its turn.
+  FioRand rwmix_rand_;
+  uint8_t rwmix_dir_ = kRead;
+  uint64_t rwmix_issues_ = 0;
   uint64_t writes_since_sync_ = 0;
   bool sync_due_ = false;
   uint64_t write_salt_ = 0;

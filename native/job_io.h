@@ -47,7 +47,7 @@ inline bool Job::NextIo(uint64_t now, IoUnit*& u) {
   } else {
     if (!CanStartNew(now)) return false;
     u = units_.Take();
-    if (!Prep(u)) {
+    if (!Prep(u, now)) {
       units_.Free(u);
       return false;
     }
@@ -67,7 +67,7 @@ inline bool Job::CanStartNew(uint64_t now) {
   return !IssuingOver();
 }
 
-inline bool Job::Prep(IoUnit* u) {
+inline bool Job::Prep(IoUnit* u, uint64_t now) {
   u->done = 0;
   u->inline_done = false;
   u->phase = phase_;
@@ -83,13 +83,18 @@ inline bool Job::Prep(IoUnit* u) {
       return true;
     }
   }
-  const uint8_t d = PickDir();
-  uint32_t bs = sizes_.Pick(d, rng_);
-  if (!ChargeLoop(d, &bs)) return false;
-  uint32_t len = bs;
-  u->offset = offsets_.Next(d, &len, rng_);
-  // The random map cut the I/O to the free run it landed in: the loop is charged what is issued.
-  if (__builtin_expect(len != bs, 0)) RefundLoop(bs - len);
+  // As fio: the loop's bytes first, then the direction, the offset, and the size.
+  uint8_t d;
+  uint64_t offset;
+  uint32_t len;
+  for (;;) {
+    if (!LoopHasRoom()) return false;
+    d = NextDir(now);
+    if (__builtin_expect(offsets_.Next(d, sizes_, rng_, &offset, &len), 1)) break;
+    if (!PassOver()) return false;
+  }
+  loop_bytes_issued_ += len;
+  u->offset = offset;
   u->ddir = d;
   u->len = len;
   pacer_.CountIssued(d, len);
@@ -98,46 +103,28 @@ inline bool Job::Prep(IoUnit* u) {
   return true;
 }
 
-inline uint8_t Job::PickDir() {
-  if (plan_.read_pct == 100) return kRead;
-  if (plan_.trim_pct == 100) return kTrim;
-  if (plan_.read_pct == 0) return kWrite;
-  return rng_.Below(100) < plan_.read_pct ? kRead : kWrite;
+// fio's rwmix: a direction is drawn (from fio's own generator) while the one in use has caught
+// up with its share of the other's I/Os, and kept until it has; a rate may then switch it.
+inline uint8_t Job::NextDir(uint64_t now) {
+  if (__builtin_expect(one_dir_ != kMixedDirs, 1)) return one_dir_;
+  if (pacer_.issued(rwmix_dir_) >= rwmix_issues_) {
+    const uint8_t d = rwmix_rand_.Percent() <= plan_.read_pct ? kRead : kWrite;
+    if (d != rwmix_dir_) rwmix_issues_ = pacer_.issued(rwmix_dir_) * (d == kRead ? plan_.read_pct : 100 - plan_.read_pct) / 100;
+    rwmix_dir_ = d;
+  }
+  rwmix_dir_ = pacer_.RateDir(rwmix_dir_, now, true);
+  return rwmix_dir_;
 }
 
 // Size-based: a loop ends when its bytes are issued (time-based jobs just start over), and the
 // main phase when its loops are. Ramp I/O counts toward size, as fio's: a size-based job moves
-// `size` bytes in all and reports what it moved after the ramp. False when the main phase ends
-// here; `bs` may shrink to fit the loop.
-inline bool Job::ChargeLoop(uint8_t d, uint32_t* bs) {
-  if (plan_.time_based && !plan_.io_bytes_per_loop) return true;
-  // With bssplit, a size too big for the rest of the loop gives way to the largest one that
-  // fits, as fio does, so that a loop transfers exactly its bytes.
-  if (!sizes_.fixed(d) && loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
-    if (const uint32_t fit = sizes_.LargestWithin(d, plan_.io_bytes_per_loop - loop_bytes_issued_)) *bs = fit;
-  }
-  if (loop_bytes_issued_ + *bs > plan_.io_bytes_per_loop) {
-    loops_done_++;
-    if (!plan_.time_based && loops_done_ >= plan_.loops) {
-      EnterPhase(Phase::kDraining);
-      return false;
-    }
-    loop_bytes_issued_ = 0;
-    offsets_.Rewind();
-    // fio reopens the target for every loop, dropping its cache.
-    if (plan_.invalidate) DropCache();
-    if (*bs > plan_.io_bytes_per_loop) {
-      EnterPhase(Phase::kDraining);
-      return false;
-    }
-  }
-  loop_bytes_issued_ += *bs;
-  return true;
-}
-
-inline void Job::RefundLoop(uint32_t bytes) {
-  if (plan_.time_based && !plan_.io_bytes_per_loop) return;
-  loop_bytes_issued_ -= bytes;
+// `size` bytes in all and reports what it moved after the ramp. Like fio, a job of one block
+// size issues whole blocks within the loop's bytes, and one that draws its sizes (or has a
+// size per direction) issues while the loop has bytes left, its last I/O whole. False when the
+// main phase ends here.
+inline bool Job::LoopHasRoom() {
+  if (__builtin_expect(static_cast<int64_t>(loop_bytes_issued_) <= loop_last_start_, 1)) return true;
+  return NextLoop() && loop_last_start_ >= 0;
 }
 
 // A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync
@@ -203,6 +190,22 @@ inline void Job::Account(const IoUnit* u, uint64_t now) {
   a.bytes += u->len;
   const uint64_t clat = now - u->issue_ns;
   const uint64_t lat = now - u->start_ns;
+  // fio's defaults: every latency summed, clat's histogram alone.
+  if (__builtin_expect(default_measures_, 1)) {
+    a.clat.Add(clat);
+    hists_.at(kClat, d)->Add(clat);
+    a.lat.Add(lat);
+    if (!u->inline_done) a.slat.Add(u->issue_ns - u->start_ns);
+  } else {
+    AccountAsAsked(u, a, clat, lat);
+  }
+  if (__builtin_expect(plan_.verify_crc32c, 0) && verifier_.Checks(u)) VerifyRead(u);
+  sampler_.LogIo(u, now, clat, lat);
+}
+
+// The latencies a job asked for otherwise (a kind disabled, a histogram of slat or lat).
+inline void Job::AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat) {
+  const uint8_t d = u->ddir;
   if (!plan_.disable_clat) {
     a.clat.Add(clat);
     if (Histogram* h = hists_.at(kClat, d)) h->Add(clat);
@@ -216,8 +219,6 @@ inline void Job::Account(const IoUnit* u, uint64_t now) {
     a.slat.Add(slat);
     if (Histogram* h = hists_.at(kSlat, d)) h->Add(slat);
   }
-  if (__builtin_expect(verifier_.Checks(u), 0)) VerifyRead(u);
-  sampler_.LogIo(u, now, clat, lat);
 }
 
 }  // namespace vb

@@ -120,8 +120,12 @@ class JobLoop {
   // no device, and cannot block): nothing of the job's is touched between the brackets, as the
   // run may be finishing the job's result meanwhile.
   static int Commit(Job& j, E& eng, uint64_t now, unsigned min_complete) {
-    const uint64_t wake = j.WakeTime();
-    const uint64_t timeout = wake ? (wake > now ? wake - now : 1) : 0;
+    // Only a wait needs its end; the null engine never waits.
+    uint64_t timeout = 0;
+    if constexpr (E::kOps.needs_target) {
+      const uint64_t wake = min_complete ? j.WakeTime() : 0;
+      timeout = wake ? (wake > now ? wake - now : 1) : 0;
+    }
     if constexpr (E::kOps.needs_target) j.EnterBlocking(now);
     const int r = eng.Commit(min_complete, timeout);
     if constexpr (E::kOps.needs_target) {
@@ -141,7 +145,10 @@ bool Job::RunWith(int* setup_err) {
     return false;
   }
   result_.engine = &E::kOps;
-  if constexpr (std::is_same_v<E, IoUringEngine>) result_.registered_buffers = engine.fixed_bufs();
+  if constexpr (std::is_same_v<E, IoUringEngine>) {
+    result_.registered_buffers = engine.fixed_bufs();
+    result_.registered_files = engine.fixed_file();
+  }
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
   if (stall_.Abandoned()) {

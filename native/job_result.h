@@ -56,6 +56,8 @@ struct JobResult {
   // (io_uring's fixedbufs).
   uint64_t buffer_bytes = 0, huge_page_bytes = 0;
   bool registered_buffers = false;
+  // Whether the engine registered the target's file with the kernel (io_uring's registerfiles).
+  bool registered_files = false;
   uint64_t started_at_ms = 0;
   uint64_t runtime_ns = 0, elapsed_ns = 0;
   // The thread's id (what fio prints as pid= for a job run as a thread).

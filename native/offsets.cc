@@ -72,10 +72,16 @@ const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uin
   uint32_t min_bs = UINT32_MAX;
   for (int d = 0; d < kDirs; d++) {
     random_[d] = plan.random[d];
-    const uint32_t dir_min = SmallestOf(plan.bs[d]);
-    if (dir_min) min_bs = std::min(min_bs, dir_min);
-    align_[d] = plan.block_align[d] ? plan.block_align[d] : std::max<uint32_t>(dir_min, 1);
+    const uint32_t dir_min = std::max<uint32_t>(SmallestOf(plan.bs[d]), 1);
+    min_bs = std::min(min_bs, dir_min);
+    align_[d] = plan.block_align[d] ? plan.block_align[d] : dir_min;
+    // fio's last_block: blocks of the alignment that leave room for the smallest size.
+    const uint64_t room = region_bytes_ - (dir_min > align_[d] ? std::min<uint64_t>(dir_min - align_[d], region_bytes_) : 0);
+    last_block_[d] = std::max<uint64_t>(room / align_[d], 1);
   }
+  block_seed_ = plan.fio_seed_block;
+  block_rand_.Seed(block_seed_);
+  wrap_full_map_ = plan.time_based;
   dist_ = plan.distribution;
   dist_param_ = plan.distribution_param;
   uint32_t unit = 0;
@@ -98,7 +104,7 @@ const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uin
       map_block_ = unit;
       perm_.Init(region_bytes_ / map_block_, key);
       break;
-    case Mode::kRunMap:
+    case Mode::kFioMap:
       map_block_ = unit;
       if (!free_map_.Init(region_bytes_ / map_block_)) return "no memory for the random map";
       break;
@@ -108,46 +114,53 @@ const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uin
   return nullptr;
 }
 
+// The map's unit is the smallest size of any direction, used or not, as fio's (rw_min_bs). A
+// permutation serves where every direction in use has that one size; fio's own map is kept
+// where sizes are drawn or differ from it.
 OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDirs], uint32_t* unit) const {
   if (plan.distribution != Distribution::kUniform) return Mode::kDistribution;
   if (!plan.random_map) return Mode::kUniform;
-  uint32_t common_min = 0, first_bs = 0;
-  bool one_bs = true, same_min = true;
+  uint32_t rw_min = 0;
+  for (int d = 0; d < kDirs; d++) {
+    const uint32_t dir_min = SmallestOf(plan.bs[d]);
+    if (dir_min && (rw_min == 0 || dir_min < rw_min)) rw_min = dir_min;
+  }
+  bool one_size = true, any = false;
   for (int d = 0; d < kDirs; d++) {
     if (!dir_used[d] || plan.bs[d].empty()) continue;
-    const uint32_t dir_min = SmallestOf(plan.bs[d]);
     // An alignment other than the smallest size turns the map off, as in fio (the plan has
     // cleared random_map then already).
-    if (align_[d] != dir_min) return Mode::kUniform;
-    if (common_min == 0) common_min = dir_min;
-    same_min = same_min && dir_min == common_min;
-    for (const BsEntry& e : plan.bs[d]) {
-      if (first_bs == 0) first_bs = e.bs;
-      one_bs = one_bs && e.bs == first_bs;
-    }
+    if (align_[d] != SmallestOf(plan.bs[d])) return Mode::kUniform;
+    any = true;
+    for (const BsEntry& e : plan.bs[d]) one_size = one_size && e.bs == rw_min;
   }
-  if (common_min == 0) return Mode::kUniform;
-  *unit = common_min;
-  if (one_bs) return Mode::kMap;
-  // One map serves all directions in blocks of their smallest size, which they must share.
-  return same_min ? Mode::kRunMap : Mode::kUniform;
+  if (!any || rw_min == 0) return Mode::kUniform;
+  *unit = rw_min;
+  return one_size ? Mode::kMap : Mode::kFioMap;
 }
 
-// fio's rules: a uniformly drawn block, or when taken the next free one (wrapping); the I/O
-// covers the blocks its size spans from there, and is cut short at the first taken block. (fio
-// also draws the size again when it would pass the region's end; here the run stops at the end
-// instead, which changes only the size of the few I/Os that land within one size of it.)
-uint64_t OffsetGen::ClaimRun(uint32_t len, Rng& rng) {
-  // A full map starts a new pass: a time-based job, or io_size beyond the region.
-  if (free_map_.Full()) {
-    free_map_.Reset();
-    PassEnded();
+bool OffsetGen::NextInMap(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {
+  uint64_t b = block_rand_.Below(last_block_[d]);
+  if (!free_map_.IsFree(b)) {
+    if (free_map_.Full()) {
+      if (!wrap_full_map_) return false;
+      // fio empties the map of a time-based job and draws again.
+      free_map_.Reset();
+      PassEnded();
+      b = block_rand_.Below(last_block_[d]);
+    } else {
+      b = free_map_.NextFree(b + 1 < free_map_.size() ? b + 1 : 0);
+    }
   }
-  const uint64_t first = free_map_.NextFree(rng.Below(free_map_.size()));
-  const uint64_t want = (len + map_block_ - 1) / map_block_;
-  const uint64_t got = free_map_.Claim(first, want);
-  run_len_ = got * map_block_ < len ? static_cast<uint32_t>(got * map_block_) : len;
-  return first * map_block_;
+  const uint64_t at = b * align_[d];
+  if (at >= region_bytes_) return false;
+  const uint32_t want = sizes.Draw(d, region_bytes_ - at);
+  if (want == 0) return false;
+  const uint32_t unit = sizes.min(d);
+  const uint64_t got = free_map_.Claim(at / unit, (want + unit - 1) / unit);
+  *len = got * unit < want ? static_cast<uint32_t>(got * unit) : want;
+  *off = region_offset_ + at;
+  return true;
 }
 
 uint64_t OffsetGen::DrawRank(Rng& rng) const {
@@ -186,10 +199,11 @@ uint64_t OffsetGen::NormalRank(Rng& rng) const {
   return static_cast<uint64_t>(rank) < n ? static_cast<uint64_t>(rank) : n - 1;
 }
 
-void OffsetGen::Rewind() {
+void OffsetGen::Rewind(bool reseed) {
   for (auto& p : seq_pos_) p = 0;
   if (mode_ == Mode::kMap) perm_.NewPass();
-  if (mode_ == Mode::kRunMap) free_map_.Reset();
+  if (mode_ == Mode::kFioMap) free_map_.Reset();
+  if (reseed) block_rand_.Seed(block_seed_);
 }
 
 }  // namespace vb

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "block_sizes.h"
+#include "fio_rand.h"
 #include "free_map.h"
 #include "plan.h"
 #include "rng.h"
@@ -68,45 +70,56 @@ class OffsetGen {
   // cannot be allocated.
   const char* Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed);
 
-  // Offset (absolute, in bytes) for the next I/O of `*len` bytes in direction `d`. Under the
-  // random map of several block sizes, `*len` shrinks to the free run the I/O lands in.
-  [[gnu::always_inline]] inline uint64_t Next(uint8_t d, uint32_t* len, Rng& rng) {
-    const uint32_t bs = *len;
+  // The next I/O of direction `d`: where it goes (absolute, in bytes) and how long it is, its
+  // size drawn from `sizes`. Random offsets without a distribution are drawn as fio draws them
+  // (fio_rand.h), the block first and then a size that fits from it. False when fio's random
+  // map has no block for it: the pass is over, as fio's is (see NextInMap).
+  [[gnu::always_inline]] inline bool Next(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
     if (!random_[d]) {
+      // As fio: the position first, then a size that fits before the region's end.
       uint64_t pos = seq_pos_[d];
-      if (pos + bs > region_bytes_) {
+      if (pos + sizes.min(d) > region_bytes_) {
         pos = 0;
         PassEnded();
       }
+      const uint32_t bs = sizes.Draw(d, region_bytes_ - pos);
       seq_pos_[d] = pos + bs;
-      return region_offset_ + pos;
+      *len = bs;
+      *off = region_offset_ + pos;
+      return true;
     }
     switch (mode_) {
       case Mode::kMap: {
+        *len = sizes.Draw(d);
         uint64_t block = 0;
         if (!perm_.Next(&block)) {
           PassEnded();
           perm_.NewPass();
           perm_.Next(&block);
         }
-        return region_offset_ + block * map_block_;
+        *off = region_offset_ + block * map_block_;
+        return true;
       }
-      case Mode::kUniform:
-        return region_offset_ + rng.Below((region_bytes_ - bs) / align_[d] + 1) * align_[d];
-      case Mode::kDistribution:
-        return region_offset_ + Scatter(DrawRank(rng), bs, d);
-      default: {
-        // The run's length comes back in a member: `len` itself never leaves this inline code,
-        // so the other modes keep it in a register.
-        const uint64_t off = ClaimRun(bs, rng);
-        *len = run_len_;
-        return region_offset_ + off;
+      case Mode::kUniform: {
+        // The last block leaves room for the smallest size, so a size always fits.
+        const uint64_t at = block_rand_.Below(last_block_[d]) * align_[d];
+        *len = sizes.Draw(d, region_bytes_ - at);
+        *off = region_offset_ + at;
+        return true;
       }
+      case Mode::kDistribution: {
+        const uint32_t bs = sizes.Draw(d);
+        *len = bs;
+        *off = region_offset_ + Scatter(DrawRank(rng), bs, d);
+        return true;
+      }
+      default:
+        return NextInMap(d, sizes, off, len);
     }
   }
 
-  // Back to the start of the region (a new loop).
-  void Rewind();
+  // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
+  void Rewind(bool reseed);
 
   // Calls `fn(arg)` each time a pass over the region ends on its own: a sequential position or
   // the random map wraps around (not at Rewind, whose caller knows). Null: nothing is called.
@@ -116,14 +129,19 @@ class OffsetGen {
   }
 
  private:
-  enum class Mode : uint8_t { kMap, kUniform, kDistribution, kRunMap };
+  // kMap: one block size, a permutation of the region's blocks (every block once per pass, as
+  // fio's map gives). kUniform: no map, fio's draw. kDistribution: zipf, pareto, normal.
+  // kFioMap: fio's map itself, where its I/Os are cut short or its block units mix.
+  enum class Mode : uint8_t { kMap, kUniform, kDistribution, kFioMap };
 
   // Which mode the plan asks for; `unit` is the block of the random map.
   Mode PickMode(const JobPlan& plan, const bool dir_used[kDirs], uint32_t* unit) const;
-  // Under the random map of several sizes: a random block, or the next free one after it, and the
-  // free run from there, up to `len` bytes (its length in run_len_); returns its offset in the
-  // region.
-  uint64_t ClaimRun(uint32_t len, Rng& rng);
+  // fio's random map: a drawn block, or when it is taken the next free one after it (wrapping);
+  // a size that fits from there; the I/O cut short at the first block already done. The map's
+  // bits are blocks of the smallest size of any direction, and each direction draws and marks
+  // them in blocks of its own smallest size, as fio does: where the two differ, a block past
+  // the region can come up, which ends the pass (fio ends it there too).
+  bool NextInMap(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len);
   static constexpr uint64_t kFibonacciHash = 0x61c8864680b583ebull;
   uint64_t DrawRank(Rng& rng) const;
   uint64_t NormalRank(Rng& rng) const;
@@ -148,7 +166,12 @@ class OffsetGen {
   uint64_t region_offset_ = 0, region_bytes_ = 0;
   uint64_t seq_pos_[kDirs] = {0, 0, 0};
   uint64_t map_block_ = 0, dist_block_ = 0, dist_blocks_ = 1;
-  uint32_t run_len_ = 0;
+  // fio's draw of a block: from [0, last_block_[d]), in blocks of align_[d] (fio's last_block).
+  uint64_t last_block_[kDirs] = {1, 1, 1};
+  FioRand block_rand_;
+  uint64_t block_seed_ = 0;
+  // A full map starts a new pass in place (time-based jobs, as fio's), else ends the pass.
+  bool wrap_full_map_ = false;
   Permutation perm_;
   FreeMap free_map_;
   Distribution dist_ = Distribution::kUniform;

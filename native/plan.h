@@ -23,6 +23,7 @@ struct BsEntry {
 
 enum class Fallocate : uint8_t { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class OSync : uint8_t { kNone, kSync, kDsync };
+enum class Fadvise : uint8_t { kNone, kRandom, kSequential };
 enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3 };
 enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
 
@@ -67,6 +68,8 @@ struct JobPlan {
   bool layout_fill = false;
   Fallocate fallocate = Fallocate::kNative;
   bool invalidate = true;
+  // The access pattern posix_fadvise announces once the target is open (fio's fadvise_hint).
+  Fadvise fadvise = Fadvise::kNone;
   bool unlink_after = false;
   // unlink=1 removes this name: the target as the user named it (its last component not
   // followed, so a symlink goes and the file it points to stays, as in fio).
@@ -75,6 +78,8 @@ struct JobPlan {
   uint64_t region_offset = 0;
   uint64_t region_bytes = 0;
   uint64_t io_bytes_per_loop = 0;
+  // io_size was given: fio goes on past a pass its random map ended early until it is done.
+  bool io_size_given = false;
   uint64_t loops = 1;
   bool time_based = false;
   uint64_t runtime_ns = 0;
@@ -94,6 +99,12 @@ struct JobPlan {
   // iodepth_batch_complete_max: the queue is topped up after each, so it stays at iodepth.
   uint32_t batch_complete_max = 1;
   uint64_t rand_seed = 0;
+  // fio's seeds for the draws made as fio makes them (fio_rand.h): bssplit sizes per direction,
+  // rwmix directions and offsets; and whether each loop seeds them again (randrepeat).
+  uint64_t fio_seed_bs[kDirs] = {0, 0, 0};
+  uint64_t fio_seed_mix = 0;
+  uint64_t fio_seed_block = 0;
+  bool fio_reseed = true;
   bool random_map = true;
   Distribution distribution = Distribution::kUniform;
   double distribution_param = 0;

@@ -23,7 +23,8 @@ struct Run::Message {
   std::vector<CreatedFile> created;
 };
 
-Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans) : registry_(registry), id_(id) {
+Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths)
+    : registry_(registry), id_(id), stat_paths_(std::move(stat_paths)) {
   jobs_.reserve(plans.size());
   for (auto& p : plans) jobs_.push_back(std::make_shared<Job>(std::move(p), &cancel_));
   // One steady-state group per group number, with every job that names it as a member.
@@ -153,6 +154,7 @@ void Run::LayOut() {
       fill |= other->plan().layout_fill;
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
+    laid_out_ = true;
     std::string what;
     Expect laid_out;
     const int err =
@@ -194,6 +196,29 @@ void Run::CreateLogs(size_t j) {
   }
 }
 
+namespace {
+
+// A sysfs counter file's text ("" when it cannot be read): one short line.
+std::string ReadSmallFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return "";
+  char buf[4096];
+  const ssize_t n = read(fd, buf, sizeof(buf));
+  close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+}  // namespace
+
+// fio lays its files out before it takes the devices' counters for disk_util, so a read job's
+// report shows no writes for making its file. The layout's data is synced (and a filesystem's
+// journal with it) by the time LayoutFile returns.
+void Run::ReadStatsAfterLayout(uint64_t started_ns) {
+  if (!laid_out_ || stat_paths_.empty()) return;
+  for (const std::string& p : stat_paths_) stats_after_layout_.push_back(ReadSmallFile(p));
+  layout_ns_ = NowNs() - started_ns;
+}
+
 void Run::JobEnded() {
   std::lock_guard<std::mutex> lock(done_mutex_);
   done_count_++;
@@ -201,8 +226,12 @@ void Run::JobEnded() {
 }
 
 void Run::Coordinate() {
+  // The clock the jobs read once or twice per I/O, scaled before any of them starts.
+  ClockInit();
+  const uint64_t started_ns = NowNs();
   ClaimDevices();
   LayOut();
+  ReadStatsAfterLayout(started_ns);
   // What the layout created, at once: a caller that must remove it after a crash records it.
   if (!created_.empty()) PostProgress();
   threads_.resize(jobs_.size());
@@ -348,7 +377,19 @@ void Run::Settle(Napi::Env env) {
   Napi::HandleScope scope(env);
   Napi::Array results = Napi::Array::New(env, jobs_.size());
   for (size_t i = 0; i < jobs_.size(); i++) results.Set(static_cast<uint32_t>(i), JobResultToJs(env, *jobs_[i]));
-  deferred_->Resolve(results);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("jobs", results);
+  if (stats_after_layout_.empty()) {
+    out.Set("afterLayout", env.Null());
+  } else {
+    Napi::Object after = Napi::Object::New(env);
+    Napi::Array stats = Napi::Array::New(env, stats_after_layout_.size());
+    for (size_t i = 0; i < stats_after_layout_.size(); i++) stats.Set(static_cast<uint32_t>(i), stats_after_layout_[i]);
+    after.Set("stats", stats);
+    after.Set("ms", static_cast<double>(layout_ns_) / 1e6);
+    out.Set("afterLayout", after);
+  }
+  deferred_->Resolve(out);
 }
 
 }  // namespace vb

@@ -33,7 +33,9 @@ struct Registry {
 
 class Run {
  public:
-  Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans);
+  // `stat_paths`: the block devices' counter files (sysfs `stat`) to read once the files are laid
+  // out, before any job starts, as fio takes its disk_util baseline.
+  Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -64,6 +66,8 @@ class Run {
   int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
+  // Reads the counter files after the layout, with the layout's duration.
+  void ReadStatsAfterLayout(uint64_t started_ns);
   void CreateLogs(size_t job);
   void PostProgress();
   void Settle(Napi::Env env);
@@ -86,6 +90,12 @@ class Run {
     PathRef ref;
   };
   std::vector<Claim> claims_;
+  // The devices' counters as they were once the layout was done (empty: none was laid out), and
+  // how long the layout took.
+  std::vector<std::string> stat_paths_;
+  std::vector<std::string> stats_after_layout_;
+  uint64_t layout_ns_ = 0;
+  bool laid_out_ = false;
   // Files the layout created, until the next progress report takes them to JavaScript.
   std::vector<CreatedFile> created_;
   std::thread coordinator_;

@@ -182,8 +182,13 @@ void IoUringEngine::Teardown() {
 }
 
 int IoUringEngine::Submit() {
+  // GETEVENTS with nothing to wait for, as fio submits: under DEFER_TASKRUN the kernel posts
+  // the completions it has deferred (an I/O finished by an io-wq worker, say) only inside an
+  // io_uring_enter that asks for events. Submitted without it, those completions stayed
+  // unposted, the CQ read empty, and the loop made a second call just to wait for them: 1.05
+  // calls per I/O on a tmpfs file where fio makes 1.00.
   while (unsubmitted_ && !(setup_flags_ & IORING_SETUP_SQPOLL)) {
-    const int r = Enter(unsubmitted_, 0, 0, 0);
+    const int r = Enter(unsubmitted_, 0, IORING_ENTER_GETEVENTS, 0);
     if (r >= 0) {
       unsubmitted_ -= static_cast<unsigned>(r) < unsubmitted_ ? static_cast<unsigned>(r) : unsubmitted_;
       if (r == 0) break;
@@ -247,8 +252,9 @@ int IoUringEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
     unsubmitted_ = 0;
     if (!(flags & (IORING_ENTER_SQ_WAKEUP | IORING_ENTER_GETEVENTS))) return static_cast<int>(staged);
   } else if (to_submit == 0 && min_complete == 0) {
-    // With DEFER_TASKRUN completions are only posted from io_uring_enter; ask for what is ready.
-    if (!(setup_flags_ & IORING_SETUP_DEFER_TASKRUN) || CqReady() > 0) return 0;
+    // With DEFER_TASKRUN completions are only posted from io_uring_enter; ask for what is ready,
+    // unless the submission just made did (it asked for events).
+    if (!(setup_flags_ & IORING_SETUP_DEFER_TASKRUN) || CqReady() > 0 || staged) return 0;
     flags = IORING_ENTER_GETEVENTS;
   }
   for (;;) {

@@ -1,9 +1,8 @@
-// io_uring through its system calls: SQEs written straight into the shared ring, one
-// io_uring_enter() that submits the whole batch and waits for completions, completions read
-// straight from the CQ ring. Buffers, the file and the ring fd itself are registered once.
-// At queue depth 1 submission and wait are two calls, so that clat excludes the submission as
-// fio's does; deeper queues batch both into one call, and clat then starts as the batch enters
-// the kernel.
+// io_uring through its system calls: SQEs written straight into the shared ring, completions
+// read straight from the CQ ring. As fio's engine: one io_uring_enter() submits what is staged
+// (asking for events, so that deferred completions get posted), the issue stamp follows it, and
+// a second call waits only when nothing has completed meanwhile; so clat excludes the
+// submission, which slat holds. Buffers, the file and the ring fd itself are registered once.
 #pragma once
 
 #include <linux/io_uring.h>

@@ -1,8 +1,9 @@
 /**
  * What fio prints as a run starts, before its report: a line per job (rw, block sizes, engine,
- * depth; "..." for a job's further instances), its version, "Starting N threads", a "Laying out
- * IO file" line per file a job creates or extends, and a note per job whose synchronous engine
- * caps its depth at 1. volbench's jobs are threads, so it says threads as fio does with --thread.
+ * depth; "..." for a job's further instances), its version, "Starting N processes", a "Laying
+ * out IO file" line per file a job creates or extends, and a note per job whose synchronous
+ * engine caps its depth at 1. volbench's jobs are threads, but fio runs a job as a process unless
+ * told otherwise (--thread), and these lines are fio's.
  */
 import { engineSpec, AUTO_ENGINES, type EngineName } from '../engine/engines.js';
 import { blockSizes } from '../plan/native-plan.js';
@@ -61,6 +62,6 @@ export function openingLines(plan: RunPlan, available: readonly EngineName[]): s
     if (job.instances.length > 1) lines.push('...');
   }
   const threads = plan.jobs.reduce((n, j) => n + j.instances.length, 0);
-  lines.push(`volbench-${VERSION}`, `Starting ${threads} thread${threads === 1 ? '' : 's'}`);
+  lines.push(`volbench-${VERSION}`, `Starting ${threads} process${threads === 1 ? '' : 'es'}`);
   return [...lines, ...startNotes(plan, available)];
 }

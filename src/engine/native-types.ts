@@ -88,6 +88,8 @@ export interface NativeJobPlan {
   fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
   /** Drop the file's pages from the page cache before the job (invalidate=1). */
   invalidate: boolean;
+  /** posix_fadvise on the opened target, after the cache drop (fio's fadvise_hint). */
+  fadvise: 'none' | 'random' | 'sequential';
   unlinkAfter: boolean;
   /** Region of the target this instance works on. */
   regionOffset: number;
@@ -127,7 +129,15 @@ export interface NativeJobPlan {
   /** Completions handled per reap, at least 1 (fio: iodepth_batch_complete_max, or the minimum). */
   batchCompleteMax: number;
   randSeed: bigint;
-  /** Use a full-period permutation so every block is touched once per pass (fio's random map). */
+  /** io_size was given (fio then goes on past a pass its random map ended early). */
+  ioSizeGiven: boolean;
+  /** fio's seeds for the draws made as fio makes them (src/plan/fio-seeds.ts): sizes per direction, rwmix, offsets. */
+  fioSeedBs: [bigint, bigint, bigint];
+  fioSeedMix: bigint;
+  fioSeedBlock: bigint;
+  /** Seed those draws again at each loop (fio's randrepeat). */
+  fioReseed: boolean;
+  /** Keep fio's random map: every block once per pass. */
   randomMap: boolean;
   /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
   distribution: number;
@@ -262,6 +272,8 @@ export interface NativeJobResult {
   hugePageBytes: number;
   /** Whether io_uring registered the buffers with the kernel (fixedbufs). */
   registeredBuffers: boolean;
+  /** Whether io_uring registered the target's file with the kernel (registerfiles). */
+  registeredFiles: boolean;
   /** Wall clock (ms since epoch) when the measured period began. */
   startedAtMs: number;
   /** Measured period (after ramp), ns. */
@@ -340,6 +352,20 @@ export interface NativeTargetInfo {
   identity: { dev: bigint; ino: bigint; rdev: bigint };
 }
 
+/** What a run resolves to: every job's result, and the devices' counters after its layout. */
+export interface NativeRunResult {
+  jobs: NativeJobResult[];
+  /** null when the run laid nothing out (or was given no stat files to read). */
+  afterLayout: NativeAfterLayout | null;
+}
+
+export interface NativeAfterLayout {
+  /** Each stat file's text, in the order given ('' where it could not be read). */
+  stats: string[];
+  /** From the run's start to the reading, ms. */
+  ms: number;
+}
+
 export interface NativeStuckEntry {
   /** A job given up on, or a call on a root (a probe, a removal). */
   kind: 'job' | 'call';
@@ -364,11 +390,16 @@ export interface NativeStuck {
 }
 
 export interface NativeAddon {
-  /** Starts the jobs of one stonewall group together; resolves when all have ended. */
+  /**
+   * Starts the jobs of one stonewall group together; resolves when all have ended. With
+   * `statPaths` (the sysfs `stat` files of the devices behind the targets) it reads them once
+   * the run has laid its files out, before any job starts.
+   */
   runJobs(
     plans: NativeJobPlan[],
     onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
-  ): { id: number; promise: Promise<NativeJobResult[]> };
+    statPaths?: string[],
+  ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
   cancel(id: number): void;
   /**

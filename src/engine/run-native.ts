@@ -2,7 +2,7 @@
  * Runs one stonewall group of job instances in the native engine, with progress and an
  * AbortSignal. The event loop is never blocked: the engine works on its own threads.
  */
-import type { NativeCreatedFile, NativeJobPlan, NativeJobResult, NativeProgress } from './native-types.js';
+import type { NativeCreatedFile, NativeJobPlan, NativeProgress, NativeRunResult } from './native-types.js';
 import { nativeAddon } from './addon.js';
 
 export interface NativeRunOptions {
@@ -10,15 +10,17 @@ export interface NativeRunOptions {
   /** The files the layout created, as soon as it has (before the jobs start). */
   onCreated?: (created: NativeCreatedFile[]) => void;
   signal?: AbortSignal;
+  /** sysfs `stat` files the run reads once its files are laid out (disk_util's baseline). */
+  statPaths?: string[];
 }
 
-export async function runNativeGroup(plans: NativeJobPlan[], options: NativeRunOptions = {}): Promise<NativeJobResult[]> {
+export async function runNativeGroup(plans: NativeJobPlan[], options: NativeRunOptions = {}): Promise<NativeRunResult> {
   const addon = nativeAddon();
   const { onProgress, onCreated, signal } = options;
   const { id, promise } = addon.runJobs(plans, (progress, created) => {
     if (created.length > 0) onCreated?.(created);
     onProgress?.(progress);
-  });
+  }, options.statPaths ?? []);
   if (!signal) return promise;
   const abort = (): void => addon.cancel(id);
   if (signal.aborted) abort();

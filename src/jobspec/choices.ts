@@ -73,6 +73,15 @@ export const FALLOCATE_CHOICE: Choice<JobOptions['fallocate']> = {
   fioOnly: [],
 };
 
+/**
+ * fadvise_hint: 1 advises the kernel of the job's own pattern (random or sequential access), as
+ * fio does by default; 0 gives no advice (the kernel's readahead applies).
+ */
+export const FADVISE_HINT_CHOICE: Choice<JobOptions['fadvise_hint']> = {
+  values: { '0': 'none', '1': 'pattern', random: 'random', sequential: 'sequential' },
+  fioOnly: [],
+};
+
 export const UNIFIED_RW_REPORTING_CHOICE: Choice<JobOptions['unified_rw_reporting']> = {
   values: { none: 'none', mixed: 'mixed', both: 'both', '0': 'none', '1': 'mixed', '2': 'both' },
   fioOnly: [],

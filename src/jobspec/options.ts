@@ -7,7 +7,7 @@
 import { ENGINE_NAMES } from '../engine/engines.js';
 import type { BsSplitEntry, JobOptions, PerDirection } from './types.js';
 import {
-  CPUS_ALLOWED_POLICY_CHOICE, FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
+  CPUS_ALLOWED_POLICY_CHOICE, FADVISE_HINT_CHOICE, FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
   VERIFY_CHOICE, choiceAccepted, parseChoice,
 } from './choices.js';
 import { invalidValue, unsupported } from './fail.js';
@@ -196,6 +196,7 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('cpus_allowed_policy', 'cpus_allowed_policy', choiceKind('cpus_allowed_policy', CPUS_ALLOWED_POLICY_CHOICE),
     { default: 'shared' }),
   option('fallocate', 'fallocate', choiceKind('fallocate', FALLOCATE_CHOICE), { default: 'native' }),
+  option('fadvise_hint', 'fadvise_hint', choiceKind('fadvise_hint', FADVISE_HINT_CHOICE), { default: 'pattern' }),
   // volbench's own: writing to a block device needs this opt-in. fio has no such option.
   option('allow_block_write', 'allow_block_write', flagKind(), { default: false, echo: false }),
 ];

@@ -213,6 +213,7 @@ const RENDER: { [K in OptionField]: Render<K> } = {
   cpus_allowed: (v) => formatCpuList(v),
   cpus_allowed_policy: text,
   fallocate: text,
+  fadvise_hint: (v) => ({ none: '0', pattern: '1', random: 'random', sequential: 'sequential' })[v],
   allow_block_write: flag,
 };
 

@@ -12,7 +12,7 @@ import { defaultOptions } from './defaults.js';
 import { echoEntries, entryValue, readEntries, valueText, type Entry } from './entries.js';
 import type { OptionContext } from './option-def.js';
 import { jobSpecSchema } from './schema.js';
-import { hasHeaderName } from './sections.js';
+import { appliesInOrder, hasHeaderName } from './sections.js';
 import type { KbBase } from './units.js';
 
 function pathOf(path: ReadonlyArray<PropertyKey>): string {
@@ -42,19 +42,24 @@ interface Applied {
 }
 
 /**
- * Apply one section's options in order onto `applied`, which it changes; kb_base first, as fio
- * sorts it. The values it replaces are not changed: parsers build new values from `previous`.
+ * Apply one section's options in order onto `applied`, which it changes. Where the order is
+ * fio's (`inOrder`: a command line, a job file), a size is read with the kb_base in force where
+ * it stands, as fio reads it: `--bs=4k --kb_base=1000` keeps 4096 bytes, `--kb_base=1000
+ * --bs=4k` makes 4000 (a job file's kb_base comes first whatever its line: fio sorts it there,
+ * and so does parseJobFile). A JSON spec's kb_base applies to the whole section, as in a job
+ * file. The values it replaces are not changed: parsers build new values from `previous`.
  */
-function applySection(entries: Entry[], applied: Applied, jobName: string): Applied {
+function applySection(entries: Entry[], applied: Applied, jobName: string, inOrder: boolean): Applied {
   const options = applied.options;
   const ctx = (entry: Entry): OptionContext => ({
     field: entry.field, kbBase: applied.kbBase, jobName, previous: options[entry.def.field],
   });
-  const kbEntry = entries.find((e) => e.def.name === 'kb_base');
+  const kbEntry = inOrder ? undefined : entries.find((e) => e.def.name === 'kb_base');
   if (kbEntry) applied.kbBase = entryValue(kbEntry, ctx(kbEntry)) as KbBase;
   const values: SectionValues = new Map();
   for (const entry of entries) {
     const value = entryValue(entry, ctx(entry));
+    if (entry.def.name === 'kb_base') applied.kbBase = value as KbBase;
     (options as Record<string, unknown>)[entry.def.field] = value;
     values.set(entry.def.name, { value, field: entry.field });
   }
@@ -82,12 +87,12 @@ type Inherit = (jobName: string) => Applied;
  * as the defaults are. Only a bare write_bw_log (and friends) depends on the job, which logs under
  * its own name.
  */
-function inheritFrom(global: Entry[]): Inherit {
+function inheritFrom(global: Entry[], inOrder: boolean): Inherit {
   let applied: Applied | undefined;
   const bare = global.filter((e) => valueText(e) === undefined);
   return (jobName) => {
     if (applied === undefined) {
-      const section = applySection(global, { options: defaultOptions(), kbBase: 1024 }, '');
+      const section = applySection(global, { options: defaultOptions(), kbBase: 1024 }, '', inOrder);
       // Copied once into a literal: built key by key, the options are a V8 dictionary object,
       // which costs ten times as much to copy for each job.
       applied = { options: { ...section.options }, kbBase: section.kbBase };
@@ -105,11 +110,8 @@ function resolveJob(record: Record<string, RawOptionValue>, index: number, globa
   const scope = `jobs[${index}]`;
   const own = readEntries(record, scope);
   const name = jobNameOf(own, global, scope);
-  const options = applySection(own, inherit(name), name).options as JobOptions;
+  const options = applySection(own, inherit(name), name, appliesInOrder(record)).options as JobOptions;
   options.name = name;
-  // fio uses a given randseed whatever randrepeat says (init.c fixup_options); in JobOptions
-  // that is "repeatable, with this seed".
-  if ([...own, ...global].some((e) => e.def.name === 'randseed')) options.randrepeat = true;
   checkJob(options, scope);
   const headerName = hasHeaderName(record);
   const fields = Object.fromEntries([...global, ...own].map((e) => [e.def.name, e.field]));
@@ -127,7 +129,7 @@ function resolveJob(record: Record<string, RawOptionValue>, index: number, globa
 export function parseSpec(spec: unknown): ParsedSpec {
   const input = validateShape(spec);
   const global = input.global ? readEntries(input.global, 'global') : [];
-  const inherit = inheritFrom(global);
+  const inherit = inheritFrom(global, input.global !== undefined && appliesInOrder(input.global));
   const jobs = input.jobs.map((record, i) => resolveJob(record, i, global, inherit));
   const hasGlobal = input.global !== undefined && Object.keys(input.global).length > 0;
   return { ...(hasGlobal ? { globalOptions: echoEntries(global) } : {}), jobs };

@@ -45,6 +45,22 @@ export function hasHeaderName(job: object): boolean {
   return (job as Record<symbol, unknown>)[HEADER_NAME] === true;
 }
 
+const IN_ORDER = Symbol('volbench.inOrder');
+
+/**
+ * A section from a command line or a job file holds its options in the order fio applies them,
+ * each size read with the kb_base given before it (a job file's kb_base is sorted first). A JSON
+ * spec written by hand is read with its kb_base first wherever the key stands, as in a job
+ * file; this hidden mark, which JSON does not carry, tells parseSpec the order is fio's.
+ */
+export function markInOrder(record: Record<string, RawOptionValue>): void {
+  Object.defineProperty(record, IN_ORDER, { value: true, enumerable: false });
+}
+
+export function appliesInOrder(record: object): boolean {
+  return (record as Record<symbol, unknown>)[IN_ORDER] === true;
+}
+
 /** The key a name shares with its aliases (`blocksize` and `bs` are one option). */
 function optionKey(name: string): string {
   return findOption(name)?.name ?? name;
@@ -85,6 +101,7 @@ function jobRecord(section: Section, inherited: OptionRecord): Record<string, Ra
   // Its own options last, folded as they go in: first place and spelling, last value.
   job.setAll(section.entries);
   if (named) markHeaderName(job.values);
+  markInOrder(job.values);
   return job.values;
 }
 
@@ -104,6 +121,9 @@ export function sectionsToSpec(sections: ReadonlyArray<Section | ResetGlobals>):
       spec.jobs.push(jobRecord(section, inherited));
     }
   }
-  if (Object.keys(leading.values).length) spec.global = leading.values;
+  if (Object.keys(leading.values).length) {
+    markInOrder(leading.values);
+    spec.global = leading.values;
+  }
   return spec;
 }

@@ -153,6 +153,8 @@ export interface JobOptions {
   /** shared: every instance may use every CPU of cpus_allowed; split: each gets one of them. */
   cpus_allowed_policy: 'shared' | 'split';
   fallocate: 'none' | 'native' | 'posix' | 'keep' | 'truncate';
+  /** posix_fadvise on the opened target: the job's pattern (fio's 1), a fixed advice, or none (0). */
+  fadvise_hint: 'none' | 'pattern' | 'random' | 'sequential';
   allow_block_write: boolean;
 }
 

@@ -10,6 +10,7 @@ import type { NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } fro
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions } from '../jobspec/types.js';
 import { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
+import { fioSeeds } from './fio-seeds.js';
 import { randomMapBytes, randomMapFor } from './random-map.js';
 
 export { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
@@ -77,8 +78,9 @@ function distribution(o: JobOptions): { distribution: number; distributionParam:
   }
 }
 
-function seedFor(o: JobOptions): bigint {
-  if (o.randrepeat) return o.randseed;
+/** fio uses a given randseed whatever randrepeat says; without one, randrepeat=0 draws a seed. */
+function seedFor(o: JobOptions, randseedGiven: boolean): bigint {
+  if (o.randrepeat || randseedGiven) return o.randseed;
   return randomBytes(8).readBigUInt64LE();
 }
 
@@ -92,6 +94,17 @@ export function instanceCpus(o: JobOptions, ordinal: number): number[] {
   return [cpus[ordinal % cpus.length]];
 }
 
+/**
+ * The advice fadvise_hint gives the kernel, as fio's: by default the job's own pattern, so that
+ * a buffered random job gets no readahead (without it the kernel read 4.2–5.2 KiB per 4k
+ * request and served a growing share from the cache). The null engine opens nothing to advise.
+ */
+function fadviseAdvice(o: JobOptions): NativeJobPlan['fadvise'] {
+  if (o.fadvise_hint === 'none' || !engineSpec(o.ioengine).touchesTarget) return 'none';
+  if (o.fadvise_hint === 'pattern') return isRandom(o.rw) ? 'random' : 'sequential';
+  return o.fadvise_hint;
+}
+
 export function nativePlan(
   o: JobOptions,
   instance: number,
@@ -101,7 +114,9 @@ export function nativePlan(
   logs: LogPaths,
   logTargets: LogTargets,
   forbidden: bigint[],
+  randseedGiven = false,
 ): NativeJobPlan {
+  const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
   const used = directionsUsed(o);
   const reads = used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]);
   const logging = Boolean(o.write_bw_log || o.write_iops_log || o.write_lat_log);
@@ -128,6 +143,7 @@ export function nativePlan(
     layoutFill: reads,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
+    fadvise: fadviseAdvice(o),
     unlinkAfter: o.unlink && engineSpec(o.ioengine).touchesTarget,
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,
@@ -155,7 +171,13 @@ export function nativePlan(
     batchCompleteMin: o.iodepth_batch_complete_min,
     // fio's rule: a maximum under the minimum (or unset) is the minimum, and a reap takes one.
     batchCompleteMax: Math.max(o.iodepth_batch_complete_max, o.iodepth_batch_complete_min, 1),
-    randSeed: seedFor(o),
+    randSeed: seedFor(o, randseedGiven),
+    ioSizeGiven: o.io_size !== undefined,
+    fioSeedBs: fio.bs,
+    fioSeedMix: fio.mix,
+    fioSeedBlock: fio.block,
+    // fio seeds its draws again at every loop while randrepeat holds (libfio.c clear_io_state).
+    fioReseed: o.randrepeat,
     randomMap: randomMapFor(o).on,
     ...distribution(o),
     rateBytes: [...o.rate] as [number, number, number],

@@ -275,7 +275,8 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
         const ordinal = jobNumber - 1;
         const logs = logPaths(o, jobNumber++, cwd);
         const logged = await logTargets(logs, o, field, ctx);
-        instances.push({ ...nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, logged, forbidden), ssGroup: ssGroups[i] });
+        const plan = nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, logged, forbidden, job.fields?.randseed !== undefined);
+        instances.push({ ...plan, ssGroup: ssGroups[i] });
       }
       if (!targetIndex.has(firstPath)) {
         targetIndex.set(firstPath, targetPaths.length);

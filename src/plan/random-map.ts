@@ -1,8 +1,7 @@
 /**
  * fio's random map as it applies to one job: whether the engine keeps one (every block once per
  * pass), and the notes that say when it does not though the job did not ask for that. fio
- * turns the map off for blockalign (and says so on stderr); volbench also cannot keep one map
- * for directions whose smallest block sizes differ, which fio does, so it says that too.
+ * turns the map off for blockalign (and says so on stderr).
  */
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions } from '../jobspec/types.js';
@@ -27,27 +26,21 @@ export function randomMapFor(o: JobOptions): RandomMap {
   if (o.blockalign.some((ba, d) => ba !== 0 && ba !== mins[d])) return { on: false, notes: [BLOCKALIGN_NOTE] };
   // A non-uniform distribution has no map in fio either, and says nothing.
   if (o.random_distribution.kind !== 'random') return { on: true, notes: [] };
-  const used = directionsUsed(o);
-  const usedMins = mins.filter((_, d) => used[d]);
-  if (new Set(usedMins).size > 1) return { on: true, notes: [mixedMinimumNote(usedMins)] };
   return { on: true, notes: [] };
 }
 
-function mixedMinimumNote(mins: number[]): string {
-  return `the random map needs one smallest block size for all directions (here ${mins.join(' and ')} bytes): `
-    + 'offsets are drawn uniformly, so blocks may be read or written more than once per pass (fio keeps its map)';
-}
-
 /**
- * Bytes the engine's map of several block sizes takes (one bit per smallest block, and a
- * sixty-fourth more for the levels above), when the region's size is known from the options;
- * a job of one block size walks a permutation and needs none.
+ * Bytes the engine's bitmap takes (one bit per block of the smallest size of any direction, as
+ * fio's, and a sixty-fourth more for the levels above), when the region's size is known from
+ * the options. A job whose directions in use all have that one size walks a permutation and
+ * needs none.
  */
 export function randomMapBytes(o: JobOptions): number {
   if (!randomMapFor(o).on || !isRandom(o.rw) || o.random_distribution.kind !== 'random') return 0;
+  const tables = blockSizes(o);
+  const unit = Math.min(...tables.map(smallest));
   const used = directionsUsed(o);
-  const sizes = blockSizes(o).filter((_, d) => used[d]).flat();
-  if (new Set(sizes.map((e) => e.bs)).size === 1 || !o.size || !('bytes' in o.size)) return 0;
-  const blocks = Math.ceil(o.size.bytes / smallest(sizes));
+  if (tables.every((t, d) => !used[d] || t.every((e) => e.bs === unit)) || !o.size || !('bytes' in o.size)) return 0;
+  const blocks = Math.ceil(o.size.bytes / unit);
   return Math.ceil((blocks / 8) * (1 + 1 / 63));
 }

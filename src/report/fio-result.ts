@@ -184,6 +184,10 @@ export const volbenchJobSchema = z.object({
       .describe('Bytes of the buffers the kernel backs with transparent huge pages; looked at from 128 KiB blocks on, where it decides whether an I/O reaches the device whole or split'),
     registered: z.boolean().describe('Whether io_uring registered the buffers (fixedbufs: by default for blocks under 128 KiB; fio only when asked)'),
   }).optional().describe("The job's I/O buffers, summed over its instances; absent from results stored before volbench reported them"),
+  registered_files: z.boolean().optional()
+    .describe("Whether io_uring registered the target's file (registerfiles: by default; fio only when asked). "
+      + 'Registered buffers and files save the kernel a page pinning and a file lookup per I/O; the normal text\'s job line says so. '
+      + 'Absent from results stored before volbench reported it'),
   error_message: z.string(),
   error_syscall: z.string().describe('The system call that failed ("pwrite", "io_uring_enter", "verify"), or ""'),
   members: z.number().describe('Job instances summed into this entry: fio\'s "jobs=" in its normal output'),

@@ -94,7 +94,17 @@ function headerLine(job: FioJob, result: FioJson, extra: VolbenchJob | undefined
   const time = result.time;
   // volbench's jobs are threads: their id, as fio prints with --thread.
   const shown = extra?.tid || pid;
-  return `${job.jobname}: (groupid=${job.groupid}, jobs=${members}): err=${err}${reason}: pid=${shown}: ${time}\n`;
+  return `${job.jobname}: (groupid=${job.groupid}, jobs=${members}): err=${err}${reason}: pid=${shown}: ${time}${registeredText(extra)}\n`;
+}
+
+/**
+ * What io_uring registered with the kernel, which fio does only when asked (fixedbufs,
+ * registerfiles) and which can change the figures: said at the end of the job's line, where
+ * nothing of fio's follows. Nothing when neither was.
+ */
+function registeredText(extra: VolbenchJob | undefined): string {
+  const what = [extra?.buffers?.registered ? 'buffers' : '', extra?.registered_files ? 'files' : ''].filter(Boolean);
+  return what.length ? `; io_uring with registered ${what.join(' and ')}` : '';
 }
 
 function directionsText(job: FioJob, rs: GroupRunStats, precision: number): string {

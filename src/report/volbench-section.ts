@@ -68,6 +68,7 @@ function jobSection(entry: Entry): VolbenchJob {
       huge_page_bytes: results.reduce((n, r) => n + r.hugePageBytes, 0),
       registered: results.some((r) => r.registeredBuffers),
     },
+    registered_files: results.some((r) => r.registeredFiles),
     error_message: results.find((r) => r.errorMessage)?.errorMessage ?? '',
     error_syscall: results.find((r) => r.errorMessage)?.errorSyscall ?? '',
     members: entry.ts.members,

@@ -11,7 +11,9 @@ import { runNativeGroup } from '../engine/run-native.js';
 import { HIST_BUCKETS, type NativeExpect, type NativeJobPlan, type NativeJobResult } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
-import { diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats } from '../target/index.js';
+import {
+  diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats, snapshotFromTexts, type DiskStatsSnapshot, type ExcludedInterval,
+} from '../target/index.js';
 import { buildReport, type FioResult } from '../report/index.js';
 import { volumeOf } from '../cloud/index.js';
 import type { ReportJob } from '../report/types.js';
@@ -54,7 +56,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   });
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
-    errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
+    errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
     opened: { dev: 0n, ino: 0n, rdev: 0n },
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
@@ -83,9 +85,21 @@ class StageFiles {
   }
 }
 
-async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobResult[][]> {
+/**
+ * Runs the plan's stages in order. `stats` (taken just before) names the devices whose counters
+ * disk_util reports: each stage's run reads them again once it has laid its files out, and
+ * those layouts come back as intervals for disk_util to leave out, as fio's baseline follows
+ * its layout.
+ */
+async function runStages(
+  plan: RunPlan,
+  options: RunControl,
+  stats: DiskStatsSnapshot,
+): Promise<{ results: NativeJobResult[][]; layouts: ExcludedInterval[] }> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
+  const layouts: ExcludedInterval[] = [];
   const files = new StageFiles();
+  const statPaths = stats.devices.map((d) => d.statFile);
   for (let stage = 0; stage < plan.stages; stage++) {
     const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
     const plans = files.hold(members.flatMap(({ job }) => job.instances));
@@ -94,13 +108,17 @@ async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobR
       out = plans.map(notStarted);
     } else {
       const startedAt = Date.now();
-      out = await runNativeGroup(plans, {
+      const from = stage === 0 ? stats : await snapshotDiskStats(stats.devices.map((d) => d.name));
+      const run = await runNativeGroup(plans, {
         signal: options.signal,
+        statPaths,
         onCreated: (created) => options.files?.created(plans, created),
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
       });
+      out = run.jobs;
+      if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
     }
     files.record(plans, out);
     options.files?.opened(plans, out);
@@ -110,7 +128,7 @@ async function runStages(plan: RunPlan, options: RunControl): Promise<NativeJobR
       at += job.instances.length;
     }
   }
-  return results;
+  return { results, layouts };
 }
 
 /**
@@ -162,7 +180,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
   );
   const statsBefore = await snapshotDiskStats(devices);
-  const results = await runStages(plan, control);
+  const { results, layouts } = await runStages(plan, control, statsBefore);
   // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
   const seen = watch?.seen && !options.signal?.aborted ? watch.seen : null;
   if (seen) results.forEach((rs) => rs.forEach((r) => (r.cancelled = false)));
@@ -192,7 +210,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     startedAtMs,
     ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
     jobs,
-    diskUtil: diskUtilDelta(statsBefore, statsAfter),
+    diskUtil: diskUtilDelta(statsBefore, statsAfter, layouts),
     targets,
     volbenchVersion: VERSION,
     jobFile: jobFileOf(plan.spec),

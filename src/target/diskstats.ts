@@ -38,6 +38,8 @@ export interface DiskStatsDevice {
   name: string;
   /** Names of the devices linked as this one's slaves (for `aggr_*`). */
   slaves: string[];
+  /** The sysfs file the counters are read from. */
+  statFile: string;
   /** Null when the stat file could not be read. */
   counters: DiskStatCounters | null;
 }
@@ -71,17 +73,30 @@ export async function snapshotDiskStats(
   const devices: DiskStatsDevice[] = [];
   for (const name of devNames) addDevice(devices, name, root);
   const takenAtMs = performance.now();
-  for (const dev of devices) {
-    dev.counters = parseDiskStat(readSysAttr(join(root, 'block', dev.name, 'stat')));
-  }
+  for (const dev of devices) dev.counters = parseDiskStat(readSysAttr(dev.statFile));
   return { takenAtMs, devices };
+}
+
+/**
+ * The same devices as `template`, with counters read elsewhere (the native run reads them once
+ * it has laid its files out): `texts` holds each stat file's text, in the template's order.
+ */
+export function snapshotFromTexts(template: DiskStatsSnapshot, texts: readonly string[], takenAtMs: number): DiskStatsSnapshot {
+  const devices = template.devices.map((d, i) => ({ ...d, counters: parseDiskStat(texts[i] || null) }));
+  return { takenAtMs, devices };
+}
+
+/** An interval of a run that disk_util leaves out (a layout: fio takes its baseline after it). */
+export interface ExcludedInterval {
+  from: DiskStatsSnapshot;
+  to: DiskStatsSnapshot;
 }
 
 /** Adds a device and, depth first, its slaves; answers the name added, or null if none was. */
 function addDevice(devices: DiskStatsDevice[], name: string, root: string): string | null {
   const dev = sysfsBlockDirByName(name, root);
   if (dev === null || devices.some((d) => d.name === dev.disk)) return null;
-  const entry: DiskStatsDevice = { name: dev.disk, slaves: [], counters: null };
+  const entry: DiskStatsDevice = { name: dev.disk, slaves: [], statFile: join(root, 'block', dev.disk, 'stat'), counters: null };
   devices.push(entry);
   for (const slave of listSysDir(join(dev.diskDir, 'slaves'))) {
     const added = addDevice(devices, slave, root);
@@ -113,18 +128,20 @@ export function parseDiskStat(text: string | null): DiskStatCounters | null {
 }
 
 /**
- * fio's disk_util entries for the interval between two snapshots: counter deltas, and
- * util = 100·Δio_ticks / elapsed ms, capped at 100. Devices missing from either snapshot or
- * unreadable in either are left out.
+ * fio's disk_util entries for the interval between two snapshots, less the `excluded` intervals
+ * inside it (their counts and their time): counter deltas, and util = 100·Δio_ticks / elapsed ms,
+ * capped at 100. Devices missing from either snapshot or unreadable in either are left out.
  */
-export function diskUtilDelta(before: DiskStatsSnapshot, after: DiskStatsSnapshot): DiskUtil[] {
-  const elapsedMs = after.takenAtMs - before.takenAtMs;
+export function diskUtilDelta(before: DiskStatsSnapshot, after: DiskStatsSnapshot, excluded: readonly ExcludedInterval[] = []): DiskUtil[] {
+  const elapsedMs = excluded.reduce((ms, x) => ms - (x.to.takenAtMs - x.from.takenAtMs), after.takenAtMs - before.takenAtMs);
   const deltas = new Map<string, DiskStatCounters>();
   for (const dev of before.devices) {
-    const later = after.devices.find((d) => d.name === dev.name);
-    if (dev.counters !== null && later?.counters != null) {
-      deltas.set(dev.name, subtract(later.counters, dev.counters));
+    let delta = countersDelta(before, after, dev.name);
+    for (const x of excluded) {
+      const left = countersDelta(x.from, x.to, dev.name);
+      if (delta && left) delta = subtract(delta, left);
     }
+    if (delta) deltas.set(dev.name, delta);
   }
   const result: DiskUtil[] = [];
   for (const dev of before.devices) {
@@ -170,6 +187,13 @@ function aggregate(slaves: DiskStatCounters[], elapsedMs: number): Partial<DiskU
 function utilPercent(ioTicksMs: number, elapsedMs: number): number {
   if (!(elapsedMs > 0)) return 0;
   return Math.min(100, (100 * ioTicksMs) / elapsedMs);
+}
+
+/** A device's counters from one snapshot to another; null when either could not read them. */
+function countersDelta(from: DiskStatsSnapshot, to: DiskStatsSnapshot, name: string): DiskStatCounters | null {
+  const a = from.devices.find((d) => d.name === name)?.counters;
+  const b = to.devices.find((d) => d.name === name)?.counters;
+  return a && b ? subtract(b, a) : null;
 }
 
 /** Counters only grow; a device detached and attached again mid-run restarts them, read as 0. */

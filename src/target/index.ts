@@ -15,5 +15,5 @@ export { assertWritableBlockDevice, blockDeviceUsage, isMountedFilesystemDevice 
 export type { BlockDeviceUsage } from './safety.js';
 export { assertWritableFile, fileUsage } from './file-safety.js';
 export type { FileUsage } from './file-safety.js';
-export { diskUtilDelta, diskUtilDevices, parseDiskStat, snapshotDiskStats } from './diskstats.js';
-export type { DiskStatCounters, DiskStatsDevice, DiskStatsOptions, DiskStatsSnapshot } from './diskstats.js';
+export { diskUtilDelta, diskUtilDevices, parseDiskStat, snapshotDiskStats, snapshotFromTexts } from './diskstats.js';
+export type { DiskStatCounters, DiskStatsDevice, DiskStatsOptions, DiskStatsSnapshot, ExcludedInterval } from './diskstats.js';

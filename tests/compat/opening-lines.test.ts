@@ -1,10 +1,12 @@
 /**
  * fio's normal output starts with what it prints as the run starts: a line per job (with
- * "..." for its further instances), its version, "Starting N threads" (its jobs are threads
- * under --thread, as volbench's always are), a "Laying out IO file" line per file it makes, and
- * a note when a synchronous engine caps the depth at 1. volbench printed none of these, printed
- * pid=0, and printed combined formats in the order given, where fio prints JSON first and a
- * blank line before the normal text. Expected: the same lines (but the version), the same order.
+ * "..." for its further instances), its version, "Starting N processes", a "Laying out IO file"
+ * line per file it makes, and a note when a synchronous engine caps the depth at 1; then a blank
+ * line and the report. volbench printed none of these, printed pid=0, and printed combined
+ * formats in the order given, where fio prints JSON first and a blank line before the normal
+ * text; later it said "Starting 1 thread" (fio's words under --thread, which the job did not
+ * ask for) and printed no blank line before a normal report alone. Expected: the same lines
+ * (but the version), the same order, the same blank line.
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,7 +24,7 @@ function opening(text: string): string[] {
 }
 
 function fio(args: string[]): string {
-  const r = spawnSync('fio', ['--thread', ...args], { encoding: 'utf8' });
+  const r = spawnSync('fio', args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
@@ -37,7 +39,7 @@ describe.skipIf(reason !== undefined)(titled("fio's opening lines and the order 
     const ours = await volbench(['run', ...flags(ws!.volbenchDir)]);
     expect(ours.code, ours.stderr).toBe(0);
     expect(opening(ours.stdout)).toEqual(opening(theirs));
-    expect(opening(ours.stdout)).toContain('Starting 2 threads');
+    expect(opening(ours.stdout)).toContain('Starting 2 processes');
     // JSON first, then a blank line, then the normal text, whatever the order asked.
     for (const text of [theirs, ours.stdout]) expect(text).toMatch(/\n}\n\nrr: \(groupid=0, jobs=1\): err= 0: pid=\d+: /);
     expect(/: pid=(\d+):/.exec(ours.stdout)![1]).not.toBe('0');
@@ -52,6 +54,16 @@ describe.skipIf(reason !== undefined)(titled("fio's opening lines and the order 
     const ours = await volbench(['run', ...flags(ws!.volbenchDir)]);
     expect(ours.code, ours.stderr).toBe(0);
     expect(opening(ours.stdout)).toEqual(opening(theirs));
+  });
+
+  it('print a blank line before a normal report alone, as fio', async () => {
+    const flags = (dir: string) => ['--name=n', `--filename=${dir}/n.dat`, '--size=1m', '--rw=read', '--ioengine=psync'];
+    const theirs = fio(flags(ws!.fioDir));
+    const ours = await volbench(['run', ...flags(ws!.volbenchDir)]);
+    expect(ours.code, ours.stderr).toBe(0);
+    const head = (text: string): string[] => text.split('\n').slice(2, 6).map((l) => l.replace(/pid=\d+.*/, 'pid='));
+    expect(head(ours.stdout)).toEqual(head(theirs));
+    expect(ours.stdout).toMatch(/^Starting 1 process\nn: Laying out IO file \(1 file \/ 1MiB\)\n\nn: \(groupid=0/m);
   });
 
   it('with JSON alone, stdout is the document and the notes go to stderr', async () => {

@@ -139,6 +139,7 @@ const OPTIONS: Array<Line & { fio?: false }> = [
   [['cpus_allowed_policy'], pick('shared', 'split')],
   [['unlink'], bool],
   [['fallocate'], pick('none', 'native', 'posix', 'keep', 'truncate', '0', '1')],
+  [['fadvise_hint'], pick('0', '1', 'random', 'sequential')],
   [['loops'], str(int(0, 5))],
   [['description'], plainText],
   [['filename'], pathText],

@@ -35,6 +35,15 @@ describe('command-line options', () => {
     expect(args.jobFiles).toEqual([]);
   });
 
+  // Broke: kb_base was applied first, so --bs=4k --kb_base=1000 made bs 4000 (and a direct job
+  // was refused), where fio, reading in order, keeps 4096.
+  it('reads each size with the kb_base given before it, as fio reads its options in order', () => {
+    const options = (argv: string[]) => parseSpec(parseFioArgs(argv).spec).jobs[0].options;
+    expect(options(['--name=a', '--bs=4k', '--kb_base=1000', '--size=1m'])).toMatchObject({ bs: [4096, 4096, 4096], size: { bytes: 1e6 } });
+    expect(options(['--name=a', '--kb_base=1000', '--bs=4k'])).toMatchObject({ bs: [4000, 4000, 4000], kb_base: 1000 });
+    expect(options(['--kb_base=1000', '--name=a', '--bs=4k'])).toMatchObject({ bs: [4000, 4000, 4000] });
+  });
+
   it('an option that needs a value may take it from the next argument', () => {
     expect(parseFioArgs(['--name', 'a', '--bs', '8k']).spec.jobs[0]).toEqual({ name: 'a', bs: '8k' });
   });

@@ -163,7 +163,7 @@ describe('buildReport: one job', () => {
     expect([vb.version, vb.kernel]).toEqual(['0.1.0', '6.18.0']);
     expect(vb.targets[0]).toMatchObject({ path: '/mnt/bench/data.bin', ebs_volume_id: 'vol-0123456789abcdef0', size_bytes: 268435456, mount_point: '/mnt/bench', is_block_device: false });
     expect(vb.jobs).toEqual([{
-      jobname: 'randread-qd32', groupid: 0, engine: 'io_uring', target: 0, cancelled: false, buffers: { bytes: 131072, huge_page_bytes: 0, registered: true }, error_message: '', error_syscall: '', members: 1, tid: 0, runtime_ns: 2_000_400_000,
+      jobname: 'randread-qd32', groupid: 0, engine: 'io_uring', target: 0, cancelled: false, buffers: { bytes: 131072, huge_page_bytes: 0, registered: true }, registered_files: true, error_message: '', error_syscall: '', members: 1, tid: 0, runtime_ns: 2_000_400_000,
       series: [
         { t_ms: 1000, dur_ms: 1000, read: { iops: 60, bw_bytes: 245760, clat_mean_ns: 400_000, clat_p99_ns: 5_013_504 } },
         { t_ms: 2000, dur_ms: 1000, read: { iops: 40, bw_bytes: 163840, clat_mean_ns: 1_000_000, clat_p99_ns: 5_013_504 } },

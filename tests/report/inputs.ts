@@ -25,7 +25,7 @@ export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
     clat_percentiles: true, lat_percentiles: false, slat_percentiles: false, unified_rw_reporting: 'none',
     log_avg_msec: 0, log_offset: false, bwavgtime: 500, iopsavgtime: 500, disable_lat: false, disable_clat: false,
     disable_slat: false, kb_base: 1024, unlink: false, fixedbufs: false, registerfiles: false,
-    sqthread_poll: false, hipri: false, cpus_allowed: [], cpus_allowed_policy: 'shared', fallocate: 'native', allow_block_write: false,
+    sqthread_poll: false, hipri: false, cpus_allowed: [], cpus_allowed_policy: 'shared', fallocate: 'native', fadvise_hint: 'pattern', allow_block_write: false,
     ...over,
   };
 }
@@ -65,7 +65,7 @@ export function point(tMs: number, durMs: number, read = seriesDir(), write = se
 export function result(over: Partial<NativeJobResult> = {}): NativeJobResult {
   return {
     jobName: 'job', instance: 0, engine: 'io_uring', error: 0, errorSyscall: '', errorMessage: '',
-    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n },
+    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, registeredFiles: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n },
     dirs: [dir(), dir(), dir()],
     sync: { totalIos: 0, lat: NO_LAT, latHist: emptyHist() },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,

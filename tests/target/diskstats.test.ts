@@ -50,7 +50,7 @@ describe('diskUtilDelta', () => {
   it("reports fio's deltas and util = 100·Δio_ticks/Δms", () => {
     const before: DiskStatsSnapshot = {
       takenAtMs: 1000,
-      devices: [{ name: 'vda', slaves: [], counters: counters(statFields({ rios: 10, wios: 5, ioticks: 100, inqueue: 50 })) }],
+      devices: [{ name: 'vda', slaves: [], statFile: '', counters: counters(statFields({ rios: 10, wios: 5, ioticks: 100, inqueue: 50 })) }],
     };
     const after: DiskStatsSnapshot = {
       takenAtMs: 3000,
@@ -58,6 +58,7 @@ describe('diskUtilDelta', () => {
         {
           name: 'vda',
           slaves: [],
+          statFile: '',
           counters: counters(statFields({ rios: 110, rmerge: 3, rticks: 40, wios: 25, wmerge: 1, wticks: 9, ioticks: 1844, inqueue: 1050 })),
         },
       ],
@@ -67,14 +68,27 @@ describe('diskUtilDelta', () => {
     ]);
   });
 
+  // A read job that lays its file out: fio takes its baseline after the layout, so the layout's
+  // writes and time are not the job's. Before, volbench reported them (30 writes on a 32 MiB read).
+  it('leaves out an excluded interval: its counts and its time', () => {
+    const at = (t: number, f: Parameters<typeof statFields>[0]): DiskStatsSnapshot =>
+      ({ takenAtMs: t, devices: [{ name: 'vda', slaves: [], statFile: '', counters: counters(statFields(f)) }] });
+    const before = at(0, {});
+    const laidOut = at(1000, { wios: 30, wmerge: 6, wticks: 85, ioticks: 500, inqueue: 90 });
+    const after = at(3000, { rios: 8192, rticks: 1200, wios: 30, wmerge: 6, wticks: 85, ioticks: 1500, inqueue: 1290 });
+    expect(diskUtilDelta(before, after, [{ from: before, to: laidOut }])).toEqual([
+      { name: 'vda', read_ios: 8192, write_ios: 0, read_merges: 0, write_merges: 0, read_ticks: 1200, write_ticks: 0, in_queue: 1200, util: 50 },
+    ]);
+  });
+
   it('caps util at 100 and reads counters that went backwards as 0', () => {
     const before: DiskStatsSnapshot = {
       takenAtMs: 0,
-      devices: [{ name: 'loop0', slaves: [], counters: counters(statFields({ wios: 500, ioticks: 0 })) }],
+      devices: [{ name: 'loop0', slaves: [], statFile: '', counters: counters(statFields({ wios: 500, ioticks: 0 })) }],
     };
     const after: DiskStatsSnapshot = {
       takenAtMs: 10,
-      devices: [{ name: 'loop0', slaves: [], counters: counters(statFields({ wios: 3, ioticks: 50 })) }],
+      devices: [{ name: 'loop0', slaves: [], statFile: '', counters: counters(statFields({ wios: 3, ioticks: 50 })) }],
     };
     expect(diskUtilDelta(before, after)[0]).toMatchObject({ write_ios: 0, util: 100 });
   });
@@ -83,9 +97,9 @@ describe('diskUtilDelta', () => {
     const at = (t: number, md0: number[], sda: number[], sdb: number[]): DiskStatsSnapshot => ({
       takenAtMs: t,
       devices: [
-        { name: 'md0', slaves: ['sda', 'sdb'], counters: counters(md0) },
-        { name: 'sda', slaves: [], counters: counters(sda) },
-        { name: 'sdb', slaves: [], counters: counters(sdb) },
+        { name: 'md0', slaves: ['sda', 'sdb'], statFile: '', counters: counters(md0) },
+        { name: 'sda', slaves: [], statFile: '', counters: counters(sda) },
+        { name: 'sdb', slaves: [], statFile: '', counters: counters(sdb) },
       ],
     });
     const zero = statFields({});
@@ -120,7 +134,7 @@ describe('snapshotDiskStats on a fixture sysfs', () => {
 
   it('reports a partition as its whole disk, as fio does', async () => {
     const snap = await snapshotDiskStats(['sdb1'], { sysfsRoot: root });
-    expect(snap.devices).toEqual([{ name: 'sdb', slaves: [], counters: expect.objectContaining({ writeIos: 3 }) }]);
+    expect(snap.devices).toEqual([{ name: 'sdb', slaves: [], statFile: join(root, 'block', 'sdb', 'stat'), counters: expect.objectContaining({ writeIos: 3 }) }]);
   });
 
   it('follows a stacked device with its slaves, partitions taken as their disks', async () => {
