@@ -60,18 +60,18 @@ bool IoUringEngine::Probe() {
   return true;
 }
 
-int IoUringEngine::Setup(const EngineSetup& s) {
+int IoUringEngine::Setup(const EngineSetup& s, const Options& o) {
   fd_ = s.fd;
   const unsigned entries = RoundUpPow2(s.depth);
   unsigned flags = IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
                    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_NO_SQARRAY;
-  if (s.sq_thread_poll) {
+  if (o.sq_thread_poll) {
     flags |= IORING_SETUP_SQPOLL;
     flags &= ~(IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
   } else {
     flags |= IORING_SETUP_DEFER_TASKRUN;
   }
-  if (s.hipri) flags |= IORING_SETUP_IOPOLL;
+  if (o.hipri) flags |= IORING_SETUP_IOPOLL;
 
   io_uring_params p;
   const int ring = SetupWithFallback(entries, flags, &p);
@@ -133,11 +133,11 @@ int IoUringEngine::Setup(const EngineSetup& s) {
 
   // Registered buffers and file save the kernel a page-pinning and an fd lookup per I/O. Both are
   // optimisations: when the kernel refuses (memlock limit), the I/O path works without them.
-  if (s.fixed_bufs && s.buffers != nullptr) {
+  if (o.fixed_bufs && s.buffers != nullptr) {
     iovec iov{s.buffers, static_cast<size_t>(s.buffer_bytes)};
     fixed_bufs_ = SysRegister(ring, IORING_REGISTER_BUFFERS, &iov, 1) == 0;
   }
-  if (s.register_files) {
+  if (o.register_files) {
     fixed_file_ = SysRegister(ring, IORING_REGISTER_FILES, &fd_, 1) == 0;
   }
   io_uring_rsrc_update reg{};
