@@ -130,6 +130,10 @@ class IoUringEngine {
   }
   int Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns);
   int Submit();
+  // Setup's steps: map the rings the kernel made (0 or -errno), then register what the options
+  // ask for and the ring fd itself (each an optimisation the I/O path works without).
+  int MapRings(const io_uring_params& p);
+  void Register(const EngineSetup& s, const Options& o);
 
   int fd_ = -1;
   int ring_fd_ = -1;
