@@ -10,7 +10,10 @@
 // instructions from run to run, against a few million for the I/O itself), so the I/O thread
 // is the figure that compares engines; the process figure is printed beside it.
 //
-//   node bench/callgrind.mjs [a|g ...]     (a: 4k randread QD32 io_uring on /dev/shm; g: null engine)
+//   node bench/callgrind.mjs [a|f|l|p|g ...]
+//     a: 4k randread QD32 io_uring on /dev/shm   f: a with fixedbufs and registerfiles
+//     l: a through libaio                        p: 4k randread psync (QD1)
+//     g: null engine
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +26,9 @@ const file = `/dev/shm/volbench-callgrind-${process.pid}.bin`;
 
 const JOBS = {
   a: ['--name=a', `--filename=${file}`, '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', '--direct=1'],
+  f: ['--name=f', `--filename=${file}`, '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=io_uring', '--direct=1', '--fixedbufs', '--registerfiles'],
+  l: ['--name=l', `--filename=${file}`, '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=libaio', '--direct=1'],
+  p: ['--name=p', `--filename=${file}`, '--rw=randread', '--bs=4k', '--ioengine=psync', '--direct=1'],
   g: ['--name=g', '--rw=randread', '--bs=4k', '--iodepth=32', '--ioengine=null'],
 };
 

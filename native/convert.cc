@@ -190,18 +190,42 @@ Napi::Object SeriesPointToJs(Napi::Env env, const SeriesPoint& p) {
 
 PathRef PathRefFromJs(Napi::Value v, const char* name) { return RefFromJs(v, name, false); }
 
-JobPlan PlanFromJs(const Napi::Object& o) {
+namespace {
+
+// An engine's options object in the plan, read for the engine (engines/engine.h).
+class JsOptions final : public OptionSource {
+ public:
+  JsOptions(Napi::Object o, const char* engine) : o_(o), engine_(engine) {}
+  bool Flag(const char* field) const override {
+    Napi::Value v = o_.Get(field);
+    if (!v.IsBoolean()) {
+      throw Napi::TypeError::New(o_.Env(), std::string("plan field 'engines': the ") + engine_ + " option '" + field +
+                                               "' must be a boolean");
+    }
+    return v.As<Napi::Boolean>().Value();
+  }
+
+ private:
+  Napi::Object o_;
+  const char* engine_;
+};
+
+// [{name, options}]: the engines to try, in order, each with its own options object.
+void EnginesFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Env env = o.Env();
-  JobPlan p;
-  p.job_name = Str(o, "jobName");
-  p.instance = U32(o, "instance");
   Napi::Array engines = Arr(o, "engines", 0);
   for (uint32_t i = 0; i < engines.Length(); i++) {
     Napi::Value v = engines.Get(i);
-    if (!v.IsString()) throw Napi::TypeError::New(env, "plan field 'engines' must hold strings");
-    p.engines.push_back(EngineFromName(env, v.As<Napi::String>().Utf8Value()));
+    if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'engines' must hold {name, options}");
+    Napi::Object e = v.As<Napi::Object>();
+    const EngineEntry* entry = EngineFromName(env, Str(e, "name"));
+    p.engines.push_back(EngineChoice{entry, entry->read_options(JsOptions(Obj(e, "options"), entry->ops->name))});
   }
   if (p.engines.empty()) throw Napi::TypeError::New(env, "plan field 'engines' must not be empty");
+}
+
+// What the job opens, how, and what becomes of it.
+void TargetFromJs(const Napi::Object& o, JobPlan& p) {
   p.path = Str(o, "path");
   p.anchor = Str(o, "anchor");
   p.memory_bytes = U64(o, "memoryBytes");
@@ -211,7 +235,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   Napi::Array forbidden = Arr(o, "forbidden", 0);
   for (uint32_t i = 0; i < forbidden.Length(); i++) {
     Napi::Value v = forbidden.Get(i);
-    if (!v.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'forbidden' must hold bigints");
+    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), "plan field 'forbidden' must hold bigints");
     bool lossless = true;
     p.forbidden.push_back(v.As<Napi::BigInt>().Uint64Value(&lossless));
   }
@@ -228,6 +252,10 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   const std::string fadvise = Str(o, "fadvise");
   p.fadvise = fadvise == "random" ? Fadvise::kRandom : fadvise == "sequential" ? Fadvise::kSequential : Fadvise::kNone;
   p.unlink_after = Bool(o, "unlinkAfter");
+}
+
+// How much, for how long, and when it ends by steady state.
+void ExtentFromJs(const Napi::Object& o, JobPlan& p) {
   p.region_offset = U64(o, "regionOffset");
   p.region_bytes = U64(o, "regionBytes");
   p.io_bytes_per_loop = U64(o, "ioBytesPerLoop");
@@ -244,15 +272,14 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.steady.percent = Bool(o, "ssPercent");
   p.steady.limit = Num(o, "ssLimit");
   p.steady.group = U32(o, "ssGroup");
-  uint64_t random[kDirs];
-  Triple(o, "random", random);
-  for (int d = 0; d < kDirs; d++) p.random[d] = random[d] != 0;
-  p.read_pct = U32(o, "readPct");
-  p.trim_pct = U32(o, "trimPct");
+}
+
+// Block sizes per direction: [[{bs, pct}], [..], [..]].
+void BlockSizesFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array bs = Arr(o, "bs", kDirs);
   for (uint32_t d = 0; d < kDirs; d++) {
     Napi::Value dv = bs.Get(d);
-    if (!dv.IsArray()) throw Napi::TypeError::New(env, "plan field 'bs' must hold arrays");
+    if (!dv.IsArray()) throw Napi::TypeError::New(o.Env(), "plan field 'bs' must hold arrays");
     Napi::Array entries = dv.As<Napi::Array>();
     for (uint32_t i = 0; i < entries.Length(); i++) {
       Napi::Object e = entries.Get(i).As<Napi::Object>();
@@ -260,20 +287,32 @@ JobPlan PlanFromJs(const Napi::Object& o) {
     }
   }
   Triple(o, "blockAlign", p.block_align);
+}
+
+// The queue: depth and batching.
+void QueueFromJs(const Napi::Object& o, JobPlan& p) {
+  Napi::Env env = o.Env();
   p.io_depth = U32(o, "ioDepth");
   if (p.io_depth == 0 || p.io_depth > 65536) throw Napi::RangeError::New(env, "plan field 'ioDepth' out of range");
   p.batch_submit = U32(o, "batchSubmit");
   p.batch_complete_min = U32(o, "batchCompleteMin");
   p.batch_complete_max = U32(o, "batchCompleteMax");
   if (p.batch_complete_max == 0) throw Napi::RangeError::New(env, "plan field 'batchCompleteMax' out of range");
-  Napi::Value seed = Field(o, "randSeed");
-  if (!seed.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'randSeed' must be a bigint");
-  bool lossless = true;
-  p.rand_seed = seed.As<Napi::BigInt>().Uint64Value(&lossless);
+}
+
+// Where the I/Os go and in which direction: seeds, distribution, mix.
+void PatternFromJs(const Napi::Object& o, JobPlan& p) {
+  uint64_t random[kDirs];
+  Triple(o, "random", random);
+  for (int d = 0; d < kDirs; d++) p.random[d] = random[d] != 0;
+  p.read_pct = U32(o, "readPct");
+  p.trim_pct = U32(o, "trimPct");
+  p.rand_seed = BigU64(o, "randSeed");
   Napi::Array fio_bs = Arr(o, "fioSeedBs", kDirs);
   for (uint32_t d = 0; d < kDirs; d++) {
     Napi::Value v = fio_bs.Get(d);
-    if (!v.IsBigInt()) throw Napi::TypeError::New(env, "plan field 'fioSeedBs' must hold bigints");
+    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), "plan field 'fioSeedBs' must hold bigints");
+    bool lossless = true;
     p.fio_seed_bs[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
   }
   p.fio_seed_mix = BigU64(o, "fioSeedMix");
@@ -282,22 +321,35 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   p.random_map = Bool(o, "randomMap");
   p.distribution = static_cast<Distribution>(U32(o, "distribution"));
   p.distribution_param = Num(o, "distributionParam");
+}
+
+// How fast: rates and think time.
+void PaceFromJs(const Napi::Object& o, JobPlan& p) {
   Triple(o, "rateBytes", p.rate_bytes);
   Triple(o, "rateIops", p.rate_iops);
   p.thinktime_ns = U64(o, "thinktimeNs");
   p.thinktime_blocks = U64(o, "thinktimeBlocks");
   if (p.thinktime_blocks == 0) p.thinktime_blocks = 1;
+}
+
+// What the buffers hold, what is verified, and what is synced.
+void DataFromJs(const Napi::Object& o, JobPlan& p) {
   p.buffer_fill = static_cast<BufferFill>(U32(o, "bufferFill"));
   p.compress_pct = U32(o, "compressPct");
   p.compress_chunk = U32(o, "compressChunk");
   p.refill_buffers = Bool(o, "refillBuffers");
   p.scramble_buffers = Bool(o, "scrambleBuffers");
+  p.measure_huge_pages = Bool(o, "measureHugePages");
   p.verify_crc32c = U32(o, "verify") == 1;
   p.do_verify = Bool(o, "doVerify");
   p.verify_only = Bool(o, "verifyOnly");
   p.fsync_every = U64(o, "fsyncEvery");
   p.fdatasync_every = U64(o, "fdatasyncEvery");
   p.end_fsync = Bool(o, "endFsync");
+}
+
+// Which latencies are kept, how the series is sampled, and the logs.
+void StatsFromJs(const Napi::Object& o, JobPlan& p) {
   p.disable_slat = Bool(o, "disableSlat");
   p.disable_clat = Bool(o, "disableClat");
   p.disable_lat = Bool(o, "disableLat");
@@ -308,37 +360,52 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   if (p.sample_window_ms == 0) p.sample_window_ms = 500;
   p.series_interval_ms = U64(o, "seriesIntervalMs");
   if (p.series_interval_ms == 0) p.series_interval_ms = 1000;
-  p.bw_log_path = Str(o, "bwLogPath");
-  p.iops_log_path = Str(o, "iopsLogPath");
-  p.lat_log_path = Str(o, "latLogPath");
-  p.clat_log_path = Str(o, "clatLogPath");
-  p.slat_log_path = Str(o, "slatLogPath");
-  static const char* const kLogRefs[5] = {"bwLog", "iopsLog", "latLog", "clatLog", "slatLog"};
-  for (int i = 0; i < 5; i++) p.log_refs[i] = RefFromJs(Field(o, kLogRefs[i]), kLogRefs[i], true);
+}
+
+// The logs, in LogKind order: path (for messages), how each is opened, and what it must be.
+void LogsFromJs(const Napi::Object& o, JobPlan& p) {
+  static constexpr std::string JobPlan::*kPaths[5] = {&JobPlan::bw_log_path, &JobPlan::iops_log_path,
+                                                      &JobPlan::lat_log_path, &JobPlan::clat_log_path,
+                                                      &JobPlan::slat_log_path};
+  static const char* const kPathFields[5] = {"bwLogPath", "iopsLogPath", "latLogPath", "clatLogPath", "slatLogPath"};
+  static const char* const kRefFields[5] = {"bwLog", "iopsLog", "latLog", "clatLog", "slatLog"};
   Napi::Array log_expects = Arr(o, "logExpects", 5);
   for (uint32_t i = 0; i < 5; i++) {
+    p.*kPaths[i] = Str(o, kPathFields[i]);
+    p.log_refs[i] = RefFromJs(Field(o, kRefFields[i]), kRefFields[i], true);
     Napi::Value v = log_expects.Get(i);
-    if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'logExpects' must hold {kind, dev, ino, rdev}");
+    if (!v.IsObject()) throw Napi::TypeError::New(o.Env(), "plan field 'logExpects' must hold {kind, dev, ino, rdev}");
     p.log_expects[i] = ExpectFromJs(v.As<Napi::Object>());
   }
   p.log_avg_ms = U64(o, "logAvgMs");
   p.log_offset = Bool(o, "logOffset");
-  p.fixed_bufs = Bool(o, "fixedBufs");
-  p.measure_huge_pages = Bool(o, "measureHugePages");
-  p.register_files = Bool(o, "registerFiles");
-  p.sq_thread_poll = Bool(o, "sqThreadPoll");
-  p.hipri = Bool(o, "hipri");
+}
+
+void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);
-  if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(env, "plan field 'cpus' holds more CPUs than a cpu_set_t");
+  if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(o.Env(), "plan field 'cpus' holds more CPUs than a cpu_set_t");
   for (uint32_t i = 0; i < cpus.Length(); i++) {
     Napi::Value v = cpus.Get(i);
     const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
     if (!(n >= 0 && n < CPU_SETSIZE && n == static_cast<int>(n))) {
-      throw Napi::TypeError::New(env, "plan field 'cpus' must hold CPU numbers below " + std::to_string(CPU_SETSIZE));
+      throw Napi::TypeError::New(o.Env(), "plan field 'cpus' must hold CPU numbers below " + std::to_string(CPU_SETSIZE));
     }
     p.cpus.push_back(static_cast<uint16_t>(n));
   }
-  if (p.MaxBs() == 0) throw Napi::RangeError::New(env, "plan has no block size");
+}
+
+}  // namespace
+
+JobPlan PlanFromJs(const Napi::Object& o) {
+  JobPlan p;
+  p.job_name = Str(o, "jobName");
+  p.instance = U32(o, "instance");
+  static void (*const kParts[])(const Napi::Object&, JobPlan&) = {
+      EnginesFromJs, TargetFromJs, ExtentFromJs, BlockSizesFromJs, QueueFromJs, PatternFromJs,
+      PaceFromJs,    DataFromJs,   StatsFromJs,  LogsFromJs,       CpusFromJs,
+  };
+  for (auto part : kParts) part(o, p);
+  if (p.MaxBs() == 0) throw Napi::RangeError::New(o.Env(), "plan has no block size");
   return p;
 }
 
@@ -347,7 +414,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("jobName", job.plan().job_name);
   o.Set("instance", job.plan().instance);
-  o.Set("engine", (r.engine ? r.engine : job.plan().engines.front()->ops)->name);
+  o.Set("engine", (r.engine ? r.engine : job.plan().engines.front().entry->ops)->name);
   o.Set("error", r.error);
   o.Set("errorSyscall", r.error_syscall);
   o.Set("errorMessage", r.error_message);

@@ -437,10 +437,6 @@ EngineSetup Job::SetupFor() {
   s.unit_count = units_.size();
   s.buffers = units_.buffers();
   s.buffer_bytes = units_.buffer_bytes();
-  s.fixed_bufs = plan_.fixed_bufs;
-  s.register_files = plan_.register_files;
-  s.sq_thread_poll = plan_.sq_thread_poll;
-  s.hipri = plan_.hipri;
   s.reap_max = plan_.batch_complete_max;
   return s;
 }
@@ -495,12 +491,12 @@ void Job::PinToCpus() {
 
 // Tries the plan's engines in order, falling back only when the kernel refuses one.
 void Job::RunEngines() {
-  const std::vector<const EngineEntry*>& engines = plan_.engines;
+  const std::vector<EngineChoice>& engines = plan_.engines;
   int setup_err = 0;
   for (size_t i = 0; i < engines.size(); i++) {
-    if ((this->*engines[i]->run)(&setup_err)) return;
+    if ((this->*engines[i].entry->run)(engines[i].options.get(), &setup_err)) return;
     if (IsUnsupportedEngineError(setup_err) && i + 1 < engines.size()) continue;
-    const EngineOps& ops = *engines[i]->ops;
+    const EngineOps& ops = *engines[i].entry->ops;
     SetError(setup_err ? setup_err : EINVAL, ops.setup_syscall, std::string("setting up the ") + ops.name + " engine");
     return;
   }
@@ -510,7 +506,7 @@ void Job::Run() {
   thread_start_ns_ = NowNs();
   result_.tid = static_cast<int32_t>(gettid());
   // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
-  const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0]->ops->needs_target;
+  const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0].entry->ops->needs_target;
   // Seeded first: randseed decides the buffers' contents too.
   const uint64_t seed = Mix64(plan_.rand_seed ^ (0x9e3779b97f4a7c15ull * (plan_.instance + 1)));
   rng_.Seed(seed);

@@ -64,7 +64,7 @@ class Job {
   // Sets engine E up and runs the job on it, to the end; false, with *setup_err, when E's setup
   // fails. Defined in job_loop.h.
   template <class E>
-  bool RunWith(int* setup_err);
+  bool RunWith(const void* options, int* setup_err);
 
   // What the loop (job_loop.h) asks of the job, inline in job_io.h. The loop drives the engine;
   // the job decides what to issue and what each completion means.

@@ -4,11 +4,8 @@
 // read (its issue stamp) plus one per wait.
 #pragma once
 
-#include <type_traits>
-
 #include "clock.h"
 #include "engines/engine.h"
-#include "engines/io_uring.h"
 #include "job.h"
 #include "job_io.h"
 
@@ -136,19 +133,19 @@ class JobLoop {
   }
 };
 
+// `options` is the E::Options the registry read for E (EngineEntry::read_options).
 template <class E>
-bool Job::RunWith(int* setup_err) {
+bool Job::RunWith(const void* options, int* setup_err) {
   E engine;
-  const int r = engine.Setup(SetupFor());
+  const int r = engine.Setup(SetupFor(), *static_cast<const typename E::Options*>(options));
   if (r < 0) {
     *setup_err = -r;
     return false;
   }
   result_.engine = &E::kOps;
-  if constexpr (std::is_same_v<E, IoUringEngine>) {
-    result_.registered_buffers = engine.fixed_bufs();
-    result_.registered_files = engine.fixed_file();
-  }
+  const EngineFacts facts = engine.Facts();
+  result_.registered_buffers = facts.registered_buffers;
+  result_.registered_files = facts.registered_files;
   Start();
   if (!Stopping()) JobLoop<E>::Run(*this, engine);
   if (stall_.Abandoned()) {

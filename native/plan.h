@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,12 @@ constexpr int kDirs = 3;
 
 // An engine's entry in the registry (engines/registry.h).
 struct EngineEntry;
+
+// An engine to try, with its own options (its E::Options, which only it reads).
+struct EngineChoice {
+  const EngineEntry* entry = nullptr;
+  std::shared_ptr<const void> options;
+};
 
 struct BsEntry {
   uint32_t bs;
@@ -45,7 +52,7 @@ struct JobPlan {
   std::string job_name;
   uint32_t instance = 0;
   // The engines to try, in order: the next when the kernel refuses one.
-  std::vector<const EngineEntry*> engines;
+  std::vector<EngineChoice> engines;
   // For messages only: the target is opened as `target` (beneath a held directory) and must be
   // what `expect` says, and none of the `forbidden` inodes.
   std::string path;
@@ -144,14 +151,10 @@ struct JobPlan {
   // Log lines carry the I/O's offset column (fio's log_offset).
   bool log_offset = false;
 
-  bool fixed_bufs = false;
   // Whether the result says how much of the buffers the kernel backs with huge pages: decided by
   // the plan (src/plan/native-plan.ts), from the block size where a buffer's physical layout
   // starts to decide whether an I/O reaches the device whole.
   bool measure_huge_pages = false;
-  bool register_files = false;
-  bool sq_thread_poll = false;
-  bool hipri = false;
   // The CPUs the job's thread is pinned to (fio's cpus_allowed, split or shared); empty: any.
   std::vector<uint16_t> cpus;
 

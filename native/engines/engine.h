@@ -3,8 +3,13 @@
 //
 //   static constexpr EngineOps kOps;  // what the rest of the addon knows of the engine
 //   static constexpr bool kInline;    // Queue() performs the I/O before returning
-//   int Setup(const EngineSetup&);    // 0, or -errno: -ENOSYS/-EPERM/-EINVAL/-EOPNOTSUPP mean
+//   using Options = ...;              // the engine's own options (NoOptions when it has none)
+//   static constexpr std::array<EngineOption<Options>, N> kOptions;
+//                                     // where each option is read from in the plan
+//   int Setup(const EngineSetup&, const Options&);
+//                                     // 0, or -errno: -ENOSYS/-EPERM/-EINVAL/-EOPNOTSUPP mean
 //                                     // "this kernel refuses", so the job tries the next engine
+//   EngineFacts Facts() const;        // what setup made of the options, for the result
 //   void Queue(IoUnit*);              // stage one I/O (hot)
 //   int Commit(unsigned min_complete, uint64_t timeout_ns);
 //                                     // submit what is staged, stamping issue_ns, and wait until
@@ -17,6 +22,7 @@
 //   void Teardown();                  // idempotent
 #pragma once
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <vector>
@@ -56,12 +62,39 @@ struct EngineSetup {
   // One contiguous, page-aligned allocation holding every unit's buffer.
   char* buffers = nullptr;
   uint64_t buffer_bytes = 0;
-  bool fixed_bufs = false;
-  bool register_files = false;
-  bool sq_thread_poll = false;
-  bool hipri = false;
   // At most this many asynchronous completions per Reap() (inline ones are all handed over).
   unsigned reap_max = 1;
+};
+
+// An engine's own options live with the engine, as fio's engines keep theirs (io_uring's struct
+// and option table): the rest of the addon carries them unread, so an option of one engine is
+// spelled nowhere else. Each option is a flag, read from the field of the engine's options object
+// in the JS plan that `field` names.
+template <class O>
+struct EngineOption {
+  const char* field;
+  bool O::*member;
+};
+
+// The options of an engine that has none.
+struct NoOptions {};
+inline constexpr std::array<EngineOption<NoOptions>, 0> kNoOptions{};
+
+// Where an engine's options are read from (the plan's JS object, convert.cc); throws on a field
+// that is missing or of the wrong type.
+class OptionSource {
+ public:
+  virtual bool Flag(const char* field) const = 0;
+
+ protected:
+  ~OptionSource() = default;
+};
+
+// What an engine made of its options once set up: the result reports it, since the kernel may
+// refuse an optimisation the job asked for and the run goes on without it.
+struct EngineFacts {
+  bool registered_buffers = false;
+  bool registered_files = false;
 };
 
 // Errors that mean the kernel does not offer an engine, rather than that the I/O failed.

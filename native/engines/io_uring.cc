@@ -60,62 +60,68 @@ bool IoUringEngine::Probe() {
   return true;
 }
 
-int IoUringEngine::Setup(const EngineSetup& s) {
-  fd_ = s.fd;
-  const unsigned entries = RoundUpPow2(s.depth);
+namespace {
+
+// The ring's setup flags for the engine's options: a polling kernel thread (sqthread_poll) runs
+// task work itself, so the cooperative and deferred task-run modes go with it.
+unsigned SetupFlags(const IoUringOptions& o) {
   unsigned flags = IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
                    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_NO_SQARRAY;
-  if (s.sq_thread_poll) {
+  if (o.sq_thread_poll) {
     flags |= IORING_SETUP_SQPOLL;
     flags &= ~(IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
   } else {
     flags |= IORING_SETUP_DEFER_TASKRUN;
   }
-  if (s.hipri) flags |= IORING_SETUP_IOPOLL;
+  if (o.hipri) flags |= IORING_SETUP_IOPOLL;
+  return flags;
+}
 
+// One of the ring's regions mapped (populated), or null with errno set.
+void* MapRegion(int ring, size_t bytes, off_t region) {
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, region);
+  return m == MAP_FAILED ? nullptr : m;
+}
+
+}  // namespace
+
+int IoUringEngine::Setup(const EngineSetup& s, const Options& o) {
+  fd_ = s.fd;
   io_uring_params p;
-  const int ring = SetupWithFallback(entries, flags, &p);
+  const int ring = SetupWithFallback(RoundUpPow2(s.depth), SetupFlags(o), &p);
   if (ring < 0) return ring;
   ring_fd_ = ring;
   enter_fd_ = ring;
   setup_flags_ = p.flags;
+  ext_arg_ = p.features & IORING_FEAT_EXT_ARG;
+  const int mapped = MapRings(p);
+  if (mapped < 0) {
+    Teardown();
+    return mapped;
+  }
+  Register(s, o);
+  staged_.assign(s.unit_count, nullptr);
+  nstaged_ = 0;
+  reap_max_ = s.reap_max ? s.reap_max : 1;
+  unsubmitted_ = 0;
+  done_.Init(s.unit_count);
+  return 0;
+}
 
+int IoUringEngine::MapRings(const io_uring_params& p) {
   sq_ring_bytes_ = p.sq_off.array + p.sq_entries * sizeof(unsigned);
   if (p.flags & IORING_SETUP_NO_SQARRAY) sq_ring_bytes_ = p.sq_off.array;
   cq_ring_bytes_ = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
   const bool single_mmap = p.features & IORING_FEAT_SINGLE_MMAP;
-  ext_arg_ = p.features & IORING_FEAT_EXT_ARG;
   if (single_mmap) sq_ring_bytes_ = cq_ring_bytes_ = std::max(sq_ring_bytes_, cq_ring_bytes_);
 
-  sq_ring_ = mmap(nullptr, sq_ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
-                  IORING_OFF_SQ_RING);
-  if (sq_ring_ == MAP_FAILED) {
-    sq_ring_ = nullptr;
-    const int err = errno;
-    Teardown();
-    return -err;
-  }
-  if (single_mmap) {
-    cq_ring_ = sq_ring_;
-  } else {
-    cq_ring_ = mmap(nullptr, cq_ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
-                    IORING_OFF_CQ_RING);
-    if (cq_ring_ == MAP_FAILED) {
-      cq_ring_ = nullptr;
-      const int err = errno;
-      Teardown();
-      return -err;
-    }
-  }
+  sq_ring_ = MapRegion(ring_fd_, sq_ring_bytes_, IORING_OFF_SQ_RING);
+  if (!sq_ring_) return -errno;
+  cq_ring_ = single_mmap ? sq_ring_ : MapRegion(ring_fd_, cq_ring_bytes_, IORING_OFF_CQ_RING);
+  if (!cq_ring_) return -errno;
   sqes_bytes_ = p.sq_entries * sizeof(io_uring_sqe);
-  sqes_ = static_cast<io_uring_sqe*>(
-      mmap(nullptr, sqes_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES));
-  if (sqes_ == MAP_FAILED) {
-    sqes_ = nullptr;
-    const int err = errno;
-    Teardown();
-    return -err;
-  }
+  sqes_ = static_cast<io_uring_sqe*>(MapRegion(ring_fd_, sqes_bytes_, IORING_OFF_SQES));
+  if (!sqes_) return -errno;
 
   char* sq = static_cast<char*>(sq_ring_);
   sq_ktail_ = reinterpret_cast<unsigned*>(sq + p.sq_off.tail);
@@ -130,30 +136,26 @@ int IoUringEngine::Setup(const EngineSetup& s) {
   cq_mask_ = *reinterpret_cast<unsigned*>(cq + p.cq_off.ring_mask);
   cqes_ = reinterpret_cast<io_uring_cqe*>(cq + p.cq_off.cqes);
   cq_head_ = *cq_khead_;
+  return 0;
+}
 
+void IoUringEngine::Register(const EngineSetup& s, const Options& o) {
   // Registered buffers and file save the kernel a page-pinning and an fd lookup per I/O. Both are
   // optimisations: when the kernel refuses (memlock limit), the I/O path works without them.
-  if (s.fixed_bufs && s.buffers != nullptr) {
+  if (o.fixed_bufs && s.buffers != nullptr) {
     iovec iov{s.buffers, static_cast<size_t>(s.buffer_bytes)};
-    fixed_bufs_ = SysRegister(ring, IORING_REGISTER_BUFFERS, &iov, 1) == 0;
+    fixed_bufs_ = SysRegister(ring_fd_, IORING_REGISTER_BUFFERS, &iov, 1) == 0;
   }
-  if (s.register_files) {
-    fixed_file_ = SysRegister(ring, IORING_REGISTER_FILES, &fd_, 1) == 0;
+  if (o.register_files) {
+    fixed_file_ = SysRegister(ring_fd_, IORING_REGISTER_FILES, &fd_, 1) == 0;
   }
   io_uring_rsrc_update reg{};
   reg.offset = static_cast<unsigned>(-1);
-  reg.data = static_cast<uint64_t>(ring);
-  if (SysRegister(ring, IORING_REGISTER_RING_FDS, &reg, 1) == 1) {
+  reg.data = static_cast<uint64_t>(ring_fd_);
+  if (SysRegister(ring_fd_, IORING_REGISTER_RING_FDS, &reg, 1) == 1) {
     enter_fd_ = static_cast<int>(reg.offset);
     enter_flags_ = IORING_ENTER_REGISTERED_RING;
   }
-
-  staged_.assign(s.unit_count, nullptr);
-  nstaged_ = 0;
-  reap_max_ = s.reap_max ? s.reap_max : 1;
-  unsubmitted_ = 0;
-  done_.Init(s.unit_count);
-  return 0;
 }
 
 void IoUringEngine::Teardown() {

@@ -15,8 +15,28 @@
 
 namespace vb {
 
+// io_uring's options, as fio's engine names them (fixedbufs, registerfiles, sqthread_poll,
+// hipri); the plan's io_uring options object carries them by the names in kOptions.
+struct IoUringOptions {
+  // Register the I/O buffers (READ_FIXED/WRITE_FIXED): no page pinning per I/O.
+  bool fixed_bufs = false;
+  // Register the target's descriptor: no file lookup per I/O.
+  bool register_files = false;
+  // A kernel thread polls the submission ring (IORING_SETUP_SQPOLL).
+  bool sq_thread_poll = false;
+  // Completions are polled for, not interrupt-driven (IORING_SETUP_IOPOLL).
+  bool hipri = false;
+};
+
 class IoUringEngine {
  public:
+  using Options = IoUringOptions;
+  static constexpr std::array<EngineOption<Options>, 4> kOptions = {{
+      {"fixedBufs", &Options::fixed_bufs},
+      {"registerFiles", &Options::register_files},
+      {"sqThreadPoll", &Options::sq_thread_poll},
+      {"hipri", &Options::hipri},
+  }};
   // Whether this kernel sets up a ring at all (it may be too old, or io_uring disabled).
   static bool Probe();
   static constexpr EngineOps kOps = {
@@ -34,13 +54,12 @@ class IoUringEngine {
   IoUringEngine& operator=(const IoUringEngine&) = delete;
   ~IoUringEngine() { Teardown(); }
 
-  int Setup(const EngineSetup& s);
+  int Setup(const EngineSetup& s, const Options& o);
   void Teardown();
 
   // Setup flags the ring got after dropping the ones this kernel refused.
   unsigned setup_flags() const { return setup_flags_; }
-  bool fixed_bufs() const { return fixed_bufs_; }
-  bool fixed_file() const { return fixed_file_; }
+  EngineFacts Facts() const { return EngineFacts{fixed_bufs_, fixed_file_}; }
 
   void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {
@@ -111,6 +130,10 @@ class IoUringEngine {
   }
   int Enter(unsigned to_submit, unsigned min_complete, unsigned flags, uint64_t timeout_ns);
   int Submit();
+  // Setup's steps: map the rings the kernel made (0 or -errno), then register what the options
+  // ask for and the ring fd itself (each an optimisation the I/O path works without).
+  int MapRings(const io_uring_params& p);
+  void Register(const EngineSetup& s, const Options& o);
 
   int fd_ = -1;
   int ring_fd_ = -1;

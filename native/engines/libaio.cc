@@ -21,7 +21,7 @@ bool LibaioEngine::Probe() {
   return true;
 }
 
-int LibaioEngine::Setup(const EngineSetup& s) {
+int LibaioEngine::Setup(const EngineSetup& s, const Options&) {
   fd_ = s.fd;
   aio_context_t ctx = 0;
   if (syscall(__NR_io_setup, s.depth, &ctx) < 0) return -errno;

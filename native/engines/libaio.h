@@ -25,14 +25,17 @@ class LibaioEngine {
       &Probe,
   };
   static constexpr bool kInline = false;
+  using Options = NoOptions;
+  static constexpr auto& kOptions = kNoOptions;
 
   LibaioEngine() = default;
   LibaioEngine(const LibaioEngine&) = delete;
   LibaioEngine& operator=(const LibaioEngine&) = delete;
   ~LibaioEngine() { Teardown(); }
 
-  int Setup(const EngineSetup& s);
+  int Setup(const EngineSetup& s, const Options&);
   void Teardown();
+  EngineFacts Facts() const { return {}; }
 
   void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {

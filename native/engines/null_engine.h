@@ -19,12 +19,15 @@ class NullEngine {
       nullptr,         // probe: always there
   };
   static constexpr bool kInline = false;
+  using Options = NoOptions;
+  static constexpr auto& kOptions = kNoOptions;
 
-  int Setup(const EngineSetup& s) {
+  int Setup(const EngineSetup& s, const Options&) {
     staged_.assign(s.unit_count, nullptr);
     done_.Init(s.unit_count);
     return 0;
   }
+  EngineFacts Facts() const { return {}; }
 
   void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {

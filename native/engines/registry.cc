@@ -10,8 +10,15 @@ namespace vb {
 namespace {
 
 template <class E>
+std::shared_ptr<const void> ReadOptions(const OptionSource& source) {
+  auto options = std::make_shared<typename E::Options>();
+  for (const auto& option : E::kOptions) (*options).*option.member = source.Flag(option.field);
+  return options;
+}
+
+template <class E>
 constexpr EngineEntry Entry() {
-  return EngineEntry{&E::kOps, &Job::RunWith<E>};
+  return EngineEntry{&E::kOps, &ReadOptions<E>, &Job::RunWith<E>};
 }
 
 constexpr EngineEntry kEngines[] = {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "engine.h"
@@ -14,8 +15,10 @@ class Job;
 
 struct EngineEntry {
   const EngineOps* ops;
-  // Runs a job on the engine: Job::RunWith<E>, the hot loop instantiated for it.
-  bool (Job::*run)(int* setup_err);
+  // Reads the engine's options (an E::Options, held by the plan, read only by the engine).
+  std::shared_ptr<const void> (*read_options)(const OptionSource& source);
+  // Runs a job on the engine with those options: Job::RunWith<E>, the hot loop instantiated for it.
+  bool (Job::*run)(const void* options, int* setup_err);
 };
 
 struct EngineTable {

@@ -18,12 +18,15 @@ class BlockingEngine {
   static constexpr EngineOps kOps = kPositional ? EngineOps{"psync", "engine setup", "pread", "pwrite", true, nullptr}
                                                 : EngineOps{"sync", "engine setup", "read", "write", true, nullptr};
   static constexpr bool kInline = true;
+  using Options = NoOptions;
+  static constexpr auto& kOptions = kNoOptions;
 
-  int Setup(const EngineSetup& s) {
+  int Setup(const EngineSetup& s, const Options&) {
     fd_ = s.fd;
     done_.Init(s.unit_count);
     return 0;
   }
+  EngineFacts Facts() const { return {}; }
 
   void Queue(IoUnit* u) {
     // As fio's td_io_queue: issued just before the call, so lat (from when the I/O was taken)

@@ -50,6 +50,33 @@ export function engineSpec(name: EngineName | undefined): EngineSpec {
   return name === undefined ? AUTO : BY_NAME.get(name)!;
 }
 
+/**
+ * io_uring's own options, by the names its engine reads them (native/engines/io_uring.h), as
+ * fio's io_uring engine keeps its own option table.
+ */
+export interface IoUringOptions {
+  /** Register the I/O buffers (fio's fixedbufs). */
+  fixedBufs: boolean;
+  /** Register the target's descriptor (fio's registerfiles). */
+  registerFiles: boolean;
+  /** A kernel thread polls the submission ring (fio's sqthread_poll). */
+  sqThreadPoll: boolean;
+  /** Completions are polled for (fio's hipri). */
+  hipri: boolean;
+}
+
+/** Each engine's own options object; an engine without options takes an empty one. */
+export interface EngineOptionsOf {
+  io_uring: IoUringOptions;
+  libaio: Record<string, never>;
+  psync: Record<string, never>;
+  sync: Record<string, never>;
+  null: Record<string, never>;
+}
+
+/** An engine to try, with its own options. */
+export type EngineChoice = { [K in EngineName]: { name: K; options: EngineOptionsOf[K] } }[EngineName];
+
 /** Engines to try in order for a job's ioengine. */
 export function enginesFor(name: EngineName | undefined): EngineName[] {
   return name === undefined ? [...AUTO_ENGINES] : [name];

@@ -6,7 +6,7 @@
  * Direction indexes follow fio: 0 read, 1 write, 2 trim.
  */
 
-import type { EngineName } from './engines.js';
+import type { EngineChoice, EngineName } from './engines.js';
 
 /** An engine's name: the rows of engines.ts. */
 export type NativeEngineName = EngineName;
@@ -59,8 +59,8 @@ export interface NativeJobPlan {
   jobName: string;
   /** 0-based instance number within numjobs. */
   instance: number;
-  /** Engines to try in order; the first that sets up runs (["io_uring", "libaio", "psync"] when unset). */
-  engines: NativeEngineName[];
+  /** Engines to try in order, each with its own options; the first that sets up runs (io_uring, libaio, psync when unset). */
+  engines: EngineChoice[];
   /** The target's path: for messages; the engine opens `target`. */
   path: string;
   /** The root the target is opened beneath, where its stuck I/O is counted (see stuck()). */
@@ -185,12 +185,8 @@ export interface NativeJobPlan {
   logExpects: NativeExpect[];
   logAvgMs: number;
   logOffset: boolean;
-  fixedBufs: boolean;
   /** The result says how much of the buffers are huge pages (plan/native-plan.ts decides from which block size). */
   measureHugePages: boolean;
-  registerFiles: boolean;
-  sqThreadPoll: boolean;
-  hipri: boolean;
   /** The CPUs the instance's thread is pinned to (sched_setaffinity); empty: not pinned. */
   cpus: number[];
 }

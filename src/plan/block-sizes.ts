@@ -24,3 +24,12 @@ export function blockSizes(o: JobOptions): PerDirection<NativeBsSplit[]> {
 export function maxBlockSize(o: JobOptions): number {
   return Math.max(...blockSizes(o).flat().map((e) => e.bs));
 }
+
+/**
+ * From this block size on, whether an I/O reaches the device as one request can depend on its
+ * buffer's physical layout (a segment per physically contiguous run, against the device's
+ * segment limit). So from here the engine is told to say how much of the buffers are in huge
+ * pages (the kernel's choice with transparent_hugepage=always, fio's buffers alike), and
+ * fixedbufs is off unless asked for (engine-options.ts). The one place this size is written.
+ */
+export const SEGMENT_BOUND_BS = 128 * 1024;

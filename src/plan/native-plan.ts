@@ -9,11 +9,12 @@ import { engineSpec } from '../engine/engines.js';
 import type { NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions } from '../jobspec/types.js';
-import { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
+import { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
+import { engineChoices } from './engine-options.js';
 import { fioSeeds } from './fio-seeds.js';
 import { randomMapBytes, randomMapFor } from './random-map.js';
 
-export { blockSizes, isRandom, maxBlockSize } from './block-sizes.js';
+export { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 
 export interface InstanceTarget {
   path: string;
@@ -116,38 +117,61 @@ export function nativePlan(
   forbidden: bigint[],
   randseedGiven = false,
 ): NativeJobPlan {
-  const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
-  const used = directionsUsed(o);
-  const reads = used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]);
-  const logging = Boolean(o.write_bw_log || o.write_iops_log || o.write_lat_log);
-  const rand = isRandom(o.rw) ? 1 : 0;
-  const bufferFill = o.zero_buffers ? 1 : o.buffer_compress_percentage > 0 ? 2 : 0;
   return {
     jobName: o.name,
     instance,
     cpus: instanceCpus(o, ordinal),
-    engines,
+    engines: engineChoices(engines, o, target.inMemoryFs),
+    memoryBytes: instanceMemoryBytes(o),
+    forbidden,
+    ...targetPart(o, target),
+    ...extentPart(o, target),
+    ...patternPart(o, ordinal, randseedGiven),
+    ...dataPart(o),
+    ...statsPart(o),
+    ...logsPart(o, logs, logTargets),
+  };
+}
+
+type Part<K extends keyof NativeJobPlan> = Pick<NativeJobPlan, K>;
+
+/** What the job opens, how, and what becomes of it. */
+function targetPart(o: JobOptions, target: InstanceTarget): Part<
+  | 'path' | 'anchor' | 'target' | 'unlinkTarget' | 'expect' | 'isBlockDevice' | 'direct' | 'osync' | 'needsWrite'
+  | 'exclusive' | 'layoutBytes' | 'layoutFill' | 'fallocate' | 'invalidate' | 'fadvise' | 'unlinkAfter'
+> {
+  const used = directionsUsed(o);
+  return {
     path: target.path,
     anchor: target.anchor,
-    memoryBytes: instanceMemoryBytes(o),
     target: target.ref,
     unlinkTarget: o.unlink && !target.isBlockDevice ? target.unlinkRef : null,
     expect: target.expect,
-    forbidden,
     isBlockDevice: target.isBlockDevice,
     direct: o.direct,
     osync: o.sync,
     needsWrite: used[1] || used[2],
     exclusive: target.exclusive,
     layoutBytes: target.layoutBytes,
-    layoutFill: reads,
+    // A job that reads finds data there: its file is filled, not only allocated.
+    layoutFill: used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]),
     fallocate: o.fallocate,
     invalidate: o.invalidate,
     fadvise: fadviseAdvice(o),
     unlinkAfter: o.unlink && engineSpec(o.ioengine).touchesTarget,
+  };
+}
+
+/** How much, for how long, and when steady state ends it. */
+function extentPart(o: JobOptions, target: InstanceTarget): Part<
+  | 'regionOffset' | 'regionBytes' | 'ioBytesPerLoop' | 'ioSizeGiven' | 'loops' | 'timeBased' | 'runtimeNs' | 'rampNs'
+  | 'startDelayNs' | 'ssDurS' | 'ssRampNs' | 'ssBw' | 'ssSlope' | 'ssPercent' | 'ssLimit' | 'ssGroup'
+> {
+  return {
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,
     ioBytesPerLoop: o.io_size && 'bytes' in o.io_size ? o.io_size.bytes : ioSizeFromPercent(o, target.regionBytes),
+    ioSizeGiven: o.io_size !== undefined,
     loops: o.loops,
     timeBased: o.time_based,
     runtimeNs: o.runtime_ns,
@@ -161,9 +185,21 @@ export function nativePlan(
     ssLimit: o.steadystate.limit,
     // Set by the planner once the run's reporting groups are known.
     ssGroup: 0,
+  };
+}
+
+/** Where the I/Os go, in which direction, how many at once and how fast. */
+function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Part<
+  | 'random' | 'readPct' | 'trimPct' | 'bs' | 'blockAlign' | 'ioDepth' | 'batchSubmit' | 'batchCompleteMin'
+  | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap'
+  | 'distribution' | 'distributionParam' | 'rateBytes' | 'rateIops' | 'thinktimeNs' | 'thinktimeBlocks'
+> {
+  const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
+  const rand = isRandom(o.rw) ? 1 : 0;
+  return {
     random: [rand, rand, rand],
     readPct: readPercent(o),
-    trimPct: used[2] ? 100 : 0,
+    trimPct: directionsUsed(o)[2] ? 100 : 0,
     bs: blockSizes(o),
     blockAlign: [...o.blockalign] as [number, number, number],
     ioDepth: o.iodepth,
@@ -172,7 +208,6 @@ export function nativePlan(
     // fio's rule: a maximum under the minimum (or unset) is the minimum, and a reap takes one.
     batchCompleteMax: Math.max(o.iodepth_batch_complete_max, o.iodepth_batch_complete_min, 1),
     randSeed: seedFor(o, randseedGiven),
-    ioSizeGiven: o.io_size !== undefined,
     fioSeedBs: fio.bs,
     fioSeedMix: fio.mix,
     fioSeedBlock: fio.block,
@@ -184,7 +219,16 @@ export function nativePlan(
     rateIops: [...o.rate_iops] as [number, number, number],
     thinktimeNs: o.thinktime_ns,
     thinktimeBlocks: o.thinktime_blocks,
-    bufferFill,
+  };
+}
+
+/** What the buffers hold, what is verified, and what is synced. */
+function dataPart(o: JobOptions): Part<
+  | 'bufferFill' | 'compressPct' | 'compressChunk' | 'refillBuffers' | 'scrambleBuffers' | 'measureHugePages'
+  | 'verify' | 'doVerify' | 'verifyOnly' | 'fsyncEvery' | 'fdatasyncEvery' | 'endFsync'
+> {
+  return {
+    bufferFill: o.zero_buffers ? 1 : o.buffer_compress_percentage > 0 ? 2 : 0,
     compressPct: o.buffer_compress_percentage,
     compressChunk: o.buffer_compress_chunk,
     // fio refills every write buffer when buffer_compress_percentage asks for partly
@@ -193,12 +237,22 @@ export function nativePlan(
     refillBuffers: o.refill_buffers || (o.buffer_compress_percentage > 0 && o.buffer_compress_percentage < 100),
     // zero_buffers means zeros: fio scrambles buffers unless zero_buffers was asked for.
     scrambleBuffers: o.scramble_buffers && !o.zero_buffers,
+    measureHugePages: maxBlockSize(o) >= SEGMENT_BOUND_BS,
     verify: o.verify === 'crc32c' ? 1 : 0,
     doVerify: o.do_verify,
     verifyOnly: o.verify_only,
     fsyncEvery: o.fsync,
     fdatasyncEvery: o.fdatasync,
     endFsync: o.end_fsync,
+  };
+}
+
+/** Which latencies are kept and how the series is sampled. */
+function statsPart(o: JobOptions): Part<
+  'disableSlat' | 'disableClat' | 'disableLat' | 'histSlat' | 'histClat' | 'histLat' | 'sampleWindowMs' | 'seriesIntervalMs'
+> {
+  const logging = Boolean(o.write_bw_log || o.write_iops_log || o.write_lat_log);
+  return {
     disableSlat: o.disable_slat,
     disableClat: o.disable_clat,
     disableLat: o.disable_lat,
@@ -208,6 +262,15 @@ export function nativePlan(
     histLat: o.lat_percentiles,
     sampleWindowMs: logging && o.log_avg_msec > 0 ? o.log_avg_msec : o.bwavgtime,
     seriesIntervalMs: 1000,
+  };
+}
+
+/** The logs: their paths (for messages), how each is opened and what it must be. */
+function logsPart(o: JobOptions, logs: LogPaths, logTargets: LogTargets): Part<
+  | 'bwLogPath' | 'iopsLogPath' | 'latLogPath' | 'clatLogPath' | 'slatLogPath' | 'bwLog' | 'iopsLog' | 'latLog'
+  | 'clatLog' | 'slatLog' | 'logExpects' | 'logAvgMs' | 'logOffset'
+> {
+  return {
     bwLogPath: logs.bw,
     iopsLogPath: logs.iops,
     latLogPath: logs.lat,
@@ -221,41 +284,7 @@ export function nativePlan(
     logExpects: LOG_KINDS.map((k) => logTargets[k]?.expect ?? NEW_FILE),
     logAvgMs: o.log_avg_msec,
     logOffset: o.log_offset,
-    fixedBufs: o.fixedbufs ?? registeredBuffersByDefault(o, target.inMemoryFs),
-    measureHugePages: maxBlockSize(o) >= SEGMENT_BOUND_BS,
-    registerFiles: o.registerfiles ?? true,
-    sqThreadPoll: o.sqthread_poll,
-    hipri: o.hipri,
   };
-}
-
-/**
- * From this block size on, whether an I/O reaches the device as one request can depend on its
- * buffer's physical layout (a segment per physically contiguous run, against the device's
- * segment limit). So from here the engine is told to say how much of the buffers are in huge
- * pages (the kernel's choice with transparent_hugepage=always, fio's buffers alike), and
- * fixedbufs is off unless asked for (below). The one place this size is written.
- */
-export const SEGMENT_BOUND_BS = 128 * 1024;
-
-/**
- * Whether io_uring registers the I/O buffers when the job does not say (fio never does unless
- * `fixedbufs` is set). Registered buffers save pinning the pages of every I/O, and where blocks
- * are small that is all they change. Two places they change more:
- * - On an in-memory filesystem the kernel copies instead of DMA, and Linux 6.18 punts reads
- *   into registered buffers to one io-wq worker, which then bounds the run (480k IOPS against
- *   610k without): off there.
- * - A large I/O reaches the device split wherever its buffer has more physical runs than the
- *   device takes segments (254 on virtio-blk, 128 on a loop device, 127 on many NVMe drives).
- *   The kernel joins physically adjacent pages of an ordinary buffer into one segment, never
- *   those of a registered one: with them a 1 MiB read reaches a virtio disk as two 512 KiB
- *   requests every time, without them (fio's way) as one or two, by the page allocator's
- *   chance. Off from SEGMENT_BOUND_BS on, so that the disk sees what it sees under
- *   fio.
- */
-function registeredBuffersByDefault(o: JobOptions, inMemoryFs: boolean): boolean {
-  if (inMemoryFs) return false;
-  return maxBlockSize(o) < SEGMENT_BOUND_BS;
 }
 
 /**

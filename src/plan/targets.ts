@@ -100,32 +100,77 @@ export interface ResolveContext {
   anchors: Anchors;
 }
 
+/**
+ * An instance's target, checked: its directory, what its name leads to (probed beneath its held
+ * directory), its region, the bytes to lay out, and whether it may be read directly and written.
+ * Each step throws ETARGET (or EINVALID_PLAN) naming the field, in this order.
+ */
 export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
   const path = instancePath(o, instance, ctx.cwd);
   checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
   const { field } = ctx;
+  checkDirectory(o, ctx);
+  if (!engineSpec(o.ioengine).touchesTarget) return nullTarget(o, path, field);
+  const { resolved, ref, anchor, info } = await probeTarget(path, ctx);
+  checkKind(o, path, info, field);
+  const { offset, size } = region(o, instance, path, info, field);
+  const layoutBytes = info.isBlockDevice ? 0 : await layoutFor(o, path, resolved, info, offset + size, field);
+  const writes = writesTarget(o);
+  if (o.direct) await checkDirect(o, path, info, offset, ctx);
+  // Every check below looks at what was resolved (and probed) above, never at the name again.
+  if (writes && info.isBlockDevice) {
+    const allowed = blockWriteAllowed(o, resolved.resolvedPath, ctx.allowBlockWrite);
+    await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
+  }
+  if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
+  return {
+    path,
+    anchor,
+    ref,
+    unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
+    // What the checks above looked at: the engine must find the same there.
+    expect: identityOf(resolved.exists ? resolved.stats : null),
+    isBlockDevice: info.isBlockDevice,
+    regionOffset: offset,
+    regionBytes: size,
+    layoutBytes,
+    existingBytes: info.exists && info.isRegularFile ? info.sizeBytes : 0,
+    exclusive: writes && info.isBlockDevice,
+    inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
+  };
+}
+
+/** The job's directory=, when given, must be an existing directory. */
+function checkDirectory(o: JobOptions, ctx: ResolveContext): void {
   const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
   if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {
     throw new VolbenchError('ETARGET', `directory ${o.directory}${directory === o.directory ? '' : ` (${directory})`} does not exist`, {
-      field: `${field}.directory`,
+      field: `${ctx.field}.directory`,
       path: o.directory,
       accepted: 'an existing directory',
     });
   }
-  if (!engineSpec(o.ioengine).touchesTarget) return nullTarget(o, path, field);
-  // From here the target is looked at, and later opened, beneath its held directory only.
+}
+
+/**
+ * What the name leads to, resolved and then probed beneath its held directory: from here the
+ * target is looked at, and later opened, beneath that directory only. Both must be the same
+ * thing, and it must be there or creatable, and openable.
+ */
+async function probeTarget(path: string, ctx: ResolveContext) {
+  const field = `${ctx.field}.filename`;
   const resolved = await resolveTarget(path);
-  const ref = ctx.anchors.refer(resolved.resolvedPath, `${field}.filename`, path);
+  const ref = ctx.anchors.refer(resolved.resolvedPath, field, path);
   const anchor = ctx.anchors.anchorOf(resolved.resolvedPath, resolved.exists && resolved.stats.isBlockDevice());
   const info = await ctx.prober.probe(path, ref, anchor);
   if (info.error === 0 && !sameIdentity(probedIdentity(info), identityOf(resolved.exists ? resolved.stats : null))) {
     // The name led to one thing when resolved and to another beneath its directory: the checks
-    // below would be made on one and the engine would open the other.
-    throw new VolbenchError('ETARGET', `${path} changed while it was being checked`, { field: `${field}.filename`, path });
+    // would be made on one and the engine would open the other.
+    throw new VolbenchError('ETARGET', `${path} changed while it was being checked`, { field, path });
   }
   if (!info.exists && info.error !== 0) {
     throw new VolbenchError('ETARGET', `cannot use ${path}: its directory does not exist or cannot be read (errno ${info.error})`, {
-      field: `${field}.filename`,
+      field,
       path,
       errno: info.error,
     });
@@ -134,8 +179,13 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
     // It exists but could not be opened to read its size and block size (a device without read
     // permission): say so, rather than report it as empty.
     const why = info.error === osConstants.errno.EACCES ? 'permission denied' : `errno ${info.error}`;
-    throw new VolbenchError('ETARGET', `cannot open ${path}: ${why}`, { field: `${field}.filename`, path, errno: info.error });
+    throw new VolbenchError('ETARGET', `cannot open ${path}: ${why}`, { field, path, errno: info.error });
   }
+  return { resolved, ref, anchor, info };
+}
+
+/** A regular file (created if missing) or a block device; trims need the device. */
+function checkKind(o: JobOptions, path: string, info: NativeTargetInfo, field: string): void {
   if (info.exists && !info.isBlockDevice && !info.isRegularFile) {
     throw new VolbenchError('ETARGET', `${path} is neither a regular file nor a block device`, {
       field: `${field}.filename`,
@@ -143,14 +193,16 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
       accepted: 'a regular file (created if missing) or a block device',
     });
   }
-  const used = directionsUsed(o);
-  const writes = writesTarget(o);
-  if (used[2] && !info.isBlockDevice) {
+  if (directionsUsed(o)[2] && !info.isBlockDevice) {
     throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} trims, which needs a block device; ${path} is a file`, {
       field: `${field}.rw`,
       accepted: 'trim and randtrim on block devices only',
     });
   }
+}
+
+/** The instance's region: offset (+ its offset_increment share) and size, in whole blocks. */
+function region(o: JobOptions, instance: number, path: string, info: NativeTargetInfo, field: string): { offset: number; size: number } {
   const whole = info.exists ? info.sizeBytes : 0;
   const offset =
     bytesOf(o.offset, whole, 'offset', path, `${field}.offset`) +
@@ -183,43 +235,24 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
       { field: `${field}.size`, path, accepted: `offset + size up to ${info.sizeBytes}` },
     );
   }
-  let layoutBytes = 0;
-  if (!info.isBlockDevice) {
-    layoutBytes = Math.max(end, o.filesize ?? 0);
-    const missing = layoutBytes - (info.exists ? info.sizeBytes : 0);
-    const allocates = o.fallocate !== 'none' && o.fallocate !== 'truncate';
-    const fills = used[0] || o.verify_only;
-    if (missing > 0 && (allocates || fills) && missing > info.fsFreeBytes) {
-      throw new VolbenchError(
-        'ETARGET',
-        `laying out ${path} needs ${missing} more bytes but its filesystem has ${info.fsFreeBytes} free`,
-        { field: `${field}.size`, path },
-      );
-    }
-    if (missing > 0 && info.exists) await refuseGrowingBackingFile(path, resolved, info.sizeBytes, layoutBytes, `${field}.size`);
+  return { offset, size };
+}
+
+/** A file's length to lay out before I/O: what its filesystem must have room for, and may grow. */
+async function layoutFor(o: JobOptions, path: string, resolved: ResolvedTarget, info: NativeTargetInfo, end: number, field: string): Promise<number> {
+  const layoutBytes = Math.max(end, o.filesize ?? 0);
+  const missing = layoutBytes - (info.exists ? info.sizeBytes : 0);
+  const allocates = o.fallocate !== 'none' && o.fallocate !== 'truncate';
+  const fills = directionsUsed(o)[0] || o.verify_only;
+  if (missing > 0 && (allocates || fills) && missing > info.fsFreeBytes) {
+    throw new VolbenchError(
+      'ETARGET',
+      `laying out ${path} needs ${missing} more bytes but its filesystem has ${info.fsFreeBytes} free`,
+      { field: `${field}.size`, path },
+    );
   }
-  if (o.direct) await checkDirect(o, path, info, offset, ctx);
-  // Every check below looks at what was resolved (and probed) above, never at the name again.
-  if (writes && info.isBlockDevice) {
-    const allowed = blockWriteAllowed(o, resolved.resolvedPath, ctx.allowBlockWrite);
-    await assertWritableBlockDevice(path, allowed, `${field}.allow_block_write`, ctx.heldDevices, resolved);
-  }
-  if (writes && info.exists && info.isRegularFile) await checkWrittenFile(path, `${field}.filename`, resolved, o, ctx);
-  return {
-    path,
-    anchor,
-    ref,
-    unlinkRef: o.unlink ? await nameAsGiven(path, ctx, field) : null,
-    // What the checks above looked at: the engine must find the same there.
-    expect: identityOf(resolved.exists ? resolved.stats : null),
-    isBlockDevice: info.isBlockDevice,
-    regionOffset: offset,
-    regionBytes: size,
-    layoutBytes,
-    existingBytes: info.exists && info.isRegularFile ? info.sizeBytes : 0,
-    exclusive: writes && info.isBlockDevice,
-    inMemoryFs: !info.isBlockDevice && IN_MEMORY_FS.has(info.fsType),
-  };
+  if (missing > 0 && info.exists) await refuseGrowingBackingFile(path, resolved, info.sizeBytes, layoutBytes, `${field}.size`);
+  return layoutBytes;
 }
 
 /**

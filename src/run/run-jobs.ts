@@ -55,7 +55,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
     bw: { ...lat }, iops: { ...lat },
   });
   return {
-    jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0], error: 0, errorSyscall: '',
+    jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0].name, error: 0, errorSyscall: '',
     errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
     opened: { dev: 0n, ino: 0n, rdev: 0n },
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },

@@ -1,6 +1,6 @@
 /**
  * `volbench report` and `compare` on the run record a service answers `POST /v1/runs?wait=`
- * with, saved to a file as the README shows.
+ * with, saved to a file as docs/output.md shows.
  *
  * Broke: both refused it ("holds no fio JSON result"): the result is under the record's
  * `result`. Expected: they read it as the result it holds; a record without a result (a run
