@@ -4,16 +4,18 @@
  * status and the state file updated; `down` from another machine (a second state directory, the
  * state only in S3) leaves nothing; `list --bucket` finds it there; `run` refuses a workload
  * longer than the time left; after a kill -9, `reap` with the clock moved past the expiry deletes
- * everything found by its `volbench:expires` tag, and before the expiry deletes nothing.
+ * everything found by its `volbench:expires` tag, and before the expiry deletes nothing; a
+ * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
+ * SSE-KMS bucket's key reaches the template.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudFormationClient, ListStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CloudFormationClient, DescribeStackResourcesCommand, DescribeStacksCommand, ListStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeImagesCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
@@ -200,5 +202,51 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(reaped.parameters.sort()).toEqual([...LABELS.map((l) => `/volbench/${id}/${l}/token`), `/volbench/${id}/tls-key`].sort());
     expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, `${id}/tls.crt`].sort());
     expect(await leftovers(id)).toEqual([]);
+  }, 120_000);
+
+  it('a Graviton type gets the arm64 AMI and bundle, an existing profile creates no IAM resource, an SSE-KMS bucket its kms:Decrypt', async () => {
+    const kmsBucket = 'volbench-kms-test';
+    const s3 = new S3Client({ ...config(), forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: kmsBucket }));
+    const keyArn = 'arn:aws:kms:us-east-1:123456789012:key/0b7c5d9e-1111-4222-8333-944455556666';
+    await s3.send(new PutBucketEncryptionCommand({ Bucket: kmsBucket, ServerSideEncryptionConfiguration: {
+      Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: keyArn } }] } }));
+    s3.destroy();
+    // IAM's query API, signed loosely as moto accepts (the SDK's IAM client is not a dependency).
+    const made = await fetch(`${moto.endpoint}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0' },
+      body: 'Action=CreateInstanceProfile&Version=2010-05-08&InstanceProfileName=volbench-existing',
+    });
+    expect(made.status, await made.text()).toBe(200);
+    const args = common().map((a) => (a === BUCKET ? kmsBucket : a === 'm6i.large' ? 'm7g.large' : a));
+    const wrong = await fleet(['up', ...args], join(work, 'graviton'));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/the members are arm64; give the arm64 bundle .*\[--package\]/);
+    writeFileSync(join(work, 'volbench-0.0.0-linux-arm64.tar.gz'), 'a stand-in for the arm64 bundle');
+    const armArgs = args.map((a) => a.replace('linux-x64', 'linux-arm64'));
+    const up = await fleet(['up', ...armArgs, '--instance-profile', 'volbench-existing', '--format', 'json'], join(work, 'graviton'));
+    expect(up.code, up.stderr).toBe(0);
+    const id = JSON.parse(up.stdout).fleetId as string;
+    const cfn = new CloudFormationClient(config());
+    const ec2 = new EC2Client(config());
+    for (const label of LABELS) {
+      const stack = (await cfn.send(new DescribeStacksCommand({ StackName: `volbench-${id}-${label}` }))).Stacks![0];
+      const params = Object.fromEntries(stack.Parameters!.map((p) => [p.ParameterKey, p.ParameterValue]));
+      expect(params).toMatchObject({ Architecture: 'arm64', InstanceProfileName: 'volbench-existing', PackageKmsKeyArn: keyArn,
+        PackageKey: `${id}/bundle/volbench-0.0.0-linux-arm64.tar.gz` });
+      const resources = (await cfn.send(new DescribeStackResourcesCommand({ StackName: stack.StackName }))).StackResources!.map((r) => r.ResourceType);
+      expect(resources).not.toContain('AWS::IAM::Role');
+      expect(resources).not.toContain('AWS::IAM::InstanceProfile');
+      const instanceId = stack.Outputs!.find((o) => o.OutputKey === 'InstanceId')!.OutputValue!;
+      const inst = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }))).Reservations![0].Instances![0];
+      const image = (await ec2.send(new DescribeImagesCommand({ ImageIds: [inst.ImageId!] }))).Images![0];
+      expect(image.Architecture).toBe('arm64');
+      expect(image.Name).toMatch(/al2023/);
+    }
+    cfn.destroy();
+    ec2.destroy();
+    const down = await fleet(['down', id], join(work, 'graviton'));
+    expect(down.code, down.stderr).toBe(0);
   }, 120_000);
 });
