@@ -3,7 +3,7 @@
  * terminal gone) tears it down, DeleteStack within 5 s of the signal, with the signal's exit
  * status and the state file updated; `down` from another machine (a second state directory, the
  * state only in S3) leaves nothing; `list --bucket` finds it there; `run` refuses a workload
- * longer than the time left; after a kill -9, `reap` with the clock moved past the expiry deletes
+ * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry deletes
  * everything found by its `volbench:expires` tag, and before the expiry deletes nothing; a
  * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
  * SSE-KMS bucket's key reaches the template.
@@ -167,7 +167,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(state.status).toBe('down');
   }, 120_000);
 
-  it('run refuses a workload longer than the time left; kill -9, then reap after the expiry leaves nothing', async () => {
+  it('run refuses a workload longer than the time left, --ttl extends it; kill -9, then reap after the expiry leaves nothing', async () => {
     let id = '';
     const stateDir = join(work, 'killed');
     const up = await fleet(['up', ...common(), '--ttl', '20m'], stateDir, (stderr, child) => {
@@ -185,6 +185,26 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/expires at .* \(1 min left\), and the workload takes 10 min.*\[--ttl\]/);
 
+    // --ttl from a minute before the expiry gives it an hour more: the instances' tag moves (the
+    // members' switch reads it), the run starts (and is interrupted: nothing answers).
+    const extended = await fleet(['run', id, '--job', join(work, 'long.fio'), '--now', late, '--ttl', '60m', '--endpoint-map', join(work, 'nowhere.json')], stateDir,
+      (stderr, child) => { if (/now expires at/.test(stderr)) child.kill('SIGINT'); });
+    const later = Date.parse(late) + 3600_000;
+    expect(extended.stderr).toContain(`now expires at ${new Date(later).toISOString().replace('.000Z', 'Z')}`);
+    expect(extended.code, extended.stderr).toBe(130);
+    expect(JSON.parse(readFileSync(join(stateDir, `${id}.json`), 'utf8')).expiresAt).toBe(new Date(later).toISOString().replace('.000Z', 'Z'));
+    const ec2 = new EC2Client(config());
+    const tagged = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:volbench:fleet', Values: [id] }] }));
+    for (const i of tagged.Reservations!.flatMap((r) => r.Instances ?? [])) {
+      expect(i.Tags).toContainEqual({ Key: 'volbench:expires', Value: new Date(later).toISOString().replace('.000Z', 'Z') });
+    }
+    ec2.destroy();
+
+    // Past the first expiry, before the new one: the stacks' own tag is old, their instances' new.
+    const between = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--now', new Date(expires + 60_000).toISOString()], stateDir);
+    expect(between.code, between.stderr).toBe(0);
+    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [] });
+
     const early = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--now', new Date(expires - 1000).toISOString()], stateDir);
     expect(early.code, early.stderr).toBe(0);
     expect(early.stdout).toContain('nothing expired');
@@ -195,7 +215,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(JSON.parse(reap.stdout).stacks).toEqual([]);
     // The clock moved past the expiry by the environment, as a scheduled job's test would.
     const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir, undefined,
-      { VOLBENCH_NOW: new Date(expires + 1000).toISOString() });
+      { VOLBENCH_NOW: new Date(later + 1000).toISOString() });
     expect(past.code, past.stderr).toBe(0);
     const reaped = JSON.parse(past.stdout);
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
