@@ -260,6 +260,8 @@ async function down(state: FleetState, clients: FleetClients, stateDir: string, 
 async function stateAndClients(id: string, values: Values, stateDir: string): Promise<{ state: FleetState; clients: FleetClients }> {
   const local = listStates(stateDir).find((s) => s.fleetId === id);
   if (local) return { state: local, clients: fleetClients({ region: local.region, profile: values.profile }) };
+  // Without a bucket there is nowhere else to look: say so before asking for a region.
+  if (!values.bucket) await loadState(id, stateDir);
   const finder = fleetClients({ region: region(values), profile: values.profile });
   let state: FleetState;
   try {
