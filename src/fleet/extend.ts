@@ -4,7 +4,7 @@
  * secrets and objects reap would find); reap spares a stack whose instance says later. The
  * expiry never moves earlier here.
  */
-import { CreateTagsCommand } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { AddTagsToResourceCommand } from '@aws-sdk/client-ssm';
 
@@ -15,7 +15,14 @@ import { EXPIRES_TAG } from './ttl.js';
 export async function extendFleet(state: FleetState, expires: string, clients: FleetClients, stateDir: string): Promise<boolean> {
   if (state.expiresAt && Date.parse(expires) <= Date.parse(state.expiresAt)) return false;
   const tag = { Key: EXPIRES_TAG, Value: expires };
-  const instances = state.members.map((m) => m.instanceId).filter((id): id is string => !!id);
+  // By tag as well as by state: a state saved before its stacks answered names no instance.
+  const found = await awsCall('ec2:DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({
+    Filters: [{ Name: 'tag:volbench:fleet', Values: [state.fleetId] }, { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }],
+  })));
+  const instances = [...new Set([
+    ...state.members.map((m) => m.instanceId),
+    ...(found.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId),
+  ].filter((id): id is string => !!id))];
   if (instances.length) await awsCall('ec2:CreateTags', () => clients.ec2.send(new CreateTagsCommand({ Resources: instances, Tags: [tag] })));
   const names = [state.tlsKeyParameter, ...state.members.map((m) => m.tokenParameter)].filter((n): n is string => !!n);
   for (const ResourceId of names) {
