@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
 import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
+import { checkCostBasis, checkCostScope } from '../cloud/cost.js';
 import {
   bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
   instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
@@ -53,6 +54,11 @@ export const FLEET_USAGE = `Usage:
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
   --keep               compare: leave the fleet up (then: volbench fleet down FLEET_ID)
+  --cost volume|total  what a month and $ per 1,000 IOPS / per MiB/s cover: the volume (default),
+                       or with one instance's share
+  --cost-basis 730h|calendar  a month of 730 h (AWS's, default) or this month's real length
+  --strict             plan, up, compare: refuse a plan with any finding (instance-baseline,
+                       block-size, hdd-on-ssd-suite)
   --format table|json
 `;
 
@@ -77,6 +83,9 @@ const OPTIONS = {
   out: { type: 'string' },
   'state-dir': { type: 'string' },
   keep: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  cost: { type: 'string' },
+  'cost-basis': { type: 'string' },
   format: { type: 'string' },
 } as const;
 
@@ -118,8 +127,21 @@ function planFrom(values: Values): FleetPlan {
     throw new VolbenchError('EINVALID_ARGS', `fleet: '${instanceType}' is not an instance type`, { field: '--instance', accepted: 'e.g. m6i.large' });
   }
   const volumes = fleetVolumes(need(values, 'volumes', 'e.g. gp3:500g,io2:500g:iops=16000'), instanceType);
-  const plan = planFleet({ volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds });
+  const plan = planFleet({
+    volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds,
+    cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
+  });
+  if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;
+}
+
+/** --strict: a plan with any finding is not made, naming each. */
+function refuseFindings(plan: FleetPlan): void {
+  if (plan.findings.length === 0) return;
+  const named = plan.findings.map((f) => `${f.kind} (${f.label}): ${f.message}`).join('; ');
+  throw new VolbenchError('EINVALID_PLAN', `fleet: --strict and ${plan.findings.length} finding${plan.findings.length > 1 ? 's' : ''}: ${named}`, {
+    field: '--strict', accepted: `a plan without findings (${[...new Set(plan.findings.map((f) => f.kind))].join(', ')}), or no --strict`,
+  });
 }
 
 function checkCost(plan: FleetPlan, values: Values): void {

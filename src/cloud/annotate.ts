@@ -8,7 +8,7 @@
  * finishing step (run/finish.ts).
  */
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
-import { volumeMonthly } from './cost.js';
+import { costBasis, volumeMonthly } from './cost.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { checkPlacement } from './placement.js';
 import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
@@ -60,6 +60,14 @@ export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
       ratio: Math.round(ratio * 1000) / 1000,
       bound_by: latencyBound ? 'latency' : e.bound_by,
       ...(latencyBound ? { depth_needed: Math.ceil(needed) } : {}),
+      entitled: { iops: e.iops, mibps: e.throughputMiBps, bound_by: e.bound_by },
+      entitled_merged: { iops: e.merged.iops, mibps: e.merged.throughputMiBps, bound_by: e.merged.bound_by },
+      measured_vs_entitled: Math.round(ratio * 1000) / 1000,
+      counted_io_kib: e.counted_io_kib,
+      counted_per_io: e.counted_per_io,
+      ...(e.instance_burst ? {
+        instance_burst: { after_s: e.instance_burst.seconds, iops: e.instance_burst.iops, mibps: e.instance_burst.throughputMiBps, bound_by: 'instance-burst' as const },
+      } : {}),
     };
     return { ...vj, entitlement: ent };
   });
@@ -75,6 +83,7 @@ export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
   };
   // The monthly price where the prices in use have the region; none (not an error) where not.
   const p = ctx.region ? volumeMonthly(volume, ctx.region) : undefined;
-  const price = p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source } : undefined;
+  // A volume's price is a month's: its scope is the volume, on AWS's 730-hour month.
+  const price = p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source, ...(p.confidence ? { confidence: p.confidence } : {}), cost_scope: 'volume' as const, basis: costBasis('730h') } : undefined;
   return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
 }

@@ -3,6 +3,7 @@
  * region and instance type, the volume's figures (as the plan made them), its id once created,
  * its monthly price, and the fleet and label. Facts the member's service wrote stay as they are.
  */
+import { costBasis } from '../cloud/cost.js';
 import type { FleetState } from './state.js';
 
 export function memberCloud(state: FleetState, label: string, known: Record<string, unknown> = {}): Record<string, unknown> {
@@ -22,7 +23,10 @@ export function memberCloud(state: FleetState, label: string, known: Record<stri
   }
   const price = member?.volumeMonthly;
   if (price && cloud.price === undefined) {
-    cloud.price = { usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}) };
+    cloud.price = {
+      usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}),
+      ...(price.confidence ? { confidence: price.confidence } : {}), cost_scope: 'volume', basis: costBasis('730h'),
+    };
   }
   cloud.fleet = { id: state.fleetId, label };
   return cloud;

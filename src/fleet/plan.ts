@@ -5,11 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { fleetUsd, instanceHourly, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type VolumeJson } from '../cloud/index.js';
+import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type VolumeJson } from '../cloud/index.js';
+import {
+  basisText, cents, costBasis, fleetUsdPerHour, monthlyCost, usdPer1000Iops, usdPerMibps, type CostBasis, type CostScope,
+} from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
 import { loadSuite } from '../suites/index.js';
+import type { ParsedSpec } from '../jobspec/types.js';
+import { memberFindings, suiteTests, testEntitlements, type PlanFinding, type TestEntitlement } from './plan-findings.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 
 export interface FleetPlanInput {
@@ -23,6 +28,24 @@ export interface FleetPlanInput {
   workloadSeconds?: number;
   /** An id to reuse; a new one otherwise. */
   fleetId?: string;
+  /** What the cost per month and per unit covers: the volume (default) or with the instance's share. */
+  cost?: CostScope;
+  /** How long a month is (default AWS's 730 h). */
+  basis?: CostBasis;
+}
+
+/** A member's cost a month under the plan's scope, and per unit of what its suite's tests are entitled to, naming the test. */
+export interface MemberCost {
+  label: string;
+  usd_per_month: number | null;
+  usd_per_1000_iops: { usd: number; test: string } | null;
+  usd_per_mibps: { usd: number; test: string } | null;
+}
+
+export interface PlanCost {
+  cost_scope: CostScope;
+  basis: CostBasis;
+  members: MemberCost[];
 }
 
 export interface FleetMember {
@@ -36,6 +59,8 @@ export interface FleetMember {
   /** The CloudFormation stack that holds its instance and volume. */
   stackName: string;
   volumeMonthly?: DatedPrice;
+  /** What each test of its suite should reach on the fleet's instance (none for a job file). */
+  tests?: TestEntitlement[];
 }
 
 export interface FleetPlan {
@@ -50,6 +75,12 @@ export interface FleetPlan {
   workloadSeconds: number;
   /** The whole study: every instance and volume for `hours`. Undefined where a price is unknown. */
   estimatedUsd?: number;
+  /** With no price for the instance type: the volumes alone for `hours` (a floor, not the estimate). */
+  volumesOnlyUsd?: number;
+  /** What a storage engineer would raise before the study (`--strict` refuses on any). */
+  findings: PlanFinding[];
+  /** Cost a month per member, with its scope and basis, and per entitled unit at the test named. */
+  cost?: PlanCost;
   warnings: string[];
 }
 
@@ -76,8 +107,8 @@ function labelled(input: FleetPlanInput): LabelledVolume[] {
   });
 }
 
-/** Seconds a suite's timed stages take, times its loops; refused naming `field` when there is no such suite. */
-function suiteSeconds(name: string, field: string): number {
+/** A suite's jobs and loops; refused naming `field` when there is no such suite. */
+function suiteJobs(name: string, field: string): { jobs: ParsedSpec; loops: number } {
   let suite;
   try {
     suite = loadSuite(name);
@@ -85,7 +116,29 @@ function suiteSeconds(name: string, field: string): number {
     if (err instanceof VolbenchError) throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
     throw err;
   }
-  return timedSeconds(parseSpec(suite.spec)) * suite.loops;
+  return { jobs: parseSpec(suite.spec), loops: suite.loops };
+}
+
+/** Seconds a suite's timed stages take, times its loops. */
+function suiteSeconds(name: string, field: string): number {
+  const { jobs, loops } = suiteJobs(name, field);
+  return timedSeconds(jobs) * loops;
+}
+
+/** Each member's tests entitled, and the findings on it; none for a job file. */
+function entitled(volumes: readonly LabelledVolume[], input: FleetPlanInput, suiteName: string): { tests: TestEntitlement[][]; findings: PlanFinding[] } {
+  if (input.workloadSeconds !== undefined) return { tests: volumes.map(() => []), findings: [] };
+  const findings: PlanFinding[] = [];
+  const instance = loadInstances().some((t) => t.type === input.instanceType) ? input.instanceType : undefined;
+  const tests = volumes.map((v, i) => {
+    const suite = v.volume.suite ?? suiteName;
+    const field = v.volume.suite ? `--volumes[${i}].suite` : '--suite';
+    const t = testEntitlements(v.volume, instance, suiteTests(suiteJobs(suite, field).jobs.jobs));
+    const suiteNamed = v.volume.suite !== undefined || input.suite !== undefined;
+    findings.push(...memberFindings({ label: v.label, volume: v.volume, instance, suite, suiteNamed, tests: t }));
+    return t;
+  });
+  return { tests, findings };
 }
 
 export function planFleet(input: FleetPlanInput): FleetPlan {
@@ -106,13 +159,16 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   const hourly = instanceHourly(input.instanceType, input.region);
   if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
   else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
-  const members: FleetMember[] = volumes.map((v) => ({
+  if (!loadInstances().some((t) => t.type === input.instanceType)) warnings.push(`no EBS limits known for ${input.instanceType}: the tests are entitled by the volume alone`);
+  const { tests, findings } = entitled(volumes, input, suiteName);
+  const members: FleetMember[] = volumes.map((v, i) => ({
     label: v.label,
     volume: fleetVolume(v),
     cloudVolume: v.volume.json(),
     ...(v.volume.suite ? { suite: v.volume.suite } : {}),
     stackName: stackNameFor(fleetId, v.label),
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
+    ...(tests[i].length ? { tests: tests[i] } : {}),
   }));
   // Old prices make an old estimate: say so, naming each date once.
   const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
@@ -121,6 +177,9 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     if (stale) warnings.push(stale);
   }
   const estimatedUsd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), hours);
+  const cost = planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h'));
+  // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
+  const volumesOnly = hourly ? undefined : volumesOnlyUsd(members.map((m) => m.volumeMonthly), hours);
   return {
     fleetId,
     region: input.region,
@@ -131,11 +190,64 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     hours,
     workloadSeconds,
     ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
+    ...(volumesOnly === undefined ? {} : { volumesOnlyUsd: volumesOnly }),
+    findings,
+    cost,
     warnings,
   };
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** Per member: its month under `scope` and `basis`, and that per 1,000 IOPS and per MiB/s at the test entitled to most. */
+function planCost(members: readonly FleetMember[], hourly: DatedPrice | undefined, scope: CostScope, basis: CostBasis): PlanCost {
+  const per = (usd: number | undefined, tests: readonly TestEntitlement[], key: 'iops' | 'mibps') => {
+    if (usd === undefined || tests.length === 0) return null;
+    const best = tests.reduce((a, b) => (b[key] > a[key] ? b : a));
+    const v = key === 'iops' ? usdPer1000Iops(usd, best.iops) : usdPerMibps(usd, best.mibps);
+    return v === null ? null : { usd: Math.round(v * 1000) / 1000, test: best.test };
+  };
+  return {
+    cost_scope: scope,
+    basis,
+    members: members.map((m) => {
+      const usd = monthlyCost(m.volumeMonthly, hourly, scope, basis);
+      return { label: m.label, usd_per_month: usd === undefined ? null : cents(usd), usd_per_1000_iops: per(usd, m.tests ?? [], 'iops'), usd_per_mibps: per(usd, m.tests ?? [], 'mibps') };
+    }),
+  };
+}
+
+/** The cost lines under the plan: each member's month and per-unit figures, the scope and the basis. */
+function formatCost(plan: FleetPlan): string[] {
+  const c = plan.cost;
+  if (!c) return [];
+  const scope = c.cost_scope === 'total' ? `total: the volume and one ${plan.instanceType}` : 'volume: the volume alone';
+  const unit = (x: { usd: number; test: string } | null, what: string) => (x ? `$${x.usd.toFixed(3)} per ${what} (${x.test})` : `? per ${what}`);
+  return [
+    '', `cost a month (${scope}; basis ${basisText(c.basis)}; per unit of the entitled rate at the test named):`,
+    ...c.members.map((m) => `  ${m.label}: ${m.usd_per_month === null ? '?' : usd(m.usd_per_month)}, ${unit(m.usd_per_1000_iops, '1,000 IOPS')}, ${unit(m.usd_per_mibps, 'MiB/s')}`),
+  ];
+}
+
+/** The volumes' cost for `hours` when each has a price. */
+function volumesOnlyUsd(prices: ReadonlyArray<DatedPrice | undefined>, hours: number): number | undefined {
+  if (prices.some((p) => p === undefined)) return undefined;
+  return cents(fleetUsdPerHour(undefined, prices).usd * hours);
+}
+
+const grouped = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+
+/** Per member, what each test should reach: entitled IOPS and MiB/s, what binds, and what follows the instance's burst. */
+function formatTests(plan: FleetPlan): string[] {
+  const rows = plan.members.flatMap((m) => (m.tests ?? []).map((t) => {
+    const after = t.after_instance_burst ? `${grouped(t.after_instance_burst.iops)} IOPS, ${grouped(t.after_instance_burst.mibps)} MiB/s` : '';
+    const io = t.bs >= 1024 * 1024 && t.bs % (1024 * 1024) === 0 ? `${t.bs / 1024 / 1024} MiB` : `${t.bs / 1024} KiB`;
+    return `| ${m.label} | ${t.test} | ${io} ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
+  }));
+  if (!rows.length) return [];
+  return ['', `entitled on ${plan.instanceType} (no merging of small sequential I/O; at the instance's EBS burst):`, '',
+    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows];
+}
 
 /** The plan as `fleet plan` prints it. */
 export function formatPlan(plan: FleetPlan): string {
@@ -156,6 +268,11 @@ export function formatPlan(plan: FleetPlan): string {
   const vp = plan.members.find((m) => m.volumeMonthly)?.volumeMonthly;
   if (vp) lines.push(`volumes: prorated from the monthly price (${vp.source}, as of ${vp.as_of})`);
   lines.push(`estimated cost of the study: ${plan.estimatedUsd === undefined ? 'unknown' : usd(plan.estimatedUsd)}`);
+  if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
+  lines.push(...formatTests(plan));
+  lines.push(...formatCost(plan));
+  if (plan.findings?.length) lines.push('');
+  for (const f of plan.findings ?? []) lines.push(`finding ${f.kind}: ${f.message}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   return `${lines.join('\n')}\n`;
 }
