@@ -1,5 +1,5 @@
-export { CATALOG_FILES, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
-export type { CatalogVolumeType } from './catalog.js';
+export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
+export type { CatalogDates, CatalogVolumeType } from './catalog.js';
 export {
   catalogTypeOf, checkPlacement, checkVolume, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
   Volume, volumeFields, volumeFromJson, volumeOf,
