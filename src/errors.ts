@@ -43,7 +43,12 @@ export type VolbenchErrorCode =
   /** A volume and an instance type that do not go together (instance store, another provider's volume). */
   | 'EVOLUME_PLACEMENT'
   /** A TLS peer whose certificate is not the one pinned (nothing was sent to it). */
-  | 'ETLS';
+  | 'ETLS'
+  /**
+   * A fleet the account or region cannot hold as asked, found before anything was created: no
+   * default VPC and no --subnet, an instance type its zone does not offer, an expired fleet.
+   */
+  | 'EPREFLIGHT';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

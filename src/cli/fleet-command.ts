@@ -2,9 +2,7 @@
  * `volbench fleet plan|up|run|report|down|list|compare`: wiring over src/fleet. Progress goes to
  * stderr as one line per member; `--format json` prints the outcome on stdout for scripts.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -12,9 +10,13 @@ import { parseArgs } from 'node:util';
 import { VolbenchError } from '../errors.js';
 import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import {
-  defaultStateDir, fleetClients, fleetDown, fleetReportInputs, fleetUp, fleetVolumes, formatPlan, listStates, loadState, planFleet,
-  readEndpointMap, runFleet, type FleetClients, type FleetPlan, type FleetState, type MemberResult,
+  bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
+  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
+  type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
+import { loadSuite } from '../suites/index.js';
+import { VERSION } from '../version.js';
+import { interruptible, quietIo, signalStatus } from './fleet-signals.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import { parseJobFile, parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
@@ -22,12 +24,13 @@ import type { CommandIo } from './io.js';
 
 export const FLEET_USAGE = `Usage:
   volbench fleet plan    --volumes V --instance TYPE [--suite S] [--runtime T] [--no-precondition] [--region R]
-  volbench fleet up      --volumes V --instance TYPE --bucket B [--allowed-cidr CIDR] [--max-cost USD] [--yes]
+  volbench fleet up      --volumes V --instance TYPE --bucket B [--allowed-cidr CIDR] [--max-cost USD] [--ttl T] [--yes]
   volbench fleet run     FLEET_ID [--suite S | --job FILE] [--assert EXPR ...] [--endpoint-map FILE] [--out DIR]
   volbench fleet report  FLEET_ID [--out DIR]
   volbench fleet down    FLEET_ID
   volbench fleet list
   volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [... as up and run]
+  volbench fleet reap    [--region R] [--bucket B]
 
   --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
                        gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd
@@ -39,11 +42,16 @@ export const FLEET_USAGE = `Usage:
   --no-precondition    skip writing, before a suite that reads, what its read tests reach
                        (fleet plan states the time and cost it adds)
   --region R           default $AWS_REGION; credentials from the default chain, or --profile P
-  --bucket B           S3 bucket for results, the fleet's state and the package
+  --bucket B           S3 bucket for results, the fleet's state, the bundle and certificate;
+                       run/report/down/list also find a fleet's state there (from any machine)
   --allowed-cidr CIDR  who may reach the services (default this machine's public address /32)
-  --package FILE       an npm pack tarball to install (default: npm pack of this volbench);
-  --package-version V  or a published version instead
-  --subnet ID --vpc ID launch in a subnet (default: the default VPC)
+  --package FILE       the bundle for the instance type's architecture (npm run bundle -- --arch
+                       x64|arm64; default bundles/volbench-VERSION-linux-ARCH.tar.gz of this volbench)
+  --subnet ID          launch in this subnet (default: a default subnet of the default VPC)
+  --instance-profile N use this existing instance profile (no IAM rights needed)
+  --ttl T              the fleet's life (default: the plan's duration x 2 + 30m); at its end every
+                       member shuts itself down and fleet reap deletes what is left
+  --now TIME           reap and run: the clock, ISO-8601 (for tests; also VOLBENCH_NOW)
   --max-cost USD       refuse a study estimated above this (default 20) unless --yes
   --endpoint-map FILE  JSON {label: url}: reach members through a tunnel or VPN
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
@@ -65,9 +73,10 @@ const OPTIONS = {
   bucket: { type: 'string' },
   'allowed-cidr': { type: 'string' },
   package: { type: 'string' },
-  'package-version': { type: 'string' },
   subnet: { type: 'string' },
-  vpc: { type: 'string' },
+  'instance-profile': { type: 'string' },
+  ttl: { type: 'string' },
+  now: { type: 'string' },
   'max-cost': { type: 'string' },
   yes: { type: 'boolean' },
   'endpoint-map': { type: 'string' },
@@ -152,14 +161,15 @@ async function allowedCidr(values: Values): Promise<string> {
   throw new VolbenchError('EINVALID_ARGS', 'fleet: cannot tell this machine\'s public address; give --allowed-cidr', { field: '--allowed-cidr', accepted: 'e.g. 203.0.113.7/32' });
 }
 
-/** npm pack of this volbench, into a temporary directory; the caller removes it. */
-function packSelf(): { file: string; dir: string } {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  const dir = mkdtempSync(join(tmpdir(), 'volbench-pack-'));
-  execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const name = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  if (!name) throw new VolbenchError('EINVALID_ARGS', 'fleet: npm pack made no tarball', { field: '--package', accepted: 'an npm pack tarball' });
-  return { file: join(dir, name), dir };
+/** The bundle `npm run bundle -- --arch` wrote for this volbench, when there is one. */
+function bundleFile(values: Values, plan: FleetPlan): string {
+  if (values.package) return resolve(values.package);
+  const arch = bundleArch(instanceArchitecture(plan.instanceType));
+  const file = fileURLToPath(new URL(`../../bundles/volbench-${VERSION}-linux-${arch}.tar.gz`, import.meta.url));
+  if (existsSync(file)) return file;
+  throw new VolbenchError('EINVALID_ARGS', `fleet: the members need the ${arch} bundle: build it with npm run bundle -- --arch ${arch}, or give --package FILE`, {
+    field: '--package', accepted: `volbench-VERSION-linux-${arch}.tar.gz`,
+  });
 }
 
 function progress(io: CommandIo) {
@@ -187,21 +197,37 @@ function print(io: CommandIo, values: Values, json: unknown, text: string): void
   else io.stdout.write(text);
 }
 
-/** Up, with SIGINT tearing down what exists; returns the state. */
-async function up(plan: FleetPlan, values: Values, clients: FleetClients, stateDir: string, io: CommandIo, signal?: AbortSignal): Promise<FleetState> {
+/** Up; `onState` learns the state as soon as it exists (a signal's teardown needs it). */
+async function up(plan: FleetPlan, values: Values, clients: FleetClients, stateDir: string, io: CommandIo, signal?: AbortSignal,
+  onState?: (state: FleetState) => void): Promise<FleetState> {
   checkCost(plan, values);
-  const bucket = need(values, 'bucket', 'an S3 bucket for results and the package');
+  const bucket = need(values, 'bucket', 'an S3 bucket for results, the bundle and the fleet\'s state');
   const cidr = await allowedCidr(values);
-  let pack: { file: string; dir: string } | undefined;
-  const packageFile = values.package ?? (values['package-version'] ? undefined : (pack = packSelf()).file);
+  const ttlSec = values.ttl ? parseTtl(values.ttl) : undefined;
+  io.stderr.write(`fleet ${plan.fleetId}: creating ${plan.members.length} instance(s) in ${plan.region} (volbench fleet down ${plan.fleetId} removes them)\n`);
+  return fleetUp(plan, {
+    clients, stateDir, bucket, allowedCidr: cidr, bundleFile: bundleFile(values, plan), subnetId: values.subnet,
+    instanceProfile: values['instance-profile'], ttlSec, signal, onState, log: (l) => io.stderr.write(`${l}\n`),
+  });
+}
+
+/** Refuses a workload longer than the fleet has left to live. */
+function checkTimeLeft(state: FleetState, values: Values): void {
+  if (!state.expiresAt) return;
+  const left = secondsLeft(state.expiresAt, fleetNow(values.now));
+  const needs = values.job ? jobSeconds(values.job) : suiteSecondsOf(values.suite ?? state.plan.suite, state.plan.workloadSeconds);
+  if (needs > left) {
+    throw new VolbenchError('EPREFLIGHT', `fleet ${state.fleetId} expires at ${state.expiresAt} (${Math.max(0, Math.floor(left / 60))} min left), and the workload takes ${Math.ceil(needs / 60)} min: ` +
+      'its members would shut down under it; run a shorter workload, or bring a fleet up again with a longer --ttl', { field: '--ttl', accepted: `a fleet with at least ${Math.ceil(needs / 60)} min left` });
+  }
+}
+
+function suiteSecondsOf(suite: string, planned: number): number {
   try {
-    io.stderr.write(`fleet ${plan.fleetId}: creating ${plan.members.length} instance(s) in ${plan.region} (volbench fleet down ${plan.fleetId} removes them)\n`);
-    return await fleetUp(plan, {
-      clients, stateDir, bucket, allowedCidr: cidr, packageFile: packageFile ? resolve(packageFile) : undefined,
-      packageVersion: values['package-version'], subnetId: values.subnet, vpcId: values.vpc, signal, log: (l) => io.stderr.write(`${l}\n`),
-    });
-  } finally {
-    if (pack) rmSync(pack.dir, { recursive: true, force: true });
+    const s = loadSuite(suite);
+    return timedSeconds(parseSpec(s.spec)) * s.loops;
+  } catch {
+    return planned;
   }
 }
 
@@ -226,24 +252,51 @@ async function down(state: FleetState, clients: FleetClients, stateDir: string, 
   return remaining;
 }
 
-/** An AbortSignal that SIGINT fires once; a second SIGINT exits at once. */
-function interruptible(io: CommandIo, what: string): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSigint = () => {
-    io.stderr.write(`\ninterrupted: ${what} (Ctrl-C again to leave at once)\n`);
-    controller.abort();
-    process.once('SIGINT', () => process.exit(130));
-  };
-  process.once('SIGINT', onSigint);
-  return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', onSigint) };
+/** The fleet's state: this machine's file, else (with --bucket) its copy in S3; clients for its region. */
+async function stateAndClients(id: string, values: Values, stateDir: string): Promise<{ state: FleetState; clients: FleetClients }> {
+  const local = listStates(stateDir).find((s) => s.fleetId === id);
+  if (local) return { state: local, clients: fleetClients({ region: local.region, profile: values.profile }) };
+  const finder = fleetClients({ region: region(values), profile: values.profile });
+  let state: FleetState;
+  try {
+    state = await loadState(id, stateDir, finder, values.bucket);
+  } catch (err) {
+    finder.destroy();
+    throw err;
+  }
+  if (state.region === finder.region) return { state, clients: finder };
+  finder.destroy();
+  return { state, clients: fleetClients({ region: state.region, profile: values.profile }) };
 }
 
-export async function fleetCommand(argv: string[], io: CommandIo): Promise<number> {
+function listed(states: FleetState[]) {
+  const now = Date.now();
+  return states.map((s) => {
+    const hours = (now - Date.parse(s.createdAt)) / 3.6e6;
+    const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly)).usd;
+    return { fleetId: s.fleetId, region: s.region, status: s.status, members: s.members.length, createdAt: s.createdAt, expiresAt: s.expiresAt,
+      costSoFarUsd: s.status === 'down' ? undefined : Math.round(hours * hourly * 100) / 100 };
+  }).filter((f) => f.status !== 'down');
+}
+
+/** Up (alone or in compare) with a signal's teardown: DeleteStack for every member at once. */
+function upSignals(io: ReturnType<typeof quietIo>, what: string, clients: FleetClients, stateDir: string, current: () => FleetState | undefined) {
+  return interruptible(io, what, async () => {
+    const state = current();
+    if (!state) return;
+    const done = await deleteStacksNow(state, clients, stateDir);
+    io.stderr.write(`fleet ${state.fleetId}: deletion requested for ${done.requested.length} stack(s)` +
+      `${done.failed.length ? `; not for ${done.failed.map((f) => `${f.stack} (${f.reason})`).join(', ')}` : ''}\n`);
+  });
+}
+
+export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined) {
-    io.stdout.write(FLEET_USAGE);
+    outerIo.stdout.write(FLEET_USAGE);
     return 2;
   }
+  const io = quietIo(outerIo);
   const { values, positionals } = parse(rest);
   if (values.format !== undefined && values.format !== 'table' && values.format !== 'json') {
     throw new VolbenchError('EINVALID_ARGS', `fleet: --format takes table or json, not '${values.format}'`, { field: '--format', accepted: 'table, json' });
@@ -252,7 +305,7 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
   const fleetId = () => {
     const id = positionals[0];
     if (!id) throw new VolbenchError('EINVALID_ARGS', `fleet ${sub}: which fleet? give its id (volbench fleet list shows them)`, { field: 'FLEET_ID', accepted: 'a fleet id' });
-    return id;
+    return checkFleetId(id);
   };
   switch (sub) {
     case 'plan': {
@@ -261,77 +314,110 @@ export async function fleetCommand(argv: string[], io: CommandIo): Promise<numbe
       return 0;
     }
     case 'list': {
-      const now = Date.now();
-      const fleets = listStates(stateDir).map((s) => {
-        const hours = (now - Date.parse(s.createdAt)) / 3.6e6;
-        const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly)).usd;
-        return { fleetId: s.fleetId, region: s.region, status: s.status, members: s.members.length, createdAt: s.createdAt, costSoFarUsd: s.status === 'down' ? undefined : Math.round(hours * hourly * 100) / 100 };
-      });
-      const live = fleets.filter((f) => f.status !== 'down');
+      let states = listStates(stateDir);
+      if (values.bucket) {
+        const clients = fleetClients({ region: region(values), profile: values.profile });
+        try {
+          const mine = new Set(states.map((s) => s.fleetId));
+          states = [...states, ...(await listRemoteStates(clients, values.bucket)).filter((s) => !mine.has(s.fleetId))];
+        } finally {
+          clients.destroy();
+        }
+      }
+      const live = listed(states);
       const text = live.length === 0 ? 'no live fleets\n' : live.map((f) =>
-        `${f.fleetId}  ${f.region}  ${f.status}  ${f.members} instance(s)  since ${f.createdAt}  ~$${(f.costSoFarUsd ?? 0).toFixed(2)} so far\n`).join('');
+        `${f.fleetId}  ${f.region}  ${f.status}  ${f.members} instance(s)  since ${f.createdAt}${f.expiresAt ? `  expires ${f.expiresAt}` : ''}  ~$${(f.costSoFarUsd ?? 0).toFixed(2)} so far\n`).join('');
       print(io, values, { fleets: live }, text);
       return 0;
     }
-    case 'report': {
-      const state = await loadState(fleetId(), stateDir);
+    case 'reap': {
+      const clients = fleetClients({ region: region(values), profile: values.profile });
+      try {
+        const now = fleetNow(values.now);
+        io.stderr.write(`reaping fleets expired at ${now.toISOString()} in ${clients.region}\n`);
+        const reaped = await reapFleets({ clients, now, bucket: values.bucket, log: (l) => io.stderr.write(`${l}\n`) });
+        const n = Object.values(reaped).reduce((sum, list) => sum + list.length, 0);
+        print(io, values, reaped, n ? '' : 'nothing expired\n');
+        return 0;
+      } finally {
+        clients.destroy();
+      }
+    }
+    case 'up':
+    case 'compare':
+      break;
+    case 'run':
+    case 'down':
+    case 'report':
+      return existingFleet(sub, fleetId(), values, stateDir, io);
+    default:
+      throw new VolbenchError('EINVALID_ARGS', `fleet: unknown subcommand '${sub}'`, { accepted: 'plan, up, run, report, down, list, compare, reap' });
+  }
+  const plan = planFrom(values);
+  const clients = fleetClients({ region: plan.region, profile: values.profile });
+  let state: FleetState | undefined;
+  const stop = upSignals(io, `tearing fleet ${plan.fleetId} down`, clients, stateDir, () => state);
+  try {
+    if (sub === 'up') {
+      try {
+        state = await up(plan, values, clients, stateDir, io, stop.signal, (s) => { state = s; });
+      } catch (err) {
+        // Torn down on a signal: the signal's status, as a shell expects.
+        if (stop.received()) return signalStatus(stop.received())!;
+        throw err;
+      }
+      print(io, values, state, `${state.fleetId}\n`);
+      return 0;
+    }
+    io.stderr.write(formatPlan(plan));
+    let results: MemberResult[] = [];
+    try {
+      state = await up(plan, values, clients, stateDir, io, stop.signal, (s) => { state = s; });
+      if (!stop.signal.aborted) {
+        checkTimeLeft(state, values);
+        results = await run(state, values, clients, stop.signal, io, true);
+      }
+      print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
+    } finally {
+      if (state && (!values.keep || stop.received())) await down(state, clients, stateDir, io);
+      else if (state) io.stderr.write(`fleet ${state.fleetId} left up (--keep): volbench fleet down ${state.fleetId}\n`);
+    }
+    if (stop.received()) return signalStatus(stop.received())!;
+    return results.length && results.every((r) => r.status === 'finished' && r.gate !== 'failed') ? 0 : 1;
+  } finally {
+    stop.dispose();
+    clients.destroy();
+  }
+}
+
+/** run, down and report: a fleet that exists, found here or (with --bucket) in S3. */
+async function existingFleet(sub: 'run' | 'down' | 'report', id: string, values: Values, stateDir: string, io: ReturnType<typeof quietIo>): Promise<number> {
+  const { state, clients } = await stateAndClients(id, values, stateDir);
+  try {
+    if (sub === 'report') {
       const results = readResults(state, resolve(values.out ?? 'results'));
       print(io, values, { fleetId: state.fleetId, results }, fleetReport(state, results));
       return 0;
     }
-    default:
-      break;
-  }
-  const awsRegion = sub === 'up' || sub === 'compare' ? region(values) : undefined;
-  const existing = sub === 'run' || sub === 'down' ? await loadState(fleetId(), stateDir) : undefined;
-  const clients = fleetClients({ region: awsRegion ?? existing!.region, profile: values.profile });
-  try {
-    switch (sub) {
-      case 'up': {
-        const stop = interruptible(io, 'tearing the fleet down');
-        try {
-          const state = await up(planFrom(values), values, clients, stateDir, io, stop.signal);
-          print(io, values, state, `${state.fleetId}\n`);
-          return 0;
-        } finally {
-          stop.dispose();
-        }
-      }
-      case 'run': {
-        const stop = interruptible(io, 'cancelling the runs');
-        try {
-          const results = await run(existing!, values, clients, stop.signal, io);
-          print(io, values, { fleetId: existing!.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(existing!, results));
-          return results.every((r) => r.status === 'finished' && r.gate !== 'failed') ? 0 : 1;
-        } finally {
-          stop.dispose();
-        }
-      }
-      case 'down': {
-        const remaining = await down(existing!, clients, stateDir, io);
-        print(io, values, { fleetId: existing!.fleetId, remaining }, '');
+    if (sub === 'down') {
+      const stop = upSignals(io, `deleting fleet ${state.fleetId}`, clients, stateDir, () => state);
+      try {
+        const remaining = await down(state, clients, stateDir, io);
+        print(io, values, { fleetId: state.fleetId, remaining }, '');
         return remaining.length ? 1 : 0;
+      } finally {
+        stop.dispose();
       }
-      case 'compare': {
-        const plan = planFrom(values);
-        io.stderr.write(formatPlan(plan));
-        const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`);
-        let state: FleetState | undefined;
-        let results: MemberResult[] = [];
-        try {
-          state = await up(plan, values, clients, stateDir, io, stop.signal);
-          if (!stop.signal.aborted) results = await run(state, values, clients, stop.signal, io, true);
-          print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
-        } finally {
-          stop.dispose();
-          if (state && !values.keep) await down(state, clients, stateDir, io);
-          else if (state) io.stderr.write(`fleet ${state.fleetId} left up (--keep): volbench fleet down ${state.fleetId}\n`);
-        }
-        if (stop.signal.aborted) return 130;
-        return results.length && results.every((r) => r.status === 'finished' && r.gate !== 'failed') ? 0 : 1;
-      }
-      default:
-        throw new VolbenchError('EINVALID_ARGS', `fleet: unknown subcommand '${sub}'`, { accepted: 'plan, up, run, report, down, list, compare' });
+    }
+    checkTimeLeft(state, values);
+    const stop = interruptible(io, 'cancelling the runs');
+    try {
+      const results = await run(state, values, clients, stop.signal, io);
+      print(io, values, { fleetId: state.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
+      if (stop.received()) return signalStatus(stop.received())!;
+      return results.every((r) => r.status === 'finished' && r.gate !== 'failed') ? 0 : 1;
+    } finally {
+      stop.dispose();
     }
   } finally {
     clients.destroy();

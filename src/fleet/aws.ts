@@ -21,6 +21,8 @@ export interface FleetClients {
   s3: S3Client;
   ssm: SSMClient;
   sts: STSClient;
+  /** The region they were made for. */
+  region: string;
   destroy(): void;
 }
 
@@ -34,6 +36,7 @@ export function fleetClients(opts: AwsOptions): FleetClients {
   };
   return {
     ...clients,
+    region: opts.region,
     destroy() {
       for (const c of Object.values(clients)) c.destroy();
     },

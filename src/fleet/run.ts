@@ -15,6 +15,7 @@ import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { preconditionJob } from './precondition.js';
 import { hostFacts, memberCloud, memberHosts, type MemberHost } from './member-cloud.js';
+import { PinnedTls } from './pinned-fetch.js';
 import type { FleetState } from './state.js';
 import { ownTable, ownValue } from '../own-key.js';
 
@@ -78,11 +79,13 @@ export function readEndpointMap(file: string): Record<string, string> {
   return map;
 }
 
+type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
+
 class Member {
-  constructor(readonly base: string, readonly token: string, readonly signal?: AbortSignal) {}
+  constructor(readonly base: string, readonly token: string, readonly signal?: AbortSignal, readonly fetch: Fetch = globalThis.fetch) {}
 
   async json(path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${this.base}${path}`, {
+    const res = await this.fetch(`${this.base}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${this.token}`, accept: 'application/json', ...(init.headers ?? {}) },
       signal: this.signal,
@@ -107,7 +110,7 @@ class Member {
     let failures = 0;
     for (;;) {
       try {
-        const res = await fetch(`${this.base}/v1/runs/${encodeURIComponent(runId)}/events`, {
+        const res = await this.fetch(`${this.base}/v1/runs/${encodeURIComponent(runId)}/events`, {
           headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream', ...(last ? { 'last-event-id': last } : {}) },
           signal: this.signal,
         });
@@ -189,9 +192,9 @@ async function precondition(member: Member, device: string, bytes: number, volum
   say(`precondition: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions): Promise<MemberResult> {
+async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions, fetch: Fetch = globalThis.fetch): Promise<MemberResult> {
   const say = (line: string) => opts.onProgress?.(label, line);
-  const member = new Member(base, token, opts.signal);
+  const member = new Member(base, token, opts.signal, fetch);
   let runId: string | undefined;
   try {
     // A service that has just started (or restarted under systemd) may not listen yet.
@@ -268,15 +271,32 @@ function withCloud(doc: Record<string, unknown>, state: FleetState, label: strin
   return { ...doc, volbench: vb };
 }
 
-/** Runs the workload on every member at once; one member's failure does not stop the others. */
+/** A member's own token (a state from before per-member tokens has the fleet's). */
+async function memberToken(state: FleetState, name: string | undefined, clients: FleetClients): Promise<string> {
+  if (!name) throw new VolbenchError('ECLOUD', `fleet ${state.fleetId}: its state names no token`, { field: 'tokenParameter' });
+  const out = await awsCall('ssm:GetParameter', () => clients.ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true })));
+  const token = out.Parameter?.Value;
+  if (!token) throw new VolbenchError('ECLOUD', `the token parameter ${name} is empty`, { field: 'ssm:GetParameter' });
+  return token;
+}
+
+/**
+ * Runs the workload on every member at once; one member's failure does not stop the others.
+ * Members with the fleet's certificate are reached over HTTPS pinned to its fingerprint.
+ */
 export async function runFleet(state: FleetState, opts: FleetRunOptions): Promise<MemberResult[]> {
   opts = { ...opts, hosts: opts.hosts ?? await memberHosts(state, opts.clients) };
-  const tokenOut = await awsCall('ssm:GetParameter', () => opts.clients.ssm.send(new GetParameterCommand({ Name: state.tokenParameter, WithDecryption: true })));
-  const token = tokenOut.Parameter?.Value;
-  if (!token) throw new VolbenchError('ECLOUD', `the fleet's token parameter ${state.tokenParameter} is empty`, { field: 'ssm:GetParameter' });
-  return Promise.all(state.members.map((m) => {
-    const base = ownValue(opts.endpointMap, m.label) ?? m.endpoint;
-    if (!base) return Promise.resolve<MemberResult>({ label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' });
-    return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts);
-  }));
+  const pinned = state.tlsFingerprint ? new PinnedTls(state.tlsFingerprint) : undefined;
+  // An --endpoint-map entry in plain http (a local service) is the user's own choice.
+  const fetch: Fetch = (url, init) => (pinned && url.startsWith('https:') ? pinned.fetch(url, init as Parameters<PinnedTls['fetch']>[1]) : globalThis.fetch(url, init));
+  try {
+    return await Promise.all(state.members.map(async (m) => {
+      const base = ownValue(opts.endpointMap, m.label) ?? m.endpoint;
+      if (!base) return { label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' } satisfies MemberResult;
+      const token = await memberToken(state, m.tokenParameter ?? state.tokenParameter, opts.clients);
+      return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts, fetch);
+    }));
+  } finally {
+    pinned?.close();
+  }
 }

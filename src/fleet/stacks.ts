@@ -3,7 +3,7 @@
  * in parallel, waiting on CloudFormation; and the check after deletion that nothing of the
  * fleet remains, by its tag.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
@@ -14,31 +14,41 @@ import {
   DeleteVolumeCommand, DescribeInstancesCommand, DescribeVolumesCommand, TerminateInstancesCommand,
   waitUntilInstanceTerminated, waitUntilVolumeAvailable,
 } from '@aws-sdk/client-ec2';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteParameterCommand, PutParameterCommand } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
+import { bundleArch, instanceArchitecture, type Architecture } from './architecture.js';
+import { fleetCertificate } from './certificate.js';
 import type { FleetPlan } from './plan.js';
+import { preflight } from './preflight.js';
+import { defaultTtlSec, expiresAt, EXPIRES_TAG } from './ttl.js';
 import { saveState, type FleetState } from './state.js';
 
 export interface UpOptions {
   clients: FleetClients;
   stateDir: string;
-  /** Bucket for results, the fleet's state and the package tarball. */
+  /** Bucket for results, the fleet's state, the bundle and the certificate. */
   bucket: string;
   /** The network allowed to reach the services (CIDR). */
   allowedCidr: string;
-  /** An `npm pack` tarball to install on the instances; else `packageVersion` from npm. */
-  packageFile?: string;
-  packageVersion?: string;
+  /** The volbench bundle (`npm run bundle -- --arch`) for the instance type's architecture. */
+  bundleFile: string;
   subnetId?: string;
-  vpcId?: string;
+  /** An existing instance profile for the members: no IAM resource is created. */
+  instanceProfile?: string;
+  /** Seconds the fleet may live (default: the plan's duration twice plus 30 minutes). */
+  ttlSec?: number;
+  /** The clock for the expiry (tests). */
+  now?: Date;
   /** The longest wait for a stack, in seconds (default 40 min). */
   maxWaitSec?: number;
   /** Stops waiting for the stacks: the fleet is then torn down. */
   signal?: AbortSignal;
+  /** Told the state as soon as it exists (a signal's teardown needs it). */
+  onState?: (state: FleetState) => void;
   log?: (line: string) => void;
 }
 
@@ -46,8 +56,13 @@ export function templateBody(): string {
   return readFileSync(new URL('../../infra/cloudformation/instance.yaml', import.meta.url), 'utf8');
 }
 
-export function tokenParameterName(fleetId: string): string {
-  return `/volbench/${fleetId}/token`;
+/** The member's own token: each member answers only its own. */
+export function tokenParameterName(fleetId: string, label: string): string {
+  return `/volbench/${fleetId}/${label}/token`;
+}
+
+export function tlsKeyParameterName(fleetId: string): string {
+  return `/volbench/${fleetId}/tls-key`;
 }
 
 const p = (ParameterKey: string, ParameterValue: string): Parameter => ({ ParameterKey, ParameterValue });
@@ -66,55 +81,107 @@ async function failureReason(clients: FleetClients, stackName: string): Promise<
   }
 }
 
+/** The bundle's bytes and SHA-256, refused when its name says another architecture. */
+function readBundle(file: string, arch: Architecture): { body: Buffer; sha256: string; key: string } {
+  const want = bundleArch(arch);
+  const name = basename(file);
+  const said = /-linux-(x64|arm64)\.tar\.gz$/.exec(name)?.[1];
+  if (!name.endsWith('.tar.gz') || (said !== undefined && said !== want)) {
+    throw new VolbenchError('EINVALID_ARGS', `--package ${name}: the members are ${arch}; give the ${want} bundle (npm run bundle -- --arch ${want})`, {
+      field: '--package', accepted: `volbench-VERSION-linux-${want}.tar.gz`,
+    });
+  }
+  const body = readFileSync(file);
+  return { body, sha256: createHash('sha256').update(body).digest('hex'), key: name };
+}
+
+const tags = (fleetId: string, expires: string) => [{ Key: 'volbench:fleet', Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
+
+/** The secrets and objects every member reads: a token each, the certificate and its key, the bundle. */
+async function putShared(plan: FleetPlan, state: FleetState, opts: UpOptions, arch: Architecture): Promise<{ bundleKey: string; sha256: string; certKey: string }> {
+  const { clients } = opts;
+  const expires = state.expiresAt!;
+  const secret = (Name: string, Value: string, Description: string) => awsCall('ssm:PutParameter', () => clients.ssm.send(new PutParameterCommand({
+    Name, Type: 'SecureString', Value, Description, Overwrite: false, Tags: tags(plan.fleetId, expires),
+  })));
+  for (const m of state.members) {
+    m.tokenParameter = tokenParameterName(plan.fleetId, m.label);
+    await secret(m.tokenParameter, randomBytes(32).toString('base64url'), `volbench fleet ${plan.fleetId}: ${m.label}'s bearer token`);
+  }
+  const cert = fleetCertificate({ commonName: `volbench ${plan.fleetId}`, notAfter: new Date(expires) });
+  state.tlsKeyParameter = tlsKeyParameterName(plan.fleetId);
+  state.tlsFingerprint = cert.fingerprint;
+  await secret(state.tlsKeyParameter, cert.key, `volbench fleet ${plan.fleetId}: its members' TLS key`);
+  const bundle = readBundle(opts.bundleFile, arch);
+  const bundleKey = `${plan.fleetId}/bundle/${bundle.key}`;
+  const certKey = `${plan.fleetId}/tls.crt`;
+  state.objects = [bundleKey, certKey];
+  await saveState(state, opts.stateDir, clients);
+  const put = (Key: string, Body: Buffer | string) => awsCall('s3:PutObject', () => clients.s3.send(new PutObjectCommand({
+    Bucket: opts.bucket, Key, Body, Tagging: `volbench%3Afleet=${plan.fleetId}&volbench%3Aexpires=${encodeURIComponent(expires)}`,
+  })));
+  await put(certKey, cert.cert);
+  await put(bundleKey, bundle.body);
+  return { bundleKey, sha256: bundle.sha256, certKey };
+}
+
+/** Seconds serve may run one workload: the plan's longest suite with a margin, within the fleet's life. */
+function maxRuntimeSeconds(plan: FleetPlan, ttlSec: number): number {
+  return Math.min(ttlSec, Math.max(600, Math.ceil(plan.workloadSeconds * 1.25) + 60));
+}
+
 /**
- * Creates the fleet: the token in SSM, the package in S3, one stack per volume. A stack that
+ * Creates the fleet: preflight (nothing is created when it refuses), a token per member and the
+ * certificate's key in SSM, the bundle and certificate in S3, one stack per volume. A stack that
  * fails takes the whole fleet down (with CloudFormation's reason in the error).
  */
 export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetState> {
   const { clients } = opts;
   const log = opts.log ?? (() => {});
-  await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
+  const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
+  const arch = instanceArchitecture(plan.instanceType);
+  const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account });
+  const ttlSec = opts.ttlSec ?? defaultTtlSec(plan.hours);
   const state: FleetState = {
     fleetId: plan.fleetId,
     region: plan.region,
-    createdAt: new Date().toISOString(),
+    createdAt: (opts.now ?? new Date()).toISOString(),
     status: 'creating',
     plan,
     bucket: opts.bucket,
-    tokenParameter: tokenParameterName(plan.fleetId),
+    expiresAt: expiresAt(opts.now ?? new Date(), ttlSec),
     members: plan.members.map((m) => ({ label: m.label, stackName: m.stackName, status: 'creating' })),
   };
+  opts.onState?.(state);
   await saveState(state, opts.stateDir, clients);
   try {
-    await awsCall('ssm:PutParameter', () => clients.ssm.send(new PutParameterCommand({
-      Name: state.tokenParameter, Type: 'SecureString', Value: randomBytes(32).toString('base64url'),
-      Description: `volbench fleet ${plan.fleetId}: the services' bearer token`, Overwrite: false,
-      Tags: [{ Key: 'volbench:fleet', Value: plan.fleetId }],
-    })));
-    let packageKey = '';
-    if (opts.packageFile) {
-      packageKey = `${plan.fleetId}/package/${basename(opts.packageFile)}`;
-      const body = readFileSync(opts.packageFile);
-      await awsCall('s3:PutObject', () => clients.s3.send(new PutObjectCommand({ Bucket: opts.bucket, Key: packageKey, Body: body })));
-    }
+    const shared = await putShared(plan, state, opts, arch);
     const body = templateBody();
-    log(`creating ${plan.members.length} stacks`);
+    log(`creating ${plan.members.length} stacks (${arch}, in ${where.availabilityZone}, expiring ${state.expiresAt})`);
     await Promise.all(plan.members.map(async (m, i) => {
       const v = m.volume;
-      const parameters = [
-        p('FleetId', plan.fleetId), p('VolumeLabel', m.label), p('InstanceType', plan.instanceType),
-        p('AllowedCidr', opts.allowedCidr), p('VolumeType', v.type), p('VolumeSize', String(v.sizeGiB || 1)),
-        p('VolumeIops', String(v.iops ?? 0)), p('VolumeThroughput', String(v.throughputMiBps ?? 0)),
-        p('TokenParameterName', state.tokenParameter), p('ResultsBucket', opts.bucket), p('ResultsPrefix', `${plan.fleetId}/`),
-        ...(packageKey ? [p('PackageBucket', opts.bucket), p('PackageKey', packageKey)] : []),
-        ...(opts.packageVersion ? [p('PackageVersion', opts.packageVersion)] : []),
-        ...(opts.subnetId ? [p('SubnetId', opts.subnetId), p('VpcId', opts.vpcId ?? '')] : []),
-      ];
       const member = state.members[i];
+      const parameters = [
+        p('FleetId', plan.fleetId), p('VolumeLabel', m.label), p('InstanceType', plan.instanceType), p('Architecture', arch),
+        p('ExpiresAt', state.expiresAt!), p('AllowedCidr', opts.allowedCidr), p('VolumeType', v.type), p('VolumeSize', String(v.sizeGiB || 1)),
+        p('VolumeIops', String(v.iops ?? 0)), p('VolumeThroughput', String(v.throughputMiBps ?? 0)),
+        p('TokenParameterName', member.tokenParameter!), p('TlsKeyParameterName', state.tlsKeyParameter!), p('TlsCertKey', shared.certKey),
+        p('ResultsBucket', opts.bucket), p('ResultsPrefix', `${plan.fleetId}/`),
+        p('PackageBucket', opts.bucket), p('PackageKey', shared.bundleKey), p('PackageSha256', shared.sha256),
+        p('SubnetId', where.subnetId), p('VpcId', where.vpcId), p('PublicAddress', String(where.publicAddress)),
+        p('MaxSizeBytes', '0'), p('MaxRuntimeSeconds', String(maxRuntimeSeconds(plan, ttlSec))),
+        ...(where.kmsKeyArn ? [p('PackageKmsKeyArn', where.kmsKeyArn)] : []),
+        ...(opts.instanceProfile ? [p('InstanceProfileName', opts.instanceProfile)] : []),
+      ];
+      if (opts.signal?.aborted) {
+        member.status = 'failed';
+        member.reason = 'interrupted before its stack was created';
+        return;
+      }
       try {
         await awsCall('cloudformation:CreateStack', () => clients.cfn.send(new CreateStackCommand({
-          StackName: m.stackName, TemplateBody: body, Parameters: parameters, Capabilities: ['CAPABILITY_IAM'],
-          OnFailure: 'DO_NOTHING', Tags: [{ Key: 'volbench:fleet', Value: plan.fleetId }, { Key: 'volbench:volume', Value: m.label }],
+          StackName: m.stackName, TemplateBody: body, Parameters: parameters, Capabilities: opts.instanceProfile ? [] : ['CAPABILITY_IAM'],
+          OnFailure: 'DO_NOTHING', Tags: [...tags(plan.fleetId, state.expiresAt!), { Key: 'volbench:volume', Value: m.label }],
         })));
       } catch (err) {
         // Refused before it existed (a bad subnet, a permission): the reason is the call's.
@@ -135,7 +202,8 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
       }
       const out = await awsCall('cloudformation:DescribeStacks', () => clients.cfn.send(new DescribeStacksCommand({ StackName: m.stackName })));
       const outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
-      Object.assign(member, { status: 'created', endpoint: outputs.Endpoint, instanceId: outputs.InstanceId, volumeId: outputs.VolumeId });
+      // A member without a public address answers inside the VPC only (a VPN, an SSM port forward).
+      Object.assign(member, { status: 'created', endpoint: outputs.PublicEndpoint ?? outputs.PrivateEndpoint, instanceId: outputs.InstanceId });
       log(`${m.label}: up at ${member.endpoint}`);
     }));
   } catch (err) {
@@ -168,6 +236,21 @@ export interface DownOptions {
 export interface DownResult {
   /** Instances and volumes of the fleet still there after the teardown (should be none). */
   remaining: string[];
+}
+
+/** The fleet's tokens and TLS key in SSM, and the objects it put beside its results. */
+async function deleteSecrets(state: FleetState, clients: FleetClients, log: (line: string) => void): Promise<void> {
+  const names = [state.tokenParameter, state.tlsKeyParameter, ...state.members.map((m) => m.tokenParameter)].filter((n): n is string => !!n);
+  for (const Name of names) {
+    try {
+      await clients.ssm.send(new DeleteParameterCommand({ Name }));
+    } catch (err) {
+      if (!/ParameterNotFound/.test((err as Error).name)) log(`deleting ${Name}: ${(err as Error).message}`);
+    }
+  }
+  for (const Key of state.bucket ? state.objects ?? [] : []) {
+    await clients.s3.send(new DeleteObjectCommand({ Bucket: state.bucket, Key })).catch((err: Error) => log(`deleting s3://${state.bucket}/${Key}: ${err.message}`));
+  }
 }
 
 const LIVE_INSTANCE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
@@ -227,11 +310,7 @@ export async function fleetDown(state: FleetState, opts: DownOptions): Promise<D
     log(`deleting volume ${v.id} left behind`);
     await awsCall('ec2:DeleteVolume', () => clients.ec2.send(new DeleteVolumeCommand({ VolumeId: v.id }))).catch((err) => log((err as Error).message));
   }
-  try {
-    await clients.ssm.send(new DeleteParameterCommand({ Name: state.tokenParameter }));
-  } catch (err) {
-    if (!/ParameterNotFound/.test((err as Error).name)) log(`deleting ${state.tokenParameter}: ${(err as Error).message}`);
-  }
+  await deleteSecrets(state, clients, log);
   const remaining = [...(await fleetInstances(clients, state.fleetId)), ...(await fleetVolumes(clients, state)).map((v) => v.id)];
   const stacksLeft = state.members.filter((m) => m.status !== 'deleted').map((m) => m.stackName);
   remaining.push(...stacksLeft);

@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
@@ -22,6 +22,8 @@ export interface FleetMemberState {
   endpoint?: string;
   instanceId?: string;
   volumeId?: string;
+  /** The SSM SecureString holding this member's own bearer token. */
+  tokenParameter?: string;
 }
 
 export interface FleetState {
@@ -31,7 +33,16 @@ export interface FleetState {
   status: FleetStatus;
   plan: FleetPlan;
   bucket?: string;
-  tokenParameter: string;
+  /** One token for the whole fleet: states written before each member had its own. */
+  tokenParameter?: string;
+  /** ISO-8601 UTC: the `volbench:expires` of everything the fleet made. */
+  expiresAt?: string;
+  /** The members' certificate's SHA-256 (PinnedTls): the whole of the trust in them. */
+  tlsFingerprint?: string;
+  /** The SSM SecureString holding the certificate's key. */
+  tlsKeyParameter?: string;
+  /** Objects the fleet put in its bucket besides results (bundle, certificate), removed by `down`. */
+  objects?: string[];
   members: FleetMemberState[];
 }
 
@@ -73,13 +84,18 @@ export async function loadState(fleetId: string, dir: string, clients?: FleetCli
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if (clients && bucket) {
-    const out = await awsCall('s3:GetObject', () => clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: stateKey(fleetId) })));
-    return JSON.parse(await out.Body!.transformToString()) as FleetState;
-  }
+  if (clients && bucket) return loadRemoteState(fleetId, clients, bucket);
   throw new VolbenchError('EINVALID_ARGS', `no state for fleet ${fleetId} in ${dir}`, {
     field: 'FLEET_ID', accepted: 'a fleet created from this machine, or --bucket where its state was saved',
   });
+}
+
+/** The state's copy in S3 (`--bucket`): a fleet made on another machine. */
+export async function loadRemoteState(fleetId: string, clients: FleetClients, bucket: string): Promise<FleetState> {
+  const out = await awsCall('s3:GetObject', () => clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: stateKey(fleetId) })));
+  const state = JSON.parse(await out.Body!.transformToString()) as FleetState;
+  if (state.fleetId !== fleetId) throw new VolbenchError('ECLOUD', `s3://${bucket}/${stateKey(fleetId)} holds fleet ${String(state.fleetId).slice(0, 40)}`, { field: '--bucket' });
+  return state;
 }
 
 export function listStates(dir: string): FleetState[] {
@@ -98,5 +114,25 @@ export function listStates(dir: string): FleetState[] {
       // A file being replaced, or not ours: skipped.
     }
   }
+  return states.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** Every fleet state saved in a bucket (`<fleet-id>/fleet.json`): `list` from another machine. */
+export async function listRemoteStates(clients: FleetClients, bucket: string): Promise<FleetState[]> {
+  const states: FleetState[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await awsCall('s3:ListObjectsV2', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/', ContinuationToken })));
+    for (const prefix of page.CommonPrefixes ?? []) {
+      const id = prefix.Prefix?.replace(/\/$/, '') ?? '';
+      if (!ID.test(id)) continue;
+      try {
+        states.push(await loadRemoteState(id, clients, bucket));
+      } catch {
+        // A fleet whose state was never saved, or another tool's folder.
+      }
+    }
+    ContinuationToken = page.NextContinuationToken;
+  } while (ContinuationToken);
   return states.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }

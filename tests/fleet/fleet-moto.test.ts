@@ -12,9 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DescribeInstancesCommand, DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import {
+  DeleteInternetGatewayCommand, DeleteSubnetCommand, DeleteVpcCommand, DescribeInstancesCommand, DescribeInternetGatewaysCommand, DescribeLaunchTemplatesCommand,
+  DescribeLaunchTemplateVersionsCommand, DescribeSubnetsCommand, DescribeVolumesCommand, DescribeVpcsCommand, DetachInternetGatewayCommand, EC2Client,
+} from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
@@ -25,6 +28,21 @@ const VOLUMES = 'gp3:1g,io2:4g:iops=400';
 const LABELS = ['gp3-1g', 'io2-4g-400iops'];
 
 interface Outcome { code: number | null; stdout: string; stderr: string }
+
+/** Deletes a region's default VPC as AWS Organizations accounts often have it: subnets, gateway, VPC. */
+async function deleteDefaultVpc(ec2: EC2Client): Promise<void> {
+  const vpc = (await ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs?.[0]?.VpcId;
+  if (!vpc) return;
+  for (const s of (await ec2.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }] }))).Subnets ?? []) {
+    await ec2.send(new DeleteSubnetCommand({ SubnetId: s.SubnetId }));
+  }
+  for (const g of (await ec2.send(new DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpc] }] }))).InternetGateways ?? []) {
+    await ec2.send(new DetachInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId, VpcId: vpc }));
+    await ec2.send(new DeleteInternetGatewayCommand({ InternetGatewayId: g.InternetGatewayId }));
+  }
+  await ec2.send(new DeleteVpcCommand({ VpcId: vpc }));
+  expect((await ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs ?? []).toEqual([]);
+}
 
 async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
@@ -76,10 +94,10 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
   /** Two local services whose token is the one the fleet stored in SSM; the map file that reaches them. */
   async function servicesFor(fleetId: string, ports?: Record<string, number>): Promise<string> {
     const ssm = new SSMClient(config());
-    const token = (await ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/token`, WithDecryption: true }))).Parameter!.Value!;
-    ssm.destroy();
     const map: Record<string, string> = {};
     for (const label of LABELS) {
+      // Each member has its own token.
+      const token = (await ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token`, WithDecryption: true }))).Parameter!.Value!;
       const root = join(work, `root-${fleetId}-${label}`);
       mkdirSync(root, { recursive: true });
       const tokenFile = join(work, `token-${fleetId}-${label}`);
@@ -89,6 +107,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       services.push(s);
       map[label] = s.url;
     }
+    ssm.destroy();
     const file = join(work, `map-${fleetId}.json`);
     writeFileSync(file, JSON.stringify(map));
     return file;
@@ -103,7 +122,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     const s3 = new S3Client({ ...config(), forcePathStyle: true });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     s3.destroy();
-    writeFileSync(join(work, 'volbench.tgz'), 'a stand-in for the npm pack tarball');
+    writeFileSync(join(work, 'volbench-0.0.0-linux-x64.tar.gz'), 'a stand-in for the bundle');
     writeFileSync(join(work, 'quick.fio'), '[global]\nsize=1m\nbs=4k\nioengine=psync\n\n[rr]\nrw=randread\nruntime=1\ntime_based\n');
     writeFileSync(join(work, 'long.fio'), '[global]\nsize=1m\nbs=4k\nioengine=psync\n\n[long]\nrw=randread\nruntime=60\ntime_based\n');
   }, 60_000);
@@ -118,7 +137,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
   });
 
   const common = () => ['--volumes', VOLUMES, '--instance', 'm6i.large', '--region', 'us-east-1', '--bucket', BUCKET,
-    '--allowed-cidr', '10.0.0.1/32', '--package', join(work, 'volbench.tgz')];
+    '--allowed-cidr', '10.0.0.1/32', '--package', join(work, 'volbench-0.0.0-linux-x64.tar.gz')];
 
   let fleetId = '';
 
@@ -134,12 +153,23 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       const stack = (await cfn.send(new DescribeStacksCommand({ StackName: `volbench-${fleetId}-${label}` }))).Stacks![0];
       expect(stack.StackStatus).toBe('CREATE_COMPLETE');
       const params = Object.fromEntries(stack.Parameters!.map((p) => [p.ParameterKey, p.ParameterValue]));
-      expect(params).toMatchObject({ VolumeType: type, VolumeSize: size, FleetId: fleetId, AllowedCidr: '10.0.0.1/32', TokenParameterName: `/volbench/${fleetId}/token` });
+      expect(params).toMatchObject({
+        VolumeType: type, VolumeSize: size, FleetId: fleetId, AllowedCidr: '10.0.0.1/32', TokenParameterName: `/volbench/${fleetId}/${label}/token`,
+        Architecture: 'x86_64', MaxSizeBytes: '0', PublicAddress: 'true', PackageKey: `${fleetId}/bundle/volbench-0.0.0-linux-x64.tar.gz`,
+      });
+      expect(params.PackageSha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(params.SubnetId).toMatch(/^subnet-/);
       expect(stack.Tags).toContainEqual({ Key: 'volbench:fleet', Value: fleetId });
-      const volumeId = stack.Outputs!.find((o) => o.OutputKey === 'VolumeId')!.OutputValue!;
+      expect(stack.Tags).toContainEqual({ Key: 'volbench:expires', Value: state.expiresAt });
+      expect(stack.Outputs!.find((o) => o.OutputKey === 'PublicEndpoint')?.OutputValue).toMatch(/^https:\/\//);
+      // The data volume is the launch template's mapping (moto does not launch it: AWS does).
       const ec2 = new EC2Client(config());
-      const vol = (await ec2.send(new DescribeVolumesCommand({ VolumeIds: [volumeId] }))).Volumes![0];
-      expect(vol.Size).toBe(Number(size));
+      const lt = await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [{ Name: 'tag:volbench:fleet', Values: [fleetId] }, { Name: 'tag:volbench:volume', Values: [label] }] }));
+      expect(lt.LaunchTemplates).toHaveLength(1);
+      const own = lt.LaunchTemplates![0];
+      const versions = await ec2.send(new DescribeLaunchTemplateVersionsCommand({ LaunchTemplateId: own.LaunchTemplateId, Versions: ['$Latest'] }));
+      const data = versions.LaunchTemplateVersions![0].LaunchTemplateData!.BlockDeviceMappings!.find((b) => b.DeviceName === '/dev/sdf')!;
+      expect(data.Ebs).toMatchObject({ VolumeType: type, VolumeSize: Number(size), DeleteOnTermination: true, Encrypted: true });
       const inst = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:volbench:fleet', Values: [fleetId] }] }));
       expect((inst.Reservations ?? []).flatMap((r) => r.Instances ?? []).length).toBe(2);
       ec2.destroy();
@@ -186,7 +216,8 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     expect(out.stderr).toContain('nothing of it remains');
     expect(await remainsOf(fleetId)).toEqual([]);
     const ssm = new SSMClient(config());
-    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/token` }))).rejects.toThrow();
+    for (const label of LABELS) await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token` }))).rejects.toThrow();
+    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/tls-key` }))).rejects.toThrow();
     ssm.destroy();
   }, 120_000);
 
@@ -224,11 +255,31 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     expect(await remainsOf(id)).toEqual([]);
   }, 180_000);
 
-  it('a stack that fails to create is reported with its reason, and nothing of the fleet remains', async () => {
-    const out = await fleet(['up', ...common(), '--subnet', 'subnet-0123456789abcdef0', '--vpc', 'vpc-0123456789abcdef0']);
+  it('a subnet that does not exist is refused before anything is created, naming --subnet', async () => {
+    const out = await fleet(['up', ...common(), '--subnet', 'subnet-0123456789abcdef0']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/could not be created: .*gp3-1g: /);
+    expect(out.stderr).toMatch(/--subnet subnet-0123456789abcdef0.*nothing was created.*\[--subnet\]/);
     const id = /fleet (vb[0-9a-f]{10})/.exec(out.stderr)![1];
     expect(await remainsOf(id)).toEqual([]);
+    const ssm = new SSMClient(config());
+    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${id}/gp3-1g/token` }))).rejects.toThrow();
+    ssm.destroy();
+  }, 120_000);
+
+  it('a region without a default VPC is refused before anything is created, naming --subnet', async () => {
+    const west = { ...config(), region: 'us-west-2' };
+    const ec2 = new EC2Client(west);
+    await deleteDefaultVpc(ec2);
+    const cfn = new CloudFormationClient(west);
+    const before = (await cfn.send(new ListStacksCommand({}))).StackSummaries?.length ?? 0;
+    const out = await fleet(['up', ...common().map((a) => (a === 'us-east-1' ? 'us-west-2' : a))]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/us-west-2 has no default VPC.*give --subnet.*nothing was created.*\[--subnet\]/);
+    expect((await cfn.send(new ListStacksCommand({}))).StackSummaries?.length ?? 0).toBe(before);
+    const ssm = new SSMClient(west);
+    expect((await ssm.send(new GetParametersByPathCommand({ Path: '/volbench/', Recursive: true }))).Parameters ?? []).toEqual([]);
+    ssm.destroy();
+    ec2.destroy();
+    cfn.destroy();
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 /**
  * The CloudFormation templates in infra/: cfn-lint clean, and the properties the fleet relies on
  * (IMDSv2 only, the service port open to one network, the token never in clear, every resource
- * of a fleet tagged with it, nothing kept after the stack is deleted).
+ * of a fleet tagged with it and its expiry, nothing kept after the stack is deleted, no output
+ * that fails in a private subnet, no read permission on every resource, a boot with no internet).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,11 +42,16 @@ describe.skipIf(lintReason !== undefined)(`cfn-lint${lintReason ? ` [skipped: ${
 describe('instance.yaml', () => {
   const t = load('instance.yaml');
   const r = t.Resources;
+  const userData = (): string => r.Instance.Properties.UserData['Fn::Base64']['Fn::Sub'];
+  const statements = (): Array<{ Sid?: string; Action: string | string[]; Resource: unknown }> =>
+    r.InstanceRole.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement)
+      .map((s: any) => (s['Fn::If'] ? s['Fn::If'][1] : s));
 
-  it('requires IMDSv2 and is EBS-optimized', () => {
+  it('requires IMDSv2, is EBS-optimized and terminates when it shuts itself down', () => {
     expect(r.LaunchTemplate.Properties.LaunchTemplateData.MetadataOptions.HttpTokens).toBe('required');
     expect(r.Instance.Properties.EbsOptimized).toBe(true);
     expect(r.Instance.Properties.LaunchTemplate.LaunchTemplateId).toEqual({ Ref: 'LaunchTemplate' });
+    expect(r.Instance.Properties.InstanceInitiatedShutdownBehavior).toBe('terminate');
   });
 
   it('opens the service port to AllowedCidr only, and nothing else', () => {
@@ -54,45 +60,121 @@ describe('instance.yaml', () => {
     expect(ingress[0]).toMatchObject({ IpProtocol: 'tcp', FromPort: { Ref: 'ServicePort' }, ToPort: { Ref: 'ServicePort' }, CidrIp: { Ref: 'AllowedCidr' } });
   });
 
-  it('tags every instance, volume and group with the fleet id', () => {
-    for (const name of ['Instance', 'DataVolume', 'ServiceSecurityGroup', 'InstanceRole']) {
+  it('tags every resource that takes tags with the fleet id and its expiry', () => {
+    for (const name of ['Instance', 'ServiceSecurityGroup', 'InstanceRole']) {
       expect(r[name].Properties.Tags, name).toContainEqual({ Key: 'volbench:fleet', Value: { Ref: 'FleetId' } });
+      expect(r[name].Properties.Tags, name).toContainEqual({ Key: 'volbench:expires', Value: { Ref: 'ExpiresAt' } });
     }
-    const rootTags = r.LaunchTemplate.Properties.LaunchTemplateData.TagSpecifications[0];
-    expect(rootTags.ResourceType).toBe('volume');
-    expect(rootTags.Tags).toContainEqual({ Key: 'volbench:fleet', Value: { Ref: 'FleetId' } });
+    const volumeTags = r.LaunchTemplate.Properties.LaunchTemplateData.TagSpecifications[0];
+    expect(volumeTags.ResourceType).toBe('volume');
+    expect(volumeTags.Tags).toContainEqual({ Key: 'volbench:expires', Value: { Ref: 'ExpiresAt' } });
+    expect(r.LaunchTemplate.Properties.TagSpecifications[0].Tags).toContainEqual({ Key: 'volbench:expires', Value: { Ref: 'ExpiresAt' } });
   });
 
-  it('deletes its volumes with the stack', () => {
-    expect(r.DataVolume.DeletionPolicy).toBe('Delete');
-    expect(r.Instance.Properties.BlockDeviceMappings[0].Ebs.DeleteOnTermination).toBe(true);
+  it('makes the data volume part of the instance: mapped at launch, encrypted, deleted with it', () => {
+    const types = Object.values(r).map((x: any) => x.Type);
+    expect(types).not.toContain('AWS::EC2::Volume');
+    expect(types).not.toContain('AWS::EC2::VolumeAttachment');
+    const mappings = r.LaunchTemplate.Properties.LaunchTemplateData.BlockDeviceMappings;
+    expect(mappings[0].Ebs).toMatchObject({ DeleteOnTermination: true, Encrypted: true });
+    const data = mappings[1]['Fn::If'];
+    expect(data[0]).toBe('IsInstanceStore');
+    expect(data[2].DeviceName).toBe('/dev/sdf');
+    expect(data[2].Ebs).toMatchObject({
+      VolumeType: { Ref: 'VolumeType' }, VolumeSize: { Ref: 'VolumeSize' }, Encrypted: true, DeleteOnTermination: true,
+      Iops: { 'Fn::If': ['HasIops', { Ref: 'VolumeIops' }, { Ref: 'AWS::NoValue' }] },
+      Throughput: { 'Fn::If': ['HasThroughput', { Ref: 'VolumeThroughput' }, { Ref: 'AWS::NoValue' }] },
+    });
+    // A mapping on the instance would replace the launch template's.
+    expect(r.Instance.Properties.BlockDeviceMappings).toBeUndefined();
   });
 
-  it('reads the token from SSM on the instance: no parameter holds it, the user data names only the parameter', () => {
-    const userData = JSON.stringify(r.Instance.Properties.UserData);
-    expect(userData).toContain('aws ssm get-parameter');
-    expect(userData).toContain('--with-decryption');
-    expect(userData).toContain('--token-file /etc/volbench/token');
-    expect(userData).not.toMatch(/--token[ =][^f]/);
+  it('picks the AMI by the type\'s architecture from the public SSM parameters', () => {
+    expect(r.Instance.Properties.ImageId).toEqual({ 'Fn::If': ['IsArm', { Ref: 'ImageIdArm64' }, { Ref: 'ImageIdX8664' }] });
+    expect(t.Parameters.ImageIdArm64.Default).toMatch(/al2023-ami-kernel-default-arm64$/);
+    expect(t.Parameters.ImageIdX8664.Default).toMatch(/al2023-ami-kernel-default-x86_64$/);
+    expect(t.Parameters.Architecture.AllowedValues).toEqual(['x86_64', 'arm64']);
+  });
+
+  it('has no output that reads PublicIp unconditionally (a subnet without public addresses would fail the stack)', () => {
+    for (const [name, output] of Object.entries(t.Outputs) as Array<[string, any]>) {
+      if (JSON.stringify(output.Value).includes('PublicIp')) expect(output.Condition, name).toBe('HasPublicAddress');
+    }
+    expect(JSON.stringify(t.Outputs.PrivateEndpoint.Value)).toContain('Instance.PrivateIp');
+    expect(t.Outputs.PrivateEndpoint.Condition).toBeUndefined();
+  });
+
+  it('checks every string parameter with a pattern or a list', () => {
+    for (const [name, param] of Object.entries(t.Parameters) as Array<[string, any]>) {
+      if (param.Type !== 'String') continue;
+      expect(param.AllowedPattern ?? param.AllowedValues, name).toBeDefined();
+    }
+    expect(t.Parameters).not.toHaveProperty('PackageVersion');
+    expect(t.Parameters.PackageSha256.AllowedPattern).toBe('^[0-9a-f]{64}$');
+  });
+
+  it('gives the member no resource wildcard on ssm:Get*, s3: or kms:, and no managed policy', () => {
+    expect(r.InstanceRole.Properties.ManagedPolicyArns).toBeUndefined();
+    const reads = /^(ssm:(Get|\*)|s3:|kms:|\*$)/i;
+    for (const s of statements()) {
+      const actions = [s.Action].flat();
+      const resources = [s.Resource].flat();
+      if (actions.some((a) => reads.test(a))) expect(resources, s.Sid).not.toContain('*');
+      if (resources.includes('*')) for (const a of actions) expect(a, s.Sid).toMatch(/^(ssmmessages:|ec2messages:|ssm:UpdateInstanceInformation$|ec2:DescribeVolumes$)/);
+    }
+    const byId = Object.fromEntries(statements().map((s) => [s.Sid, s]));
+    expect(byId.BucketKey).toMatchObject({ Action: 'kms:Decrypt', Resource: { Ref: 'PackageKmsKeyArn' } });
+    expect(byId.Results.Resource['Fn::Sub']).toMatch(/\$\{ResultsBucket\}\/\$\{ResultsPrefix\}results\/\*$/);
+    expect(byId.Signal.Resource).toEqual({ Ref: 'AWS::StackId' });
+    expect(JSON.stringify(byId.Secrets.Resource)).toContain('parameter${TokenParameterName}');
+  });
+
+  it('uses an existing instance profile when named, and creates no IAM resource then', () => {
+    expect(r.InstanceRole.Condition).toBe('CreateProfile');
+    expect(r.InstanceProfile.Condition).toBe('CreateProfile');
+    expect(r.Instance.Properties.IamInstanceProfile).toEqual({ 'Fn::If': ['CreateProfile', { Ref: 'InstanceProfile' }, { Ref: 'InstanceProfileName' }] });
+  });
+
+  it('boots with no internet: no package manager, no npm, no address but IMDS and loopback', () => {
+    const text = userData();
+    expect(text).not.toMatch(/\b(dnf|yum|npm|pip|cfn-signal)\b/);
+    for (const url of text.match(/https?:\/\/[^\s"']+/g) ?? []) expect(url).toMatch(/^https?:\/\/(169\.254\.169\.254|127\.0\.0\.1)[:/]/);
+    expect(text).toContain("s3://${PackageBucket}/${PackageKey}");
+    expect(text).toContain('sha256sum -c');
+  });
+
+  it('reads the token and the TLS key from SSM on the instance: no parameter holds them', () => {
+    const text = userData();
+    expect(text).toMatch(/aws ssm get-parameter .*--name '\$\{TokenParameterName\}' --with-decryption/);
+    expect(text).toMatch(/aws ssm get-parameter .*--name '\$\{TlsKeyParameterName\}' --with-decryption/);
+    expect(text).toContain('--token-file /etc/volbench/token --tls-cert /etc/volbench/tls.crt --tls-key /etc/volbench/tls.key');
+    expect(text).not.toMatch(/--token[ =][^f]/);
     expect(Object.keys(t.Parameters)).not.toContain('Token');
   });
 
-  it('lets the instance write results under its prefix only, and signal its own stack', () => {
-    const statements = r.InstanceRole.Properties.Policies[0].PolicyDocument.Statement;
-    const put = statements.find((s: { Sid: string }) => s.Sid === 'Results');
-    expect(put.Action).toBe('s3:PutObject');
-    expect(put.Resource['Fn::Sub']).toMatch(/\$\{ResultsBucket\}\/\$\{ResultsPrefix\}\*$/);
-    const signal = statements.find((s: { Sid: string }) => s.Sid === 'Signal');
-    expect(signal.Resource).toEqual({ Ref: 'AWS::StackId' });
+  it('starts serve with the plan\'s limits and shuts the instance down at its expiry', () => {
+    const text = userData();
+    expect(text).toContain('--max-size ${MaxSizeBytes} --max-runtime ${MaxRuntimeSeconds}');
+    expect(t.Parameters.MaxSizeBytes.Default).toBe(0);
+    expect(text).toMatch(/date -u -d '\$\{ExpiresAt\}'[\s\S]*shutdown -h "\+\$MINUTES"/);
   });
 
-  it('holds the stack until the service answers (cfn-signal on the Ready wait condition)', () => {
+  it('signals the stack with the AWS CLI, on success and on any failed step (a trap, with the reason)', () => {
+    const text = userData();
     expect(r.Ready.CreationPolicy.ResourceSignal.Count).toBe(1);
-    expect(JSON.stringify(r.Instance.Properties.UserData)).toMatch(/v1\/healthz.*signal 0/s);
+    expect(text).toContain('aws cloudformation signal-resource');
+    expect(text).toMatch(/trap failed ERR EXIT/);
+    expect(text).toMatch(/signal FAILURE "\$STEP: /);
+    expect(text).toMatch(/v1\/healthz.*signal SUCCESS/s);
   });
 
-  it('outputs the endpoint, the instance and the volume', () => {
-    expect(Object.keys(t.Outputs)).toEqual(expect.arrayContaining(['Endpoint', 'InstanceId', 'VolumeId']));
+  it('renders to a script bash accepts', () => {
+    const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::StackName': 'volbench-vb0123456789-gp3-8g' };
+    for (const [name, param] of Object.entries(t.Parameters) as Array<[string, any]>) values[name] = String(param.Default ?? 'x');
+    const text = userData().replace(/\$\{([A-Za-z0-9:]+)\}/g, (_, n: string) => values[n] ?? `\${${n}}`);
+    const check = spawnSync('bash', ['-n'], { input: text, encoding: 'utf8' });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
   });
 });
 
