@@ -162,7 +162,8 @@ async function reachable<T>(call: () => Promise<T>, signal?: AbortSignal): Promi
     try {
       return await call();
     } catch (err) {
-      const code = (err as { cause?: { code?: string } }).cause?.code;
+      // fetch puts the socket's code in its cause; the pinned client rejects with the socket's error.
+      const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
       if (signal?.aborted || Date.now() > deadline || !['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'].includes(code ?? '')) throw err;
       await new Promise((r) => setTimeout(r, delay));
     }
