@@ -30,7 +30,7 @@ async function iamList(endpoint, region, action, tag) {
   return [...new Set(names)];
 }
 
-/** { counts, items } of what is left; `resultsPrefix(key)` says which S3 keys are results (kept on purpose). */
+/** { counts, items, kept } of what is left; `isResult(bucket, key)` says which S3 objects are the study's record (kept on purpose, listed apart). */
 export async function leftovers({ region, endpoint, credentials, isResult }) {
   const cfg = { region, endpoint, credentials };
   const cfn = new CloudFormationClient(cfg);
@@ -61,12 +61,13 @@ export async function leftovers({ region, endpoint, credentials, isResult }) {
     const lts = await ec2.send(new DescribeLaunchTemplatesCommand({}));
     items.launch_templates = (lts.LaunchTemplates ?? []).map((t) => `${t.LaunchTemplateId} ${t.LaunchTemplateName}`);
     items.s3_objects_outside_results = [];
+    const kept = [];
     for (const b of (await s3.send(new ListBucketsCommand({}))).Buckets ?? []) {
       const objects = await s3.send(new ListObjectsV2Command({ Bucket: b.Name }));
-      for (const o of objects.Contents ?? []) if (!isResult(b.Name, o.Key)) items.s3_objects_outside_results.push(`s3://${b.Name}/${o.Key}`);
+      for (const o of objects.Contents ?? []) (isResult(b.Name, o.Key) ? kept : items.s3_objects_outside_results).push(`s3://${b.Name}/${o.Key}`);
     }
     const counts = Object.fromEntries(Object.entries(items).map(([k, v]) => [k, v.length]));
-    return { counts, items };
+    return { counts, items, kept };
   } finally {
     for (const c of [cfn, ec2, ssm, s3]) c.destroy();
   }

@@ -8,8 +8,9 @@
  * DIR/study.json. It tests the plumbing end to end, not AWS's model.
  *
  * Options: --out DIR (required), --volumes V (default the study's four), --instance TYPE,
- * --runtime T (the suites' runtime, default 20s), --rate R (0.25), --time T (0.02),
- * --boot-timeout S (seconds for a member's Ready signal, default 60).
+ * --runtime T (the suites' runtime, default 20s), --rate R (0.25), --time T (0.1),
+ * --boot-timeout S (seconds for a member's Ready signal, default 300), --package FILE (the bundle
+ * fleet compare uploads; default: bundles/ as `npm run bundle` makes it).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { sweepStale, rehearsalDir } from '../loop-volume.mjs';
 import { SignalStandIn } from '../sandbox/signal-standin.mjs';
+import { modelEntitlement } from '../catalog-spec.mjs';
 import { leftovers } from './leftovers.mjs';
 import { startMoto } from './moto.mjs';
 import { playMember } from './play-member.mjs';
@@ -40,7 +42,7 @@ const DEFAULT_SERVICE_PORT = 8443;
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' }, volumes: { type: 'string' }, instance: { type: 'string' }, runtime: { type: 'string' },
-    rate: { type: 'string' }, time: { type: 'string' }, 'boot-timeout': { type: 'string' },
+    rate: { type: 'string' }, time: { type: 'string' }, 'boot-timeout': { type: 'string' }, package: { type: 'string' },
   },
 });
 if (!args.out) {
@@ -51,8 +53,10 @@ const out = resolve(args.out);
 const volumes = args.volumes ?? STUDY;
 const instance = args.instance ?? 'm6i.large';
 const runtime = args.runtime ?? '20s';
-const scale = { rate: Number(args.rate ?? 0.25), time: Number(args.time ?? 0.02) };
-const bootTimeoutMs = Number(args['boot-timeout'] ?? 60) * 1000;
+// time 0.1: the instance's 30 burst minutes become 180 s and st1's 2 TiB bucket 51 GiB, so no bucket
+// empties under a gated test (the cliff is the burst analyses' to find, not this study's).
+const scale = { rate: Number(args.rate ?? 0.25), time: Number(args.time ?? 0.1) };
+const bootTimeoutMs = Number(args['boot-timeout'] ?? 300) * 1000;
 mkdirSync(out, { recursive: true });
 const logFile = createWriteStream(join(out, 'rehearsal.log'));
 const log = (line) => {
@@ -92,6 +96,33 @@ async function waitForStack(cfn, name, ms) {
   }
 }
 
+/**
+ * `fleet up` killed with SIGKILL once its stack exists (nothing of it can tear down), then
+ * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag alone.
+ */
+async function reapDemo(env, cfn, studyFleet) {
+  let killed = false;
+  const up = cli(['fleet', 'up', '--volumes', 'gp3:8g', '--instance', instance, '--region', REGION, '--bucket', BUCKET, '--allowed-cidr', '10.213.0.0/16',
+    '--ttl', '30m', '--yes', ...(args.package ? ['--package', resolve(args.package)] : [])], env, (stderr, child) => {
+    const id = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr)?.[1];
+    if (!id || killed || id === studyFleet) return;
+    killed = true;
+    waitForStack(cfn, `volbench-${id}-gp3-8g`, 120_000).catch(() => {}).then(() => child.kill('SIGKILL'));
+  });
+  const upOut = await up;
+  const fleet = /fleet (vb[0-9a-f]{10}): creating/.exec(upOut.stderr)?.[1];
+  log(`reap demo: fleet up of ${fleet} killed (${upOut.signal ?? upOut.code}) with its stack created`);
+  const now = new Date(Date.now() + 2 * 3600_000).toISOString();
+  const reap = await cli(['fleet', 'reap', '--region', REGION, '--bucket', BUCKET, '--now', now, '--format', 'json'], env);
+  let found;
+  try {
+    found = JSON.parse(reap.stdout);
+  } catch {
+    found = { error: reap.stderr.trim().split('\n').slice(-2).join(' ') };
+  }
+  return { killed_fleet: fleet, up_exit: upOut.signal ?? upOut.code, now, exit: reap.code, found };
+}
+
 async function main() {
   log('This rehearsal tests the plumbing end to end, not AWS\'s model: the volumes are loop devices held to the catalog\'s own model.');
   log(`scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
@@ -124,7 +155,10 @@ async function main() {
     const mapFile = join(out, 'endpoint-map.json');
     writeFileSync(mapFile, JSON.stringify(Object.fromEntries(plan.members.map((m) => [m.label, `https://127.0.0.1:${ports[m.label]}`]))));
     const argv = ['fleet', 'compare', '--volumes', volumes, '--instance', instance, '--suite', 'auto', '--runtime', runtime, '--region', REGION,
-      '--bucket', BUCKET, '--allowed-cidr', '10.213.0.0/16', '--endpoint-map', mapFile, '--out', join(out, 'results'), '--yes'];
+      '--bucket', BUCKET, '--allowed-cidr', '10.213.0.0/16', '--endpoint-map', mapFile, '--out', join(out, 'results'), '--yes',
+      // Members shut down at their expiry × the time factor: a TTL the rehearsal's boots under load fit in.
+      '--ttl', '2h',
+      ...(args.package ? ['--package', resolve(args.package)] : [])];
     study.command = `volbench ${argv.join(' ')}`;
     log(`running: ${study.command}`);
     let fleetId;
@@ -151,6 +185,8 @@ async function main() {
     });
     const result = await compare;
     writeFileSync(join(out, 'report.md'), result.stdout);
+    writeFileSync(join(out, 'compare.log'), result.stderr);
+    study.compare_exit = result.code ?? result.signal;
     log(`fleet compare ended: ${result.code ?? result.signal}`);
     const played = await Promise.all(members);
     await Promise.all(played.map((p) => p.stop?.()));
@@ -165,7 +201,9 @@ async function main() {
       const file = fleetId ? join(out, 'results', fleetId, `${pm.label}.json`) : undefined;
       try {
         const doc = JSON.parse(readFileSync(file, 'utf8'));
-        entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024);
+        const v = pm.volume;
+        const spec = { type: v.type, sizeGiB: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughputMiBps: v.throughputMiBps } : {}) };
+        entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024, (bs, rw) => modelEntitlement(spec, instance, bs, rw));
         entry.host = { instance_id: doc.volbench?.cloud?.instance_id, image_id: doc.volbench?.cloud?.image_id, kernel: doc.volbench?.kernel, version: doc.volbench?.version };
       } catch {
         entry.error ??= 'no result';
@@ -177,13 +215,18 @@ async function main() {
       const html = await cli(['report', ...files, '--format', 'html', '--out', join(out, 'report.html')], env);
       if (html.code !== 0) study.notes.push(`report.html: ${html.stderr.trim().split('\n').pop()}`);
     }
-    if (fleetId) {
-      const reap = await cli(['fleet', 'reap', '--region', REGION], env);
-      study.reap = reap.code === 0 ? reap.stdout.trim() : `fleet reap: ${reap.stderr.trim().split('\n').slice(0, 2).join(' ')}`;
-    }
-    const left = await leftovers({ ...direct, isResult: (bucket, key) => bucket === BUCKET && fleetId !== undefined && key.startsWith(`${fleetId}/results/`) });
+    // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
+    // The study's record, kept on purpose: its results and its state file (status down), which
+    // `fleet list --bucket` reads from another machine.
+    const record = (bucket, key) => bucket === BUCKET && fleetId !== undefined && (key.startsWith(`${fleetId}/results/`) || key === `${fleetId}/fleet.json`);
+    const afterDown = await leftovers({ ...direct, isResult: record });
+    study.leftovers_after_down = afterDown.counts;
+    if (Object.values(afterDown.counts).some((n) => n)) study.leftover_items_after_down = afterDown.items;
+    study.reap = await reapDemo(env, cfn, fleetId);
+    const left = await leftovers({ ...direct, isResult: record });
     study.leftovers = left.counts;
     study.leftover_items = left.items;
+    study.kept_in_s3 = left.kept;
   } finally {
     for (const f of forwards) f.close();
     cfn.destroy();

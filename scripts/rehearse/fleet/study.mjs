@@ -31,13 +31,19 @@ function dirOf(job) {
   return r >= w ? job.read : job.write;
 }
 
-/** One volume's tests from its fio document. */
-export function volumeTests(doc, scale, countedBytes) {
+/**
+ * One volume's tests from its fio document. `model(bs, rw)` is the catalog's entitlement for the
+ * test: its bound_by is the model's (the service's own label reads the measured rate against
+ * AWS's unscaled one, so under the rate factor it would call every test latency-bound).
+ */
+export function volumeTests(doc, scale, countedBytes, model) {
   const tests = [];
   (doc.jobs ?? []).forEach((job, i) => {
-    const e = doc.volbench?.jobs?.[i]?.entitlement;
-    if (!e) return;
+    const served = doc.volbench?.jobs?.[i]?.entitlement;
+    if (!served) return;
     const rw = String(job['job options']?.rw ?? doc['global options']?.rw ?? '');
+    const m = model(served.bs, rw);
+    const e = { ...served, bound_by: m.bound_by, expected_iops: m.iops, expected_bw_bytes: m.iops * served.bs };
     const bytesBound = BYTES_BOUND.has(e.bound_by);
     const unit = bytesBound ? 'MiB/s' : 'IOPS';
     const d = dirOf(job);
@@ -47,6 +53,7 @@ export function volumeTests(doc, scale, countedBytes) {
     tests.push({
       test: job.jobname, rw, bs: e.bs, measured: round(measured), entitled: round(entitled), unit,
       ratio: entitled > 0 ? round(measured / entitled, 3) : null, bound_by: e.bound_by, gated, why,
+      ...(served.bound_by !== m.bound_by ? { service_bound_by: served.bound_by } : {}),
     });
   });
   return tests;
