@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { VolbenchError } from '../errors.js';
 import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import {
-  bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
+  bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
   instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
   type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
@@ -50,7 +50,8 @@ export const FLEET_USAGE = `Usage:
   --subnet ID          launch in this subnet (default: a default subnet of the default VPC)
   --instance-profile N use this existing instance profile (no IAM rights needed)
   --ttl T              the fleet's life (default: the plan's duration x 2 + 30m); at its end every
-                       member shuts itself down and fleet reap deletes what is left
+                       member shuts itself down and fleet reap deletes what is left; run --ttl T
+                       extends a fleet to T from now
   --now TIME           reap and run: the clock, ISO-8601 (for tests; also VOLBENCH_NOW)
   --max-cost USD       refuse a study estimated above this (default 20) unless --yes
   --endpoint-map FILE  JSON {label: url}: reach members through a tunnel or VPN
@@ -204,6 +205,11 @@ async function up(plan: FleetPlan, values: Values, clients: FleetClients, stateD
   const bucket = need(values, 'bucket', 'an S3 bucket for results, the bundle and the fleet\'s state');
   const cidr = await allowedCidr(values);
   const ttlSec = values.ttl ? parseTtl(values.ttl) : undefined;
+  if (ttlSec !== undefined && ttlSec < plan.workloadSeconds) {
+    throw new VolbenchError('EINVALID_ARGS', `fleet: --ttl ${values.ttl} is shorter than the study's workload (${Math.ceil(plan.workloadSeconds / 60)} min)`, {
+      field: '--ttl', accepted: `at least ${Math.ceil(plan.workloadSeconds / 60)}m`,
+    });
+  }
   io.stderr.write(`fleet ${plan.fleetId}: creating ${plan.members.length} instance(s) in ${plan.region} (volbench fleet down ${plan.fleetId} removes them)\n`);
   return fleetUp(plan, {
     clients, stateDir, bucket, allowedCidr: cidr, bundleFile: bundleFile(values, plan), subnetId: values.subnet,
@@ -211,14 +217,26 @@ async function up(plan: FleetPlan, values: Values, clients: FleetClients, stateD
   });
 }
 
-/** Refuses a workload longer than the fleet has left to live. */
-function checkTimeLeft(state: FleetState, values: Values): void {
+/**
+ * Refuses a workload longer than the fleet has left to live, unless --ttl (from now) gives it
+ * enough: the expiry then moves on everything of the fleet, the members' switch included.
+ */
+async function checkTimeLeft(state: FleetState, values: Values, clients: FleetClients, stateDir: string, io: CommandIo): Promise<void> {
   if (!state.expiresAt) return;
-  const left = secondsLeft(state.expiresAt, fleetNow(values.now));
+  const now = fleetNow(values.now);
   const needs = values.job ? jobSeconds(values.job) : suiteSecondsOf(values.suite ?? state.plan.suite, state.plan.workloadSeconds);
+  if (values.ttl) {
+    const ttl = parseTtl(values.ttl);
+    if (needs > ttl) {
+      throw new VolbenchError('EINVALID_ARGS', `--ttl ${values.ttl} is shorter than the workload (${Math.ceil(needs / 60)} min)`, { field: '--ttl', accepted: `at least ${Math.ceil(needs / 60)}m` });
+    }
+    const later = expiresAt(now, ttl);
+    if (await extendFleet(state, later, clients, stateDir)) io.stderr.write(`fleet ${state.fleetId}: now expires at ${later}\n`);
+  }
+  const left = secondsLeft(state.expiresAt, now);
   if (needs > left) {
     throw new VolbenchError('EPREFLIGHT', `fleet ${state.fleetId} expires at ${state.expiresAt} (${Math.max(0, Math.floor(left / 60))} min left), and the workload takes ${Math.ceil(needs / 60)} min: ` +
-      'its members would shut down under it; run a shorter workload, or bring a fleet up again with a longer --ttl', { field: '--ttl', accepted: `a fleet with at least ${Math.ceil(needs / 60)} min left` });
+      'its members would shut down under it; give --ttl to extend it (from now), or run a shorter workload', { field: '--ttl', accepted: `--ttl of at least ${Math.ceil(needs / 60)}m` });
   }
 }
 
@@ -256,6 +274,8 @@ async function down(state: FleetState, clients: FleetClients, stateDir: string, 
 async function stateAndClients(id: string, values: Values, stateDir: string): Promise<{ state: FleetState; clients: FleetClients }> {
   const local = listStates(stateDir).find((s) => s.fleetId === id);
   if (local) return { state: local, clients: fleetClients({ region: local.region, profile: values.profile }) };
+  // Without a bucket there is nowhere else to look: say so before asking for a region.
+  if (!values.bucket) await loadState(id, stateDir);
   const finder = fleetClients({ region: region(values), profile: values.profile });
   let state: FleetState;
   try {
@@ -374,7 +394,6 @@ export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<
     try {
       state = await up(plan, values, clients, stateDir, io, stop.signal, (s) => { state = s; });
       if (!stop.signal.aborted) {
-        checkTimeLeft(state, values);
         results = await run(state, values, clients, stop.signal, io, true);
       }
       print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
@@ -409,9 +428,9 @@ async function existingFleet(sub: 'run' | 'down' | 'report', id: string, values:
         stop.dispose();
       }
     }
-    checkTimeLeft(state, values);
     const stop = interruptible(io, 'cancelling the runs');
     try {
+      await checkTimeLeft(state, values, clients, stateDir, io);
       const results = await run(state, values, clients, stop.signal, io);
       print(io, values, { fleetId: state.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
       if (stop.received()) return signalStatus(stop.received())!;

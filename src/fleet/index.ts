@@ -25,3 +25,4 @@ export { expired, reapFleets } from './reap.js';
 export type { Reaped, ReapOptions } from './reap.js';
 export { deleteStacksNow } from './teardown.js';
 export type { StacksDeleted } from './teardown.js';
+export { extendFleet } from './extend.js';

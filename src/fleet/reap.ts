@@ -39,12 +39,21 @@ export function expired(tags: readonly Tag[] | undefined, now: Date): boolean {
   return Number.isFinite(at) && at <= now.getTime();
 }
 
+/** Whether a stack's instance carries a later expiry (`fleet run --ttl` moved it there). */
+async function extended(o: ReapOptions, stackName: string): Promise<boolean> {
+  const out = await awsCall('ec2:DescribeInstances', () => o.clients.ec2.send(new DescribeInstancesCommand({
+    Filters: [{ Name: 'tag:aws:cloudformation:stack-name', Values: [stackName] }],
+  })));
+  return (out.Reservations ?? []).flatMap((r) => r.Instances ?? [])
+    .some((i) => i.State?.Name !== 'terminated' && i.Tags?.some((t) => t.Key === EXPIRES_TAG) && !expired(i.Tags, o.now));
+}
+
 async function reapStacks(o: ReapOptions, out: Reaped): Promise<void> {
   let NextToken: string | undefined;
   do {
     const page = await awsCall('cloudformation:DescribeStacks', () => o.clients.cfn.send(new DescribeStacksCommand({ NextToken })));
     for (const s of page.Stacks ?? []) {
-      if (s.StackStatus === 'DELETE_COMPLETE' || !expired(s.Tags, o.now)) continue;
+      if (s.StackStatus === 'DELETE_COMPLETE' || !expired(s.Tags, o.now) || await extended(o, s.StackName!)) continue;
       await awsCall('cloudformation:DeleteStack', () => o.clients.cfn.send(new DeleteStackCommand({ StackName: s.StackName })));
       out.stacks.push(s.StackName!);
     }

@@ -5,7 +5,8 @@
  * that fails in a private subnet, no read permission on every resource, a boot with no internet).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, type Tags } from 'yaml';
@@ -152,11 +153,57 @@ describe('instance.yaml', () => {
     expect(Object.keys(t.Parameters)).not.toContain('Token');
   });
 
-  it('starts serve with the plan\'s limits and shuts the instance down at its expiry', () => {
+  it('starts serve with the plan\'s limits and a unit that shuts the instance down at its expiry', () => {
     const text = userData();
     expect(text).toContain('--max-size ${MaxSizeBytes} --max-runtime ${MaxRuntimeSeconds}');
     expect(t.Parameters.MaxSizeBytes.Default).toBe(0);
-    expect(text).toMatch(/date -u -d '\$\{ExpiresAt\}'[\s\S]*shutdown -h "\+\$MINUTES"/);
+    expect(text).toContain('ExecStart=/opt/volbench-expiry/watch.sh ${ExpiresAt}');
+    expect(text).toContain('systemctl enable --now volbench-expiry.service');
+    expect(r.LaunchTemplate.Properties.LaunchTemplateData.MetadataOptions.InstanceMetadataTags).toBe('enabled');
+  });
+
+  describe('the expiry watch (run with curl and shutdown stood in for, no network)', () => {
+    const script = (): string => {
+      const text = userData();
+      const body = text.slice(text.indexOf("<<'WATCH'\n") + 9, text.indexOf('\nWATCH\n'));
+      return `${body}\n`;
+    };
+    /** Runs the watch for at most `ms`; `tag` is what IMDS answers for volbench:expires (undefined: 404). */
+    function watch(tag: string | undefined, fallback: string, ms = 1500): { shutdown: boolean; output: string } {
+      const dir = mkdtempSync(join(tmpdir(), 'volbench-watch-'));
+      try {
+        writeFileSync(join(dir, 'watch.sh'), script(), { mode: 0o755 });
+        writeFileSync(join(dir, 'curl'), tag === undefined
+          ? '#!/bin/sh\ncase "$*" in *api/token*) echo token ;; *) exit 22 ;; esac\n'
+          : `#!/bin/sh\ncase "$*" in *api/token*) echo token ;; *) printf '%s' '${tag}' ;; esac\n`, { mode: 0o755 });
+        writeFileSync(join(dir, 'shutdown'), `#!/bin/sh\necho "$*" > ${join(dir, 'shutdown.called')}\n`, { mode: 0o755 });
+        const out = spawnSync('bash', [join(dir, 'watch.sh'), fallback], {
+          encoding: 'utf8', timeout: ms, env: { PATH: `${dir}:/usr/bin:/bin` },
+        });
+        return { shutdown: existsSync(join(dir, 'shutdown.called')) && readFileSync(join(dir, 'shutdown.called'), 'utf8') === '-h now\n', output: out.stdout };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    const past = '2001-01-01T00:00:00Z';
+    const future = '2099-01-01T00:00:00Z';
+
+    it('shuts down once the tag says expired, even when it was created to live longer', () => {
+      const run = watch(past, future);
+      expect(run.shutdown).toBe(true);
+      expect(run.output).toContain('expired at 2001-01-01T00:00:00Z');
+    });
+
+    it('lives on while the tag (moved by fleet run --ttl) is in the future, though created to expire earlier', () => {
+      expect(watch(future, past).shutdown).toBe(false);
+    });
+
+    it('falls back to the expiry it was created with when IMDS has no tag, or an unreadable one', () => {
+      expect(watch(undefined, past).shutdown).toBe(true);
+      expect(watch('', past).shutdown).toBe(true);
+      expect(watch('soon', past).shutdown).toBe(true);
+      expect(watch(undefined, future).shutdown).toBe(false);
+    });
   });
 
   it('signals the stack with the AWS CLI, on success and on any failed step (a trap, with the reason)', () => {
