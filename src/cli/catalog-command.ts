@@ -2,12 +2,15 @@
  * `volbench catalog [list|show TYPE|price TYPE ...|entitled TYPE ...]`: the volume catalog, a
  * volume's monthly price, and what it should deliver for an I/O size. Wiring over src/cloud.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import {
-  checkPlacement, checkProvider, directionOf, entitlement, instanceStoreOf, loadCatalog, priceRegions, priceVolume, regionPrice, staleWarning,
-  volumeFromSettingsText, volumeType, type CatalogVolumeType, type Volume,
+  checkPlacement, checkProvider, describeInstanceTypes, directionOf, entitlement, instanceCatalogFrom, instanceStoreOf, loadCatalog, loadInstances,
+  priceRegions, priceVolume, refreshSource, regionPrice, staleWarning, today,
+  volumeFromSettingsText, volumeType, type CatalogVolumeType, type Entitlement, type Volume,
 } from '../cloud/index.js';
+import { awsRegion } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
 import { parseSize } from '../jobspec/index.js';
 import type { CommandIo } from './io.js';
@@ -20,6 +23,9 @@ export const CATALOG_USAGE = `Usage:
   volbench catalog entitled TYPE --size 100g [--iops N] [--throughput MiB/s] [--bs 4k] [--rw randread]
                                                [--burst-balance 0-1] [--instance m6i.large [--instance-baseline]]
   volbench catalog entitled instance-store --instance i4i.xlarge [--bs 4k] [--rw randwrite]
+  volbench catalog refresh --instances --region R [--out FILE] [--profile P] [--source TEXT] [--as-of YYYY-MM-DD]
+                                               EC2 DescribeInstanceTypes as the instance limits file
+                                               (catalog/aws-ec2-instances.json's form); to stdout without --out
   --format table|json  --provider aws|gcp|azure  --prices FILE (EBS prices from volbench prices refresh)
   The region defaults to the provider's: us-east-1 (aws), us-central1 (gcp), eastus (azure).
 `;
@@ -36,6 +42,11 @@ const OPTIONS = {
   'instance-baseline': { type: 'boolean' },
   provider: { type: 'string' },
   format: { type: 'string' },
+  instances: { type: 'boolean' },
+  out: { type: 'string' },
+  profile: { type: 'string' },
+  source: { type: 'string' },
+  'as-of': { type: 'string' },
 } as const;
 
 const SEQUENTIAL = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
@@ -84,6 +95,40 @@ function listPrice(t: CatalogVolumeType): string {
     return `from $${p.tier_month[first.name]}/month (${first.name}, ${first.size_gib} GiB) (${t.default_region})`;
   }
   return `$${p.storage_gb_month}/GB-month (${t.default_region})`;
+}
+
+const n = (v: number) => v.toLocaleString('en-US');
+
+/** One line: entitled (no merging), merged where that differs, the volume's burst and the instance's. */
+export function entitledText(e: Entitlement): string {
+  const m = e.merged;
+  const merged = m.iops !== e.iops ? `; ${n(m.iops)} IOPS, ${m.throughputMiBps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
+  const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
+  const ib = e.instance_burst;
+  const inst = ib ? `; after the instance's ${ib.seconds / 60} min burst: ${n(ib.iops)} IOPS, ${ib.throughputMiBps} MiB/s (${ib.bound_by})` : '';
+  return `${n(e.iops)} IOPS, ${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burst}${inst}`;
+}
+
+/** `catalog refresh --instances`: the limits file from DescribeInstanceTypes, to --out or stdout. */
+async function refreshInstances(values: { instances?: boolean; region?: string; out?: string; profile?: string; source?: string; 'as-of'?: string }, io: CommandIo): Promise<number> {
+  if (!values.instances) throw new VolbenchError('EINVALID_ARGS', 'catalog refresh: what to refresh? --instances', { field: '--instances', accepted: '--instances' });
+  const region = awsRegion(values.region);
+  const asOf = values['as-of'] ?? today();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new VolbenchError('EINVALID_ARGS', `catalog refresh: --as-of '${asOf.slice(0, 32)}' is not a date`, { field: '--as-of', accepted: 'YYYY-MM-DD' });
+  if (values.source !== undefined && !(values.source.length > 0 && values.source.length <= 400)) {
+    throw new VolbenchError('EINVALID_ARGS', 'catalog refresh: --source takes 1 to 400 characters', { field: '--source', accepted: 'a source named in words, e.g. "AWS DescribeInstanceTypes as served by moto 5.2.5"' });
+  }
+  const described = await describeInstanceTypes(region, { profile: values.profile });
+  const { file, skipped } = instanceCatalogFrom(described, loadInstances(), { ...refreshSource(region, values.source), as_of: asOf });
+  const text = `${JSON.stringify(file, null, 1)}\n`;
+  if (values.out === undefined) {
+    io.stdout.write(text);
+  } else {
+    writeFileSync(values.out, text);
+    io.stderr.write(`volbench: ${file.instances.length} instance types from ec2:DescribeInstanceTypes in ${region} as of ${file.as_of} (${file.source}, ${file.confidence}) -> ${values.out}\n`);
+  }
+  if (skipped.length) io.stderr.write(`volbench: ${skipped.length} types without EBS-optimized limits left out (e.g. ${skipped.slice(0, 3).join(', ')})\n`);
+  return 0;
 }
 
 export async function catalogCommand(argv: string[], io: CommandIo): Promise<number> {
@@ -141,13 +186,13 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
       const e = entitlement(spec, {
         bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
       });
-      const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
       const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
-      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${e.iops.toLocaleString('en-US')} IOPS, ` +
-        `${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${burst}\n`);
+      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
       return 0;
     }
+    case 'refresh':
+      return refreshInstances(values, io);
     default:
-      throw new VolbenchError('EINVALID_ARGS', `catalog: unknown subcommand '${sub}'`, { accepted: 'list, show, price, entitled' });
+      throw new VolbenchError('EINVALID_ARGS', `catalog: unknown subcommand '${sub}'`, { accepted: 'list, show, price, entitled, refresh' });
   }
 }

@@ -58,6 +58,8 @@ export const FLEET_USAGE = `Usage:
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
   --keep               compare: leave the fleet up (then: volbench fleet down FLEET_ID)
+  --strict             plan, up, compare: refuse a plan with any finding (instance-baseline,
+                       block-size, hdd-on-ssd-suite)
   --format table|json
 `;
 
@@ -84,6 +86,7 @@ const OPTIONS = {
   out: { type: 'string' },
   'state-dir': { type: 'string' },
   keep: { type: 'boolean' },
+  strict: { type: 'boolean' },
   format: { type: 'string' },
 } as const;
 
@@ -129,7 +132,17 @@ function planFrom(values: Values): FleetPlan {
     volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds,
     ...(values.runtime !== undefined ? { runtime: values.runtime } : {}), precondition: !values['no-precondition'],
   });
+  if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;
+}
+
+/** --strict: a plan with any finding is not made, naming each. */
+function refuseFindings(plan: FleetPlan): void {
+  if (plan.findings.length === 0) return;
+  const named = plan.findings.map((f) => `${f.kind} (${f.label}): ${f.message}`).join('; ');
+  throw new VolbenchError('EINVALID_PLAN', `fleet: --strict and ${plan.findings.length} finding${plan.findings.length > 1 ? 's' : ''}: ${named}`, {
+    field: '--strict', accepted: `a plan without findings (${[...new Set(plan.findings.map((f) => f.kind))].join(', ')}), or no --strict`,
+  });
 }
 
 function checkCost(plan: FleetPlan, values: Values): void {

@@ -60,6 +60,14 @@ export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
       ratio: Math.round(ratio * 1000) / 1000,
       bound_by: latencyBound ? 'latency' : e.bound_by,
       ...(latencyBound ? { depth_needed: Math.ceil(needed) } : {}),
+      entitled: { iops: e.iops, mibps: e.throughputMiBps, bound_by: e.bound_by },
+      entitled_merged: { iops: e.merged.iops, mibps: e.merged.throughputMiBps, bound_by: e.merged.bound_by },
+      measured_vs_entitled: Math.round(ratio * 1000) / 1000,
+      counted_io_kib: e.counted_io_kib,
+      counted_per_io: e.counted_per_io,
+      ...(e.instance_burst ? {
+        instance_burst: { after_s: e.instance_burst.seconds, iops: e.instance_burst.iops, mibps: e.instance_burst.throughputMiBps, bound_by: 'instance-burst' as const },
+      } : {}),
     };
     return { ...vj, entitlement: ent };
   });

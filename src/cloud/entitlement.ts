@@ -5,21 +5,29 @@
  * the instance's EBS IOPS and bandwidth (its maximum while its daily burst lasts). A tiered disk
  * (Azure) performs as the smallest tier that holds it; instance store as its instance's device.
  */
+import { VolbenchError } from '../errors.js';
 import { instanceType } from './catalog.js';
 import type { VolumeTypeInfo } from './schema.js';
 import { checkPlacement, instanceStoreOf } from './placement.js';
 import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
-export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth';
+/** Which limit binds (the contract's values; `latency` is the run's, set from what it measured). */
+export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth' | 'instance-burst';
 
 export interface EntitlementQuery {
   /** The job's block size in bytes. */
   bs: number;
   /** The instance the volume is attached to: its EBS limits bound the volume's. */
   instance?: string;
-  /** Whether the instance's daily EBS burst is left (default true); false: its baseline. */
+  /**
+   * Whether the instance's daily EBS burst is left (default true: a run starts at its maximum,
+   * and `instance_burst` says what follows); false: its baseline, bound by `instance-burst`.
+   */
   instanceBurst?: boolean;
-  /** Sequential I/O merges up to the counted size; random does not. */
+  /**
+   * A sequential pattern: small I/Os may reach the volume merged up to the counted size
+   * (`merged`); `iops` assumes they do not (O_DIRECT at low depth).
+   */
   sequential?: boolean;
   /**
    * Reads, writes or both (default reads): where a type states them apart (GCP pd-standard,
@@ -33,15 +41,28 @@ export interface EntitlementQuery {
   burstBalance?: number;
 }
 
-export interface Entitlement {
+/** A rate the volume should deliver and the limit that sets it. */
+export interface EntitledRate {
   /** I/Os per second of the job's size. */
   iops: number;
   /** MiB/s at that rate. */
   throughputMiBps: number;
   bound_by: BoundBy;
-  /** The I/O size the provider counts, and how many of them one job I/O counts as. */
-  counted_io_kib: number;
+  /** How many of the provider's counted I/Os one job I/O is. */
   counted_per_io: number;
+}
+
+/** `iops`, `throughputMiBps`, `bound_by`: the bound with no merging of small sequential I/O (`entitled`). */
+export interface Entitlement extends EntitledRate {
+  /** The I/O size the provider counts in. */
+  counted_io_kib: number;
+  /** The bound with small sequential I/Os merged up to the counted size (`entitled_merged`); the same for random I/O. */
+  merged: EntitledRate;
+  /**
+   * Given an instance whose EBS limits burst (30 minutes a day at their maximum): what the
+   * volume delivers once that is spent, when lower than now.
+   */
+  instance_burst?: { seconds: number; iops: number; throughputMiBps: number; bound_by: 'instance-burst' };
   /** For a volume that bursts: the baseline after the bucket is empty, and how long a full one lasts. */
   burst?: { level: number; baseline: number; unit: 'IOPS' | 'MiB/s'; seconds_from_full: number };
 }
@@ -77,110 +98,173 @@ const KiB = 1024;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const MiB = 1024 * 1024;
 
-/** What `volume` should deliver (plain figures are made a Volume first: deprecated, pass one). */
-export function entitlement(volume: Volume | VolumeSpec, q: EntitlementQuery): Entitlement {
-  const spec = volumeOf(volume);
-  const t = spec.catalog;
-  checkPlacement(spec, q.instance);
-  const countedKiB = t.io_size_kib;
-  const bsKiB = q.bs / KiB;
-  const countedPerIo = q.sequential && bsKiB < countedKiB ? bsKiB / countedKiB : Math.max(1, Math.ceil(bsKiB / countedKiB));
-  const balance = q.burstBalance ?? 1;
-  const tib = spec.sizeGiB / 1024;
+/** The volume's own limits for the job, before the instance's. */
+interface VolumeLimits {
+  iops: number;
+  mibps: number;
+  burst?: Entitlement['burst'];
+  /** The volume's bucket is empty and its baseline binds. */
+  burstBinds: boolean;
+}
 
-  let iopsLimit: number;
-  let tpLimit = Infinity;
-  let burst: Entitlement['burst'];
-  let burstBinds = false;
+/** A tiered disk (Azure) performs as its tier, bursting on credits while they last. */
+function tierLimits(tier: NonNullable<Volume['tier']>, t: VolumeTypeInfo, balance: number): VolumeLimits {
   const b = t.burst;
-  const tier = spec.tier;
-  if (t.from_instance) {
-    // AWS states the instance's 4 KiB random IOPS over all its devices; a volume is one device.
-    const store = instanceStoreOf(q.instance, 'instance');
-    iopsLimit = forDirection(store.random_read_iops_4k, store.write_iops_4k, q.direction) / store.devices;
-  } else if (tier) {
-    iopsLimit = tier.iops;
-    tpLimit = tier.throughput_mibps;
-    if (b?.kind === 'credits' && tier.size_gib <= b.up_to_gib && tier.iops < b.iops) {
-      burst = { level: b.iops, baseline: tier.iops, unit: 'IOPS', seconds_from_full: b.minutes * 60 };
-      if (balance > 0) {
-        iopsLimit = b.iops;
-        tpLimit = Math.max(tpLimit, b.throughput_mibps);
-      } else {
-        burstBinds = true;
-      }
+  const out: VolumeLimits = { iops: tier.iops, mibps: tier.throughput_mibps, burstBinds: false };
+  if (b?.kind === 'credits' && tier.size_gib <= b.up_to_gib && tier.iops < b.iops) {
+    out.burst = { level: b.iops, baseline: tier.iops, unit: 'IOPS', seconds_from_full: b.minutes * 60 };
+    if (balance > 0) {
+      out.iops = b.iops;
+      out.mibps = Math.max(out.mibps, b.throughput_mibps);
+    } else {
+      out.burstBinds = true;
     }
-  } else if (b?.kind === 'iops') {
+  }
+  return out;
+}
+
+/** IOPS the volume allows, with gp2's IOPS burst. */
+function iopsLimits(spec: Volume, q: EntitlementQuery, balance: number, out: VolumeLimits): void {
+  const t = spec.catalog;
+  const b = t.burst;
+  if (b?.kind === 'iops') {
     const baseline = Math.min(t.iops.max, Math.max(t.iops.min ?? 0, (t.iops.per_gib ?? 0) * spec.sizeGiB));
-    iopsLimit = baseline;
+    out.iops = baseline;
     if (spec.sizeGiB < b.below_gib && baseline < b.level) {
       const refill = b.refill_per_gib_s * spec.sizeGiB;
-      burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)) };
-      if (balance > 0) iopsLimit = b.level;
-      else burstBinds = true;
+      out.burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)) };
+      if (balance > 0) out.iops = b.level;
+      else out.burstBinds = true;
     }
   } else if (t.iops.provisioned) {
-    iopsLimit = spec.provisionedIops ?? t.iops.max;
+    out.iops = spec.provisionedIops ?? t.iops.max;
   } else if (t.iops.per_mibps !== undefined) {
     // Hyperdisk Throughput: IOPS come with the provisioned throughput.
-    iopsLimit = Math.min(t.iops.max, t.iops.per_mibps * (spec.provisionedThroughputMiBps ?? 0));
+    out.iops = Math.min(t.iops.max, t.iops.per_mibps * (spec.provisionedThroughputMiBps ?? 0));
   } else if (t.iops.per_gib !== undefined) {
-    iopsLimit = sizedIops(t, spec.sizeGiB, q.direction);
+    out.iops = sizedIops(t, spec.sizeGiB, q.direction);
   } else {
-    iopsLimit = t.iops.max;
+    out.iops = t.iops.max;
   }
+}
+
+/** MiB/s the volume allows, with st1/sc1's throughput burst. */
+function throughputLimits(spec: Volume, q: EntitlementQuery, balance: number, out: VolumeLimits): void {
+  const t = spec.catalog;
   const tp = t.throughput_mibps;
-  if (t.from_instance || tier) {
-    // Set above.
-  } else if (tp.base_per_tib !== undefined) {
+  const b = t.burst;
+  const tib = spec.sizeGiB / 1024;
+  if (tp.base_per_tib !== undefined) {
     const base = Math.min(tp.base_max ?? tp.max, tp.base_per_tib * tib);
-    tpLimit = base;
+    out.mibps = base;
     if (b?.kind === 'throughput') {
       const level = Math.min(b.level_max, b.level_per_tib * tib);
       if (level > base) {
-        burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round((b.bucket_mib_per_tib * tib) / (level - base)) };
-        if (balance > 0) tpLimit = level;
-        else burstBinds = true;
+        out.burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round((b.bucket_mib_per_tib * tib) / (level - base)) };
+        if (balance > 0) out.mibps = level;
+        else out.burstBinds = true;
       }
     }
   } else if (tp.provisioned) {
-    tpLimit = spec.provisionedThroughputMiBps ?? tp.max;
+    out.mibps = spec.provisionedThroughputMiBps ?? tp.max;
   } else if (tp.small_max !== undefined && tp.small_up_to_gib !== undefined && spec.sizeGiB <= tp.small_up_to_gib) {
-    tpLimit = tp.small_max;
+    out.mibps = tp.small_max;
   } else if (tp.per_gib !== undefined) {
     const at = (max: number) => Math.min(max, (tp.base ?? 0) + tp.per_gib! * spec.sizeGiB);
-    tpLimit = tp.write_max === undefined ? at(tp.max) : forDirection(at(tp.max), at(tp.write_max), q.direction);
+    out.mibps = tp.write_max === undefined ? at(tp.max) : forDirection(at(tp.max), at(tp.write_max), q.direction);
+  } else if (tp.per_iops_bands !== undefined) {
+    // io1: the band with the largest floor under the volume's IOPS.
+    const band = tp.per_iops_bands.filter((x) => x.above_iops < out.iops).sort((x, y) => y.above_iops - x.above_iops)[0] ?? tp.per_iops_bands[0];
+    out.mibps = Math.min(band.max, band.mibps_per_iops * out.iops);
   } else if (tp.per_iops_max !== undefined) {
-    tpLimit = Math.min(tp.max, tp.per_iops_max * iopsLimit);
+    out.mibps = Math.min(tp.max, tp.per_iops_max * out.iops);
   } else {
-    tpLimit = tp.max;
+    out.mibps = tp.max;
   }
-  const byIops = iopsLimit / countedPerIo;
-  const byThroughput = (tpLimit * MiB) / q.bs;
-  let iops = Math.min(byIops, byThroughput);
-  let limit: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
-  // An instance's EBS limits bound EBS volumes; instance store is not behind them.
-  if (q.instance && !t.from_instance) {
-    const ebs = instanceType(q.instance).ebs;
-    const burstLeft = q.instanceBurst ?? true;
-    const instIops = burstLeft ? ebs.max_iops : ebs.baseline_iops;
-    // Mbps as AWS states them (10^6 bits/s), in bytes per second.
-    const instBytes = ((burstLeft ? ebs.max_mbps : ebs.baseline_mbps) * 1e6) / 8;
-    if (instIops < iops) {
-      iops = instIops;
-      limit = 'instance-iops';
+}
+
+function volumeLimits(spec: Volume, q: EntitlementQuery): VolumeLimits {
+  const t = spec.catalog;
+  const balance = q.burstBalance ?? 1;
+  if (t.from_instance) {
+    // AWS states the instance's 4 KiB random IOPS over all its devices; a volume is one device.
+    const store = instanceStoreOf(q.instance, 'instance');
+    if (store.random_read_iops_4k === undefined || store.write_iops_4k === undefined) {
+      throw new VolbenchError('EVOLUME_PLACEMENT', `the catalog has no instance store IOPS for ${store.type} (AWS states them on its instance store page, not in DescribeInstanceTypes)`, {
+        field: 'instance', accepted: 'an instance type whose instance store IOPS the catalog has',
+      });
     }
-    if (instBytes / q.bs < iops) {
-      iops = instBytes / q.bs;
-      limit = 'instance-bandwidth';
+    return { iops: forDirection(store.random_read_iops_4k, store.write_iops_4k, q.direction) / store.devices, mibps: Infinity, burstBinds: false };
+  }
+  if (spec.tier) return tierLimits(spec.tier, t, balance);
+  const out: VolumeLimits = { iops: 0, mibps: Infinity, burstBinds: false };
+  iopsLimits(spec, q, balance, out);
+  throughputLimits(spec, q, balance, out);
+  return out;
+}
+
+/** An instance's EBS IOPS and bytes per second, at its maximum or its baseline. */
+interface InstanceRate { iops: number; bytes: number }
+
+function instanceRate(name: string, burstLeft: boolean): InstanceRate {
+  const ebs = instanceType(name).ebs;
+  // Mbps as AWS states them (10^6 bits/s), in bytes per second.
+  return burstLeft ? { iops: ebs.max_iops, bytes: (ebs.max_mbps * 1e6) / 8 } : { iops: ebs.baseline_iops, bytes: (ebs.baseline_mbps * 1e6) / 8 };
+}
+
+/**
+ * The job's rate under the volume's limits and, given one, the instance's: I/Os are counted in
+ * the provider's size (merged or not), HDD charges an unmerged small I/O as a whole counted one
+ * against its throughput, and the instance's bandwidth sees the job's own bytes.
+ */
+function rate(spec: Volume, limits: VolumeLimits, bs: number, merged: boolean, inst: InstanceRate | undefined, spent: boolean): EntitledRate {
+  const t = spec.catalog;
+  const countedBytes = t.io_size_kib * KiB;
+  const perIo = merged && bs < countedBytes ? bs / countedBytes : Math.max(1, Math.ceil(bs / countedBytes));
+  const charged = t.small_io_charged_whole && !(merged && bs < countedBytes) ? perIo * countedBytes : bs;
+  const byIops = limits.iops / perIo;
+  const byThroughput = (limits.mibps * MiB) / charged;
+  let iops = Math.min(byIops, byThroughput);
+  let bound: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
+  if (limits.burstBinds) bound = 'burst-credits';
+  if (inst) {
+    if (inst.iops < iops) {
+      iops = inst.iops;
+      bound = spent ? 'instance-burst' : 'instance-iops';
+    }
+    if (inst.bytes / bs < iops) {
+      iops = inst.bytes / bs;
+      bound = spent ? 'instance-burst' : 'instance-bandwidth';
+    }
+  }
+  return { iops: round2(iops), throughputMiBps: round2((iops * bs) / MiB), bound_by: bound, counted_per_io: perIo };
+}
+
+/** What `volume` should deliver (plain figures are made a Volume first: deprecated, pass one). */
+export function entitlement(volume: Volume | VolumeSpec, q: EntitlementQuery): Entitlement {
+  const spec = volumeOf(volume);
+  checkPlacement(spec, q.instance);
+  const limits = volumeLimits(spec, q);
+  // An instance's EBS limits bound EBS volumes; instance store is not behind them.
+  const ebsInstance = q.instance && !spec.catalog.from_instance ? q.instance : undefined;
+  const burstLeft = q.instanceBurst ?? true;
+  const daily = ebsInstance ? instanceType(ebsInstance).ebs.burst : undefined;
+  const inst = ebsInstance ? instanceRate(ebsInstance, burstLeft) : undefined;
+  // Only an instance that bursts has a burst to have spent.
+  const at = (merged: boolean, r = inst, spent = !burstLeft && daily !== undefined) => rate(spec, limits, q.bs, merged && q.sequential === true, r, spent);
+  const entitled = at(false);
+  let instanceBurst: Entitlement['instance_burst'];
+  if (ebsInstance && daily && burstLeft) {
+    const after = at(false, instanceRate(ebsInstance, false), true);
+    if (after.iops < entitled.iops) {
+      instanceBurst = { seconds: daily.minutes_per_day * 60, iops: after.iops, throughputMiBps: after.throughputMiBps, bound_by: 'instance-burst' };
     }
   }
   return {
-    iops: Math.round(iops * 100) / 100,
-    throughputMiBps: Math.round(((iops * q.bs) / MiB) * 100) / 100,
-    bound_by: burstBinds && limit.startsWith('volume') ? 'burst-credits' : limit,
-    counted_io_kib: countedKiB,
-    counted_per_io: countedPerIo,
-    ...(burst ? { burst } : {}),
+    ...entitled,
+    counted_io_kib: spec.catalog.io_size_kib,
+    merged: at(true),
+    ...(limits.burst ? { burst: limits.burst } : {}),
+    ...(instanceBurst ? { instance_burst: instanceBurst } : {}),
   };
 }

@@ -18,7 +18,7 @@ export type { PricesFileData } from './prices.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
 export type { ParsedPrices, RefreshOptions } from './price-list.js';
 export { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
-export type { BoundBy, Direction, Entitlement, EntitlementQuery } from './entitlement.js';
+export type { BoundBy, Direction, EntitledRate, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { cloudFacts } from './annotate.js';
 export type { CloudContext } from './annotate.js';
@@ -27,3 +27,4 @@ export { awsClient, awsClientConfig, awsRegion, AWS_MAX_ATTEMPTS, AWS_REGION_NAM
 export type { AwsClientOptions } from './aws-clients.js';
 export { checkAgainstAws, describe, describeVolume, forgetInstanceIdentity, imdsDisabled, imdsEndpoint, instanceIdentity, knownInstance, recogniseVolume, specOf } from './identity.js';
 export type { AwsVolume, ImdsOptions, InstanceIdentity, Lookup, RecognisedVolume, RecogniseOptions } from './identity.js';
+export { describeInstanceTypes, instanceCatalogFrom, refreshSource, type DescribedType, type InstanceRefresh } from './instance-refresh.js';

@@ -6,8 +6,14 @@
  */
 import { z } from 'zod';
 
+/**
+ * Where a figure comes from: its URL, or, where no page could be read, the source by name
+ * ("an AWS re:Invent 2025 talk"), always with a confidence no higher than that source earns.
+ */
+const sourceText = z.string().min(1).max(400);
+
 const dated = {
-  source: z.string().url(),
+  source: sourceText,
   as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   /** H: from the provider's own page; M: a secondary or older source; L: unverified. */
   confidence: z.enum(['H', 'M', 'L']).optional(),
@@ -54,6 +60,12 @@ export const ThroughputModel = z.object({
   per_gib: positive.optional(),
   /** Writes' maximum where it differs from reads' (GCP pd-standard). */
   write_max: positive.optional(),
+  /**
+   * Throughput that comes with provisioned IOPS in bands (io1: 0.25 MiB/s per IOPS up to 500
+   * MiB/s; above 32,000 IOPS 1/64 MiB/s per IOPS, up to 1,000): the band with the largest
+   * `above_iops` under the volume's IOPS applies.
+   */
+  per_iops_bands: z.array(z.object({ above_iops: nonNegative, mibps_per_iops: positive, max: positive }).strict()).min(1).optional(),
   /** Provisioned MiB/s per TiB of size, at least and at most (Hyperdisk Throughput: 10–90). */
   per_tib_min: positive.optional(),
   per_tib_max: positive.optional(),
@@ -137,6 +149,11 @@ export const VolumeType = z.object({
   media: z.enum(['ssd', 'hdd']),
   /** The I/O size the provider counts I/Os in: larger I/Os count as several. */
   io_size_kib: positive,
+  /**
+   * st1/sc1: an I/O smaller than `io_size_kib` is charged as a whole one against the throughput
+   * and its burst credits, unless small sequential I/Os reach the volume merged.
+   */
+  small_io_charged_whole: z.object({ ...dated }).strict().optional(),
   size_gib: SizeLimits,
   iops: IopsModel,
   throughput_mibps: ThroughputModel,
@@ -187,7 +204,7 @@ export type RegionPriceInfo = z.infer<typeof RegionPrice>;
 export type SizeTierInfo = z.infer<typeof SizeTier>;
 
 const datedFields = {
-  source: z.string().url(),
+  source: sourceText,
   as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   confidence: z.enum(['H', 'M', 'L']).optional(),
 };
@@ -203,11 +220,19 @@ export const InstanceType = z.object({
     burst: z.object({ minutes_per_day: z.number().positive() }).strict().optional(),
     ...datedFields,
   }).strict(),
+  /** The CPU architectures it runs (x86_64, arm64), as DescribeInstanceTypes names them. */
+  architectures: z.array(z.string().regex(/^[a-z0-9_]{1,16}$/)).max(8).optional(),
   instance_store: z.object({
     devices: z.number().int().positive(),
     gb_per_device: z.number().positive(),
-    random_read_iops_4k: z.number().positive(),
-    write_iops_4k: z.number().positive(),
+    /** ssd or hdd, where DescribeInstanceTypes says. */
+    media: z.enum(['ssd', 'hdd']).optional(),
+    /**
+     * AWS's 4 KiB random IOPS over all its devices: from AWS's instance store page, which
+     * DescribeInstanceTypes does not give; absent, instance store on this type has no entitlement.
+     */
+    random_read_iops_4k: z.number().positive().optional(),
+    write_iops_4k: z.number().positive().optional(),
     ...datedFields,
   }).strict().optional(),
 }).strict();
@@ -216,6 +241,9 @@ export const InstanceCatalog = z.object({
   provider: z.literal('aws'),
   service: z.literal('ec2'),
   as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  /** Where the limits were read (`volbench catalog refresh --instances`), and how far they are trusted. */
+  source: sourceText.optional(),
+  confidence: z.enum(['H', 'M', 'L']).optional(),
   instances: z.array(InstanceType).min(1),
 }).strict();
 

@@ -6,7 +6,7 @@
  * whose work above the baseline comes to that is the bucket running dry; a run that stayed above
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
-import { entitlement, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
+import { entitlement, instanceType, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
 import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
@@ -15,6 +15,8 @@ import type { VolbenchBurst, VolbenchBurstCatalog } from '../report/analysis-sec
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */
   volume?: Volume | VolumeSpec;
+  /** The EC2 instance type it was attached to; default: `volbench.cloud.instance_type`, if the catalog knows it. */
+  instance?: string;
 }
 
 /**
@@ -89,6 +91,17 @@ export function volumeOfCloud(cloud: VolbenchCloud | undefined): Volume | undefi
   }
 }
 
+/** An instance type the catalog has limits for; a document naming another is not refused for it. */
+function knownInstance(name: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined;
+  try {
+    instanceType(name);
+    return name;
+  } catch {
+    return undefined;
+  }
+}
+
 const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const grouped = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -118,8 +131,18 @@ function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog,
     baseline: e.burst.baseline,
     bucket,
     seconds_from_full: e.burst.seconds_from_full,
-    counted_per_io: e.burst.unit === 'IOPS' ? e.counted_per_io : 1,
+    counted_per_io: e.burst.unit === 'IOPS' ? e.merged.counted_per_io : chargedShare(volume, shape.bs, e.merged.counted_per_io),
   };
+}
+
+/**
+ * MiB of throughput credits one MiB of the job's spends: st1/sc1 charge an I/O under 1 MiB that
+ * reaches them unmerged (random) as a whole one, so 16 KiB random reads spend 64 times their bytes.
+ */
+function chargedShare(volume: Volume, bs: number, countedPerIo: number): number {
+  const t = volume.catalog;
+  if (!t.small_io_charged_whole || countedPerIo < 1) return 1;
+  return (countedPerIo * t.io_size_kib * 1024) / bs;
 }
 
 type Model = NonNullable<ReturnType<typeof burstModel>>;
@@ -181,8 +204,28 @@ function flatMessage(b: VolbenchBurst, model: Model | null, durationS: number): 
   };
 }
 
+/**
+ * The rate, in `unit`, the job falls to when the instance's daily EBS burst is spent and its
+ * baseline binds; null when the instance does not burst or its baseline is not what binds.
+ */
+function instanceBaseline(volume: Volume, instance: string | undefined, shape: JobShape, unit: VolbenchBurst['unit']): number | null {
+  if (!instance || volume.catalog.from_instance || volume.provider !== 'aws') return null;
+  const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential, instance });
+  if (!e.instance_burst) return null;
+  return unit === 'IOPS' ? e.instance_burst.iops : e.instance_burst.throughputMiBps;
+}
+
+/** A cliff down to the instance's EBS baseline: its 30 minutes a day at its maximum ended. */
+function instanceCliff(b: VolbenchBurst, instance: string, baseline: number): boolean {
+  if (Math.abs(b.level_after! - baseline) > MATCH_TOLERANCE * baseline) return false;
+  b.cause = 'instance-burst';
+  b.message = `instance-burst: ${instance}'s EBS burst ended after ${seconds(b.cliff_at_s!)}: ${level(b.level_before!, b.unit)} → ${level(b.level_after!, b.unit)}, ` +
+    `its baseline (${level(baseline, b.unit)}); it runs at its maximum 30 minutes a day, not the volume's bucket`;
+  return true;
+}
+
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */
-export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume | VolumeSpec): VolbenchBurst | undefined {
+export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume | VolumeSpec, instance?: string): VolbenchBurst | undefined {
   const shape = jobShape(job);
   const model = volume ? burstModel(volumeOf(volume), shape) : null;
   const unit: VolbenchBurst['unit'] = model?.unit ?? 'IOPS';
@@ -203,6 +246,9 @@ export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, '
     b.message = message;
     if (catalog) b.catalog = catalog;
     if (model) b.never_left_burst = false;
+    const instRate = volume ? instanceBaseline(volumeOf(volume), instance, shape, unit) : null;
+    // A cliff the volume's bucket explains stays the volume's.
+    if (instRate !== null && !catalog?.matches) instanceCliff(b, instance!, instRate);
   } else {
     b.level = round(medianRate(points));
     const { message, catalog, neverLeft } = flatMessage(b, model, durationS);
@@ -222,10 +268,11 @@ export function analyseBurst<T extends FioJson>(result: T, options: BurstOptions
   const vb = result.volbench;
   if (!vb || !Array.isArray(vb.jobs)) return result;
   const volume = options.volume ?? volumeOfCloud(vb.cloud);
+  const instance = options.instance ?? knownInstance(vb.cloud?.instance_type);
   const fioJobs = Array.isArray(result.jobs) ? result.jobs : [];
   const jobs = vb.jobs.map((vj, i) => {
     if (typeof vj !== 'object' || vj === null) return vj;
-    const burst = analyseJobBurst(fioJobs[i], vj, volume);
+    const burst = analyseJobBurst(fioJobs[i], vj, volume, instance);
     const earlier = typeof vj.analysis === 'object' && vj.analysis !== null ? vj.analysis : {};
     const { burst: _old, ...rest } = earlier;
     const analysis = burst ? { ...rest, burst } : rest;

@@ -5,11 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { fleetUsd, instanceHourly, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
+import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
+import { cents, fleetUsdPerHour } from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
 import { fleetDefaultSuite, sizedSpec, loadSuite } from '../suites/index.js';
+import type { ParsedSpec } from '../jobspec/types.js';
+import { memberFindings, suiteTests, testEntitlements, type PlanFinding, type TestEntitlement } from './plan-findings.js';
 import { preconditionFor, type Precondition } from './precondition.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 
@@ -47,6 +50,8 @@ export interface FleetMember {
   /** The CloudFormation stack that holds its instance and volume. */
   stackName: string;
   volumeMonthly?: DatedPrice;
+  /** What each test of its suite should reach on the fleet's instance (none for a job file). */
+  tests?: TestEntitlement[];
 }
 
 export interface FleetPlan {
@@ -65,6 +70,10 @@ export interface FleetPlan {
   workloadSeconds: number;
   /** The whole study: every instance and volume for `hours`. Undefined where a price is unknown. */
   estimatedUsd?: number;
+  /** With no price for the instance type: the volumes alone for `hours` (a floor, not the estimate). */
+  volumesOnlyUsd?: number;
+  /** What a storage engineer would raise before the study (`--strict` refuses on any). */
+  findings: PlanFinding[];
   warnings: string[];
 }
 
@@ -94,8 +103,8 @@ function labelled(input: FleetPlanInput): LabelledVolume[] {
   });
 }
 
-/** Seconds a suite's timed stages take, times its loops; refused naming `field` when there is no such suite. */
-function suiteSeconds(name: string, field: string, runtime?: string): number {
+/** A suite's jobs (its runtime replaced, if given) and loops; refused naming `field` when there is no such suite. */
+function suiteJobs(name: string, field: string, runtime?: string): { jobs: ParsedSpec; loops: number } {
   let suite;
   try {
     suite = loadSuite(name);
@@ -103,7 +112,13 @@ function suiteSeconds(name: string, field: string, runtime?: string): number {
     if (err instanceof VolbenchError) throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
     throw err;
   }
-  return timedSeconds(parseSpec(runtime === undefined ? suite.spec : sizedSpec(suite, { runtime }))) * suite.loops;
+  return { jobs: parseSpec(runtime === undefined ? suite.spec : sizedSpec(suite, { runtime })), loops: suite.loops };
+}
+
+/** Seconds a suite's timed stages take, times its loops. */
+function suiteSeconds(name: string, field: string, runtime?: string): number {
+  const { jobs, loops } = suiteJobs(name, field, runtime);
+  return timedSeconds(jobs) * loops;
 }
 
 /** The suite a volume runs: its own `suite=`, the fleet's, or under `auto` its media's from the manifest. */
@@ -114,6 +129,23 @@ function suiteOf(volume: Volume, fleetSuite: string, field: string): string {
   const name = fleetDefaultSuite(media);
   if (!name) throw new VolbenchError('EINVALID_ARGS', `${field}: no suite is the fleet default for ${media} volumes (${volume.type}); give suite=`, { field: `${field}.suite`, accepted: 'a shipped suite' });
   return name;
+}
+
+/** Each member's tests entitled (its own suite, as resolved), and the findings on it; none for a job file. */
+function entitled(volumes: readonly LabelledVolume[], input: FleetPlanInput, suites: ReadonlyArray<string | undefined>): { tests: TestEntitlement[][]; findings: PlanFinding[] } {
+  if (input.workloadSeconds !== undefined) return { tests: volumes.map(() => []), findings: [] };
+  const findings: PlanFinding[] = [];
+  const instance = loadInstances().some((t) => t.type === input.instanceType) ? input.instanceType : undefined;
+  const tests = volumes.map((v, i) => {
+    const suite = suites[i]!;
+    const field = v.volume.suite ? `--volumes[${i}].suite` : '--suite';
+    const t = testEntitlements(v.volume, instance, suiteTests(suiteJobs(suite, field, input.runtime).jobs.jobs));
+    // auto picks each volume's suite for its media: only a suite the user named can be the wrong one.
+    const suiteNamed = v.volume.suite !== undefined || (input.suite !== undefined && input.suite !== AUTO);
+    findings.push(...memberFindings({ label: v.label, volume: v.volume, instance, suite, suiteNamed, tests: t }));
+    return t;
+  });
+  return { tests, findings };
 }
 
 export function planFleet(input: FleetPlanInput): FleetPlan {
@@ -145,6 +177,8 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   const hourly = instanceHourly(input.instanceType, input.region);
   if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
   else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
+  if (!loadInstances().some((t) => t.type === input.instanceType)) warnings.push(`no EBS limits known for ${input.instanceType}: the tests are entitled by the volume alone`);
+  const { tests, findings } = entitled(volumes, input, suites);
   const members: FleetMember[] = volumes.map((v, i) => ({
     label: v.label,
     volume: fleetVolume(v),
@@ -153,6 +187,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     ...(preconditions[i] ? { precondition: preconditions[i] } : {}),
     stackName: stackNameFor(fleetId, v.label),
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
+    ...(tests[i].length ? { tests: tests[i] } : {}),
   }));
   // Old prices make an old estimate: say so, naming each date once.
   const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
@@ -165,6 +200,8 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     const usd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), seconds / 3600);
     return usd === undefined ? {} : { usd };
   };
+  // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
+  const volumesOnly = hourly ? undefined : volumesOnlyUsd(members.map((m) => m.volumeMonthly), hours);
   return {
     fleetId,
     region: input.region,
@@ -177,12 +214,33 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     hours,
     workloadSeconds,
     ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
+    ...(volumesOnly === undefined ? {} : { volumesOnlyUsd: volumesOnly }),
+    findings,
     warnings,
   };
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 10 * 2 ** 30 ? 1 : 0)} GiB`;
+
+/** The volumes' cost for `hours` when each has a price. */
+function volumesOnlyUsd(prices: ReadonlyArray<DatedPrice | undefined>, hours: number): number | undefined {
+  if (prices.some((p) => p === undefined)) return undefined;
+  return cents(fleetUsdPerHour(undefined, prices).usd * hours);
+}
+
+const grouped = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+
+/** Per member, what each test should reach: entitled IOPS and MiB/s, what binds, and what follows the instance's burst. */
+function formatTests(plan: FleetPlan): string[] {
+  const rows = plan.members.flatMap((m) => (m.tests ?? []).map((t) => {
+    const after = t.after_instance_burst ? `${grouped(t.after_instance_burst.iops)} IOPS, ${grouped(t.after_instance_burst.mibps)} MiB/s` : '';
+    return `| ${m.label} | ${t.test} | ${t.bs / 1024} KiB ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
+  }));
+  if (!rows.length) return [];
+  return ['', `entitled on ${plan.instanceType} (no merging of small sequential I/O; at the instance's EBS burst):`, '',
+    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, ''];
+}
 
 /** The plan as `fleet plan` prints it. */
 export function formatPlan(plan: FleetPlan): string {
@@ -209,6 +267,9 @@ export function formatPlan(plan: FleetPlan): string {
       `${plan.precondition.usd === undefined ? '' : ` and ${usd(plan.precondition.usd)}`} to the study (--no-precondition skips it)`);
   }
   lines.push(`estimated cost of the study: ${plan.estimatedUsd === undefined ? 'unknown' : usd(plan.estimatedUsd)}`);
+  if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
+  lines.push(...formatTests(plan));
+  for (const f of plan.findings ?? []) lines.push(`finding ${f.kind}: ${f.message}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   return `${lines.join('\n')}\n`;
 }

@@ -104,6 +104,8 @@ export const volbenchBurstSchema = z.object({
   never_left_burst: z.boolean().optional()
     .describe('With a volume that bursts: true when the series stayed above its baseline to the end (the run measured the burst)'),
   catalog: volbenchBurstCatalogSchema.optional().describe("The catalog's burst model of the volume, when the result names one (volbench.cloud.volume)"),
+  cause: z.literal('instance-burst').optional()
+    .describe("Set when the level after the cliff is the instance's EBS baseline (volbench.cloud.instance_type): its 30 minutes a day at its maximum ended, not the volume's bucket"),
   message: z.string().describe('The finding in a sentence, as the normal text prints it'),
 }).describe("The burst analysis of one job's per-second series");
 

@@ -5,7 +5,7 @@
  */
 import { directionsUsed } from '../jobspec/directions.js';
 import type { RunReportInput, TargetIdentity } from './types.js';
-import type { VolbenchJob, VolbenchSection, VolbenchTarget } from './fio-result.js';
+import { VOLBENCH_SCHEMA_VERSION, type VolbenchJob, type VolbenchSection, type VolbenchTarget } from './fio-result.js';
 import type { Entry } from './entries.js';
 import { mergeSeries, seriesJson } from './series.js';
 
@@ -82,6 +82,7 @@ function jobSection(entry: Entry): VolbenchJob {
 export function volbenchSection(input: RunReportInput, entries: readonly Entry[]): VolbenchSection {
   return {
     version: input.volbenchVersion,
+    schema_version: VOLBENCH_SCHEMA_VERSION,
     kernel: input.targets[0]?.kernel ?? '',
     targets: input.targets.map(targetJson),
     jobs: entries.map(jobSection),

@@ -32,6 +32,14 @@ describe('run --volume --instance', () => {
     expect(e.expected_iops).toBe(40000);
     expect(e.measured_iops).toBeCloseTo(doc.jobs[0].read.iops, 6);
     expect(e.ratio).toBeCloseTo(e.measured_iops / e.expected_iops, 3);
+    // The contract's fields: entitled (no merging; random I/O never merges, so merged is the same),
+    // measured_vs_entitled against it, the counting, and the instance's rate after its daily burst.
+    expect(doc.volbench.schema_version).toBe(2);
+    expect(e.entitled).toEqual({ iops: 40000, mibps: 156.25, bound_by: 'instance-iops' });
+    expect(e.entitled_merged).toEqual(e.entitled);
+    expect(e.measured_vs_entitled).toBe(e.ratio);
+    expect(e).toMatchObject({ counted_io_kib: 256, counted_per_io: 1 });
+    expect(e.instance_burst).toEqual({ after_s: 1800, iops: 6000, mibps: 23.44, bound_by: 'instance-burst' });
     if (e.ratio < 0.8) {
       expect(e.bound_by).toBe('latency');
       // Little's law: the I/Os in flight 40,000 IOPS need at the measured latency.

@@ -232,10 +232,11 @@ describe('instance store', () => {
     for (const size of ['large', 'xlarge', '2xlarge', '3xlarge', '6xlarge', '12xlarge', '24xlarge']) {
       expect(all.find((i) => i.type === `i3en.${size}`)?.instance_store, `i3en.${size}`).toBeDefined();
     }
-    const stored = all.filter((i) => /^i(3|4i|3en)\./.test(i.type));
+    // The sizes whose instance store IOPS AWS's page states (DescribeInstanceTypes gives none).
+    const stored = all.filter((i) => /^i(3|4i|3en)\./.test(i.type) && i.instance_store?.random_read_iops_4k !== undefined);
     expect(stored.length).toBe(6 + 9 + 7);
     for (const i of stored) {
-      const s = i.instance_store!;
+      const s = i.instance_store as { source: string; devices: number; gb_per_device: number; random_read_iops_4k: number; write_iops_4k: number };
       expect(s.source).toMatch(/^https:\/\/docs\.aws\.amazon\.com\//);
       expect(s.write_iops_4k).toBeLessThanOrEqual(s.random_read_iops_4k);
       // The catalog's envelope holds every device.
@@ -245,7 +246,7 @@ describe('instance store', () => {
     // Within a family a device of the same size does the same, whatever the instance size.
     const perDevice = (t: string) => {
       const s = all.find((i) => i.type === t)!.instance_store!;
-      return s.random_read_iops_4k / s.devices;
+      return s.random_read_iops_4k! / s.devices;
     };
     expect(perDevice('i4i.32xlarge')).toBe(perDevice('i4i.4xlarge'));
     expect(perDevice('i3.16xlarge')).toBe(perDevice('i3.2xlarge'));

@@ -228,3 +228,38 @@ describe('analyseBurst on documents from elsewhere', () => {
     expect(out.volbench.jobs).toEqual([null, { series: 'no' }, { series: [null, { t_ms: 'a', dur_ms: 1000, read: { iops: '5' } }] }]);
   });
 });
+
+describe("the instance's daily burst: a cliff to its EBS baseline is named instance-burst", () => {
+  /** A document run on `instance`, as `volbench run --volume ... --instance ...` writes it. */
+  function onInstance(rates: number[], instance: string, volume: { type: string; size_gib: number; iops?: number; throughput_mibps?: number }, bs = MiB): FioResult {
+    const d = doc(rates, { bs, rw: 'read', volume: { type: volume.type, size_gib: volume.size_gib } });
+    (d.volbench as { cloud: unknown }).cloud = { provider: 'aws', instance_type: instance, volume };
+    return d;
+  }
+
+  it('st1 2 TiB on m6i.large: 500 MiB/s for 1,800 s, then 77.5 MiB/s (81.25 MB/s) is the instance, not the bucket', () => {
+    // Before: this was told "another limit" against st1's bucket. 650 Mbps = 81.25 MB/s = 77.49 MiB/s.
+    const rates = [...Array(1800).fill(500), ...Array(300).fill(77.49)];
+    const b = analyseBurst(onInstance(rates, 'm6i.large', { type: 'st1', size_gib: 2048 })).volbench.jobs[0].analysis!.burst!;
+    expect(b.cliff).toBe(true);
+    expect(b.cause).toBe('instance-burst');
+    expect(b.cliff_at_s).toBeCloseTo(1800, -1);
+    expect(b.message).toMatch(/^instance-burst: m6i.large's EBS burst ended after 1,800 s: 500 MiB\/s → 77\.5 MiB\/s, its baseline \(77\.5 MiB\/s\)/);
+  });
+
+  it('gp3 16,000 IOPS on m6i.large at 4 KiB: 16,000 → 3,600 IOPS is instance-burst', () => {
+    const rates = [...Array(60).fill(16000), ...Array(60).fill(3600)];
+    const d = onInstance(rates, 'm6i.large', { type: 'gp3', size_gib: 500, iops: 16000, throughput_mibps: 125 }, 4096);
+    (d.jobs[0] as { 'job options': Record<string, string> })['job options'].rw = 'randread';
+    const b = analyseBurst(d).volbench.jobs[0].analysis!.burst!;
+    expect(b.cause).toBe('instance-burst');
+  });
+
+  it('a cliff to another level, or without the instance, is not named so', () => {
+    const rates = [...Array(60).fill(500), ...Array(60).fill(200)];
+    expect(analyseBurst(onInstance(rates, 'm6i.large', { type: 'st1', size_gib: 2048 })).volbench.jobs[0].analysis!.burst!.cause).toBeUndefined();
+    const to77 = [...Array(60).fill(500), ...Array(60).fill(77.49)];
+    const d = doc(to77, { bs: MiB, rw: 'read', volume: { type: 'st1', size_gib: 2048 } });
+    expect(analyseBurst(d).volbench.jobs[0].analysis!.burst!.cause).toBeUndefined();
+  });
+});

@@ -58,10 +58,14 @@ const volumeAnswer = named('CatalogVolume', z.object({
     instance: z.string().optional(),
     iops: z.number(),
     throughput_mibps: z.number(),
-    bound_by: z.string().describe('volume-iops, volume-throughput, instance-iops, instance-bandwidth or burst-credits'),
+    bound_by: z.string().describe('volume-iops, volume-throughput, burst-credits, instance-iops, instance-bandwidth or instance-burst'),
     counted_io_kib: z.number(),
     counted_per_io: z.number(),
+    entitled_merged: z.object({ iops: z.number(), throughput_mibps: z.number(), bound_by: z.string() })
+      .describe('With small sequential I/Os merged up to the counted size; iops above is with none merged'),
     burst: z.object({ level: z.number(), baseline: z.number(), unit: z.string(), seconds_from_full: z.number() }).optional(),
+    instance_burst: z.object({ after_s: z.number(), iops: z.number(), throughput_mibps: z.number(), bound_by: z.literal('instance-burst') }).optional()
+      .describe("With an instance whose EBS limits burst: the rate once its 30 minutes a day are spent, when lower"),
   }),
 }).describe("One volume's monthly price and what it should deliver"));
 
@@ -127,7 +131,12 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
       entitlement: {
         bs, rw, ...(q.instance !== undefined ? { instance: q.instance } : {}),
         iops: e.iops, throughput_mibps: e.throughputMiBps, bound_by: e.bound_by,
-        counted_io_kib: e.counted_io_kib, counted_per_io: e.counted_per_io, ...(e.burst ? { burst: e.burst } : {}),
+        counted_io_kib: e.counted_io_kib, counted_per_io: e.counted_per_io,
+        entitled_merged: { iops: e.merged.iops, throughput_mibps: e.merged.throughputMiBps, bound_by: e.merged.bound_by },
+        ...(e.burst ? { burst: e.burst } : {}),
+        ...(e.instance_burst ? {
+          instance_burst: { after_s: e.instance_burst.seconds, iops: e.instance_burst.iops, throughput_mibps: e.instance_burst.throughputMiBps, bound_by: e.instance_burst.bound_by },
+        } : {}),
       },
     };
   });

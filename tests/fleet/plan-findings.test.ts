@@ -1,0 +1,68 @@
+/**
+ * `fleet plan` says what it knows: per volume, what each test of its suite should reach
+ * (entitled IOPS and MiB/s, the limit that binds, what follows the instance's 30 minutes), and
+ * one line per finding: the instance's EBS baseline under what the volume delivers; a suite
+ * whose block size cannot reach the throughput paid for; an HDD volume on an SSD suite named
+ * explicitly. `--strict` refuses a plan with any. A type with limits but no price is estimated
+ * without the instance, said so. Before, the plan printed prices and names only.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { fleetVolumes, formatPlan, planFleet } from '../../src/fleet/index.js';
+import { volbench } from '../helpers/cli.js';
+
+const STUDY = 'gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2048g';
+const plan = (volumes: string, instanceType = 'm6i.large', suite?: string) =>
+  planFleet({ volumes: fleetVolumes(volumes, instanceType), instanceType, region: 'us-east-1', ...(suite ? { suite } : {}) });
+
+describe('fleet plan: entitled per test, and findings', () => {
+  it("the four-volume study on m6i.large: each aws-ssd test entitled, gp3 6000/250 and io2 16,000 past the instance's baseline", () => {
+    const p = plan(STUDY);
+    expect(p.members.map((m) => m.tests?.map((t) => [t.test, t.iops, t.bound_by]))).toEqual([
+      [['RND16K-Q1T16-write', 3000, 'volume-iops'], ['RND16K-Q1T16-read', 3000, 'volume-iops']],
+      [['RND16K-Q1T16-write', 6000, 'volume-iops'], ['RND16K-Q1T16-read', 6000, 'volume-iops']],
+      [['RND16K-Q1T16-write', 16000, 'volume-iops'], ['RND16K-Q1T16-read', 16000, 'volume-iops']],
+      [['RND16K-Q1T16-write', 500, 'volume-iops'], ['RND16K-Q1T16-read', 500, 'volume-iops']],
+    ]);
+    // m6i.large falls to 3,600 IOPS after its 30 minutes: 56.25 MiB/s at 16 KiB.
+    expect(p.members[1].tests![0].after_instance_burst).toEqual({ seconds: 1800, iops: 3600, mibps: 56.25 });
+    expect(p.members[0].tests![0].after_instance_burst).toBeUndefined();
+    expect(p.findings.map((f) => [f.kind, f.label])).toEqual([
+      ['instance-baseline', 'gp3-500g-6000iops-250mibs'],
+      ['block-size', 'gp3-500g-6000iops-250mibs'],
+      ['instance-baseline', 'io2-500g-16000iops'],
+    ]);
+    expect(p.findings[1].message).toBe('suite aws-ssd at 16 KiB reaches at most 93.75 MiB/s on gp3-500g-6000iops-250mibs (RND16K-Q1T16-write, volume-iops): '
+      + 'the 250 MiB/s paid for (125 above the included 125) goes unused');
+    const text = formatPlan(p);
+    expect(text).toContain('| gp3-500g-6000iops-250mibs | RND16K-Q1T16-read | 16 KiB randread | 6,000 | 93.75 | volume-iops | 3,600 IOPS, 56.25 MiB/s |');
+    expect(text).toMatch(/^finding instance-baseline: m6i.large's EBS baseline \(650 Mbps, 3,600 IOPS\) is below what io2-500g-16000iops delivers/m);
+  });
+
+  it('an HDD volume on an SSD suite is a finding only when the suite was named', () => {
+    expect(plan('st1:2048g').findings).toEqual([]);
+    expect(plan('st1:2048g', 'm6i.large', 'aws-ssd').findings.map((f) => f.kind)).toEqual(['hdd-on-ssd-suite']);
+    expect(plan('st1:2048g:suite=aws-ssd').findings.map((f) => f.kind)).toEqual(['hdd-on-ssd-suite']);
+    expect(plan('st1:2048g', 'm6i.large', 'aws-hdd').findings.map((f) => f.kind)).not.toContain('hdd-on-ssd-suite');
+  });
+
+  it('a type with limits and no price: the estimate leaves the instances out, said so, with the volumes alone', () => {
+    const p = plan('gp3:500g', 'm6i.8xlarge');
+    expect(p.estimatedUsd).toBeUndefined();
+    expect(p.volumesOnlyUsd).toBeGreaterThan(0);
+    expect(p.warnings).toContain('no price known for m6i.8xlarge: the estimate leaves the instances out');
+    expect(formatPlan(p)).toContain(`without the instances (no price for m6i.8xlarge): $${p.volumesOnlyUsd!.toFixed(2)} for the volumes alone`);
+  });
+});
+
+describe('fleet plan --strict', () => {
+  it('refuses a plan with findings, exit 2, naming each; passes one without', async () => {
+    const bad = await volbench(['fleet', 'plan', '--volumes', STUDY, '--instance', 'm6i.large', '--region', 'us-east-1', '--strict']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--strict and 3 findings: instance-baseline \(gp3-500g-6000iops-250mibs\)/);
+    expect(bad.stderr).toContain('block-size (gp3-500g-6000iops-250mibs)');
+    const good = await volbench(['fleet', 'plan', '--volumes', 'gp3:500g', '--instance', 'm6i.large', '--region', 'us-east-1', '--strict']);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('| gp3-500g | RND16K-Q1T16-read | 16 KiB randread | 3,000 | 46.88 | volume-iops |  |');
+  });
+});
