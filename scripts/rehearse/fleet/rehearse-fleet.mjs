@@ -216,9 +216,9 @@ async function main() {
       if (html.code !== 0) study.notes.push(`report.html: ${html.stderr.trim().split('\n').pop()}`);
     }
     // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
-    // The study's record, kept on purpose: its results and its state file (status down), which
-    // `fleet list --bucket` reads from another machine.
-    const record = (bucket, key) => bucket === BUCKET && fleetId !== undefined && (key.startsWith(`${fleetId}/results/`) || key === `${fleetId}/fleet.json`);
+    // A fleet's record, kept on purpose (reap keeps it too): its results and its state file, which
+    // `fleet list --bucket` reads from another machine. Listed apart, not as leftovers.
+    const record = (bucket, key) => bucket === BUCKET && /^vb[0-9a-f]{10}\/(results\/[^/]+\.json|fleet\.json)$/.test(key);
     const afterDown = await leftovers({ ...direct, isResult: record });
     study.leftovers_after_down = afterDown.counts;
     if (Object.values(afterDown.counts).some((n) => n)) study.leftover_items_after_down = afterDown.items;
