@@ -1,6 +1,6 @@
 /**
  * The study rehearsed, shortened for CI: `npm run rehearse:fleet` with two members (gp3 running
- * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 5 s tests. The user's
+ * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests. The user's
  * `fleet compare` runs against moto; each member's rendered user data boots in the sandbox from
  * the bundle in moto's S3, answers over TLS and runs its suite on a throttled loop volume.
  * Expected: every volume has a gated test and every gated measured/entitled is within
@@ -75,9 +75,11 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
 
   it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, and nothing is left', async () => {
     const out = join(work, 'study');
-    const run = await rehearse(['--out', out, '--volumes', 'gp3:8g:throughput=250,st1:2t', '--runtime', '5s', '--package', bundle]);
+    // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
+    // too much in 5 s for 0.85 to hold on a loaded machine.
+    const run = await rehearse(['--out', out, '--volumes', 'gp3:8g:throughput=250,st1:2t', '--runtime', '10s', '--package', bundle]);
     const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
-    expect(study.problems, run.stderr.slice(-6000)).toEqual([]);
+    expect(study.problems.join('\n'), run.stderr.slice(-3000)).toBe('');
     expect(run.code).toBe(0);
     expect(study.scale).toEqual({ rate: 0.25, time: 0.1 });
     expect(study.volumes.map((v) => [v.label, v.type, v.suite])).toEqual([['gp3-8g-250mibs', 'gp3', 'aws-ssd'], ['st1-2t', 'st1', 'aws-hdd']]);
