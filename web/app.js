@@ -5,7 +5,7 @@
  * as HTML.
  */
 import { $, api, AuthError, el, ENDED, setToken, token } from './common.js';
-import { runLabel, specText } from './describe.js';
+import { runLabels, specText } from './describe.js';
 import { showRun } from './run-page.js';
 import { showReport } from './reports.js';
 
@@ -193,9 +193,8 @@ async function showCompare(ids, me) {
   $('#compare-view .report-area').replaceChildren();
   const runs = await Promise.all(ids.map(async (id) => (await api(`/v1/runs/${encodeURIComponent(id)}`)).json()));
   if (!me.current()) return;
-  const labels = runs.map(runLabel);
-  // Two runs on one target: the short run id tells them apart.
-  const shown = labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} (${runs[i].id.slice(0, 8)})` : l));
+  // By volume, else target, as the report's rows below; repeats told apart by target or short run id.
+  const shown = runLabels(runs);
   $('#compare-title').textContent = `Compare: ${shown.join(' vs ')}`;
   document.title = `${$('#compare-title').textContent} · volbench`;
   $('#compare-runs tbody').replaceChildren(...runs.map((run, i) => el('tr', { 'data-run': run.id }, [

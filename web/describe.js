@@ -77,10 +77,24 @@ export function runTitle(run) {
   return `${specText(run)} on ${targetText(run)}${volume ? ` (${volume})` : ''}`;
 }
 
-/** A row's name where runs are side by side: the volume, else the target. */
+/**
+ * A row's name where runs are side by side, as the report names its rows: the volume
+ * (`gp3 500 GiB 3000/125`, the service's `volume_label`), else the target.
+ */
 export function runLabel(run) {
-  const volume = volumeText(run.volume);
-  return volume ? `${volume} · ${targetText(run)}` : targetText(run);
+  return run.volume_label || volumeText(run.volume) || targetText(run);
+}
+
+/** Labels of runs side by side; where two repeat, the target (if theirs differ) or a short run id is added. */
+export function runLabels(runs) {
+  const labels = runs.map(runLabel);
+  return labels.map((l, i) => {
+    const same = runs.filter((_, k) => labels[k] === l);
+    if (same.length < 2) return l;
+    const targets = new Set(same.map(targetText));
+    const target = targetText(runs[i]);
+    return targets.size === same.length && target !== l ? `${l} · ${target}` : `${l} · ${runs[i].id.slice(0, 8)}`;
+  });
 }
 
 /**

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
 import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
+import { checkCostBasis, checkCostScope } from '../cloud/cost.js';
 import {
   bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
   instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
@@ -58,6 +59,9 @@ export const FLEET_USAGE = `Usage:
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
   --keep               compare: leave the fleet up (then: volbench fleet down FLEET_ID)
+  --cost volume|total  what a month and $ per 1,000 IOPS / per MiB/s cover: the volume (default),
+                       or with one instance's share
+  --cost-basis 730h|calendar  a month of 730 h (AWS's, default) or this month's real length
   --strict             plan, up, compare: refuse a plan with any finding (instance-baseline,
                        block-size, hdd-on-ssd-suite)
   --format table|json
@@ -87,6 +91,8 @@ const OPTIONS = {
   'state-dir': { type: 'string' },
   keep: { type: 'boolean' },
   strict: { type: 'boolean' },
+  cost: { type: 'string' },
+  'cost-basis': { type: 'string' },
   format: { type: 'string' },
 } as const;
 
@@ -131,6 +137,7 @@ function planFrom(values: Values): FleetPlan {
   const plan = planFleet({
     volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds,
     ...(values.runtime !== undefined ? { runtime: values.runtime } : {}), precondition: !values['no-precondition'],
+    cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
   });
   if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;

@@ -26,6 +26,7 @@ Usage:
   volbench compare A.json B.json             compare two results (--tolerance 5%)
   volbench fleet plan|up|run|down|compare    compare volume types on AWS instances (fleet --help)
   volbench catalog [list|show|price|entitled] volume types, prices and what they deliver
+  volbench catalog refresh --instances       EC2 instance limits from DescribeInstanceTypes
   volbench report RESULT.json ...            price/performance tables and charts (--format
                                              md|csv|json|html, --out; --server URL --run ID)
   volbench prices refresh --region R         EBS prices from the AWS Price List API, to a file

@@ -8,7 +8,7 @@
  * finishing step (run/finish.ts).
  */
 import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
-import { volumeMonthly } from './cost.js';
+import { costBasis, volumeMonthly } from './cost.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { checkPlacement } from './placement.js';
 import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
@@ -83,6 +83,7 @@ export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
   };
   // The monthly price where the prices in use have the region; none (not an error) where not.
   const p = ctx.region ? volumeMonthly(volume, ctx.region) : undefined;
-  const price = p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source } : undefined;
+  // A volume's price is a month's: its scope is the volume, on AWS's 730-hour month.
+  const price = p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source, ...(p.confidence ? { confidence: p.confidence } : {}), cost_scope: 'volume' as const, basis: costBasis('730h') } : undefined;
   return { ...result, volbench: { ...result.volbench, cloud: { ...result.volbench.cloud, ...cloud, ...(price ? { price } : {}) }, jobs } };
 }

@@ -103,3 +103,56 @@ export function usdPer1000Iops(usdPerMonth: number | null | undefined, iops: num
 export function usdPerMibps(usdPerMonth: number | null | undefined, mibps: number | null | undefined): number | null {
   return usdPerMonth == null || !mibps || mibps <= 0 ? null : usdPerMonth / mibps;
 }
+
+/** What a cost per month covers: the volume alone, or the volume and its instance's share (`total`). */
+export type CostScope = 'volume' | 'total';
+export const COST_SCOPES: readonly CostScope[] = ['volume', 'total'];
+
+/**
+ * How long a month is when an hourly price is made monthly (or a monthly one hourly): AWS's
+ * 730 hours, or the length of a named calendar month (672–744 hours).
+ */
+export interface CostBasis {
+  kind: '730h' | 'calendar';
+  hours_per_month: number;
+  /** With calendar: the month, YYYY-MM (UTC). */
+  month?: string;
+}
+
+/** The basis by name: `730h` (default), or `calendar` for the month of `at` (UTC). */
+export function costBasis(kind: '730h' | 'calendar' = '730h', at: Date = new Date()): CostBasis {
+  if (kind === '730h') return { kind, hours_per_month: HOURS_PER_MONTH };
+  const y = at.getUTCFullYear();
+  const m = at.getUTCMonth();
+  const days = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return { kind, hours_per_month: days * 24, month: `${y}-${String(m + 1).padStart(2, '0')}` };
+}
+
+/** The basis as a line under a table: "730 h a month (AWS's basis)" or "the month's 744 h (2026-12)". */
+export function basisText(b: CostBasis): string {
+  return b.kind === '730h' ? `${b.hours_per_month} h a month (AWS's basis, 8,760 / 12)` : `the month's real length: ${b.hours_per_month} h (${b.month})`;
+}
+
+/** Checks --cost (volume|total), naming the field. */
+export function checkCostScope(given: string | undefined, field = '--cost'): CostScope {
+  if (given === undefined) return 'volume';
+  if ((COST_SCOPES as readonly string[]).includes(given)) return given as CostScope;
+  throw new VolbenchError('EINVALID_ARGS', `${field} takes volume or total, not '${given.slice(0, 32)}'`, { field, accepted: 'volume, total (adds the instance\'s share)' });
+}
+
+/** Checks --cost-basis (730h|calendar), naming the field. */
+export function checkCostBasis(given: string | undefined, field = '--cost-basis'): CostBasis {
+  if (given === undefined || given === '730h') return costBasis('730h');
+  if (given === 'calendar') return costBasis('calendar');
+  throw new VolbenchError('EINVALID_ARGS', `${field} takes 730h or calendar, not '${given.slice(0, 32)}'`, { field, accepted: '730h (AWS\'s average month), calendar (this month\'s real length)' });
+}
+
+/**
+ * A month of the volume, or of the volume and one instance (`total`): the instance's hourly
+ * price times the basis' hours. Undefined where a price it needs is unknown.
+ */
+export function monthlyCost(volume: DatedPrice | undefined, instance: DatedPrice | undefined, scope: CostScope, basis: CostBasis): number | undefined {
+  if (!volume) return undefined;
+  if (scope === 'volume') return volume.usd;
+  return instance ? volume.usd + instance.usd * basis.hours_per_month : undefined;
+}

@@ -37,10 +37,15 @@ export function sizeText(gib: number): string {
   return gib % 1024 === 0 ? `${gib / 1024}t` : `${gib}g`;
 }
 
-/** `gp3 500 GiB, 6000 IOPS, 250 MiB/s`. */
-export function describeSpec(v: VolumeSpec): string {
-  return [`${v.type} ${v.sizeGiB} GiB`, ...(v.iops !== undefined ? [`${v.iops} IOPS`] : []),
-    ...(v.throughputMiBps !== undefined ? [`${v.throughputMiBps} MiB/s`] : [])].join(', ');
+/**
+ * `gp3 500 GiB, 6000 IOPS, 250 MiB/s`; `short`, a report row's label: `gp3 500 GiB 6000/250`
+ * (IOPS/MiB/s when both are given, else the one given with its unit).
+ */
+export function describeSpec(v: VolumeSpec, style: 'long' | 'short' = 'long'): string {
+  const size = `${v.type} ${v.sizeGiB} GiB`;
+  if (style === 'short' && v.iops !== undefined && v.throughputMiBps !== undefined) return `${size} ${v.iops}/${v.throughputMiBps}`;
+  return [size, ...(v.iops !== undefined ? [`${v.iops} IOPS`] : []),
+    ...(v.throughputMiBps !== undefined ? [`${v.throughputMiBps} MiB/s`] : [])].join(style === 'short' ? ' ' : ', ');
 }
 
 /** The catalog's entry for a volume type, or EVOLUME_TYPE naming `field` and the closest type. */
@@ -113,9 +118,9 @@ export class Volume implements VolumeInput {
       ...(this.throughputMiBps !== undefined ? [`${this.throughputMiBps}mibs`] : [])].join('-');
   }
 
-  /** `gp3 500 GiB, 6000 IOPS, 250 MiB/s`: the figures given. */
-  describe(): string {
-    return describeSpec(this);
+  /** `gp3 500 GiB, 6000 IOPS, 250 MiB/s`: the figures given; `short`: `gp3 500 GiB 6000/250`. */
+  describe(style: 'long' | 'short' = 'long'): string {
+    return describeSpec(this, style);
   }
 
   /** As a result writes it: the provisioned IOPS and throughput the volume has, given or by default. */

@@ -5,6 +5,7 @@
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 
+import { costBasis } from '../cloud/cost.js';
 import { awsCatalogDates } from '../cloud/index.js';
 import { ownTable } from '../own-key.js';
 import { awsCall, type FleetClients } from './aws.js';
@@ -27,7 +28,10 @@ export function memberCloud(state: FleetState, label: string, known: Record<stri
   }
   const price = member?.volumeMonthly;
   if (price && cloud.price === undefined) {
-    cloud.price = { usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}) };
+    cloud.price = {
+      usd_per_month: price.usd, as_of: price.as_of, source: price.source, ...(price.region_used ? { region_used: price.region_used } : {}),
+      ...(price.confidence ? { confidence: price.confidence } : {}), cost_scope: 'volume', basis: costBasis('730h'),
+    };
   }
   cloud.fleet = { id: state.fleetId, label };
   return cloud;

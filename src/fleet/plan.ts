@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 
 import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
-import { cents, fleetUsdPerHour } from '../cloud/cost.js';
+import {
+  basisText, cents, costBasis, fleetUsdPerHour, monthlyCost, usdPer1000Iops, usdPerMibps, type CostBasis, type CostScope,
+} from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
@@ -35,6 +37,24 @@ export interface FleetPlanInput {
   workloadSeconds?: number;
   /** An id to reuse; a new one otherwise. */
   fleetId?: string;
+  /** What the cost per month and per unit covers: the volume (default) or with the instance's share. */
+  cost?: CostScope;
+  /** How long a month is (default AWS's 730 h). */
+  basis?: CostBasis;
+}
+
+/** A member's cost a month under the plan's scope, and per unit of what its suite's tests are entitled to, naming the test. */
+export interface MemberCost {
+  label: string;
+  usd_per_month: number | null;
+  usd_per_1000_iops: { usd: number; test: string } | null;
+  usd_per_mibps: { usd: number; test: string } | null;
+}
+
+export interface PlanCost {
+  cost_scope: CostScope;
+  basis: CostBasis;
+  members: MemberCost[];
 }
 
 export interface FleetMember {
@@ -74,6 +94,8 @@ export interface FleetPlan {
   volumesOnlyUsd?: number;
   /** What a storage engineer would raise before the study (`--strict` refuses on any). */
   findings: PlanFinding[];
+  /** Cost a month per member, with its scope and basis, and per entitled unit at the test named. */
+  cost?: PlanCost;
   warnings: string[];
 }
 
@@ -200,6 +222,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     const usd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), seconds / 3600);
     return usd === undefined ? {} : { usd };
   };
+  const cost = planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h'));
   // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
   const volumesOnly = hourly ? undefined : volumesOnlyUsd(members.map((m) => m.volumeMonthly), hours);
   return {
@@ -216,12 +239,43 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
     ...(volumesOnly === undefined ? {} : { volumesOnlyUsd: volumesOnly }),
     findings,
+    cost,
     warnings,
   };
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 10 * 2 ** 30 ? 1 : 0)} GiB`;
+
+/** Per member: its month under `scope` and `basis`, and that per 1,000 IOPS and per MiB/s at the test entitled to most. */
+function planCost(members: readonly FleetMember[], hourly: DatedPrice | undefined, scope: CostScope, basis: CostBasis): PlanCost {
+  const per = (usd: number | undefined, tests: readonly TestEntitlement[], key: 'iops' | 'mibps') => {
+    if (usd === undefined || tests.length === 0) return null;
+    const best = tests.reduce((a, b) => (b[key] > a[key] ? b : a));
+    const v = key === 'iops' ? usdPer1000Iops(usd, best.iops) : usdPerMibps(usd, best.mibps);
+    return v === null ? null : { usd: Math.round(v * 1000) / 1000, test: best.test };
+  };
+  return {
+    cost_scope: scope,
+    basis,
+    members: members.map((m) => {
+      const usd = monthlyCost(m.volumeMonthly, hourly, scope, basis);
+      return { label: m.label, usd_per_month: usd === undefined ? null : cents(usd), usd_per_1000_iops: per(usd, m.tests ?? [], 'iops'), usd_per_mibps: per(usd, m.tests ?? [], 'mibps') };
+    }),
+  };
+}
+
+/** The cost lines under the plan: each member's month and per-unit figures, the scope and the basis. */
+function formatCost(plan: FleetPlan): string[] {
+  const c = plan.cost;
+  if (!c) return [];
+  const scope = c.cost_scope === 'total' ? `total: the volume and one ${plan.instanceType}` : 'volume: the volume alone';
+  const unit = (x: { usd: number; test: string } | null, what: string) => (x ? `$${x.usd.toFixed(3)} per ${what} (${x.test})` : `? per ${what}`);
+  return [
+    '', `cost a month (${scope}; basis ${basisText(c.basis)}; per unit of the entitled rate at the test named):`,
+    ...c.members.map((m) => `  ${m.label}: ${m.usd_per_month === null ? '?' : usd(m.usd_per_month)}, ${unit(m.usd_per_1000_iops, '1,000 IOPS')}, ${unit(m.usd_per_mibps, 'MiB/s')}`),
+  ];
+}
 
 /** The volumes' cost for `hours` when each has a price. */
 function volumesOnlyUsd(prices: ReadonlyArray<DatedPrice | undefined>, hours: number): number | undefined {
@@ -235,11 +289,12 @@ const grouped = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits
 function formatTests(plan: FleetPlan): string[] {
   const rows = plan.members.flatMap((m) => (m.tests ?? []).map((t) => {
     const after = t.after_instance_burst ? `${grouped(t.after_instance_burst.iops)} IOPS, ${grouped(t.after_instance_burst.mibps)} MiB/s` : '';
-    return `| ${m.label} | ${t.test} | ${t.bs / 1024} KiB ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
+    const io = t.bs >= 1024 * 1024 && t.bs % (1024 * 1024) === 0 ? `${t.bs / 1024 / 1024} MiB` : `${t.bs / 1024} KiB`;
+    return `| ${m.label} | ${t.test} | ${io} ${t.rw} | ${grouped(t.iops)} | ${grouped(t.mibps)} | ${t.bound_by} | ${after} |`;
   }));
   if (!rows.length) return [];
   return ['', `entitled on ${plan.instanceType} (no merging of small sequential I/O; at the instance's EBS burst):`, '',
-    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, ''];
+    '| volume | test | I/O | IOPS | MiB/s | bound by | after the instance\'s 30 min |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows];
 }
 
 /** The plan as `fleet plan` prints it. */
@@ -269,6 +324,8 @@ export function formatPlan(plan: FleetPlan): string {
   lines.push(`estimated cost of the study: ${plan.estimatedUsd === undefined ? 'unknown' : usd(plan.estimatedUsd)}`);
   if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
   lines.push(...formatTests(plan));
+  lines.push(...formatCost(plan));
+  if (plan.findings?.length) lines.push('');
   for (const f of plan.findings ?? []) lines.push(`finding ${f.kind}: ${f.message}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   return `${lines.join('\n')}\n`;

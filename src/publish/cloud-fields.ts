@@ -39,7 +39,10 @@ export type VolumePrice = Omit<VolbenchPrice, 'source'> & {
 export interface JobEntitlement {
   iops?: number;
   throughput_mibps?: number;
-  /** volume, instance, burst, ... */
+  /** With full merging of small sequential I/O where the provider merges (the contract's `entitled_merged`). */
+  merged_iops?: number;
+  merged_mibps?: number;
+  /** volume-iops, volume-throughput, burst-credits, instance-*, latency */
   bound_by?: string;
 }
 
@@ -69,6 +72,8 @@ export interface SweepPoint {
 export interface SweepCurve {
   name: string;
   points: SweepPoint[];
+  /** The depth (or job count) the sweep found best, when it says. */
+  optimum?: number;
 }
 
 /** Prices a volume the result does not price itself (wired to the catalog). */
@@ -121,14 +126,31 @@ export function readCloud(v: unknown): CloudVolumeFields | undefined {
   });
 }
 
-/** `volbench.jobs[].entitlement` (cloud/annotate.ts): what the job should have had. */
-export function readEntitlement(v: unknown): JobEntitlement | undefined {
+const MIB = 1024 * 1024;
+
+/** A figure as IOPS and MiB/s: `{iops, mibps}`, or a bare number (IOPS). */
+function figures(v: unknown): { iops?: number; mibps?: number } {
+  if (isObject(v)) return { iops: num(v.iops), mibps: num(v.mibps) ?? num(v.throughput_mibps) };
+  return { iops: num(v) };
+}
+
+/**
+ * `volbench.jobs[].entitlement` for one direction: the contract's per-direction object
+ * (`read`/`write`: `entitled`, `entitled_merged`, `bound_by`) where the result has one, else
+ * the job's (`expected_iops`, `expected_bw_bytes`, `bound_by`: cloud/annotate.ts).
+ */
+export function readEntitlement(v: unknown, dir?: 'read' | 'write'): JobEntitlement | undefined {
   if (!isObject(v)) return undefined;
-  const bw = num(v.expected_bw_bytes);
+  const e = dir && isObject(v[dir]) ? v[dir] : v;
+  const entitled = figures(e.entitled);
+  const merged = figures(e.entitled_merged);
+  const bw = num(e.expected_bw_bytes);
   return defined({
-    iops: num(v.expected_iops),
-    throughput_mibps: bw === undefined ? undefined : bw / (1024 * 1024),
-    bound_by: str(v.bound_by),
+    iops: entitled.iops ?? num(e.iops) ?? num(e.expected_iops),
+    throughput_mibps: entitled.mibps ?? num(e.mibps) ?? (bw === undefined ? undefined : bw / MIB),
+    merged_iops: merged.iops,
+    merged_mibps: merged.mibps,
+    bound_by: str(e.bound_by) ?? str(v.bound_by),
   });
 }
 
@@ -162,7 +184,9 @@ export function readSweep(v: unknown): SweepCurve[] {
       if (iodepth === undefined || !isObject(p)) continue;
       points.push(defined({ iodepth, iops: num(p.iops), bw_bytes: num(p.bw_bytes), clat_p99_ns: num(p.clat_p99_ns) }));
     }
-    if (points.length) out.push({ name: str(c.name) ?? (str(c.over) ? `sweep over ${str(c.over)}` : `sweep ${i + 1}`), points });
+    const optimum = isObject(c.optimum) ? num(c.optimum.value) ?? num(c.optimum.iodepth) : undefined;
+    const name = str(c.name) ?? (str(c.over) ? `sweep over ${str(c.over)}` : `sweep ${i + 1}`);
+    if (points.length) out.push(defined({ name, points, optimum }));
   }
   return out;
 }

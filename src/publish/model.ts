@@ -7,8 +7,11 @@ import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
 import {
   readBurst, readCloud, readEntitlement, readSweep,
-  type CloudVolumeFields, type JobBurst, type JobEntitlement, type PriceVolume, type SweepCurve, type VolumePrice,
+  type CloudVolumeFields, type JobBurst, type PriceVolume, type SweepCurve, type VolumePrice,
 } from './cloud-fields.js';
+import { cellEntitlement, isBuffered, NO_ENTITLEMENT, aboveText, type AboveCause, type CellEntitlement, type EntitledFacts } from './entitled.js';
+import { disambiguate, rowLabel } from './labels.js';
+import { reportVerdicts, type Verdict, type VerdictMetric } from './verdicts.js';
 import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
 /** A document to report on, or a run that ended without one. */
@@ -25,6 +28,8 @@ export interface ReportInput {
   jobNames?: readonly string[];
   /** What is known of the volume of a run without a result (`volbench.cloud`'s shape): its row still names it and its price. */
   cloud?: unknown;
+  /** The row's label, over the volume's or the target's (`report --label`). */
+  label?: string;
 }
 
 export interface ReportOptions {
@@ -38,13 +43,17 @@ export interface ReportOptions {
    * keeps the result's.
    */
   reprice?: boolean;
+  /** The figure every verdict ranks by, over each question's own. */
+  rankBy?: VerdictMetric;
 }
 
 export type CellState = 'ok' | 'missing' | 'failed' | 'cancelled';
 
-export interface ReportCell {
+export interface ReportCell extends Omit<CellEntitlement, 'flag'> {
   value: number | null;
   state: CellState;
+  /** measured_vs_entitled above 1.10: its likely cause. */
+  flag: AboveCause | null;
 }
 
 export interface ReportColumn extends ColumnSpec {
@@ -70,7 +79,19 @@ export interface SeriesPoint {
 export const MIN_SERIES_POINTS = 3;
 
 /** What the charts of one row draw besides its cells. */
+/** One test and direction's figures, for the grouped chart. */
+export interface TestFigures {
+  test: string;
+  dir: Dir;
+  iops: number;
+  mibps: number;
+  clat_mean_us: number | null;
+  clat_p99_us: number | null;
+}
+
 export interface RowDetails {
+  /** Per test and direction done (`SEQ1M-Q8T1-read read`), in the document's order. */
+  tests: TestFigures[];
   /** Per test and direction (`RND4K-Q1T1-read read`): [percentile, µs] pairs of clat. */
   percentiles: Record<string, Array<[number, number]>>;
   /** Per test and direction: the per-second series. */
@@ -79,7 +100,15 @@ export interface RowDetails {
 }
 
 export interface ReportRow {
+  /** The volume (`gp3 500 GiB 3000/125`), else the target; `--label` over both; where two rows share one, the target or a short run id is added. */
   label: string;
+  /** The label before anything was added to tell repeats apart: rows with one are repeats of one volume. */
+  base_label: string;
+  /** The volume in words, when the result names one. */
+  volume: string | null;
+  /** The path the row's jobs ran on, when the result says. */
+  target_path: string | null;
+  /** The file, URL or run id the row came from: secondary to the label. */
   source: string;
   /** Target index within the source document. */
   target: number;
@@ -99,9 +128,13 @@ export interface ReportRow {
   headline_mibps: number | null;
   usd_per_1000_iops: number | null;
   usd_per_mibps: number | null;
-  /** Measured over entitled, for the headline metric's test. */
+  /** Measured over entitled, of the headline's test (`measured_vs_entitled_test`). */
   measured_vs_entitled: number | null;
   bound_by: string | null;
+  /** The test the summary's measured/entitled and bound by come from (`RND4K-Q32T1-read`). */
+  measured_vs_entitled_test: string | null;
+  /** Each cell above the tolerance: `RND4K-Q32T1-read IOPS: 13.65× entitled (not the named volume)`. */
+  flags: string[];
   notes: string[];
   details: RowDetails;
 }
@@ -121,6 +154,8 @@ export interface Report {
   price_dates: string[];
   /** The price lists the $ columns use: region (null when a result's price names none) and date. */
   prices: Array<{ region: string | null; as_of: string }>;
+  /** One per question a suite in the report answers, groups in order. */
+  verdicts: Verdict[];
 }
 
 const MIB = 1024 * 1024;
@@ -168,12 +203,13 @@ function metricValue(e: TestEntry, dir: Dir, metric: Metric): number | null {
   return percentileUs(most, metric === 'p50_us' ? '50.000000' : '99.000000');
 }
 
-function cellOf(e: TestEntry | undefined, c: ColumnSpec): ReportCell {
-  if (!e) return { value: null, state: 'missing' };
+function cellOf(e: TestEntry | undefined, c: ColumnSpec, facts: EntitledFacts | undefined): ReportCell {
+  if (!e) return { ...NO_ENTITLEMENT, value: null, state: 'missing' };
   const state = entryState(e);
-  if (state !== 'ok') return { value: null, state };
+  if (state !== 'ok') return { ...NO_ENTITLEMENT, value: null, state };
   const value = metricValue(e, c.dir, c.metric);
-  return value === null ? { value: null, state: 'missing' } : { value, state };
+  const ent = facts ? cellEntitlement(value, c.metric, facts) : NO_ENTITLEMENT;
+  return value === null ? { ...ent, value: null, state: 'missing' } : { ...ent, value, state };
 }
 
 function dirsDone(e: TestEntry): Dir[] {
@@ -195,6 +231,17 @@ interface VolumeTests {
   target: number;
   key: string;
   tests: Map<string, TestEntry>;
+  /** The paths of the volume's targets, in the order first used. */
+  paths: string[];
+}
+
+/** One path, or the directory several share (a suite's files under --directory). */
+function targetPathOf(paths: readonly string[]): string | undefined {
+  if (paths.length <= 1) return paths[0];
+  const split = paths.map((p) => p.split('/'));
+  const common: string[] = [];
+  for (let i = 0; split.every((parts) => i < parts.length - 1 && parts[i] === split[0][i]); i++) common.push(split[0][i]);
+  return common.length > 1 || common[0] === '' ? common.join('/') || '/' : paths[0];
 }
 
 /** One document's tests, by volume and job name, in the document's order. */
@@ -204,8 +251,10 @@ function testsByVolume(doc: FioJson): VolumeTests[] {
     const vb = doc.volbench?.jobs?.[i];
     const target = typeof vb?.target === 'number' ? vb.target : 0;
     const key = volumeKey(doc, target);
-    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>() };
+    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>(), paths: [] };
     out.set(key, volume);
+    const path = doc.volbench?.targets?.[target]?.path;
+    if (typeof path === 'string' && !volume.paths.includes(path)) volume.paths.push(path);
     const name = String(job.jobname);
     const entry = volume.tests.get(name) ?? { jobs: [], vb: [] };
     volume.tests.set(name, entry);
@@ -220,11 +269,6 @@ function cloudOf(doc: FioJson | null | undefined, target: number): CloudVolumeFi
   return readCloud(Array.isArray(raw) ? raw[target] : raw);
 }
 
-function basename(source: string): string {
-  const cut = source.lastIndexOf('/');
-  return cut >= 0 && cut < source.length - 1 ? source.slice(cut + 1) : source;
-}
-
 interface Draft {
   input: ReportInput;
   target: number;
@@ -232,6 +276,8 @@ interface Draft {
   tests: Map<string, TestEntry>;
   groupKey: string;
   suite: string | null;
+  /** Where the row's jobs ran: one target's path, or the directory its targets share. */
+  targetPath?: string;
 }
 
 function draftsOf(input: ReportInput): Draft[] {
@@ -245,11 +291,12 @@ function draftsOf(input: ReportInput): Draft[] {
     return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
   }
   const volumes = testsByVolume(doc);
-  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map() });
-  return volumes.map(({ target, key: volume, tests }) => {
+  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map(), paths: [] });
+  return volumes.map(({ target, key: volume, tests, paths }) => {
     const suite = suiteOf(declared, [...tests.keys()]);
     const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    return { input, target, volume, tests, suite: known ? suite : null, groupKey: known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}` };
+    const groupKey = known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}`;
+    return { input, target, volume, tests, suite: known ? suite : null, groupKey, targetPath: targetPathOf(paths) };
   });
 }
 
@@ -275,12 +322,18 @@ function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportCol
 function details(d: Draft): RowDetails {
   const percentiles: RowDetails['percentiles'] = {};
   const series: RowDetails['series'] = {};
+  const tests: TestFigures[] = [];
   for (const [name, e] of d.tests) {
     // A test that failed or was cancelled draws nothing, as its cells show no number.
     if (entryState(e) !== 'ok') continue;
     for (const dir of dirsDone(e)) {
       const most = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined)
         .reduce<FioDirStats | undefined>((a, s) => (a === undefined || s.total_ios > a.total_ios ? s : a), undefined);
+      const mean = most?.clat_ns?.mean ?? most?.lat_ns?.mean;
+      tests.push({
+        test: name, dir, iops: metricValue(e, dir, 'iops') ?? 0, mibps: metricValue(e, dir, 'mibps') ?? 0,
+        clat_mean_us: typeof mean === 'number' ? mean / 1000 : null, clat_p99_us: metricValue(e, dir, 'p99_us'),
+      });
       const pct = most?.clat_ns?.percentile ?? most?.lat_ns?.percentile;
       if (pct) {
         percentiles[`${name} ${dir}`] = Object.entries(pct)
@@ -303,13 +356,7 @@ function details(d: Draft): RowDetails {
     }
   }
   const sweep = readSweep((d.input.result?.volbench as { sweep?: unknown } | undefined)?.sweep);
-  return { percentiles, series, sweep };
-}
-
-function rowLabel(d: Draft, cloud: CloudVolumeFields | undefined, multiTarget: boolean): string {
-  const t = d.input.result?.volbench?.targets?.[d.target];
-  const base = cloud?.label ?? cloud?.volume_id ?? t?.ebs_volume_id ?? basename(d.input.source);
-  return multiTarget && d.volume ? `${base} ${d.volume}` : base;
+  return { tests, percentiles, series, sweep };
 }
 
 function rowStatus(input: ReportInput, cells: ReportCell[]): RowStatus {
@@ -329,9 +376,13 @@ export function headline(columns: readonly ReportColumn[], cells: Record<string,
   return best;
 }
 
-function entitlementOf(d: Draft, test: string): JobEntitlement | undefined {
-  const vb = d.tests.get(test)?.vb[0] as { entitlement?: unknown } | undefined;
-  return readEntitlement(vb?.entitlement);
+/** What a test needs to be held against its volume: its entitlement, and why it could be above it. */
+function entitledFacts(d: Draft, test: string, dir: Dir, identified: boolean): EntitledFacts | undefined {
+  const e = d.tests.get(test);
+  const doc = d.input.result;
+  if (!e || !doc) return undefined;
+  const entitlement = readEntitlement((e.vb[0] as { entitlement?: unknown } | undefined)?.entitlement, dir);
+  return entitlement ? { entitlement, identified, buffered: e.jobs.some((j) => isBuffered(j, doc)) } : undefined;
 }
 
 const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -365,33 +416,47 @@ function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): 
   return price && region ? { ...price, region } : price;
 }
 
+/** The summary's measured/entitled: of the IOPS headline's test, else the MiB/s headline's. */
+function summaryEntitlement(columns: readonly ReportColumn[], cells: Record<string, ReportCell>) {
+  for (const metric of ['iops', 'mibps'] as const) {
+    const h = headline(columns, cells, metric);
+    const cell = h ? cells[h.col.key] : undefined;
+    if (h && cell && cell.measured_vs_entitled !== null) return { ratio: cell.measured_vs_entitled, boundBy: cell.bound_by, test: h.col.test };
+  }
+  const bound = columns.find((c) => cells[c.key]?.bound_by);
+  return { ratio: null, boundBy: bound ? cells[bound.key].bound_by : null, test: bound?.test ?? null };
+}
+
+function flagsOf(columns: readonly ReportColumn[], cells: Record<string, ReportCell>): string[] {
+  return columns.flatMap((c) => {
+    const cell = cells[c.key];
+    return cell?.flag && cell.measured_vs_entitled !== null ? [`${c.label}: ${aboveText(cell.measured_vs_entitled, cell.flag)}`] : [];
+  });
+}
+
 function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
   const cloud = cloudOf(d.input.result, d.target) ?? readCloud(d.input.cloud);
   const noResult = !d.input.result;
   const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
+  const identified = cloud?.volume_id !== undefined;
   const cells: Record<string, ReportCell> = {};
-  for (const col of columns) cells[col.key] = noResult ? { value: null, state: deadState } : cellOf(d.tests.get(col.test), col);
+  for (const col of columns) {
+    cells[col.key] = noResult ? { ...NO_ENTITLEMENT, value: null, state: deadState } : cellOf(d.tests.get(col.test), col, entitledFacts(d, col.test, col.dir, identified));
+  }
   const price = priceOf(cloud, options);
   const usd = price?.usd_per_month ?? null;
   const iops = headline(columns, cells, 'iops');
   const mibps = headline(columns, cells, 'mibps');
-  let ratio: number | null = null;
-  let boundBy: string | null = null;
-  const entIops = iops ? entitlementOf(d, iops.col.test) : undefined;
-  const entBw = mibps ? entitlementOf(d, mibps.col.test) : undefined;
-  if (iops && entIops?.iops) {
-    ratio = iops.value / entIops.iops;
-    boundBy = entIops.bound_by ?? null;
-  } else if (mibps && entBw?.throughput_mibps) {
-    ratio = mibps.value / entBw.throughput_mibps;
-    boundBy = entBw.bound_by ?? null;
-  } else {
-    boundBy = entIops?.bound_by ?? entBw?.bound_by ?? null;
-  }
+  const summary = summaryEntitlement(columns, cells);
   const target = d.input.result?.volbench?.targets?.[d.target];
   const sizeGib = cloud?.size_gib ?? (target?.is_block_device && target.size_bytes > 0 ? target.size_bytes / (1024 * MIB) : null);
+  const targetPath = d.targetPath ?? target?.path;
+  const label = rowLabel({ override: d.input.label, cloud, targetPath, source: d.input.source, volumeKey: multiTarget ? d.volume : '' });
   return {
-    label: rowLabel(d, cloud, multiTarget),
+    label: label.text,
+    base_label: label.text,
+    volume: label.volume,
+    target_path: targetPath ?? null,
     source: d.input.source,
     target: d.target,
     type: cloud?.volume_type ?? null,
@@ -408,8 +473,10 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     headline_mibps: mibps?.value ?? null,
     usd_per_1000_iops: usdPer1000Iops(usd, iops?.value),
     usd_per_mibps: usdPerMibps(usd, mibps?.value),
-    measured_vs_entitled: ratio,
-    bound_by: boundBy,
+    measured_vs_entitled: summary.ratio,
+    bound_by: summary.boundBy,
+    measured_vs_entitled_test: summary.test,
+    flags: flagsOf(columns, cells),
     notes: burstNotes(d),
     details: details(d),
   };
@@ -445,7 +512,7 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     const columns = groupColumns(suite, drafts);
     const targetsPerSource = new Map<ReportInput, number>();
     for (const d of drafts) targetsPerSource.set(d.input, (targetsPerSource.get(d.input) ?? 0) + 1);
-    const rows = drafts.map((d) => buildRow(d, columns, options, (targetsPerSource.get(d.input) ?? 0) > 1));
+    const rows = disambiguate(drafts.map((d) => buildRow(d, columns, options, (targetsPerSource.get(d.input) ?? 0) > 1)));
     out.push({ suite, title: groupTitle(suite, key), columns, rows });
   }
   const dates = new Set<string>();
@@ -458,5 +525,8 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     }
   }
   const sorted = [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);
-  return { generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort(), prices: sorted };
+  return {
+    generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort(), prices: sorted,
+    verdicts: reportVerdicts(out, options.rankBy),
+  };
 }

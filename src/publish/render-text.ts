@@ -1,6 +1,7 @@
 /** The report as Markdown (for READMEs and pull requests), CSV and JSON (for scripts). */
 import type { Report } from './model.js';
-import { groupTable } from './table.js';
+import { FLAG_LEGEND, groupTable, hasFlags, type TableOptions } from './table.js';
+import { verdictText } from './verdicts.js';
 
 const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
@@ -24,15 +25,23 @@ export function pricesLine(report: Report): string {
   return `Prices: ${lists.join('; ')}.`;
 }
 
-export function renderMarkdown(report: Report): string {
+/** The verdict lines, one per question the report's suites answer. */
+export function verdictLines(report: Report, options: TableOptions = {}): string[] {
+  return report.verdicts.map((v) => verdictText(v, options.units));
+}
+
+export function renderMarkdown(report: Report, options: TableOptions = {}): string {
   const parts: string[] = [];
+  const verdicts = verdictLines(report, options);
+  if (verdicts.length) parts.push('## Verdict', '', ...verdicts.map((v) => `- ${mdCell(v)}`), '');
   for (const group of report.groups) {
-    const t = groupTable(group);
+    const t = groupTable(group, options);
     parts.push(`## ${mdCell(group.title)}`, '');
     parts.push(`| ${t.header.map(mdCell).join(' | ')} |`);
-    parts.push(`|${t.header.map((_, i) => (i === 0 || i === 1 ? ' --- ' : ' ---: ')).join('|')}|`);
+    parts.push(`|${t.header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const row of t.rows) parts.push(`| ${row.map(mdCell).join(' | ')} |`);
     parts.push('');
+    if (hasFlags(group)) parts.push(mdCell(FLAG_LEGEND), '');
   }
   parts.push(mdCell(pricesLine(report)), '');
   return parts.join('\n');
@@ -57,9 +66,9 @@ function csvField(text: string): string {
  * One block per group, each with its own header line and a leading `Suite` column, blocks
  * separated by an empty line: tables of different suites have different columns.
  */
-export function renderCsv(report: Report): string {
+export function renderCsv(report: Report, options: TableOptions = {}): string {
   const blocks = report.groups.map((group) => {
-    const t = groupTable(group);
+    const t = groupTable(group, options);
     const suite = group.suite ?? group.title;
     return [['Suite', ...t.header], ...t.rows.map((r) => [suite, ...r])].map((r) => r.map(csvField).join(',')).join('\r\n');
   });

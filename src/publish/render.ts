@@ -2,6 +2,7 @@
 import type { Report } from './model.js';
 import { renderHtml } from './render-html.js';
 import { renderCsv, renderJson, renderMarkdown } from './render-text.js';
+import type { ThroughputUnit } from './units.js';
 
 export const REPORT_FORMATS = ['html', 'md', 'csv', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -13,14 +14,19 @@ export const REPORT_CONTENT_TYPES: Readonly<Record<ReportFormat, string>> = {
   json: 'application/json; charset=utf-8',
 };
 
-export async function renderReport(report: Report, format: ReportFormat): Promise<string> {
+export interface RenderOptions {
+  /** MiB/s (default) or MB/s in the human formats; JSON keeps MiB/s (and the results fio's units). */
+  units?: ThroughputUnit;
+}
+
+export async function renderReport(report: Report, format: ReportFormat, options: RenderOptions = {}): Promise<string> {
   switch (format) {
     case 'html':
-      return renderHtml(report);
+      return renderHtml(report, options);
     case 'md':
-      return renderMarkdown(report);
+      return renderMarkdown(report, options);
     case 'csv':
-      return renderCsv(report);
+      return renderCsv(report, options);
     case 'json':
       return renderJson(report);
   }

@@ -205,6 +205,13 @@ export const volbenchPriceSchema = z.object({
   as_of: z.string(),
   source: z.string(),
   region_used: z.string().optional().describe("Set when the price is another region's, used for want of this one's (a fleet's estimate)"),
+  cost_scope: z.enum(['volume', 'total']).optional().describe("What usd_per_month covers: the volume alone, or with the instance's share (total)"),
+  basis: z.object({
+    kind: z.enum(['730h', 'calendar']),
+    hours_per_month: z.number(),
+    month: z.string().optional(),
+  }).optional().describe("How long a month is: AWS's 730 hours, or a calendar month's real length"),
+  confidence: z.enum(['H', 'M', 'L']).optional().describe("H: the provider's page was read; M: a secondary or remembered source; L: unverified"),
 }).describe("The volume's monthly price in the region when the run was made, from the prices in use");
 
 export const volbenchCloudSchema = z.object({

@@ -10,6 +10,8 @@
  * precision is recovered from the percentile keys and kb_base from the options echo.
  */
 import { getSystemErrorName } from 'node:util';
+
+import { entitledLine } from './entitled.js';
 import type { FioDirStats, FioJob, FioJson, VolbenchJob } from './fio-result.js';
 import { groupRunStats, type GroupEntry, type GroupRunStats } from './group-stats.js';
 import { directionText, syncText, type DirectionStyle } from './normal-direction.js';
@@ -168,7 +170,7 @@ function jobText(job: FioJob, result: FioJson, index: number, rs: GroupRunStats,
   out += distributionLines('usec', job.latency_us);
   out += distributionLines('msec', job.latency_ms);
   out += syncText(job.sync, precision);
-  return out + tailText(job) + burstText(result.volbench?.jobs[index]);
+  return out + tailText(job) + entitledLine(result, index) + burstText(result.volbench?.jobs[index]);
 }
 
 export function formatNormal(result: FioJson, opts: FormatNormalOptions = {}): string {

@@ -10,6 +10,8 @@ import { activePrices, usePrices } from '../cloud/prices.js';
 import { catalogPricer } from '../publish/catalog-price.js';
 import { buildPublishReport, type ReportInput } from '../publish/model.js';
 import { renderReport, type ReportFormat } from '../publish/render.js';
+import type { ThroughputUnit } from '../publish/units.js';
+import type { VerdictMetric } from '../publish/verdicts.js';
 import type { FioJson } from '../report/fio-result.js';
 import { formatResult, type OutputFormat } from '../report/index.js';
 
@@ -30,6 +32,8 @@ export interface PublishTask {
   runs: ReportRun[];
   /** The prices file in use in the service (--prices, VOLBENCH_PRICES), if any. */
   pricesFile: string | null;
+  rankBy?: VerdictMetric;
+  units?: ThroughputUnit;
 }
 
 export interface ResultTask {
@@ -66,8 +70,8 @@ function inputOf(run: ReportRun, readResult: ReadResult): ReportInput {
 async function publish(task: PublishTask, readResult: ReadResult): Promise<string> {
   if ((activePrices()?.file ?? null) !== task.pricesFile) usePrices(task.pricesFile ?? undefined);
   const inputs = task.runs.map((run) => inputOf(run, readResult));
-  const report = buildPublishReport(inputs, { priceVolume: catalogPricer(), reprice: task.pricesFile !== null });
-  return renderReport(report, task.format);
+  const report = buildPublishReport(inputs, { priceVolume: catalogPricer(), reprice: task.pricesFile !== null, rankBy: task.rankBy });
+  return renderReport(report, task.format, { units: task.units });
 }
 
 function result(task: ResultTask, readResult: ReadResult): string {

@@ -1,4 +1,5 @@
 /** A stored run as the API shows it: ISO timestamps, links, and no internal bookkeeping. */
+import { runVolumeLabel } from '../publish/labels.js';
 import type { RunProgress } from '../run/progress.js';
 import type { RunBody, RunProgressBody, RunSummaryBody } from './schemas/run.js';
 import type { RunRow } from './store/runs.js';
@@ -31,7 +32,10 @@ export function runSummaryView(run: RunRow): RunSummaryBody {
 }
 
 export function runView(run: RunRow): RunBody {
-  return { ...runSummaryView(run), spec: run.spec, assert: run.asserts, volume: run.volume, assertions: run.assertions, progress: run.progress };
+  return {
+    ...runSummaryView(run), spec: run.spec, assert: run.asserts, volume: run.volume, volume_label: runVolumeLabel(run.volume),
+    assertions: run.assertions, progress: run.progress,
+  };
 }
 
 /** The library's progress report in the API's shape (snake_case, no per-instance detail). */

@@ -5,6 +5,7 @@
  */
 import { directionsWithIo, latencyPercentile } from '../gates/metrics.js';
 import { formatTimeNs } from '../gates/values.js';
+import { jobRatio } from '../report/entitled.js';
 import type { FioDirStats, FioResult } from '../report/fio-result.js';
 
 const MiB = 1024 * 1024;
@@ -17,11 +18,20 @@ function iopsText(iops: number): string {
   return iops >= 100 ? Math.round(iops).toString() : iops.toFixed(1);
 }
 
+/** `18.08× volume-iops ⚑`, or `-` for a job without an entitlement. */
+function ratioText(result: FioResult, index: number): string {
+  const r = jobRatio(result, index);
+  return r ? `${r.ratio.toFixed(2)}× ${r.bound_by}${r.flag ? ' ⚑' : ''}` : '-';
+}
+
 /** The table as text, newline-terminated. */
 export function suiteTable(result: FioResult): string {
   const loops = result.volbench.suite?.loops ?? 1;
   const header = ['test', 'dir', 'IOPS', 'MiB/s', 'clat mean', 'clat p99'];
   if (loops > 1) header.push('median IOPS', 'median MiB/s');
+  // With --volume: measured over what the volume allows the test, and what bound it.
+  const entitled = result.jobs.some((_, i) => jobRatio(result, i) !== null);
+  if (entitled) header.push('meas/entitled');
   const rows: string[][] = [header];
   result.jobs.forEach((job, i) => {
     const median = result.volbench.jobs[i]?.loops?.median;
@@ -34,6 +44,7 @@ export function suiteTable(result: FioResult): string {
         const m = dir === 'mixed' ? undefined : median?.[dir];
         row.push(m ? iopsText(m.iops) : '-', m ? (m.bw_bytes / MiB).toFixed(2) : '-');
       }
+      if (entitled) row.push(ratioText(result, i));
       if (job.error) row.push(`error ${job.error}`);
       rows.push(row);
     }
@@ -41,5 +52,7 @@ export function suiteTable(result: FioResult): string {
   });
   const widths = header.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   const title = `${result.volbench.suite?.name ?? 'suite'}${loops > 1 ? ` (best of ${loops} loops)` : ''}`;
-  return `${title}\n${rows.map((r) => pad(r, widths)).join('\n')}\n`;
+  const flagged = entitled && result.jobs.some((_, i) => jobRatio(result, i)?.flag);
+  const legend = flagged ? '⚑ above 1.10× what the volume allows: not the named volume, the page cache, or the model is wrong\n' : '';
+  return `${title}\n${rows.map((r) => pad(r, widths)).join('\n')}\n${legend}`;
 }

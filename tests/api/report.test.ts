@@ -66,12 +66,26 @@ describe('report routes', () => {
     expect(res.status).toBe(200);
     expect(res.body.groups).toHaveLength(1);
     const rows = res.body.groups[0].rows;
-    expect(rows.map((r: { label: string }) => r.label)).toEqual([ids.a, ids.b, ids.running, ids.queued]);
+    // Named by the target they ran on, a short run id added where several ran on the same one
+    // (the run cancelled while running has a partial result); a run without a result by its
+    // short id; the run id itself is the row's source.
+    const short = (id: string): string => id.slice(0, 8);
+    expect(rows[0].target_path).toBe(rows[1].target_path);
+    expect(rows.map((r: { label: string }) => r.label)).toEqual([
+      `${rows[0].target_path} · ${short(ids.a)}`, `${rows[0].target_path} · ${short(ids.b)}`, `${rows[0].target_path} · ${short(ids.running)}`, short(ids.queued),
+    ]);
+    expect(rows.map((r: { source: string }) => r.source)).toEqual([ids.a, ids.b, ids.running, ids.queued]);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(['finished', 'finished', 'cancelled', 'cancelled']);
-    expect(rows[2].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled' });
-    expect(rows[3].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled' });
+    const none = { entitled: null, entitled_merged: null, measured_vs_entitled: null, bound_by: null, flag: null };
+    expect(rows[2].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled', ...none });
+    expect(rows[3].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled', ...none });
     const md = await server.client.get(`/v1/report?${q}&format=md`);
-    expect(md.text).toMatch(new RegExp(`\\| ${ids.queued} \\|.*\\| cancelled \\|`));
+    expect(md.text).toMatch(new RegExp(`\\| ${short(ids.queued)} \\|.*\\| cancelled \\| ${ids.queued} \\|`));
+    // ?units= for the human formats; an unknown one, or an unknown ?rank_by=, is refused.
+    const mb = await server.client.get(`/v1/report?${q}&format=md&units=MB/s`);
+    expect(mb.text).toContain('| rr read MB/s |');
+    expect((await server.client.get(`/v1/report?${q}&units=GB/s`)).status).toBe(400);
+    expect((await server.client.get(`/v1/report?${q}&rank_by=speed`)).status).toBe(400);
   });
 
   it('answers problems for unknown runs, no runs, too many and bad formats', async () => {

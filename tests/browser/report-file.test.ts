@@ -1,6 +1,8 @@
 /**
  * The HTML report in a real browser: it opens with no console error and no request beyond the
- * file itself, with a chart (an SVG) and a table for each chart the report model lists.
+ * file itself, with a chart (an SVG) and a table for each chart the report model lists; a
+ * reader sees the verdicts first, rows named by their volumes, the label and price columns in
+ * view however far the table scrolls, one grouped chart for the suite, and the unit asked for.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { buildPublishReport, catalogPricer, groupCharts, renderHtml, type ReportInput } from '../../src/publish/index.js';
+import { buildPublishReport, catalogPricer, groupCharts, renderHtml, verdictText, type ReportInput } from '../../src/publish/index.js';
 import { fixture, withCloud } from '../publish/helpers.js';
 import { artifactsDir, launch, NO_BROWSER, watch, type PageGlobals } from './browser.js';
 
@@ -42,9 +44,9 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     const renderMs = performance.now() - started;
     const file = join(artifactsDir(), 'report-aws-ssd-4-volumes.html');
     writeFileSync(file, html);
-    const charts = report.groups.flatMap(groupCharts);
+    const charts = report.groups.flatMap((g) => groupCharts(g));
     // The fixtures' 2 s tests have two points a series: too few for a chart.
-    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles']);
+    expect(charts.map((c) => c.kind)).toEqual(['cost-iops', 'grouped', 'percentiles', 'percentiles']);
 
     const page = await browser.newPage();
     const seen = watch(page);
@@ -70,6 +72,57 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     expect(report.prices).toEqual([{ region: 'us-east-1', as_of: report.price_dates[0] }]);
     const figures = { html_bytes: statSync(file).size, render_ms: Math.round(renderMs), chromium_load_ms: Math.round(loadMs) };
     writeFileSync(join(artifactsDir(), 'report-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    await page.close();
+  });
+
+  it('shows the verdicts first, rows by volume, the label and price columns in view, one grouped chart, in MB/s when asked', async () => {
+    const report = buildPublishReport(fourVolumes(), { priceVolume: catalogPricer() });
+    const file = join(artifactsDir(), 'report-aws-ssd-4-volumes-mbs.html');
+    writeFileSync(file, await renderHtml(report, { units: 'MB/s' }));
+    const page = await browser.newPage();
+    const seen = watch(page);
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.screenshot({ path: join(artifactsDir(), 'report-first-screen.png') });
+    // A laptop's narrow window: the table has to scroll sideways.
+    await page.setViewport({ width: 800, height: 900 });
+    const seenByReader = await page.evaluate(() => {
+      const verdicts = [...document.querySelectorAll('.verdicts li')].map((li: any) => li.textContent);
+      const verdictBox = document.querySelector('.verdicts').getBoundingClientRect();
+      const labels = [...document.querySelectorAll('table.report tbody th')].map((th: any) => th.textContent);
+      const header = [...document.querySelectorAll('table.report thead th')].map((th: any) => th.textContent);
+      const scroller = document.querySelector('.scroll');
+      const label = document.querySelector('table.report tbody th');
+      const price = document.querySelector('table.report tbody td');
+      const before = [label.getBoundingClientRect().left, price.getBoundingClientRect().left];
+      scroller.scrollLeft = scroller.scrollWidth;
+      const after = [label.getBoundingClientRect().left, price.getBoundingClientRect().left];
+      const grouped = document.querySelectorAll('figure.chart[data-kind="grouped"] svg');
+      const groupedText = grouped[0]?.textContent ?? '';
+      const folded = document.querySelector('details.detail');
+      return {
+        verdicts, verdictTop: verdictBox.top, verdictBottom: verdictBox.bottom, labels, header,
+        scrolled: scroller.scrollLeft > 0, before, after, grouped: grouped.length, groupedText,
+        detailOpen: folded?.open ?? null, downloads: document.querySelectorAll('a.svg-download[download$=".svg"]').length,
+      };
+    });
+    expect(seen.errors).toEqual([]);
+    // One line per question of aws-ssd, as the model words them, above everything else and on the first screen.
+    expect(seenByReader.verdicts).toEqual(report.verdicts.map((v) => verdictText(v, 'MB/s')));
+    expect(seenByReader.verdicts[0]).toMatch(/^lowest \$ per 1,000 IOPS at 16 KiB random reads: /);
+    expect(seenByReader.verdictBottom).toBeLessThan(900);
+    expect(seenByReader.labels).toEqual(['gp3 100 GiB 3000/125', 'gp3 500 GiB 6000/250', 'io2 100 GiB 16000 IOPS', 'gp2 1000 GiB']);
+    // aws-ssd has no MiB/s test: no $ per MB/s column to leave empty.
+    expect(seenByReader.header.slice(0, 3)).toEqual(['Label', '$ per 1,000 IOPS', 'Type']);
+    // Scrolled to the far right, the label and the first price column have not moved.
+    expect(seenByReader.scrolled).toBe(true);
+    expect(seenByReader.after).toEqual(seenByReader.before);
+    expect(seenByReader.grouped).toBe(1);
+    expect(seenByReader.groupedText).toContain('MB/s');
+    expect(seenByReader.groupedText).toContain('RND16K-Q1T16');
+    expect(seenByReader.detailOpen).toBe(false);
+    expect(seenByReader.downloads).toBe(groupCharts(report.groups[0]).length);
+    await page.screenshot({ path: join(artifactsDir(), 'report-aws-ssd-4-volumes-full.png'), fullPage: true });
     await page.close();
   });
 });

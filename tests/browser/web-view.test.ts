@@ -186,17 +186,23 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
     ids.live = '';
   });
 
-  it('compares runs by target or volume, the run id beside it', async () => {
+  it('compares runs by volume or target, the run id beside it, and so does the report in its frame', async () => {
     await page.goto(`${server.url}/#/compare?run=${ids.gated}&run=${ids.volume}`, { waitUntil: 'load' });
     await page.waitForSelector('#compare-view:not([hidden]) iframe');
     const rows = await page.$$eval('#compare-runs tbody tr', (trs: PageGlobals[]) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
     expect(rows).toEqual([
       [server.root, 'rr: randread bs=4k iodepth=8', 'finished', ids.gated],
-      [`gp3 200 GiB, 5000 IOPS · ${server.root}`, 'rr: randread bs=4k', 'finished', ids.volume],
+      // The volume as a report row names it, gp3's default 125 MiB/s resolved.
+      ['gp3 200 GiB 5000/125', 'rr: randread bs=4k', 'finished', ids.volume],
     ]);
-    expect(await text('#compare-title')).toBe(`Compare: ${server.root} vs gp3 200 GiB, 5000 IOPS · ${server.root}`);
+    expect(await text('#compare-title')).toBe(`Compare: ${server.root} vs gp3 200 GiB 5000/125`);
     const frame = await (await page.$('#compare-view iframe'))!.contentFrame();
     await frame.waitForSelector('table.report');
+    // The report's rows: the target and the volume, never a run id; the run id is the row's source.
+    const framed = await frame.$$eval('table.report tbody tr', (trs: PageGlobals[]) => trs.map((tr) => [tr.children[0].textContent, tr.children[tr.children.length - 1].textContent]));
+    expect(framed.map(([label]) => label.startsWith(server.root))).toEqual([true, false]);
+    expect(framed[1][0]).toBe('gp3 200 GiB 5000/125');
+    expect(framed.map(([, source]) => source)).toEqual([ids.gated, ids.volume]);
     await page.screenshot({ path: join(artifactsDir(), 'web-compare.png'), fullPage: true });
     const downloads = mkdtempSync(join(artifactsDir(), 'downloads-'));
     const cdp = await page.createCDPSession();
@@ -207,7 +213,7 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
     expect(readFileSync(join(downloads, 'volbench-report.md'), 'utf8')).toBe(expected.text);
     // The same target twice: the short run id tells them apart.
     await page.goto(`${server.url}/#/compare?run=${ids.gated}&run=${ids.gated}`, { waitUntil: 'load' });
-    const twice = `Compare: ${server.root} (${ids.gated.slice(0, 8)}) vs ${server.root} (${ids.gated.slice(0, 8)})`;
+    const twice = `Compare: ${server.root} · ${ids.gated.slice(0, 8)} vs ${server.root} · ${ids.gated.slice(0, 8)}`;
     await page.waitForFunction((t: string) => document.querySelector('#compare-title').textContent === t, { timeout: 10_000 }, twice);
   });
 

@@ -184,7 +184,11 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
       volume: { id: volumeId, type: 'gp3', size_gib: 500, iops: 6000, throughput_mibps: 250 },
     });
     // Priced in its region: 500 × $0.08 + 3,000 × $0.005 + 125 × $0.04 (the shipped us-east-1 prices).
-    expect(doc.volbench.cloud.price).toEqual({ usd_per_month: 60, as_of: '2026-11-22', source: 'https://aws.amazon.com/ebs/pricing/' });
+    // A volume's month, on AWS's 730 h, with the price's confidence.
+    expect(doc.volbench.cloud.price).toEqual({
+      usd_per_month: 60, as_of: '2026-11-22', source: 'https://aws.amazon.com/ebs/pricing/', confidence: 'H',
+      cost_scope: 'volume', basis: { kind: '730h', hours_per_month: 730 },
+    });
     const e = doc.volbench.jobs[0].entitlement;
     expect(e.bs).toBe(4096);
     // gp3 at 6000 IOPS; m6i.large's EBS maximum (20,000 IOPS) is above it.
@@ -203,7 +207,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
         '--output-format=json'], cap.io, { volumeIdsOf: async () => [volumeId] });
       expect(code, cap.err()).toBe(0);
       // 500 × 0.1 + 3,000 × 0.01 + 125 × 0.05
-      expect(JSON.parse(cap.out()).volbench.cloud.price).toEqual({ usd_per_month: 86.25, as_of: '2025-02-01', source: old.source });
+      expect(JSON.parse(cap.out()).volbench.cloud.price).toMatchObject({ usd_per_month: 86.25, as_of: '2025-02-01', source: old.source, cost_scope: 'volume' });
       expect(cap.err()).toMatch(/volbench: warning: prices as of 2025-02-01 are \d+ days old \(over 180\)/);
     } finally {
       delete process.env.VOLBENCH_PRICES;

@@ -56,7 +56,7 @@ describe('deprecated names', () => {
     expect(volumeMonthly({ label: 'x', type: 'gp3', sizeGiB: 500 }, 'eu-west-9')).toEqual(monthly(parseVolume('gp3:500g'), 'eu-west-9', { fallback: true }));
     const plan = planFleet({ volumes: parseFleetVolumes('gp3:500g'), instanceType: 'm6i.large', region: 'us-east-1' });
     const state = { fleetId: plan.fleetId, region: 'us-east-1', createdAt: '', status: 'up' as const, plan, tokenParameter: '', members: [] };
-    expect(fleetTable(state, [])).toMatch(/\| gp3-500g \| gp3 \| 500 \|/);
+    expect(fleetTable(state, [])).toMatch(/\| gp3 500 GiB 3000\/125 \| gp3 \| 500 \|/);
   });
 
   it("the report's default region and price type, and the suite table", () => {

@@ -18,12 +18,29 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SSD = ['a', 'b', 'c', 'd'].map((v) => join(FIXTURES, `aws-ssd-vol-${v}.json`));
 
 describe('volbench report', () => {
-  it('writes Markdown to stdout with a row per volume', async () => {
-    const out = await volbench(['report', ...SSD]);
+  it('writes Markdown to stdout with a row per volume, named by its target or --label, its file beside it', async () => {
+    const out = await volbench(['report', ...SSD, '--label', 'first', '--label', 'second']);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    const rows = out.stdout.split('\n').filter((l) => l.startsWith('| aws-ssd-vol-'));
-    expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| aws-ssd-vol-a.json', '| aws-ssd-vol-b.json', '| aws-ssd-vol-c.json', '| aws-ssd-vol-d.json']);
+    const rows = out.stdout.split('\n').filter((l) => l.includes('aws-ssd-vol-'));
+    // No volume named: the directory the suite ran in; --label names the files in order.
+    expect(rows.map((r) => r.split(' | ')[0])).toEqual(['| first', '| second', '| /dev/shm/vbpub-c-XrfQ', '| /dev/shm/vbpub-d-kR7n']);
+    expect(rows.map((r) => r.split(' | ').at(-1))).toEqual(SSD.map((f) => `${f} |`));
+    // The suite's questions, answered above the table.
+    expect(out.stdout.indexOf('## Verdict')).toBeLessThan(out.stdout.indexOf('## Suite aws-ssd'));
+    expect(out.stdout).toMatch(/^- most IOPS at 16 KiB random reads: first, 1,700,752 IOPS, 1\.02× more than second \(1,669,158 IOPS\)$/m);
+  });
+
+  it('refuses more labels than files, an unknown --rank-by and --units, naming the flag', async () => {
+    const labels = await volbench(['report', SSD[0], '--label', 'a', '--label', 'b']);
+    expect(labels.code).toBe(2);
+    expect(labels.stderr).toContain('--label names the RESULT files in order: 2 labels for 1 files');
+    const rank = await volbench(['report', SSD[0], '--rank-by', 'speed']);
+    expect(rank.code).toBe(2);
+    expect(rank.stderr).toContain("--rank-by takes iops, mibps, p50_us, p99_us, usd_per_1000_iops, usd_per_mibps, not 'speed'");
+    const units = await volbench(['report', SSD[0], '--units', 'GB/s']);
+    expect(units.code).toBe(2);
+    expect(units.stderr).toContain("--units takes MiB/s or MB/s, not 'GB/s'");
   });
 
   it('writes each format to --out', async () => {

@@ -28,8 +28,8 @@ describe('CSV', () => {
   it('neutralises text cells a spreadsheet would run as a formula, and leaves numbers alone', () => {
     const report = buildPublishReport([
       ...FORMULAS.map((name, i) => ({ source: `run-${i}`, result: renamed(name) })),
-      { source: '-3.2', result: renamed('numbers') },
-      { source: '=label', result: renamed('numbers') },
+      { source: '-3.2', label: '-3.2', result: renamed('numbers') },
+      { source: '=label', label: '=label', result: renamed('numbers') },
     ]);
     const records = csvRecords(renderCsv(report)).filter((r) => r.length > 1);
     const cells = records.flat();

@@ -16,16 +16,23 @@ describe('HTML report', () => {
   it('has the expected charts, each an SVG with its table, and the group tables', async () => {
     const report = buildPublishReport(mixedInputs(), { priceVolume: priceIo2 });
     const html = await renderHtml(report);
-    // aws-ssd: cost/IOPS (no MiB/s column, so no cost/MiB/s), 2 bars, 2 percentile curves; its
-    // 2 s tests have two points a series, too few for a chart.
+    // aws-ssd: cost/IOPS (no MiB/s column, so no cost/MiB/s), one grouped chart of its tests,
+    // 2 percentile curves (folded detail); its 2 s tests have two points a series, too few for a chart.
     expect(report.groups[0].suite).toBe('aws-ssd');
-    expect(groupCharts(report.groups[0]).map((c) => c.kind)).toEqual(['cost-iops', 'bars', 'bars', 'percentiles', 'percentiles']);
+    expect(groupCharts(report.groups[0]).map((c) => c.kind)).toEqual(['cost-iops', 'grouped', 'percentiles', 'percentiles']);
+    expect(groupCharts(report.groups[0]).map((c) => c.detail ?? false)).toEqual([false, false, true, true]);
     const charts = report.groups.reduce((n, g) => n + groupCharts(g).length, 0);
     expect(count(html, '<figure class="chart"')).toBe(charts);
     expect(count(html, '<svg')).toBe(charts);
     expect(count(html, '<table class="chart-data"')).toBe(charts);
     expect(count(html, '<table class="report"')).toBe(report.groups.length);
-    expect(count(html, 'Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBe(report.groups.length);
+    expect(count(html, 'Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBeGreaterThanOrEqual(report.groups.length);
+    // Every chart can be saved as an SVG of its own, drawn with its source line.
+    expect(count(html, 'class="svg-download" download="')).toBe(charts);
+    const saved = /href="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)!;
+    const svg = Buffer.from(saved[1], 'base64').toString();
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('volbench report, ');
   });
 
   it('asks for nothing over the network', async () => {
@@ -44,11 +51,21 @@ describe('HTML report', () => {
 
   it('draws sweep curves when a result carries them, and nothing for a malformed sweep', async () => {
     const doc = fixture('custom-randrw.json') as any;
-    doc.volbench.sweep = { name: 'randread 4k', points: [{ iodepth: 1, iops: 100 }, { iodepth: 4, iops: 350 }, { iodepth: 'x' }] };
+    doc.volbench.sweep = {
+      name: 'randread 4k', optimum: { value: 4 },
+      points: [{ iodepth: 1, iops: 100, clat_p99_ns: 20000 }, { iodepth: 4, iops: 350, clat_p99_ns: 45000 }, { iodepth: 'x' }],
+    };
     const bad = fixture('custom-randrw.json') as any;
     bad.volbench.sweep = 'not a sweep';
-    const good = buildPublishReport([{ source: 's.json', result: doc }]);
-    expect(groupCharts(good.groups[0]).filter((c) => c.kind === 'sweep').map((c) => c.table.rows)).toEqual([[['1', '100'], ['4', '350']]]);
+    const good = buildPublishReport([{ source: 's.json', label: 's.json', result: doc }]);
+    const [sweep] = groupCharts(good.groups[0]).filter((c) => c.kind === 'sweep');
+    // IOPS and p99 by depth, the optimum named on its row; the depth on a log2 axis, the optimum marked.
+    expect(sweep.table.header).toEqual(['iodepth', 's.json', 'optimum', 's.json p99 µs']);
+    expect(sweep.table.rows).toEqual([['1', '100', '', '20.0'], ['4', '350', 's.json', '45.0']]);
+    expect(sweep.option.xAxis).toMatchObject({ type: 'log', logBase: 2 });
+    const lines = sweep.option.series as Array<{ markPoint?: { data: Array<{ coord: number[] }> }; yAxisIndex?: number }>;
+    expect(lines[0].markPoint?.data[0].coord).toEqual([4, 350]);
+    expect(lines[1].yAxisIndex).toBe(1);
     const none = buildPublishReport([{ source: 's.json', result: bad }]);
     expect(groupCharts(none.groups[0]).filter((c) => c.kind === 'sweep')).toEqual([]);
   });

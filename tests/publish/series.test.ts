@@ -53,6 +53,6 @@ describe('per-second series in the report', () => {
     expect(report.groups[0].rows[0].details.series).toEqual({});
     expect(groupCharts(report.groups[0]).filter((c) => c.kind === 'series')).toEqual([]);
     // The test's other charts are still drawn.
-    expect(groupCharts(report.groups[0]).map((c) => c.kind)).toContain('bars');
+    expect(groupCharts(report.groups[0]).map((c) => c.kind)).toContain('grouped');
   });
 });

@@ -8,46 +8,53 @@ import { describe, expect, it } from 'vitest';
 import { buildPublishReport, renderCsv, renderJson, renderMarkdown } from '../../src/publish/index.js';
 import { csvRecords, mixedInputs, priceIo2 } from './helpers.js';
 
-const TAIL = ['$ per 1,000 IOPS', '$ per MiB/s', 'Measured/entitled', 'Bound by', 'Status', 'Notes'];
-const HEAD = ['Label', 'Type', 'Size GiB', 'Prov. IOPS', 'Prov. MiB/s', '$/month'];
-const EMPTY6 = ['', '', '', '', '', ''];
+// The label and the price/performance columns lead; volume columns follow; then the tests; a
+// column no row fills (prices, flags, notes without a volume) is left out.
+const LEAD = ['Label', '$ per 1,000 IOPS', 'Measured / entitled', 'Bound by'];
+const VOLUME = ['Type', 'Size GiB', 'Prov. IOPS', 'Prov. MiB/s', '$/month'];
 
 const EXPECTED: Array<{ title: string; suite: string; header: string[]; rows: string[][] }> = [
   {
     title: 'Suite aws-ssd',
     suite: 'aws-ssd',
-    header: [...HEAD, 'RND16K-Q1T16-write IOPS', 'RND16K-Q1T16-read IOPS', ...TAIL],
+    header: [...LEAD, ...VOLUME, 'RND16K-Q1T16-write IOPS', 'RND16K-Q1T16-read IOPS', 'Status', 'Flags', 'Notes', 'Source'],
     rows: [
-      ['gp3-a', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752', '1.18', '', '566.92', 'volume', 'finished', "RND16K-Q1T16-write: burst cliff at 1 s (3,000 → 300 IOPS, not the catalog's full bucket)"],
-      ['io2-b', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', '0.63', '', '', '', 'finished', 'RND16K-Q1T16-write: never left the burst (a full bucket lasts 2,000 s at this rate)'],
-      ['aws-ssd-vol-c.json', '', '', '', '', '', '1435895', 'cancelled', '', '', '', '', 'cancelled', ''],
-      ['run-d', '', '', '', '', '', 'failed', 'failed', '', '', '', '', 'failed: the target went away', ''],
+      // Labelled by the volume (not the result's own name, gp3-a); 1.7 M IOPS on a 3,000 IOPS gp3
+      // is flagged, and the summary names the test its ratio comes from.
+      ['gp3 100 GiB 3000/125', '1.18', '566.92 at RND16K-Q1T16-read', 'volume', 'gp3', '100', '3000', '125', '2000.00', '1423952', '1700752 ⚑', 'finished',
+        'not the named volume: RND16K-Q1T16-read IOPS 566.92×', "RND16K-Q1T16-write: burst cliff at 1 s (3,000 → 300 IOPS, not the catalog's full bucket)", 'results/aws-ssd-vol-a.json'],
+      ['io2 50 GiB 16000 IOPS', '0.63', '', '', 'io2', '50', '16000', '', '1046.25', '1425207', '1669158', 'finished', '',
+        'RND16K-Q1T16-write: never left the burst (a full bucket lasts 2,000 s at this rate)', 'results/aws-ssd-vol-b.json'],
+      // No volume: the target it ran on (the directory its jobs' files share).
+      ['/dev/shm/vbpub-c-XrfQ', '', '', '', '', '', '', '', '', '1435895', 'cancelled', 'cancelled', '', '', 'results/aws-ssd-vol-c.json'],
+      ['run-d', '', '', '', '', '', '', '', '', 'failed', 'failed', 'failed: the target went away', '', '', 'run-d'],
     ],
   },
   {
     title: 'Suite kdiskmark',
     suite: 'kdiskmark',
-    header: [...HEAD,
+    header: ['Label',
       'SEQ1M-Q8T1-read MiB/s', 'SEQ1M-Q1T1-read MiB/s', 'SEQ1M-Q1T1-read p50 µs', 'SEQ1M-Q1T1-read p99 µs',
       'RND4K-Q32T1-read IOPS', 'RND4K-Q1T1-read IOPS', 'RND4K-Q1T1-read p50 µs', 'RND4K-Q1T1-read p99 µs',
       'SEQ1M-Q8T1-write MiB/s', 'SEQ1M-Q1T1-write MiB/s', 'SEQ1M-Q1T1-write p50 µs', 'SEQ1M-Q1T1-write p99 µs',
-      'RND4K-Q32T1-write IOPS', 'RND4K-Q1T1-write IOPS', 'RND4K-Q1T1-write p50 µs', 'RND4K-Q1T1-write p99 µs', ...TAIL],
-    rows: [['kdiskmark-shm.json', '', '', '', '', '',
+      'RND4K-Q32T1-write IOPS', 'RND4K-Q1T1-write IOPS', 'RND4K-Q1T1-write p50 µs', 'RND4K-Q1T1-write p99 µs', 'Status', 'Source'],
+    rows: [['/dev/shm/vbpub-k-mDbA/kdiskmark.tmp',
       '4000.0', '4000.0', '0.1', '0.1', '512000', '682667', '0.0', '0.0', '8000.0', '4000.0', '0.1', '0.1', '682667', '682667', '0.0', '0.0',
-      '', '', '', '', 'finished', '']],
+      'finished', 'results/kdiskmark-shm.json']],
   },
   {
     title: 'Jobs mixed',
     suite: 'Jobs mixed',
-    header: [...HEAD, 'mixed read IOPS', 'mixed read MiB/s', 'mixed read p50 µs', 'mixed read p99 µs',
-      'mixed write IOPS', 'mixed write MiB/s', 'mixed write p50 µs', 'mixed write p99 µs', ...TAIL],
-    rows: [['custom-randrw.json', ...EMPTY6.slice(1), '46492', '181.6', '43.8', '64.8', '46394', '181.2', '43.8', '64.3', '', '', '', '', 'finished', '']],
+    header: ['Label', 'mixed read IOPS', 'mixed read MiB/s', 'mixed read p50 µs', 'mixed read p99 µs',
+      'mixed write IOPS', 'mixed write MiB/s', 'mixed write p50 µs', 'mixed write p99 µs', 'Status', 'Source'],
+    rows: [['/dev/shm/vbpub-k-mDbA/mixed.0.0', '46492', '181.6', '43.8', '64.8', '46394', '181.2', '43.8', '64.3', 'finished', 'results/custom-randrw.json']],
   },
   {
     title: 'Jobs randread-qd32',
     suite: 'Jobs randread-qd32',
-    header: [...HEAD, 'randread-qd32 read IOPS', 'randread-qd32 read MiB/s', 'randread-qd32 read p50 µs', 'randread-qd32 read p99 µs', ...TAIL],
-    rows: [['fio-own-randread.json', ...EMPTY6.slice(1), '55940', '218.5', '481.3', '2179.1', '', '', '', '', 'finished', '']],
+    header: ['Label', 'randread-qd32 read IOPS', 'randread-qd32 read MiB/s', 'randread-qd32 read p50 µs', 'randread-qd32 read p99 µs', 'Status', 'Source'],
+    // fio's own JSON names no target: the file it came from.
+    rows: [['fio-own-randread', '55940', '218.5', '481.3', '2179.1', 'finished', 'results/fio-own-randread.json']],
   },
 ];
 
@@ -70,7 +77,7 @@ describe('report tables', () => {
 
   it('Markdown has one table per suite or job set, every cell as expected', () => {
     const md = renderMarkdown(report);
-    const tables = markdownTables(md);
+    const tables = markdownTables(md).filter((t) => t.title !== 'Verdict');
     expect(tables.map((t) => t.title)).toEqual(EXPECTED.map((e) => e.title));
     tables.forEach((t, i) => {
       expect(t.header).toEqual(EXPECTED[i].header);
@@ -98,14 +105,20 @@ describe('report tables', () => {
     const doc = JSON.parse(renderJson(report));
     const ssd = doc.groups[0];
     expect(ssd.suite).toBe('aws-ssd');
-    expect(ssd.rows[0].cells['RND16K-Q1T16-read:read:iops']).toEqual({ value: 1700751.614506, state: 'ok' });
+    // Each cell carries what the volume allows that test, the ratio, what bound it and the flag.
+    expect(ssd.rows[0].cells['RND16K-Q1T16-read:read:iops']).toEqual({
+      value: 1700751.614506, state: 'ok', entitled: 3000, entitled_merged: null,
+      measured_vs_entitled: 1700751.614506 / 3000, bound_by: 'volume', flag: 'not the named volume',
+    });
+    expect(ssd.rows[0].measured_vs_entitled_test).toBe('RND16K-Q1T16-read');
     expect(ssd.rows[0].usd_per_1000_iops).toBeCloseTo(2000 / 1700.751614506, 9);
     expect(ssd.rows[1].price_as_of).toBe('2026-10-15');
     expect(ssd.rows[1].price_region).toBe('us-east-1');
     expect(doc.prices).toEqual([{ region: 'us-east-1', as_of: '2026-10-15' }, { region: null, as_of: '2026-11-01' }]);
-    expect(ssd.rows[2].cells['RND16K-Q1T16-read:read:iops']).toEqual({ value: null, state: 'cancelled' });
+    const none = { entitled: null, entitled_merged: null, measured_vs_entitled: null, bound_by: null, flag: null };
+    expect(ssd.rows[2].cells['RND16K-Q1T16-read:read:iops']).toEqual({ value: null, state: 'cancelled', ...none });
     expect(ssd.rows[3].status).toBe('failed');
-    expect(Object.values(ssd.rows[3].cells)).toEqual([{ value: null, state: 'failed' }, { value: null, state: 'failed' }]);
+    expect(Object.values(ssd.rows[3].cells)).toEqual([{ value: null, state: 'failed', ...none }, { value: null, state: 'failed', ...none }]);
     expect(ssd.rows[0].details).toBeUndefined();
   });
 

@@ -8,7 +8,9 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
 import { activePrices } from '../../cloud/prices.js';
-import { REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportFormat } from '../../publish/index.js';
+import { REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportFormat } from '../../publish/render.js';
+import { THROUGHPUT_UNITS } from '../../publish/units.js';
+import { QUESTION_METRICS } from '../../suites/manifest.js';
 import type { ReportRun } from '../report-task.js';
 import { isTerminal } from '../run-service.js';
 import { problemResponse } from '../schemas/problem.js';
@@ -22,12 +24,17 @@ export const MAX_REPORT_RUNS = 50;
 
 const formatParam = z.enum(REPORT_FORMATS).default('md').describe('html (self-contained page with charts), md, csv or json');
 
-const reportQuery = z.object({ format: formatParam });
+const rankByParam = z.enum(QUESTION_METRICS).optional().describe("The figure every verdict ranks by (default: each suite question's own)");
+const unitsParam = z.enum(THROUGHPUT_UNITS).optional().describe('Throughput in MiB/s (default) or MB/s in html, md and csv; json keeps MiB/s');
+
+const reportQuery = z.object({ format: formatParam, rank_by: rankByParam, units: unitsParam });
 
 const runsQuery = z.object({
   run: z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(z.string().min(1).max(200)).min(1).max(MAX_REPORT_RUNS))
     .describe(`Run ids, repeated: ?run=ID&run=ID2 (at most ${MAX_REPORT_RUNS})`),
   format: formatParam,
+  rank_by: rankByParam,
+  units: unitsParam,
 });
 
 const reportResponse = {
@@ -55,9 +62,13 @@ function reportRun(service: RunService, id: string): ReportRun {
 }
 
 /** Renders on a thread of its own; a client that goes away takes its render with it. */
-async function sendReport({ service, reports }: RouteDeps, reply: FastifyReply, runs: ReportRun[], format: ReportFormat): Promise<FastifyReply> {
+type ReportQuery = z.infer<typeof reportQuery>;
+
+async function sendReport({ service, reports }: RouteDeps, reply: FastifyReply, runs: ReportRun[], query: ReportQuery): Promise<FastifyReply> {
   const storedBytes = runs.reduce((sum, run) => sum + (service.store.resultBytes(run.id) ?? 0), 0);
-  const body = await reports.render({ kind: 'publish', format, runs, pricesFile: activePrices()?.file ?? null }, storedBytes, clientGone(reply));
+  const { format } = query;
+  const task = { kind: 'publish' as const, format, runs, pricesFile: activePrices()?.file ?? null, rankBy: query.rank_by, units: query.units };
+  const body = await reports.render(task, storedBytes, clientGone(reply));
   return reply.type(REPORT_CONTENT_TYPES[format]).send(body);
 }
 
@@ -79,7 +90,7 @@ export function registerReportRoutes(app: ZodApp, deps: RouteDeps): void {
         ...renderBudgetResponses,
       },
     },
-  }, async (request, reply) => sendReport(deps, reply, [reportRun(service, request.params.id)], request.query.format));
+  }, async (request, reply) => sendReport(deps, reply, [reportRun(service, request.params.id)], request.query));
 
   app.get('/v1/report', {
     schema: {
@@ -98,6 +109,6 @@ export function registerReportRoutes(app: ZodApp, deps: RouteDeps): void {
   }, async (request, reply) => {
     // A run named twice is one row: ?run=ID fifty times is one run's report.
     const runs = [...new Set(request.query.run)].map((id) => reportRun(service, id));
-    return sendReport(deps, reply, runs, request.query.format);
+    return sendReport(deps, reply, runs, request.query);
   });
 }

@@ -111,6 +111,7 @@ const runDetailFields = {
   ),
   assert: z.array(z.string()).describe('The assertions as submitted'),
   volume: runVolumeSchema.nullable().describe('The volume as submitted, or null'),
+  volume_label: z.string().nullable().describe("The volume as a report row names it (gp3 500 GiB 3000/125: its provisioned figures resolved), or null"),
   assertions: z.array(assertionOutcomeSchema).describe("Their outcomes once the run has a result (also in fio's JSON under volbench.assertions)"),
 };
 
