@@ -3,7 +3,7 @@
 // large sequential size for throughput; a full bucket for the burst phase, an empty one
 // for the baseline) and reads bucket sizes from the type's burst entry, so when the entitlement
 // model moves or changes, only this file follows it. Needs the built library (npm run build:ts).
-import { entitlement, instanceType, parseVolumeSpec, volumeType } from '../../dist/cloud/index.js';
+import { SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolumeSpec, volumeType } from '../../dist/cloud/index.js';
 
 const MiB = 1024 * 1024;
 /** Large enough that any type's IOPS limit at its counted size is above its throughput limit. */
@@ -68,4 +68,13 @@ export function scaledEntitlement(e, scale) {
     out.burst = { ...e.burst, level: e.burst.level * scale.rate, baseline: e.burst.baseline * scale.rate, seconds_from_full: e.burst.seconds_from_full * scale.time };
   }
   return out;
+}
+
+/**
+ * What the model says of one test of `volume` behind `instance`: the limit that binds I/O of
+ * `bs` bytes in mode `rw`, with a full bucket (what a result's service calls the job's
+ * entitlement, before it looks at the measured rate).
+ */
+export function modelEntitlement(volume, instance, bs, rw) {
+  return entitlement(volume, { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), ...(instance ? { instance } : {}) });
 }

@@ -24,7 +24,7 @@ import { timedSeconds } from '../plan/index.js';
 import type { CommandIo } from './io.js';
 
 export const FLEET_USAGE = `Usage:
-  volbench fleet plan    --volumes V --instance TYPE [--suite S] [--region R]
+  volbench fleet plan    --volumes V --instance TYPE [--suite S] [--runtime T] [--no-precondition] [--region R]
   volbench fleet up      --volumes V --instance TYPE --bucket B [--allowed-cidr CIDR] [--max-cost USD] [--ttl T] [--yes]
   volbench fleet run     FLEET_ID [--suite S | --job FILE] [--assert EXPR ...] [--endpoint-map FILE] [--out DIR]
   volbench fleet report  FLEET_ID [--out DIR]
@@ -36,7 +36,12 @@ export const FLEET_USAGE = `Usage:
   --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
                        gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd
   --instance TYPE      the instance type (default m6i.large); one instance per volume
-  --suite S            a shipped suite (default aws-ssd); --job FILE runs a fio job file instead
+  --suite S            a shipped suite, or auto (default): each volume's media's suite from the
+                       manifest (aws-ssd on SSD types, aws-hdd on HDD types); suite= in --volumes
+                       wins; --job FILE runs a fio job file instead
+  --runtime T          the suites' runtime in every test (fio's units: 60, 30s, 2m)
+  --no-precondition    skip writing, before a suite that reads, what its read tests reach
+                       (fleet plan states the time and cost it adds)
   --region R           default $AWS_REGION; credentials from the default chain, or --profile P
   --bucket B           S3 bucket for results, the fleet's state, the bundle and certificate;
                        run/report/down/list also find a fleet's state there (from any machine)
@@ -66,6 +71,8 @@ const OPTIONS = {
   volumes: { type: 'string' },
   instance: { type: 'string' },
   suite: { type: 'string' },
+  runtime: { type: 'string' },
+  'no-precondition': { type: 'boolean' },
   job: { type: 'string' },
   assert: { type: 'string', multiple: true },
   region: { type: 'string' },
@@ -129,6 +136,7 @@ function planFrom(values: Values): FleetPlan {
   const volumes = fleetVolumes(need(values, 'volumes', 'e.g. gp3:500g,io2:500g:iops=16000'), instanceType);
   const plan = planFleet({
     volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds,
+    ...(values.runtime !== undefined ? { runtime: values.runtime } : {}), precondition: !values['no-precondition'],
     cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
   });
   if (values.strict) refuseFindings(plan);
@@ -261,11 +269,15 @@ function suiteSecondsOf(suite: string, planned: number): number {
   }
 }
 
-async function run(state: FleetState, values: Values, clients: FleetClients, signal: AbortSignal, io: CommandIo): Promise<MemberResult[]> {
+async function run(state: FleetState, values: Values, clients: FleetClients, signal: AbortSignal, io: CommandIo, planned = false): Promise<MemberResult[]> {
   const outDir = resolve(values.out ?? 'results');
   const jobFile = values.job ? readFileSync(values.job, 'utf8') : undefined;
   return runFleet(state, {
-    clients, outDir, signal, onProgress: progress(io), suite: values.suite, jobFile, assert: values.assert,
+    clients, outDir, signal, onProgress: progress(io), jobFile, assert: values.assert,
+    // compare ran the plan it made (auto, suite=); run given --suite replaces every member's.
+    ...(values.suite !== undefined && !planned ? { suite: values.suite } : {}),
+    ...(values.runtime !== undefined ? { runtime: values.runtime } : {}),
+    ...(values['no-precondition'] ? { precondition: false } : {}),
     endpointMap: values['endpoint-map'] ? readEndpointMap(values['endpoint-map']) : undefined,
   });
 }
@@ -402,7 +414,7 @@ export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<
     try {
       state = await up(plan, values, clients, stateDir, io, stop.signal, (s) => { state = s; });
       if (!stop.signal.aborted) {
-        results = await run(state, values, clients, stop.signal, io);
+        results = await run(state, values, clients, stop.signal, io, true);
       }
       print(io, values, { fleetId: plan.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, fleetReport(state, results));
     } finally {

@@ -69,12 +69,25 @@ function readCatalogFile<S extends z.ZodType>(name: string, schema: S): z.infer<
   return parsed.data;
 }
 
-let instances: InstanceTypeInfo[] | undefined;
+let instanceCatalog: z.infer<typeof InstanceCatalog> | undefined;
 
 /** EC2 instance types' EBS limits (catalog/aws-ec2-instances.json). */
 export function loadInstances(): InstanceTypeInfo[] {
-  instances ??= readCatalogFile('aws-ec2-instances.json', InstanceCatalog).instances;
-  return instances;
+  instanceCatalog ??= readCatalogFile('aws-ec2-instances.json', InstanceCatalog);
+  return instanceCatalog.instances;
+}
+
+/** When each AWS catalog file was read: what a result names so a later comparison knows its model. */
+export interface CatalogDates {
+  volumes: string;
+  instances: string;
+  instance_prices: string;
+}
+
+export function awsCatalogDates(): CatalogDates {
+  loadInstances();
+  const ebs = loadCatalog().find((c) => c.provider === 'aws' && c.types.some((t) => t.type === 'gp3'));
+  return { volumes: ebs?.as_of ?? 'unknown', instances: instanceCatalog!.as_of, instance_prices: loadInstancePrices().as_of };
 }
 
 let instancePrices: InstancePriceCatalogData | undefined;

@@ -1,5 +1,5 @@
-export { CATALOG_FILES, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
-export type { CatalogVolumeType } from './catalog.js';
+export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
+export type { CatalogDates, CatalogVolumeType } from './catalog.js';
 export {
   catalogTypeOf, checkPlacement, checkVolume, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
   Volume, volumeFields, volumeFromJson, volumeOf,
@@ -17,7 +17,7 @@ export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, rea
 export type { PricesFileData } from './prices.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
 export type { ParsedPrices, RefreshOptions } from './price-list.js';
-export { directionOf, entitlement } from './entitlement.js';
+export { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 export type { BoundBy, Direction, EntitledRate, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { cloudFacts } from './annotate.js';

@@ -3,7 +3,12 @@
  * region and instance type, the volume's figures (as the plan made them), its id once created,
  * its monthly price, and the fleet and label. Facts the member's service wrote stay as they are.
  */
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+
 import { costBasis } from '../cloud/cost.js';
+import { awsCatalogDates } from '../cloud/index.js';
+import { ownTable } from '../own-key.js';
+import { awsCall, type FleetClients } from './aws.js';
 import type { FleetState } from './state.js';
 
 export function memberCloud(state: FleetState, label: string, known: Record<string, unknown> = {}): Record<string, unknown> {
@@ -30,4 +35,45 @@ export function memberCloud(state: FleetState, label: string, known: Record<stri
   }
   cloud.fleet = { id: state.fleetId, label };
   return cloud;
+}
+
+/** A member's instance as EC2 describes it. */
+export interface MemberHost {
+  instanceId: string;
+  imageId?: string;
+  availabilityZone?: string;
+}
+
+/**
+ * Each member's instance (id, AMI, zone) from one DescribeInstances: what a later comparison of
+ * results needs to know they ran alike. A member whose instance EC2 does not describe has none.
+ */
+export async function memberHosts(state: FleetState, clients: FleetClients): Promise<Record<string, MemberHost>> {
+  const ids = state.members.map((m) => m.instanceId).filter((id): id is string => typeof id === 'string' && id.startsWith('i-'));
+  const hosts = ownTable<MemberHost>();
+  if (ids.length === 0) return hosts;
+  let out;
+  try {
+    out = await awsCall('ec2:DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids })));
+  } catch {
+    return hosts; // It describes the results; the run does not need it.
+  }
+  const byId = new Map((out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => [i.InstanceId, i]));
+  for (const m of state.members) {
+    const i = m.instanceId ? byId.get(m.instanceId) : undefined;
+    if (!i?.InstanceId) continue;
+    hosts[m.label] = { instanceId: i.InstanceId, ...(i.ImageId ? { imageId: i.ImageId } : {}), ...(i.Placement?.AvailabilityZone ? { availabilityZone: i.Placement.AvailabilityZone } : {}) };
+  }
+  return hosts;
+}
+
+/** The host's facts and the catalog's dates as `volbench.cloud` keeps them; what the member said stays. */
+export function hostFacts(host: MemberHost | undefined, known: unknown): Record<string, unknown> {
+  const k = (known ?? {}) as Record<string, unknown>;
+  return {
+    ...(host ? { instance_id: k.instance_id ?? host.instanceId } : {}),
+    ...(host?.imageId ? { image_id: k.image_id ?? host.imageId } : {}),
+    ...(host?.availabilityZone || k.availability_zone ? { availability_zone: k.availability_zone ?? host?.availabilityZone } : {}),
+    catalog_as_of: k.catalog_as_of ?? awsCatalogDates(),
+  };
 }

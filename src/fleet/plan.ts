@@ -5,16 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type VolumeJson } from '../cloud/index.js';
+import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
 import {
   basisText, cents, costBasis, fleetUsdPerHour, monthlyCost, usdPer1000Iops, usdPerMibps, type CostBasis, type CostScope,
 } from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
 import { parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
-import { loadSuite } from '../suites/index.js';
+import { fleetDefaultSuite, sizedSpec, loadSuite } from '../suites/index.js';
 import type { ParsedSpec } from '../jobspec/types.js';
 import { memberFindings, suiteTests, testEntitlements, type PlanFinding, type TestEntitlement } from './plan-findings.js';
+import { preconditionFor, type Precondition } from './precondition.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 
 export interface FleetPlanInput {
@@ -22,8 +23,16 @@ export interface FleetPlanInput {
   volumes: ReadonlyArray<LabelledVolume | FleetVolume>;
   instanceType: string;
   region: string;
-  /** A shipped suite (default aws-ssd); ignored for the estimate when a job file is run instead. */
+  /**
+   * A shipped suite, or `auto` (the default): each volume gets the manifest's suite for its
+   * media (aws-ssd on SSD types, aws-hdd on HDD types). A volume's `suite=` wins. Ignored for
+   * the estimate when a job file is run instead.
+   */
   suite?: string;
+  /** The suites' runtime, replaced in every test (fio's units), as `volbench suite --runtime`. */
+  runtime?: string;
+  /** Write what the read tests will reach before the suite (default true; suites that read only). */
+  precondition?: boolean;
   /** Seconds the workload takes when it is not a suite (a job file's timed stages). */
   workloadSeconds?: number;
   /** An id to reuse; a new one otherwise. */
@@ -54,8 +63,10 @@ export interface FleetMember {
   volume: FleetVolume;
   /** The volume as its results say it: the IOPS and throughput it has, given or by default. */
   cloudVolume?: VolumeJson;
-  /** The suite it runs: its volume's `suite=`, else the fleet's. */
+  /** The suite it runs: its volume's `suite=`, else the fleet's (`auto`: its media's). */
   suite?: string;
+  /** What it writes before the suite, and how long that takes. */
+  precondition?: Precondition;
   /** The CloudFormation stack that holds its instance and volume. */
   stackName: string;
   volumeMonthly?: DatedPrice;
@@ -68,7 +79,11 @@ export interface FleetPlan {
   region: string;
   instanceType: string;
   suite: string;
+  /** The suites' runtime override, as given. */
+  runtime?: string;
   members: FleetMember[];
+  /** What preconditioning adds: the longest member's seconds, and their cost for the whole fleet. */
+  precondition?: { seconds: number; usd?: number };
   instanceHourly?: DatedPrice;
   /** Wall time the estimate assumes: start-up, the workload, teardown. */
   hours: number;
@@ -83,6 +98,9 @@ export interface FleetPlan {
   cost?: PlanCost;
   warnings: string[];
 }
+
+/** `--suite auto`: each volume runs the manifest's suite for its media. */
+export const AUTO = 'auto';
 
 /** Booting, installing Node and volbench, and signalling the stack: measured 6-10 min. */
 const SETUP_SECONDS = 15 * 60;
@@ -107,8 +125,8 @@ function labelled(input: FleetPlanInput): LabelledVolume[] {
   });
 }
 
-/** A suite's jobs and loops; refused naming `field` when there is no such suite. */
-function suiteJobs(name: string, field: string): { jobs: ParsedSpec; loops: number } {
+/** A suite's jobs (its runtime replaced, if given) and loops; refused naming `field` when there is no such suite. */
+function suiteJobs(name: string, field: string, runtime?: string): { jobs: ParsedSpec; loops: number } {
   let suite;
   try {
     suite = loadSuite(name);
@@ -116,25 +134,36 @@ function suiteJobs(name: string, field: string): { jobs: ParsedSpec; loops: numb
     if (err instanceof VolbenchError) throw new VolbenchError(err.code, err.message, { field, ...(err.accepted ? { accepted: err.accepted } : {}) });
     throw err;
   }
-  return { jobs: parseSpec(suite.spec), loops: suite.loops };
+  return { jobs: parseSpec(runtime === undefined ? suite.spec : sizedSpec(suite, { runtime })), loops: suite.loops };
 }
 
 /** Seconds a suite's timed stages take, times its loops. */
-function suiteSeconds(name: string, field: string): number {
-  const { jobs, loops } = suiteJobs(name, field);
+function suiteSeconds(name: string, field: string, runtime?: string): number {
+  const { jobs, loops } = suiteJobs(name, field, runtime);
   return timedSeconds(jobs) * loops;
 }
 
-/** Each member's tests entitled, and the findings on it; none for a job file. */
-function entitled(volumes: readonly LabelledVolume[], input: FleetPlanInput, suiteName: string): { tests: TestEntitlement[][]; findings: PlanFinding[] } {
+/** The suite a volume runs: its own `suite=`, the fleet's, or under `auto` its media's from the manifest. */
+function suiteOf(volume: Volume, fleetSuite: string, field: string): string {
+  if (volume.suite) return volume.suite;
+  if (fleetSuite !== AUTO) return fleetSuite;
+  const media = volume.catalog.media;
+  const name = fleetDefaultSuite(media);
+  if (!name) throw new VolbenchError('EINVALID_ARGS', `${field}: no suite is the fleet default for ${media} volumes (${volume.type}); give suite=`, { field: `${field}.suite`, accepted: 'a shipped suite' });
+  return name;
+}
+
+/** Each member's tests entitled (its own suite, as resolved), and the findings on it; none for a job file. */
+function entitled(volumes: readonly LabelledVolume[], input: FleetPlanInput, suites: ReadonlyArray<string | undefined>): { tests: TestEntitlement[][]; findings: PlanFinding[] } {
   if (input.workloadSeconds !== undefined) return { tests: volumes.map(() => []), findings: [] };
   const findings: PlanFinding[] = [];
   const instance = loadInstances().some((t) => t.type === input.instanceType) ? input.instanceType : undefined;
   const tests = volumes.map((v, i) => {
-    const suite = v.volume.suite ?? suiteName;
+    const suite = suites[i]!;
     const field = v.volume.suite ? `--volumes[${i}].suite` : '--suite';
-    const t = testEntitlements(v.volume, instance, suiteTests(suiteJobs(suite, field).jobs.jobs));
-    const suiteNamed = v.volume.suite !== undefined || input.suite !== undefined;
+    const t = testEntitlements(v.volume, instance, suiteTests(suiteJobs(suite, field, input.runtime).jobs.jobs));
+    // auto picks each volume's suite for its media: only a suite the user named can be the wrong one.
+    const suiteNamed = v.volume.suite !== undefined || (input.suite !== undefined && input.suite !== AUTO);
     findings.push(...memberFindings({ label: v.label, volume: v.volume, instance, suite, suiteNamed, tests: t }));
     return t;
   });
@@ -147,25 +176,37 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   }
   const volumes = labelled(input);
   const fleetId = input.fleetId ?? newFleetId();
-  const suiteName = input.suite ?? 'aws-ssd';
+  const suiteName = input.suite ?? AUTO;
   const own = volumes.map((v, i) => ({ suite: v.volume.suite, field: `--volumes[${i}].suite` })).filter((s) => s.suite !== undefined);
   if (input.workloadSeconds !== undefined && own.length) {
     throw new VolbenchError('EINVALID_ARGS', `${own[0].field}: a job file runs on every member; suite= is for fleets that run suites`, { field: own[0].field, accepted: 'no suite= with --job' });
   }
-  // The members run at once: the study lasts as long as its longest suite.
-  const workloadSeconds = input.workloadSeconds ?? Math.max(suiteSeconds(suiteName, '--suite'), ...own.map((s) => suiteSeconds(s.suite!, s.field)));
+  if (suiteName !== AUTO) suiteSeconds(suiteName, '--suite', input.runtime);
+  const suites = input.workloadSeconds !== undefined ? volumes.map(() => undefined) : volumes.map((v, i) => suiteOf(v.volume, suiteName, `--volumes[${i}]`));
+  // Each member's suite checked (and timed) first: a bad name is refused naming where it was given.
+  const suiteSecs = suites.map((name, i) => name === undefined ? 0
+    : suiteSeconds(name, volumes[i].volume.suite ? `--volumes[${i}].suite` : suiteName === AUTO ? `--volumes[${i}]` : '--suite', input.runtime));
+  const preconditions = volumes.map((v, i) => {
+    const suite = suites[i];
+    if (suite === undefined || input.precondition === false) return undefined;
+    return preconditionFor(v.volume, input.instanceType, suite, input.runtime === undefined ? {} : { runtime: input.runtime });
+  });
+  const preSeconds = Math.max(0, ...preconditions.map((p) => p?.seconds ?? 0));
+  // The members run at once: the study lasts as long as its longest suite and precondition.
+  const workloadSeconds = input.workloadSeconds ?? Math.max(...suiteSecs.map((secs, i) => secs + (preconditions[i]?.seconds ?? 0)));
   const hours = (SETUP_SECONDS + workloadSeconds + TEARDOWN_SECONDS) / 3600;
   const warnings: string[] = [];
   const hourly = instanceHourly(input.instanceType, input.region);
   if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
   else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
   if (!loadInstances().some((t) => t.type === input.instanceType)) warnings.push(`no EBS limits known for ${input.instanceType}: the tests are entitled by the volume alone`);
-  const { tests, findings } = entitled(volumes, input, suiteName);
+  const { tests, findings } = entitled(volumes, input, suites);
   const members: FleetMember[] = volumes.map((v, i) => ({
     label: v.label,
     volume: fleetVolume(v),
     cloudVolume: v.volume.json(),
-    ...(v.volume.suite ? { suite: v.volume.suite } : {}),
+    ...(suites[i] ? { suite: suites[i] } : {}),
+    ...(preconditions[i] ? { precondition: preconditions[i] } : {}),
     stackName: stackNameFor(fleetId, v.label),
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
     ...(tests[i].length ? { tests: tests[i] } : {}),
@@ -177,6 +218,10 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     if (stale) warnings.push(stale);
   }
   const estimatedUsd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), hours);
+  const usdFor = (seconds: number) => {
+    const usd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), seconds / 3600);
+    return usd === undefined ? {} : { usd };
+  };
   const cost = planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h'));
   // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
   const volumesOnly = hourly ? undefined : volumesOnlyUsd(members.map((m) => m.volumeMonthly), hours);
@@ -185,7 +230,9 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     region: input.region,
     instanceType: input.instanceType,
     suite: suiteName,
+    ...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
     members,
+    ...(preSeconds > 0 ? { precondition: { seconds: preSeconds, ...usdFor(preSeconds) } } : {}),
     ...(hourly ? { instanceHourly: hourly } : {}),
     hours,
     workloadSeconds,
@@ -198,6 +245,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 10 * 2 ** 30 ? 1 : 0)} GiB`;
 
 /** Per member: its month under `scope` and `basis`, and that per 1,000 IOPS and per MiB/s at the test entitled to most. */
 function planCost(members: readonly FleetMember[], hourly: DatedPrice | undefined, scope: CostScope, basis: CostBasis): PlanCost {
@@ -252,7 +300,7 @@ function formatTests(plan: FleetPlan): string[] {
 /** The plan as `fleet plan` prints it. */
 export function formatPlan(plan: FleetPlan): string {
   const lines = [
-    `fleet ${plan.fleetId} in ${plan.region}: ${plan.members.length} × ${plan.instanceType}, suite ${plan.suite} ` +
+    `fleet ${plan.fleetId} in ${plan.region}: ${plan.members.length} × ${plan.instanceType}, suite ${plan.suite}${plan.runtime ? ` (runtime ${plan.runtime})` : ''} ` +
       `(${Math.round(plan.workloadSeconds / 60)} min of I/O; ${plan.hours.toFixed(2)} h with start-up and teardown)`,
     '',
     '| volume | type | size | IOPS | MiB/s | volume $/month | stack |',
@@ -267,6 +315,12 @@ export function formatPlan(plan: FleetPlan): string {
   if (plan.instanceHourly) lines.push(`instance: $${plan.instanceHourly.usd.toFixed(4)}/h each (${plan.instanceHourly.source}, as of ${plan.instanceHourly.as_of})`);
   const vp = plan.members.find((m) => m.volumeMonthly)?.volumeMonthly;
   if (vp) lines.push(`volumes: prorated from the monthly price (${vp.source}, as of ${vp.as_of})`);
+  const pre = plan.members.filter((m) => m.precondition);
+  if (pre.length && plan.precondition) {
+    const each = pre.map((m) => `${m.label} ${gib(m.precondition!.bytes)} in ${Math.ceil(m.precondition!.seconds)} s`).join(', ');
+    lines.push(`precondition (writes what the read tests reach, before the suite): ${each}; adds ${Math.ceil(plan.precondition.seconds / 60)} min` +
+      `${plan.precondition.usd === undefined ? '' : ` and ${usd(plan.precondition.usd)}`} to the study (--no-precondition skips it)`);
+  }
   lines.push(`estimated cost of the study: ${plan.estimatedUsd === undefined ? 'unknown' : usd(plan.estimatedUsd)}`);
   if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
   lines.push(...formatTests(plan));

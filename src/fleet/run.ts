@@ -10,9 +10,11 @@ import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
 import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
+import { parseJobFile } from '../jobspec/index.js';
 import type { FioJson } from '../report/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
-import { memberCloud } from './member-cloud.js';
+import { preconditionJob } from './precondition.js';
+import { hostFacts, memberCloud, memberHosts, type MemberHost } from './member-cloud.js';
 import { PinnedTls } from './pinned-fetch.js';
 import type { FleetState } from './state.js';
 import { ownTable, ownValue } from '../own-key.js';
@@ -24,6 +26,10 @@ export interface RunWorkload {
   jobFile?: string;
   /** Gates, as for `volbench run --assert`. */
   assert?: string[];
+  /** The suite's runtime in every test (default: the plan's, if it set one). */
+  runtime?: string;
+  /** Write what the read tests reach first, where the plan says so (default true). */
+  precondition?: boolean;
 }
 
 export interface FleetRunOptions extends RunWorkload {
@@ -37,6 +43,8 @@ export interface FleetRunOptions extends RunWorkload {
   onProgress?: (label: string, line: string) => void;
   /** Reconnections to a member's event stream before its run is given up (default 20). */
   maxReconnects?: number;
+  /** {label: host}: each member's instance as EC2 describes it (default: asked of EC2). */
+  hosts?: Record<string, MemberHost>;
 }
 
 export interface MemberResult {
@@ -154,7 +162,8 @@ async function reachable<T>(call: () => Promise<T>, signal?: AbortSignal): Promi
     try {
       return await call();
     } catch (err) {
-      const code = (err as { cause?: { code?: string } }).cause?.code;
+      // fetch puts the socket's code in its cause; the pinned client rejects with the socket's error.
+      const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
       if (signal?.aborted || Date.now() > deadline || !['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'].includes(code ?? '')) throw err;
       await new Promise((r) => setTimeout(r, delay));
     }
@@ -171,6 +180,19 @@ function headline(data: Record<string, unknown>): string {
   return `${test}${parts.join(', ') || 'running'}`;
 }
 
+/** Writes the device's first `bytes` once, before a suite that reads; refused or failed, the member fails. */
+async function precondition(member: Member, device: string, bytes: number, volume: object, say: (line: string) => void, maxReconnects: number): Promise<void> {
+  say(`precondition: writing ${(bytes / 2 ** 30).toFixed(1)} GiB of ${device}`);
+  const started = Date.now();
+  const submitted = await member.json('/v1/runs', { method: 'POST', body: JSON.stringify({ ...preconditionJob(device, bytes), ...volume }), headers: { 'content-type': 'application/json' } });
+  if (submitted.status !== 202 && submitted.status !== 200) {
+    throw new Error(`precondition: POST /v1/runs: HTTP ${submitted.status}: ${String(submitted.body.detail ?? submitted.body.title ?? '')}`);
+  }
+  const final = await member.follow(String(submitted.body.id), () => {}, maxReconnects);
+  if (final !== 'finished') throw new Error(`precondition: the write ${final}`);
+  say(`precondition: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
 async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions, fetch: Fetch = globalThis.fetch): Promise<MemberResult> {
   const say = (line: string) => opts.onProgress?.(label, line);
   const member = new Member(base, token, opts.signal, fetch);
@@ -181,14 +203,24 @@ async function runMember(state: FleetState, label: string, base: string, token: 
     if (targets.status !== 200) throw new Error(`GET /v1/targets: HTTP ${targets.status}`);
     const root = (targets.body.targets as Array<{ root: string; kind: string }> | undefined)?.[0];
     if (!root) throw new Error('the service has no target root');
+    const planned = state.plan.members.find((m) => m.label === label);
+    const volume = planned?.cloudVolume ? { volume: { ...planned.cloudVolume, instance: state.plan.instanceType } } : {};
+    const runtime = opts.runtime ?? state.plan.runtime;
+    if (!opts.jobFile && opts.suite === undefined && opts.precondition !== false && planned?.precondition && root.kind === 'block_device') {
+      await precondition(member, root.root, planned.precondition.bytes, volume, say, opts.maxReconnects ?? 20);
+    }
     let submitted;
     if (opts.jobFile) {
-      const qs = new URLSearchParams([['target', root.root] as [string, string], ...(opts.assert ?? []).map((a): [string, string] => ['assert', a])]);
-      submitted = await member.json(`/v1/runs?${qs}`, { method: 'POST', body: opts.jobFile, headers: { 'content-type': 'text/plain' } });
+      // As a JSON spec, so the volume goes with it: every job is held to its entitlement.
+      const qs = new URLSearchParams([['target', root.root]]);
+      const body = { ...parseJobFile(opts.jobFile, {}), ...(opts.assert?.length ? { assert: opts.assert } : {}), ...volume };
+      submitted = await member.json(`/v1/runs?${qs}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     } else {
-      const planned = state.plan.members.find((m) => m.label === label);
       const body = {
         suite: opts.suite ?? planned?.suite ?? state.plan.suite,
+        // The member's volume and instance: the service holds every job to its entitlement.
+        ...volume,
+        ...(runtime !== undefined ? { runtime } : {}),
         ...(root.kind === 'block_device' ? { filename: root.root } : { directory: root.root }),
         ...(opts.assert?.length ? { assert: opts.assert } : {}),
       };
@@ -209,7 +241,7 @@ async function runMember(state: FleetState, label: string, base: string, token: 
     const gate = typeof run.body.gate === 'string' ? run.body.gate : undefined;
     if (result.status !== 200) return { label, status: final as MemberResult['status'], gate, error: `no result: HTTP ${result.status}` };
     // The member's volume is known here: its burst analysis is held against the catalog's model.
-    const doc = analyseBurst(withCloud(result.body, state, label) as unknown as FioJson) as unknown as Record<string, unknown>;
+    const doc = analyseBurst(withCloud(result.body, state, label, opts.hosts?.[label]) as unknown as FioJson) as unknown as Record<string, unknown>;
     const dir = join(opts.outDir, state.fleetId);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${label}.json`);
@@ -233,10 +265,10 @@ async function runMember(state: FleetState, label: string, base: string, token: 
   }
 }
 
-/** fio's JSON with what the fleet knows of the volume, where the service did not say already. */
-function withCloud(doc: Record<string, unknown>, state: FleetState, label: string): Record<string, unknown> {
+/** fio's JSON with what the fleet knows of the volume and host, where the service did not say already. */
+function withCloud(doc: Record<string, unknown>, state: FleetState, label: string, host?: MemberHost): Record<string, unknown> {
   const vb = { ...((doc.volbench as Record<string, unknown> | undefined) ?? {}) };
-  vb.cloud = memberCloud(state, label, (vb.cloud as Record<string, unknown> | undefined) ?? {});
+  vb.cloud = { ...memberCloud(state, label, (vb.cloud as Record<string, unknown> | undefined) ?? {}), ...hostFacts(host, vb.cloud) };
   return { ...doc, volbench: vb };
 }
 
@@ -254,6 +286,7 @@ async function memberToken(state: FleetState, name: string | undefined, clients:
  * Members with the fleet's certificate are reached over HTTPS pinned to its fingerprint.
  */
 export async function runFleet(state: FleetState, opts: FleetRunOptions): Promise<MemberResult[]> {
+  opts = { ...opts, hosts: opts.hosts ?? await memberHosts(state, opts.clients) };
   const pinned = state.tlsFingerprint ? new PinnedTls(state.tlsFingerprint) : undefined;
   // An --endpoint-map entry in plain http (a local service) is the user's own choice.
   const fetch: Fetch = (url, init) => (pinned && url.startsWith('https:') ? pinned.fetch(url, init as Parameters<PinnedTls['fetch']>[1]) : globalThis.fetch(url, init));

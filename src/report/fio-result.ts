@@ -223,6 +223,11 @@ export const volbenchCloudSchema = z.object({
   region: z.string().optional(),
   availability_zone: z.string().optional(),
   instance_type: z.string().optional(),
+  instance_id: z.string().optional().describe('The instance the run measured on (a fleet member\'s, as EC2 describes it)'),
+  image_id: z.string().optional().describe('Its AMI'),
+  catalog_as_of: z.object({ volumes: z.string(), instances: z.string(), instance_prices: z.string() }).optional()
+    .describe('When the catalog\'s volume models, instance limits and instance prices were read'),
+  fleet: z.object({ id: z.string(), label: z.string() }).optional().describe('The fleet and its member\'s label'),
   volume: z.object({
     id: z.string().optional(),
     type: z.string(),

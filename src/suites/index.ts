@@ -4,12 +4,12 @@
  */
 export { SUITES, suiteDefinitions } from './catalog.js';
 export type { SuiteDefinition, SuiteTarget } from './catalog.js';
-export { manifestTests, QUESTION_METRICS, suiteManifest } from './manifest.js';
+export { fleetDefaultSuite, manifestTests, QUESTION_METRICS, suiteManifest } from './manifest.js';
 export type { ManifestSuite, SuiteQuestion } from './manifest.js';
 export { listSuites, loadSuite, suitesDirectory } from './load.js';
 export type { Suite, SuiteInfo } from './load.js';
 export { describeSuite } from './describe.js';
-export { applyOverrides, checkSuiteTarget } from './overrides.js';
+export { applyOverrides, checkSuiteTarget, sizedSpec } from './overrides.js';
 export type { SuiteOverrides } from './overrides.js';
 export { runSuite, prepareSuite, runPrepared, suiteTests } from './run-suite.js';
 export type { SuiteRunOptions, SuiteTestEvent, PreparedSuite } from './run-suite.js';

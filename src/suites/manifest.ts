@@ -38,6 +38,8 @@ const SuiteEntry = z.object({
   target: z.enum(['any', 'block-device']),
   /** The volumes it is for: SSD, HDD, or any. */
   media: z.enum(['ssd', 'hdd', 'any']),
+  /** The suite a fleet runs on volumes of this media under `--suite auto` (one suite per media). */
+  fleet_default: z.enum(['ssd', 'hdd']).optional(),
   questions: z.array(SuiteQuestion).max(32),
 }).strict();
 
@@ -74,6 +76,12 @@ export function parseManifestEntries(text: string, file: string): SuiteEntry[] {
   const names = parsed.data.suites.map((s) => s.name);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) refuse(file, 'suites', `'${twice}' is named twice`);
+  parsed.data.suites.forEach((s, i) => {
+    if (s.fleet_default === undefined) return;
+    if (s.media !== s.fleet_default) refuse(file, `suites.${i}.fleet_default`, `'${s.fleet_default}' is not the suite's media '${s.media}'`);
+    const first = parsed.data.suites.findIndex((o) => o.fleet_default === s.fleet_default);
+    if (first !== i) refuse(file, `suites.${i}.fleet_default`, `'${s.fleet_default}' is already ${parsed.data.suites[first].name}'s`);
+  });
   return parsed.data.suites;
 }
 
@@ -109,4 +117,9 @@ export function suiteManifest(): ManifestSuite[] {
 /** A shipped suite's tests, or undefined for a name the manifest does not have. */
 export function manifestTests(name: string): readonly string[] | undefined {
   return suiteManifest().find((s) => s.name === name)?.tests;
+}
+
+/** The suite `--suite auto` gives a volume of this media (the manifest's `fleet_default`), or undefined. */
+export function fleetDefaultSuite(media: string): string | undefined {
+  return manifestEntries().find((s) => s.fleet_default === media)?.name;
 }

@@ -64,6 +64,14 @@ export function checkSuiteTarget(suite: Suite, o: SuiteOverrides): void {
   if (!isBlockDevice(o.filename)) throw targetError(suite, `${o.filename} is not a block device`, 'filename');
 }
 
+/** The suite's spec with only its runtime and size replaced, no target: what planning reads (a fresh copy). */
+export function sizedSpec(suite: Suite, o: Pick<SuiteOverrides, 'runtime' | 'size'>): JobSpec {
+  const spec = parseJobFile(suite.text, {});
+  if (o.runtime !== undefined) setOption(spec, 'runtime', String(o.runtime));
+  if (o.size !== undefined) setOption(spec, 'size', String(o.size));
+  return spec;
+}
+
 /** The suite's spec with the user's overrides applied (a fresh copy each call). */
 export function applyOverrides(suite: Suite, o: SuiteOverrides): JobSpec {
   checkSuiteTarget(suite, o);

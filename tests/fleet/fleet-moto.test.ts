@@ -190,6 +190,17 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       expect(doc.jobs[0].jobname).toBe('rr');
       expect(doc.jobs[0].read.total_ios).toBeGreaterThan(0);
       expect(doc.volbench.cloud).toMatchObject({ provider: 'aws', region: 'us-east-1', instance_type: 'm6i.large', fleet: { id: fleetId, label } });
+      // What a later comparison needs: the member's volume went with the run (each job holds its
+      // entitlement), and the host (instance, AMI, zone as EC2 describes it), version, kernel and
+      // the catalog's dates are in the result.
+      expect(doc.volbench.cloud.volume.type).toBe(label.split('-')[0]);
+      expect(doc.volbench.jobs[0].entitlement).toMatchObject({ bound_by: expect.any(String), expected_iops: expect.any(Number), measured_iops: expect.any(Number) });
+      expect(doc.volbench.cloud.instance_id).toMatch(/^i-[0-9a-f]+$/);
+      expect(doc.volbench.cloud.image_id).toMatch(/^ami-[0-9a-f]+$/);
+      expect(doc.volbench.cloud.availability_zone).toMatch(/^us-east-1[a-f]$/);
+      expect(doc.volbench.cloud.catalog_as_of).toEqual({ volumes: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), instances: expect.stringMatching(/^\d{4}/), instance_prices: expect.stringMatching(/^\d{4}/) });
+      expect(doc.volbench.version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(doc.volbench.kernel).toBeTruthy();
       const s3 = new S3Client({ ...config(), forcePathStyle: true });
       const obj = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/results/${label}.json` }));
       expect(JSON.parse(await obj.Body!.transformToString()).jobs[0].jobname).toBe('rr');

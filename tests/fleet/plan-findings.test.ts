@@ -16,13 +16,14 @@ const plan = (volumes: string, instanceType = 'm6i.large', suite?: string) =>
   planFleet({ volumes: fleetVolumes(volumes, instanceType), instanceType, region: 'us-east-1', ...(suite ? { suite } : {}) });
 
 describe('fleet plan: entitled per test, and findings', () => {
-  it("the four-volume study on m6i.large: each aws-ssd test entitled, gp3 6000/250 and io2 16,000 past the instance's baseline", () => {
+  it("the four-volume study on m6i.large (suite auto): each test entitled, gp3 6000/250, io2 16,000 and st1's 500 MiB/s past the instance's baseline", () => {
     const p = plan(STUDY);
     expect(p.members.map((m) => m.tests?.map((t) => [t.test, t.iops, t.bound_by]))).toEqual([
       [['RND16K-Q1T16-write', 3000, 'volume-iops'], ['RND16K-Q1T16-read', 3000, 'volume-iops']],
       [['RND16K-Q1T16-write', 6000, 'volume-iops'], ['RND16K-Q1T16-read', 6000, 'volume-iops']],
       [['RND16K-Q1T16-write', 16000, 'volume-iops'], ['RND16K-Q1T16-read', 16000, 'volume-iops']],
-      [['RND16K-Q1T16-write', 500, 'volume-iops'], ['RND16K-Q1T16-read', 500, 'volume-iops']],
+      // st1 runs aws-hdd under auto: 500 I/Os of its counted 1 MiB.
+      [['SEQ1M-Q8T1-read', 500, 'volume-iops'], ['SEQ1M-Q8T1-write', 500, 'volume-iops']],
     ]);
     // m6i.large falls to 3,600 IOPS after its 30 minutes: 56.25 MiB/s at 16 KiB.
     expect(p.members[1].tests![0].after_instance_burst).toEqual({ seconds: 1800, iops: 3600, mibps: 56.25 });
@@ -31,6 +32,7 @@ describe('fleet plan: entitled per test, and findings', () => {
       ['instance-baseline', 'gp3-500g-6000iops-250mibs'],
       ['block-size', 'gp3-500g-6000iops-250mibs'],
       ['instance-baseline', 'io2-500g-16000iops'],
+      ['instance-baseline', 'st1-2t'],
     ]);
     expect(p.findings[1].message).toBe('suite aws-ssd at 16 KiB reaches at most 93.75 MiB/s on gp3-500g-6000iops-250mibs (RND16K-Q1T16-write, volume-iops): '
       + 'the 250 MiB/s paid for (125 above the included 125) goes unused');
@@ -40,7 +42,8 @@ describe('fleet plan: entitled per test, and findings', () => {
   });
 
   it('an HDD volume on an SSD suite is a finding only when the suite was named', () => {
-    expect(plan('st1:2048g').findings).toEqual([]);
+    // auto gives st1 aws-hdd: no suite finding (its 500 MiB/s is past m6i.large's baseline, another one).
+    expect(plan('st1:2048g').findings.map((f) => f.kind)).toEqual(['instance-baseline']);
     expect(plan('st1:2048g', 'm6i.large', 'aws-ssd').findings.map((f) => f.kind)).toEqual(['hdd-on-ssd-suite']);
     expect(plan('st1:2048g:suite=aws-ssd').findings.map((f) => f.kind)).toEqual(['hdd-on-ssd-suite']);
     expect(plan('st1:2048g', 'm6i.large', 'aws-hdd').findings.map((f) => f.kind)).not.toContain('hdd-on-ssd-suite');
@@ -59,7 +62,7 @@ describe('fleet plan --strict', () => {
   it('refuses a plan with findings, exit 2, naming each; passes one without', async () => {
     const bad = await volbench(['fleet', 'plan', '--volumes', STUDY, '--instance', 'm6i.large', '--region', 'us-east-1', '--strict']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--strict and 3 findings: instance-baseline \(gp3-500g-6000iops-250mibs\)/);
+    expect(bad.stderr).toMatch(/--strict and 4 findings: instance-baseline \(gp3-500g-6000iops-250mibs\)/);
     expect(bad.stderr).toContain('block-size (gp3-500g-6000iops-250mibs)');
     const good = await volbench(['fleet', 'plan', '--volumes', 'gp3:500g', '--instance', 'm6i.large', '--region', 'us-east-1', '--strict']);
     expect(good.code, good.stderr).toBe(0);

@@ -51,7 +51,9 @@ describe('--volumes', () => {
   it("takes a member's own suite (suite=), and refuses one the package does not ship, naming it", () => {
     const volumes = fleetVolumes('gp3:500g,st1:2t:suite=aws-hdd', 'm6i.large');
     const plan = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1' });
-    expect(plan.members.map((m) => m.suite)).toEqual([undefined, 'aws-hdd']);
+    expect(plan.members.map((m) => m.suite)).toEqual(['aws-ssd', 'aws-hdd']);
+    const ssd = planFleet({ volumes: fleetVolumes('gp3:500g,st1:2t:suite=aws-ssd', 'm6i.large'), instanceType: 'm6i.large', region: 'us-east-1', suite: 'aws-hdd' });
+    expect(ssd.members.map((m) => m.suite)).toEqual(['aws-hdd', 'aws-ssd']);
     expect(plan.members[1].label).toBe('st1-2t');
     const err = errorOf(() => planFleet({ volumes: fleetVolumes('st1:2t:suite=aws-hhd', 'm6i.large'), instanceType: 'm6i.large', region: 'us-east-1' }));
     expect(err.field).toBe('--volumes[0].suite');
@@ -66,7 +68,7 @@ describe('--volumes', () => {
 
 describe('planFleet', () => {
   const volumes = parseFleetVolumes('gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t');
-  const plan = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', suite: 'aws-ssd', fleetId: 'vb0123456789' });
+  const plan = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', suite: 'aws-ssd', fleetId: 'vb0123456789', precondition: false });
 
   it('prices each volume by the month: gp3 500 GiB with 6,000 IOPS and 250 MiB/s is $40 + $15 + $5', () => {
     expect(plan.members.map((m) => m.volumeMonthly?.usd)).toEqual([40, 60, 1102.5, 92.16]);
@@ -79,6 +81,34 @@ describe('planFleet', () => {
     expect(plan.hours).toBeCloseTo((900 + 360 + 300) / 3600, 6);
     const expected = 4 * 0.096 * plan.hours + (40 + 60 + 1102.5 + 92.16) * plan.hours / 730;
     expect(plan.estimatedUsd).toBeCloseTo(expected, 2);
+  });
+
+  it('--suite auto (the default): SSD types get aws-ssd, HDD types aws-hdd, from the manifest', () => {
+    const auto = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1' });
+    expect(auto.suite).toBe('auto');
+    expect(auto.members.map((m) => m.suite)).toEqual(['aws-ssd', 'aws-ssd', 'aws-ssd', 'aws-hdd']);
+    // The study lasts as long as its longest member: two 180 s tests, plus st1's precondition.
+    expect(auto.workloadSeconds).toBeCloseTo(360 + auto.members[3].precondition!.seconds, 6);
+  });
+
+  it('preconditions what the read tests reach: aws-ssd\'s 1 GiB, aws-hdd\'s runtime at st1\'s 500 MiB/s burst', () => {
+    const auto = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1' });
+    const [gp3, , , st1] = auto.members;
+    expect(gp3.precondition).toEqual({ bytes: 2 ** 30, seconds: 1024 / 125 });
+    // 180 s at 500 MiB/s, under the device's 2 TiB; written at st1's 500 MiB/s.
+    expect(st1.precondition).toEqual({ bytes: 180 * 500 * 2 ** 20, seconds: 180 });
+    expect(auto.precondition!.seconds).toBe(180);
+    expect(auto.precondition!.usd).toBeGreaterThan(0);
+    expect(auto.precondition!.usd).toBeLessThan(auto.estimatedUsd!);
+    expect(formatPlan(auto)).toMatch(/precondition .*st1-2t 88 GiB in 180 s; adds 3 min and \$0\.\d\d to the study/);
+    // The suites' runtime moves the reach; --no-precondition drops it and its time.
+    const short = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', runtime: '20s' });
+    expect(short.members[3].precondition!.bytes).toBe(20 * 500 * 2 ** 20);
+    expect(short.workloadSeconds).toBeCloseTo(40 + 20, 6);
+    const none = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', precondition: false });
+    expect(none.members.every((m) => m.precondition === undefined)).toBe(true);
+    expect(none.precondition).toBeUndefined();
+    expect(none.workloadSeconds).toBe(360);
   });
 
   it('names one stack per volume after the fleet and the label', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { listSuites, loadSuite, suiteManifest } from '../../src/suites/index.js';
-import { parseManifestEntries, withTests } from '../../src/suites/manifest.js';
+import { fleetDefaultSuite, parseManifestEntries, withTests } from '../../src/suites/manifest.js';
 import { namedSuites, suiteOf } from '../../src/publish/suite-columns.js';
 import { ROOT } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
@@ -56,6 +56,16 @@ describe('the suite manifest', () => {
     expect(errorOf(() => parseManifestEntries(JSON.stringify({ suites: [one, one] }), 'x.json')).message).toMatch(/'a' is named twice/);
     const q = { question: 'q', test: 'T', metric: 'speed', better: 'higher' };
     expect(errorOf(() => parseManifestEntries(JSON.stringify({ suites: [{ ...one, questions: [q] }] }), 'x.json')).field).toBe('suites.0.questions.0.metric');
+  });
+
+  it("names one fleet default per media (--suite auto): aws-ssd for SSD, aws-hdd for HDD; a second, or another media's, is refused", () => {
+    expect(fleetDefaultSuite('ssd')).toBe('aws-ssd');
+    expect(fleetDefaultSuite('hdd')).toBe('aws-hdd');
+    const ssd = { name: 'a', file: 'a.fio', title: 't', source: 's', loops: 1, target: 'any', media: 'ssd', fleet_default: 'ssd', questions: [] };
+    const twice = errorOf(() => parseManifestEntries(JSON.stringify({ suites: [ssd, { ...ssd, name: 'b' }] }), 'x.json'));
+    expect(twice.field).toBe('suites.1.fleet_default');
+    expect(twice.message).toMatch(/already a's/);
+    expect(errorOf(() => parseManifestEntries(JSON.stringify({ suites: [{ ...ssd, media: 'any' }] }), 'x.json')).field).toBe('suites.0.fleet_default');
   });
 
   it('is what reports know: every shipped suite, found from its job names alone', () => {

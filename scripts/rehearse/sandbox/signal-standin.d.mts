@@ -13,7 +13,8 @@ export interface SignalRecord {
 }
 export interface Listener { url: string; port: number; close(): Promise<void> }
 export class SignalStandIn {
-  constructor(options: { moto: string });
+  /** holdUntilReady: stacks (by name) whose creation waits for their Ready signal, as CloudFormation's creation policy makes it. */
+  constructor(options: { moto: string; holdUntilReady?: RegExp });
   listen(host: string, options?: { port?: number; member?: string | null }): Promise<Listener>;
   signals(stack?: string): SignalRecord[];
   waitForSignal(stack: string, resource: string, timeoutMs: number): Promise<SignalRecord | undefined>;

@@ -36,6 +36,11 @@ function signalParams(req, body) {
   return undefined;
 }
 
+function isDescribeStacks(req, body) {
+  if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return false;
+  return new URLSearchParams(body.toString('utf8')).get('Action') === 'DescribeStacks';
+}
+
 function validate(p) {
   if (!p.StackName || p.StackName.length > 2048) return 'StackName: the stack name or id is required';
   if (!p.LogicalResourceId || p.LogicalResourceId.length > 255) return 'LogicalResourceId: the resource is required';
@@ -45,9 +50,15 @@ function validate(p) {
 }
 
 export class SignalStandIn {
-  /** moto: the emulator's base URL (http://127.0.0.1:PORT). */
-  constructor({ moto }) {
+  /**
+   * moto: the emulator's base URL (http://127.0.0.1:PORT). holdUntilReady: a RegExp of stack
+   * names whose creation waits for their `Ready` signal, as CloudFormation's creation policy
+   * makes it (moto completes them at once): DescribeStacks answers CREATE_IN_PROGRESS until a
+   * SUCCESS, CREATE_FAILED with the signal's reason after a FAILURE.
+   */
+  constructor({ moto, holdUntilReady = undefined }) {
     this.moto = new URL(moto);
+    this.holdUntilReady = holdUntilReady;
     this.records = [];
     this.servers = [];
     this.waiters = new Set();
@@ -135,6 +146,7 @@ export class SignalStandIn {
       const body = Buffer.concat(chunks);
       const params = signalParams(req, body);
       if (params) this.signal(params, member, res).catch((err) => res.writeHead(500).end(String(err)));
+      else if (this.holdUntilReady && isDescribeStacks(req, body)) this.forward(req, res, body, (xml) => this.held(xml));
       else this.forward(req, res, body);
     });
   }
@@ -180,11 +192,38 @@ export class SignalStandIn {
     });
   }
 
-  /** Sends the request on to moto as it came (with its body, if already read) and the answer back. */
-  forward(req, res, body) {
+  /** A DescribeStacks answer with each held stack's status as CloudFormation would show it. */
+  held(xml) {
+    // The fleet (and the SDK's waiter) asks for one stack by name: its answer holds one stack.
+    const names = [...xml.matchAll(/<StackName>([^<]+)<\/StackName>/g)].map((m) => m[1]);
+    if (names.length !== 1 || !this.holdUntilReady.test(names[0])) return xml;
+    if (!xml.includes('<StackStatus>CREATE_COMPLETE</StackStatus>')) return xml;
+    const signal = this.records.find((r) => r.stack === names[0] && r.resource === 'Ready');
+    if (signal?.status === 'SUCCESS') return xml;
+    const status = signal ? 'CREATE_FAILED' : 'CREATE_IN_PROGRESS';
+    let out = xml.replace('<StackStatus>CREATE_COMPLETE</StackStatus>', `<StackStatus>${status}</StackStatus>`);
+    if (signal) {
+      out = out.replace(/<StackStatusReason>[^<]*<\/StackStatusReason>/, '')
+        .replace(`<StackStatus>${status}</StackStatus>`, `<StackStatus>${status}</StackStatus><StackStatusReason>${xmlEscape(`Ready: ${signal.reason}`)}</StackStatusReason>`);
+    }
+    return out;
+  }
+
+  /** Sends the request on to moto as it came (with its body, if already read) and the answer back (through `rewrite`, if given). */
+  forward(req, res, body, rewrite) {
     const upstream = httpRequest(new URL(req.url ?? '/', this.moto), { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      if (!rewrite || answer.statusCode !== 200) {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        return;
+      }
+      let text = '';
+      answer.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => {
+        const out = Buffer.from(rewrite(text));
+        const headers = { ...answer.headers, 'content-length': String(out.length) };
+        delete headers['transfer-encoding'];
+        res.writeHead(200, headers).end(out);
+      });
     });
     upstream.once('error', (err) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });

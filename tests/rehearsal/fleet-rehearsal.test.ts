@@ -1,0 +1,131 @@
+/**
+ * The study rehearsed, shortened for CI: `npm run rehearse:fleet` with two members (gp3 running
+ * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests. The user's
+ * `fleet compare` runs against moto; each member's rendered user data boots in the sandbox from
+ * the bundle in moto's S3, answers over TLS and runs its suite on a throttled loop volume.
+ * Expected: every volume has a gated test and every gated measured/entitled is within
+ * 0.85–1.10 (the emulation follows the catalog's model: anything else is a bug in the chain),
+ * bound_by is the model's, and nothing is left in moto. A member whose bundle is bad fails
+ * within a minute with its log's reason, and still nothing is left.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
+import { DEFAULT_AWSCLI_VENV } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
+import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
+import { ROOT } from '../helpers/cli.js';
+import { motoSkipReason } from '../helpers/moto.js';
+
+const DRIVER = join(ROOT, 'scripts', 'rehearse', 'fleet', 'rehearse-fleet.mjs');
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+
+function skipReason(): string | undefined {
+  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
+  if (reason) return reason;
+  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (scripts/rehearse/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
+  return undefined;
+}
+const skip = skipReason();
+
+interface Outcome { code: number | null; stderr: string; seconds: number }
+
+function rehearse(args: string[]): Promise<Outcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [DRIVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-200_000); });
+    child.on('exit', (code) => resolve({ code, stderr, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
+interface StudyTest { test: string; measured: number; entitled: number; unit: string; ratio: number | null; bound_by: string; gated: boolean }
+interface StudyVolume { label: string; type: string; suite: string; tests: StudyTest[]; error?: string; boot?: { signal: string; seconds_to_signal: number; reason?: string } }
+interface Study {
+  wall_s: number; scale: { rate: number; time: number }; volumes: StudyVolume[]; problems: string[];
+  leftovers: Record<string, number>; leftover_items: Record<string, string[]>; leftovers_after_down: Record<string, number>; kept_in_s3: string[];
+  reap: { killed_fleet: string; up_exit: string; found: { stacks: string[]; parameters: string[]; objects: string[] } };
+}
+
+describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip}]` : ''}`, () => {
+  let work: string;
+  let bundle: string;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'volbench-study-'));
+    // The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3).
+    const made = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--arch', 'x64', '--out', join(work, 'bundles')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(made.code, made.stderr).toBe(0);
+    bundle = join(work, 'bundles', `volbench-${VERSION}-linux-x64.tar.gz`);
+  }, 420_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, and nothing is left', async () => {
+    const out = join(work, 'study');
+    // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
+    // too much in 5 s for 0.85 to hold on a loaded machine.
+    const run = await rehearse(['--out', out, '--volumes', 'gp3:8g:throughput=250,st1:2t', '--runtime', '10s', '--package', bundle]);
+    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
+    expect(study.problems.join('\n'), run.stderr.slice(-3000)).toBe('');
+    expect(run.code).toBe(0);
+    expect(study.scale).toEqual({ rate: 0.25, time: 0.1 });
+    expect(study.volumes.map((v) => [v.label, v.type, v.suite])).toEqual([['gp3-8g-250mibs', 'gp3', 'aws-ssd'], ['st1-2t', 'st1', 'aws-hdd']]);
+    const [gp3, st1] = study.volumes;
+    // gp3's 16 KiB random tests are held to its 3,000 IOPS (× 0.25); st1's 1 MiB sequential ones to
+    // its 500 MiB/s, 500 I/Os of its counted 1 MiB (× 0.25): the model names either limit.
+    expect(gp3.tests.map((t) => [t.test, t.bound_by, t.unit, t.entitled, t.gated])).toEqual([
+      ['RND16K-Q1T16-write', 'volume-iops', 'IOPS', 750, true], ['RND16K-Q1T16-read', 'volume-iops', 'IOPS', 750, true]]);
+    expect(st1.tests.map((t) => [t.test, t.entitled, t.gated])).toEqual([['SEQ1M-Q8T1-read', 125, true], ['SEQ1M-Q8T1-write', 125, true]]);
+    for (const t of st1.tests) expect(['volume-iops', 'volume-throughput']).toContain(t.bound_by);
+    for (const t of [...gp3.tests, ...st1.tests]) {
+      expect(t.ratio, t.test).toBeGreaterThanOrEqual(0.85);
+      expect(t.ratio, t.test).toBeLessThanOrEqual(1.1);
+    }
+    // Listed by kind, not by tag: every kind the fleet creates, each empty.
+    expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
+      'security_groups', 'ssm_parameters', 'stacks', 'volumes']);
+    expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
+    expect(Object.values(study.leftovers_after_down).every((n) => n === 0)).toBe(true);
+    // Kept on purpose: each member's result and the fleet's state file.
+    expect(study.kept_in_s3.filter((k) => k.includes('/results/')).length).toBe(2);
+    // reap, by tag alone, found what a fleet up killed with SIGKILL had made.
+    expect(study.reap.up_exit).toBe('SIGKILL');
+    expect(study.reap.found.stacks).toEqual([`volbench-${study.reap.killed_fleet}-gp3-8g`]);
+    expect(study.reap.found.parameters.length).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<html/i);
+    expect(run.stderr).toMatch(/tests the plumbing end to end, not AWS's model/);
+  }, 420_000);
+
+  it('a member whose bundle is bad fails within a minute with the reason from its log, and nothing is left', async () => {
+    const bad = join(work, `volbench-${VERSION}-linux-x64.tar.gz`);
+    writeFileSync(bad, 'not a tarball\n');
+    const out = join(work, 'bad');
+    const run = await rehearse(['--out', out, '--volumes', 'gp3:8g', '--runtime', '5s', '--package', bad]);
+    expect(run.code).toBe(1);
+    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
+    const [member] = study.volumes;
+    expect(member.boot?.signal, JSON.stringify(member)).toBe('FAILURE');
+    expect(member.boot!.seconds_to_signal).toBeLessThan(60);
+    // The step and the log's last line, as the member signalled them, reach the fleet's user.
+    expect(member.boot!.reason).toMatch(/bundle/);
+    const compare = readFileSync(join(out, 'compare.log'), 'utf8');
+    expect(compare).toContain('gp3-8g');
+    expect(compare).toMatch(/bundle/);
+    expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
+    expect(readdirSync(out)).toContain('rehearsal.log');
+  }, 300_000);
+});
