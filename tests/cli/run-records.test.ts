@@ -46,7 +46,9 @@ describe('saved run records', () => {
     const out = await volbench(['report', files.a, files.b, '--format', 'json']);
     expect(out.code, out.stderr).toBe(0);
     const rows = JSON.parse(out.stdout).groups[0].rows;
-    expect(rows.map((r: { label: string }) => r.label)).toEqual(['a.json', 'b.json']);
+    // Rows are named by their target (no volume named); each keeps the file it came from.
+    expect(rows.map((r: { source: string }) => r.source)).toEqual([files.a, files.b]);
+    expect(rows[0].label).not.toBe(rows[1].label);
     for (const row of rows) expect(row.cells['rr:read:iops'].value).toBeGreaterThan(0);
   });
 
