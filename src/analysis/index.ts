@@ -21,4 +21,4 @@ export { formatAnalysis, formatSweep, formatUniformity, formatRotational } from 
 export type {
   VolbenchSweep, VolbenchSweepPoint, VolbenchSweepOptimum, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
   VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
-} from '../report/analysis-sections.js';
+} from '../fio-output/analysis-sections.js';

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { formatAnalysis } from '../analysis/format.js';
-import { formatJson, type FioResult } from '../report/index.js';
+import { formatJson, type FioResult } from '../fio-output/index.js';
 import { flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
 import { checkOutputPaths } from './gate-report.js';
 import { endCommand } from './ending.js';

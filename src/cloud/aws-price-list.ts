@@ -11,7 +11,7 @@
 import { awsCall } from './aws-call.js';
 import { awsClient, checkAwsRegion } from './aws-clients.js';
 import { volumeType } from './catalog.js';
-import { catalogTypes, type PricesFileData } from './prices.js';
+import { catalogTypes, type PricesFileData } from './price-source.js';
 import type { RegionPriceInfo } from './schema.js';
 
 /** The Price List Query API's endpoint, and the region its client is made in. */

@@ -4,7 +4,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
-import { priceRegions, regionPrice } from './prices.js';
+import { priceRegions, regionPrice } from './price-source.js';
 import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 
 export interface VolumePrice {

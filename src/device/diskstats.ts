@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import type { DiskUtil, TargetIdentity } from '../report/types.js';
+import type { DiskUtil, TargetIdentity } from '../fio-output/types.js';
 import { sysfsBlockDirByName } from './devnum.js';
 import { SYSFS_ROOT, listSysDir, readSysAttr } from './sysfs.js';
 

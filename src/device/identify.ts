@@ -6,7 +6,7 @@
 import { release } from 'node:os';
 import { stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TargetIdentity } from '../report/types.js';
+import type { TargetIdentity } from '../fio-output/types.js';
 import { VolbenchError } from '../errors.js';
 import { decodeDevT, sysfsBlockDir, type SysfsBlockDevice } from './devnum.js';
 import { readDiskInfo } from './disk-info.js';

@@ -10,7 +10,7 @@ import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
 import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { memberCloud } from './member-cloud.js';
 import type { FleetState } from './state.js';

@@ -5,7 +5,7 @@
  */
 import { directionsWithIo, latencyPercentile } from '../gates/metrics.js';
 import { formatTimeNs } from '../gates/values.js';
-import type { FioDirStats, FioResult } from '../report/fio-result.js';
+import type { FioDirStats, FioResult } from '../fio-output/fio-result.js';
 
 const MiB = 1024 * 1024;
 

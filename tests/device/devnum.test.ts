@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeDevT, encodeDevT, sysfsBlockDir, sysfsBlockDirByName } from '../../src/target/index.js';
+import { decodeDevT, encodeDevT, sysfsBlockDir, sysfsBlockDirByName } from '../../src/device/index.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
 
 describe('decodeDevT', () => {

@@ -10,7 +10,7 @@ import {
   parseDiskStat,
   snapshotDiskStats,
   type DiskStatsSnapshot,
-} from '../../src/target/index.js';
+} from '../../src/device/index.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
 import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
 

@@ -12,7 +12,7 @@ import {
   mountContaining,
   parseMountInfo,
   resolveTarget,
-} from '../../src/target/index.js';
+} from '../../src/device/index.js';
 
 /** `df` names the device and filesystem independently of the code under test. */
 function dfSourceAndType(path: string): { source: string; fstype: string } {

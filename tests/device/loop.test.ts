@@ -12,7 +12,7 @@ import {
   fileUsage,
   identifyTarget,
   isMountedFilesystemDevice,
-} from '../../src/target/index.js';
+} from '../../src/device/index.js';
 import { TargetFixtures, commandMissing, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
 
 const MiB = 1024 * 1024;

@@ -9,7 +9,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
-import { assertWritableBlockDevice } from '../../src/target/index.js';
+import { assertWritableBlockDevice } from '../../src/device/index.js';
 import { MiB, volbenchError } from '../helpers/run-fixtures.js';
 import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
 

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeDevT, sysfsBlockDirByName } from '../../src/target/index.js';
-import { parseSwaps } from '../../src/target/swaps.js';
-import { usageOfDevice } from '../../src/target/usage.js';
+import { decodeDevT, sysfsBlockDirByName } from '../../src/device/index.js';
+import { parseSwaps } from '../../src/device/swaps.js';
+import { usageOfDevice } from '../../src/device/usage.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
 
 describe('usageOfDevice', () => {

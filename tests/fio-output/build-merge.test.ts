@@ -4,7 +4,7 @@
  * not with the code under test.
  */
 import { describe, expect, it } from 'vitest';
-import { buildReport } from '../../src/report/index.js';
+import { buildReport } from '../../src/fio-output/index.js';
 import { dir, hist, jobOptions, lat, point, reportJob, result, runInput, seriesDir } from './inputs.js';
 
 /** Mean and stddev of two sample sets given as (n, mean, stddev), from Σx and Σx². */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeDirResult, NativeJobResult } from '../../src/engine/native-types.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
-import { buildReport, type RunReportInput } from '../../src/report/index.js';
+import { buildReport, type RunReportInput } from '../../src/fio-output/index.js';
 import { dir, hist, jobOptions, lat, reportJob, result, runInput } from './inputs.js';
 import { fixtureText, jsonDocuments } from './samples.js';
 

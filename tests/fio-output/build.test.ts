@@ -3,7 +3,7 @@
  * randread instance with a known histogram, byte count, runtime and samples.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildReport, formatJson, formatNormal, type FioResult } from '../../src/report/index.js';
+import { buildReport, formatJson, formatNormal, type FioResult } from '../../src/fio-output/index.js';
 import { DEFAULT_PERCENTILES, dir, hist, jobOptions, lat, point, reportJob, result, runInput, seriesDir } from './inputs.js';
 
 beforeAll(() => {

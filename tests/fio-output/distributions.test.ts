@@ -5,9 +5,9 @@
  * below 1 µs where buckets are 1–8 ns wide and every bound falls on a bucket edge.
  */
 import { describe, expect, it } from 'vitest';
-import { bucketIndex, emptyHist } from '../../src/report/index.js';
-import { depthPercents, latencyCounts, latencyPercents } from '../../src/report/distributions.js';
-import { formatFixed } from '../../src/report/printf.js';
+import { bucketIndex, emptyHist } from '../../src/fio-output/index.js';
+import { depthPercents, latencyCounts, latencyPercents } from '../../src/fio-output/distributions.js';
+import { formatFixed } from '../../src/fio-output/printf.js';
 import { fixtureText, jsonDocuments, parseResult } from './samples.js';
 
 const SAMPLES = [

@@ -1,5 +1,5 @@
 /**
- * The output document has one shape, written once: the zod schemas of src/report/fio-result.ts,
+ * The output document has one shape, written once: the zod schemas of src/fio-output/fio-result.ts,
  * from which its TypeScript types are inferred and the service's documentation is made. Real
  * documents (a run with a volume and gates, a suite with loops, a sweep) parse under those
  * schemas made strict at every level, so a key the library writes and the schema lacks, or a
@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { parseVolume } from '../../src/cloud/index.js';
 import { runSweep } from '../../src/analysis/sweep.js';
 import { analyseBurst } from '../../src/findings/burst.js';
-import { fioResultSchema } from '../../src/report/fio-result.js';
+import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { runJobs } from '../../src/run/run-jobs.js';
 import { runSuite } from '../../src/suites/index.js';
 import { fioResultSchema as served } from '../../src/server/schemas/fio-result.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatJson } from '../../src/report/index.js';
-import { escapeString } from '../../src/report/format-json.js';
-import { formatFixed } from '../../src/report/printf.js';
+import { formatJson } from '../../src/fio-output/index.js';
+import { escapeString } from '../../src/fio-output/format-json.js';
+import { formatFixed } from '../../src/fio-output/printf.js';
 import { fixtureText, jsonDocuments } from './samples.js';
 
 const JSON_SAMPLES = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatNormal } from '../../src/report/index.js';
-import { num2str } from '../../src/report/num2str.js';
+import { formatNormal } from '../../src/fio-output/index.js';
+import { num2str } from '../../src/fio-output/num2str.js';
 import { fixtureText, parseResult, splitJsonNormal, withPid } from './samples.js';
 
 const NORMAL_SAMPLES = [
@@ -82,7 +82,7 @@ describe("num2str, fio's number shortening", () => {
 
 describe('formatNormal on buildReport output', () => {
   it('prints a volbench result with jobs= from its members', async () => {
-    const { buildReport } = await import('../../src/report/index.js');
+    const { buildReport } = await import('../../src/fio-output/index.js');
     const { dir, jobOptions, lat, reportJob, result, runInput } = await import('./inputs.js');
     const busy = () => result({
       dirs: [dir({ ioBytes: 409600, totalIos: 100, runtimeNs: 2_000_400_000, clat: lat(100, 1000, 0, 1000, 1000) }), dir(), dir()],

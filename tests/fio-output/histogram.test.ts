@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   HIST_BUCKETS, bucketIndex, bucketValue, emptyHist, histBins, mergeHist, percentiles,
-} from '../../src/report/index.js';
-import type { FioLatStats } from '../../src/report/index.js';
+} from '../../src/fio-output/index.js';
+import type { FioLatStats } from '../../src/fio-output/index.js';
 import { fixtureText, jsonDocuments, parseResult } from './samples.js';
 
 /** Every lat object with json+ bins in a sample, with where it was found. */

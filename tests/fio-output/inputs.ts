@@ -3,8 +3,8 @@ import type {
   NativeDirResult, NativeJobResult, NativeLatStats, NativeSeriesDir, NativeSeriesPoint,
 } from '../../src/engine/native-types.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
-import type { ReportJob, RunReportInput, TargetIdentity } from '../../src/report/index.js';
-import { bucketIndex, emptyHist } from '../../src/report/index.js';
+import type { ReportJob, RunReportInput, TargetIdentity } from '../../src/fio-output/index.js';
+import { bucketIndex, emptyHist } from '../../src/fio-output/index.js';
 
 export const DEFAULT_PERCENTILES = [1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99];
 

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { effectiveSpec, parseJobFile, parseSpec, printJobFile, runJobs } from '../../src/index.js';
 import type { JobSpec, ParsedSpec } from '../../src/jobspec/types.js';
-import { buildReport } from '../../src/report/index.js';
-import { mergedJobFile } from '../../src/report/job-file.js';
+import { buildReport } from '../../src/fio-output/index.js';
+import { mergedJobFile } from '../../src/fio-output/job-file.js';
 import { runSuite } from '../../src/suites/index.js';
 import { MiB, ScratchDir } from '../helpers/run-fixtures.js';
 import { jobOptions } from './inputs.js';

@@ -1,7 +1,7 @@
 /** Reading the fio 3.33 samples under tests/fixtures/fio (see its README for how they were made). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FioJson } from '../../src/report/index.js';
+import type { FioJson } from '../../src/fio-output/index.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/fio/', import.meta.url));
 

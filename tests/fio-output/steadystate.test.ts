@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import type { FioSteadyState } from '../../src/report/fio-result.js';
-import { steadyJson, steadyText } from '../../src/report/steadystate.js';
+import type { FioSteadyState } from '../../src/fio-output/fio-result.js';
+import { steadyJson, steadyText } from '../../src/fio-output/steadystate.js';
 import { sampleJson } from '../jobspec/samples.js';
 
 const block = (ss: string, attained: 0 | 1, criterion: string, maxDeviation: number, slope: number, bwMean: number, iopsMean: number): FioSteadyState => ({

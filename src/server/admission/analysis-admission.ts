@@ -5,23 +5,23 @@
  * instances per run, the devices it queues on). The request's own paths are authorized first,
  * before the library looks at them.
  */
-import { VolbenchError } from '../errors.js';
-import type { Assertion } from '../gates/index.js';
-import type { JobSpec } from '../jobspec/types.js';
-import type { PlanOptions } from '../plan/index.js';
-import type { FioResult } from '../report/fio-result.js';
+import { VolbenchError } from '../../errors.js';
+import type { Assertion } from '../../gates/index.js';
+import type { JobSpec } from '../../jobspec/types.js';
+import type { PlanOptions } from '../../plan/index.js';
+import type { FioResult } from '../../fio-output/fio-result.js';
 import {
   prepareRotational, prepareSweep, prepareUniformity, runPreparedRotational, runPreparedSweep, runPreparedUniformity,
   sweepValues, DEFAULT_MAX_DEPTH, type AnalysisShape, type RotationalOptions, type SweepOptions, type UniformityOptions,
-} from '../analysis/exports.js';
-import { pointSpec } from '../analysis/sweep.js';
-import type { RunJobsOptions } from '../run/run-jobs.js';
-import { admitSpec, planOptionsFor, type AdmissionContext, type AdmittedSpec } from './admission.js';
+} from '../../analysis/index.js';
+import { pointSpec } from '../../analysis/sweep.js';
+import type { RunJobsOptions } from '../../run/run-jobs.js';
+import { admitSpec, planOptionsFor, type AdmissionContext, type AdmittedSpec } from './spec-admission.js';
 import { authorizePath, checkPathText } from './path-policy.js';
-import { assertionNotApplicable } from './problems.js';
+import { assertionNotApplicable } from '../problems/service-problems.js';
 import type { TargetRoot } from './roots.js';
-import type { AnalysisRunRequest, RunAnalysisBody } from './schemas/analysis-request.js';
-import { parseTimeNs } from '../jobspec/index.js';
+import type { AnalysisRunRequest, RunAnalysisBody } from '../schemas/analysis-request.js';
+import { parseTimeNs } from '../../jobspec/index.js';
 
 /** What an analysis step reports as it goes: a sweep point, a uniformity chunk, a batch of reads. */
 export interface AnalysisStep {

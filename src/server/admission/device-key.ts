@@ -4,7 +4,7 @@
  * filesystems on them and the raw device share one), the mount for device-less filesystems
  * (tmpfs), and the path itself when neither is known.
  */
-import { identifyTarget } from '../target/index.js';
+import { identifyTarget } from '../../device/index.js';
 
 export async function queueKeyOf(path: string): Promise<string> {
   const id = await identifyTarget(path);

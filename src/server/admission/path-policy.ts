@@ -8,12 +8,12 @@ import { constants as osConstants } from 'node:os';
 import { lstatSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 
-import { VolbenchError } from '../errors.js';
+import { VolbenchError } from '../../errors.js';
 
-import { resolveTarget } from '../target/index.js';
-import { HttpProblem } from './problem.js';
+import { resolveTarget } from '../../device/index.js';
+import { HttpProblem } from '../problems/http-problem.js';
 import { rootContaining, type TargetRoot } from './roots.js';
-import { blockDeviceNotARoot, invalidPath, pathOutsideRoots, reservedPath } from './problems.js';
+import { blockDeviceNotARoot, invalidPath, pathOutsideRoots, reservedPath } from '../problems/service-problems.js';
 
 /**
  * Refuses paths no root check can make safe. A relative path is refused unless `allowRelative`

@@ -6,8 +6,8 @@ import { closeSync, realpathSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 
-import { VolbenchError } from '../errors.js';
-import { openDirectory, type AnchorRoot } from '../target/anchor.js';
+import { VolbenchError } from '../../errors.js';
+import { openDirectory, type AnchorRoot } from '../../device/anchor.js';
 
 export interface TargetRoot {
   /** As configured. */

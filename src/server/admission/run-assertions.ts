@@ -4,12 +4,12 @@
  * names a job, direction or metric the run will not report), both before anything is stored or
  * queued, as `volbench run --assert` refuses them before any I/O.
  */
-import { VolbenchError } from '../errors.js';
-import { bindAssertion, parseAssertion, type Assertion, type AssertionOutcome } from '../gates/index.js';
-import { formatJson } from '../report/index.js';
-import type { ParsedSpec } from '../jobspec/types.js';
-import type { Gate } from './schemas/assertion.js';
-import { assertionNotApplicable, invalidAssertion } from './problems.js';
+import { VolbenchError } from '../../errors.js';
+import { bindAssertion, parseAssertion, type Assertion, type AssertionOutcome } from '../../gates/index.js';
+import { formatJson } from '../../fio-output/index.js';
+import type { ParsedSpec } from '../../jobspec/types.js';
+import type { Gate } from '../schemas/assertion.js';
+import { assertionNotApplicable, invalidAssertion } from '../problems/service-problems.js';
 
 function assertionProblem(err: unknown, field: string, unbound: boolean): unknown {
   if (!(err instanceof VolbenchError)) return err;

@@ -3,20 +3,20 @@
  * (JSON, or a fio job file) or a shipped suite, each with assertion texts. admitRequest makes
  * every check before the run is stored and returns what the executor runs.
  */
-import type { Assertion } from '../gates/index.js';
-import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
-import type { PreparedSuite } from '../suites/index.js';
-import { admitSpec, type AdmissionContext, type AdmittedSpec } from './admission.js';
+import type { Assertion } from '../../gates/index.js';
+import type { JobSpec, ParsedSpec } from '../../jobspec/types.js';
+import type { PreparedSuite } from '../../suites/index.js';
+import { admitSpec, type AdmissionContext, type AdmittedSpec } from './spec-admission.js';
 import { specFromJobFile } from './job-file.js';
 import type { TargetRoot } from './roots.js';
 import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
-import type { RunVolume, SuiteRunRequest } from './schemas/run-request.js';
-import { checkPlacement, volumeFromJson, type CloudContext } from '../cloud/index.js';
-import type { RunSuiteBody } from './schemas/run.js';
-import type { RunRow } from './store/runs.js';
+import type { RunVolume, SuiteRunRequest } from '../schemas/run-request.js';
+import { checkPlacement, volumeFromJson, type CloudContext } from '../../cloud/index.js';
+import type { RunSuiteBody } from '../schemas/run.js';
+import type { RunRow } from '../store/runs.js';
 import { admitSuite } from './suite-admission.js';
 import { admitAnalysis, type AdmittedAnalysis } from './analysis-admission.js';
-import type { AnalysisRunRequest } from './schemas/analysis-request.js';
+import type { AnalysisRunRequest } from '../schemas/analysis-request.js';
 
 export type RunRequest =
   | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[]; volume?: RunVolume }

@@ -7,18 +7,18 @@
  * its roots. The library plans the run (all of its own target checks), so a run that is
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
-import type { CloudContext } from '../cloud/index.js';
-import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../plan/index.js';
-import { instancePath } from '../plan/targets.js';
-import { checkInstanceNameLength } from '../plan/name-length.js';
-import { parseSpec } from '../jobspec/index.js';
-import type { JobOptions, JobSpec, ParsedSpec } from '../jobspec/types.js';
-import { engineSpec } from '../engine/engines.js';
-import type { Assertion } from '../gates/index.js';
-import type { Limits } from './config.js';
+import type { CloudContext } from '../../cloud/index.js';
+import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../../plan/index.js';
+import { instancePath } from '../../plan/targets.js';
+import { checkInstanceNameLength } from '../../plan/name-length.js';
+import { parseSpec } from '../../jobspec/index.js';
+import type { JobOptions, JobSpec, ParsedSpec } from '../../jobspec/types.js';
+import { engineSpec } from '../../engine/engines.js';
+import type { Assertion } from '../../gates/index.js';
+import type { Limits } from '../config.js';
 import { queueKeyOf } from './device-key.js';
 import { authorizePath, checkPathText, reservedInodes, type PathScope } from './path-policy.js';
-import { blockWriteNotAllowed, logNotAFile } from './problems.js';
+import { blockWriteNotAllowed, logNotAFile } from '../problems/service-problems.js';
 import { anchorRoots, type TargetRoot } from './roots.js';
 
 export interface AdmissionContext extends PathScope {

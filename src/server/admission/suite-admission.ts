@@ -7,15 +7,15 @@
  */
 import { join } from 'node:path';
 
-import { VolbenchError } from '../errors.js';
-import type { JobSpec } from '../jobspec/types.js';
-import { applyOverrides, loadSuite, type Suite, type SuiteOverrides } from '../suites/index.js';
-import { admitSpec, type AdmissionContext, type AdmitOptions, type AdmittedSpec } from './admission.js';
+import { VolbenchError } from '../../errors.js';
+import type { JobSpec } from '../../jobspec/types.js';
+import { applyOverrides, loadSuite, type Suite, type SuiteOverrides } from '../../suites/index.js';
+import { admitSpec, type AdmissionContext, type AdmitOptions, type AdmittedSpec } from './spec-admission.js';
 import { authorizePath, checkPathText } from './path-policy.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../problems/http-problem.js';
 import type { TargetRoot } from './roots.js';
-import type { SuiteRunRequest } from './schemas/run-request.js';
-import { ownValue } from '../own-key.js';
+import type { SuiteRunRequest } from '../schemas/run-request.js';
+import { ownValue } from '../../own-key.js';
 
 export interface AdmittedSuite extends AdmittedSpec {
   suite: Suite;

@@ -8,9 +8,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import { HttpProblem } from './problem.js';
-import { API_PREFIX } from './run-view.js';
-import { unauthorized } from './problems.js';
+import { HttpProblem } from '../problems/http-problem.js';
+import { API_PREFIX } from '../runs/run-view.js';
+import { unauthorized } from '../problems/service-problems.js';
 import { WEB_PATHS } from './web.js';
 
 /** The health check, and the web view's static files (its API calls need the token). */

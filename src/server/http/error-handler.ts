@@ -11,11 +11,11 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
-import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem.js';
-import { shuttingDown } from './problems.js';
-import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from './schemas/run-request.js';
-import { ANALYSIS_SHAPE, isAnalysisBody } from './schemas/analysis-request.js';
-import { ownValue } from '../own-key.js';
+import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, problemType, type Problem } from '../problems/http-problem.js';
+import { shuttingDown } from '../problems/service-problems.js';
+import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from '../schemas/run-request.js';
+import { ANALYSIS_SHAPE, isAnalysisBody } from '../schemas/analysis-request.js';
+import { ownValue } from '../../own-key.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
 export function fieldFromPointer(pointer: string): string {

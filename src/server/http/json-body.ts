@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../problems/http-problem.js';
 
 /** A spec is three levels deep ({ jobs: [ { ... } ] }); nothing this API takes needs more than a few. */
 export const MAX_JSON_DEPTH = 32;

@@ -7,7 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 
-import type { LogOptions } from './config.js';
+import type { LogOptions } from '../config.js';
 
 export const REDACTED = '[redacted]';
 

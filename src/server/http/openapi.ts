@@ -8,8 +8,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
-import { VERSION } from '../version.js';
-import { apiSchemas } from './schemas/registry.js';
+import { VERSION } from '../../version.js';
+import { apiSchemas } from '../schemas/registry.js';
 
 type Transform = ReturnType<typeof createJsonSchemaTransform>;
 type TransformInput = Parameters<Transform>[0];

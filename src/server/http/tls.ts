@@ -8,7 +8,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 
-import { VolbenchError } from '../errors.js';
+import { VolbenchError } from '../../errors.js';
 
 /** What the service serves over TLS: PEM text, as Node's tls.createServer takes it. */
 export interface TlsIdentity {

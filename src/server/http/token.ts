@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { VolbenchError } from '../errors.js';
+import { VolbenchError } from '../../errors.js';
 
 export const TOKEN_FILE = 'token';
 

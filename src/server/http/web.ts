@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 import type { FastifyInstance } from 'fastify';
 
-const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 function echartsBrowserBuild(): string {
   // The package's CommonJS entry is dist/echarts.js; its minified browser build sits beside it.

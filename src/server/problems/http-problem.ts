@@ -4,7 +4,7 @@
  * paths outside the roots, a full queue) are HttpProblems, and anything else becomes a 500
  * whose detail says nothing about the code that failed.
  */
-import { VolbenchError, type VolbenchErrorCode } from '../errors.js';
+import { VolbenchError, type VolbenchErrorCode } from '../../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

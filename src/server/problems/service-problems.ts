@@ -1,9 +1,9 @@
 /**
  * Every problem the service raises itself, one constructor per type, in one place (as
  * fastify's lib/errors.js keeps its errors): its status and title are fixed here, the detail
- * and field come from the caller. The library's own errors map to problems in problem.ts.
+ * and field come from the caller. The library's own errors map to problems in http-problem.ts.
  */
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from './http-problem.js';
 
 interface RootNames {
   path: string;

@@ -16,8 +16,8 @@
  */
 import type { Worker } from 'node:worker_threads';
 
-import type { ReportStats } from './metrics.js';
-import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from './problems.js';
+import type { ReportStats } from '../runs/metrics.js';
+import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from '../problems/service-problems.js';
 import { renderTask, type PublishTask, type ReportTask, type ResultTask } from './report-task.js';
 import type { RenderReply, RenderRequest } from './report-worker.js';
 import { startModuleThread } from './worker-thread.js';

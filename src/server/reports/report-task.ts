@@ -5,13 +5,13 @@
  *   drawn by the library's own report API (buildPublishReport, renderReport);
  * - `result`: one run's result in fio's output formats, by the library's formatResult.
  */
-import { activePrices, usePrices } from '../cloud/prices.js';
+import { activePrices, usePrices } from '../../cloud/price-source.js';
 // The modules themselves, not publish/index.js: the thread needs no S3 client.
-import { catalogPricer } from '../publish/catalog-price.js';
-import { buildPublishReport, type ReportInput } from '../publish/model.js';
-import { renderReport, type ReportFormat } from '../publish/render.js';
-import type { FioJson } from '../report/fio-result.js';
-import { formatResult, type OutputFormat } from '../report/index.js';
+import { catalogPricer } from '../../publish/catalog-price.js';
+import { buildPublishReport, type ReportInput } from '../../publish/model.js';
+import { renderReport, type ReportFormat } from '../../publish/render.js';
+import type { FioJson } from '../../fio-output/fio-result.js';
+import { formatResult, type OutputFormat } from '../../fio-output/index.js';
 
 /** A run as the report needs it, without its result. */
 export interface ReportRun {

@@ -8,9 +8,9 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { loadECharts } from '../publish/render-html.js';
+import { loadECharts } from '../../publish/render-html.js';
 import { renderTask, type ReportTask } from './report-task.js';
-import { ResultReader } from './store/result-reader.js';
+import { ResultReader } from '../store/result-reader.js';
 
 export interface RenderRequest {
   id: number;

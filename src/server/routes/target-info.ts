@@ -5,12 +5,12 @@
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { identifyTarget, sysfsBlockDirByName } from '../target/index.js';
-import { readSysInt } from '../target/sysfs.js';
-import type { TargetIdentity } from '../report/index.js';
-import { queueKeyOf } from './device-key.js';
-import type { TargetRoot } from './roots.js';
-import type { TargetBody } from './schemas/target.js';
+import { identifyTarget, sysfsBlockDirByName } from '../../device/index.js';
+import { readSysInt } from '../../device/sysfs.js';
+import type { TargetIdentity } from '../../fio-output/index.js';
+import { queueKeyOf } from '../admission/device-key.js';
+import type { TargetRoot } from '../admission/roots.js';
+import type { TargetBody } from '../schemas/target.js';
 
 /** A device's size from sysfs (512-byte sectors whatever the block size). */
 function deviceSizeBytes(name: string): number | null {

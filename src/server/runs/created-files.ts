@@ -3,9 +3,9 @@
  * the server stops mid-run (SIGTERM, or kill -9 and a restart) they are removed instead of
  * leaving gigabytes behind: each only while its name still leads to that very file.
  */
-import { removeFiles } from '../target/anchor.js';
-import { anchorRoots, type TargetRoot } from './roots.js';
-import type { StoredFile } from './store/runs.js';
+import { removeFiles } from '../../device/anchor.js';
+import { anchorRoots, type TargetRoot } from '../admission/roots.js';
+import type { StoredFile } from '../store/runs.js';
 
 export interface Removal {
   removed: string[];

@@ -5,8 +5,8 @@
  */
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-import type { FioResult } from '../report/index.js';
-import { RUN_STATUSES, type RunStatus } from './schemas/run.js';
+import type { FioResult } from '../../fio-output/index.js';
+import { RUN_STATUSES, type RunStatus } from '../schemas/run.js';
 
 export interface MetricsSources {
   runsByStatus: () => Map<RunStatus, number>;

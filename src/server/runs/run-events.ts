@@ -6,8 +6,8 @@
  */
 import { EventEmitter } from 'node:events';
 
-import type { StoredEvent } from './store/events.js';
-import type { RunKey, RunStore } from './store/runs.js';
+import type { StoredEvent } from '../store/events.js';
+import type { RunKey, RunStore } from '../store/runs.js';
 
 export const FINAL_EVENTS: ReadonlySet<string> = new Set(['finished', 'failed', 'cancelled']);
 

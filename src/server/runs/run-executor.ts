@@ -3,21 +3,21 @@
  * event about once a second (and for a suite, a test event as each test and loop starts), and
  * the final status with fio's JSON and the outcome of the run's assertions.
  */
-import { runPlan } from '../run/run-jobs.js';
-import type { FioResult } from '../report/index.js';
-import { runPrepared, type SuiteRunOptions } from '../suites/index.js';
+import { runPlan } from '../../run/run-jobs.js';
+import type { FioResult } from '../../fio-output/index.js';
+import { runPrepared, type SuiteRunOptions } from '../../suites/index.js';
 import { removeCreatedFiles } from './created-files.js';
-import { RunFiles } from '../run/run-files.js';
+import { RunFiles } from '../../run/run-files.js';
 import type { ServiceMetrics } from './metrics.js';
-import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from './problem.js';
-import { rootLabel, type TargetRoot } from './roots.js';
-import { asPrinted, gateOf } from './run-assertions.js';
-import type { AdmittedRun } from './run-request.js';
-import type { AnalysisStep } from './analysis-admission.js';
+import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from '../problems/http-problem.js';
+import { rootLabel, type TargetRoot } from '../admission/roots.js';
+import { asPrinted, gateOf } from '../admission/run-assertions.js';
+import type { AdmittedRun } from '../admission/run-request.js';
+import type { AnalysisStep } from '../admission/analysis-admission.js';
 import { progressView, runLinks } from './run-view.js';
 import type { RunEvents } from './run-events.js';
-import type { RunStatus, SuiteTestBody } from './schemas/run.js';
-import type { RunRow, RunStore } from './store/runs.js';
+import type { RunStatus, SuiteTestBody } from '../schemas/run.js';
+import type { RunRow, RunStore } from '../store/runs.js';
 
 export type AbortReason = 'cancel' | 'shutdown';
 

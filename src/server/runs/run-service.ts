@@ -5,23 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { AdmissionContext } from './admission.js';
-import type { Limits } from './config.js';
+import type { AdmissionContext } from '../admission/spec-admission.js';
+import type { Limits } from '../config.js';
 import { removeCreatedFiles } from './created-files.js';
 import { ServiceMetrics } from './metrics.js';
-import { INTERNAL_PROBLEM, knownProblem, type Problem } from './problem.js';
-import { findRoot, type TargetRoot } from './roots.js';
+import { INTERNAL_PROBLEM, knownProblem, type Problem } from '../problems/http-problem.js';
+import { findRoot, type TargetRoot } from '../admission/roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
-import { planMemoryBytes, timeBasedSeconds } from '../plan/index.js';
-import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from './run-request.js';
+import { planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
+import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from '../admission/run-request.js';
 import { runLinks } from './run-view.js';
-import type { RunStatus } from './schemas/run.js';
-import type { Db } from './store/database.js';
-import { RunStore, type ListQuery, type RunRow } from './store/runs.js';
-import { queueFull, targetChanged, unknownTarget } from './problems.js';
-import { stuckTally } from '../target/root-calls.js';
+import type { RunStatus } from '../schemas/run.js';
+import type { Db } from '../store/database.js';
+import { RunStore, type ListQuery, type RunRow } from '../store/runs.js';
+import { queueFull, targetChanged, unknownTarget } from '../problems/service-problems.js';
+import { stuckTally } from '../../device/root-calls.js';
 
 export interface RunServiceOptions {
   db: Db;
