@@ -15,7 +15,7 @@ import { registerAuth } from './auth.js';
 import { limitsOf, reportBudgetsOf, type ServerConfig } from '../config.js';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { registerJsonBodies } from './json-body.js';
-import { validatorCompiler } from './keyed-union.js';
+import { validatorCompiler } from '../schemas/keyed-union.js';
 import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { closeRoots, resolveRoots } from '../admission/roots.js';
