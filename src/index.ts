@@ -19,13 +19,13 @@ export type { RunProgress, DirectionRate } from './run/progress.js';
 export { parseJobFile, parseFioArgs, parseSpec, printJobFile, jobSpecSchema } from './jobspec/index.js';
 export type { FioArgs } from './jobspec/index.js';
 export type { JobSpec, JobOptions, ParsedSpec, ParsedJob, RawOptionValue } from './jobspec/types.js';
-export { formatNormal, formatJson, formatResult, buildReport } from './report/index.js';
-export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './report/index.js';
-export { identifyTarget } from './target/index.js';
-export { setStuckThreadLimit, stuckTally } from './target/root-calls.js';
+export { formatNormal, formatJson, formatResult, buildReport } from './fio-output/index.js';
+export type { FioResult, FioJob, OutputFormat, TargetIdentity, DiskUtil } from './fio-output/index.js';
+export { identifyTarget } from './device/index.js';
+export { setStuckThreadLimit, stuckTally } from './device/root-calls.js';
 export type { NativeStuck as StuckTally, NativeStuckEntry as StuckEntry } from './engine/native-types.js';
 export { RunFiles } from './run/run-files.js';
-export type { FileIdentity } from './target/anchor.js';
+export type { FileIdentity } from './device/anchor.js';
 export { listSuites, loadSuite, runSuite, describeSuite, suiteTable } from './suites/index.js';
 export type { Suite, SuiteInfo, SuiteDefinition, SuiteRunOptions, SuiteOverrides, SuiteTestEvent } from './suites/index.js';
 export {
@@ -36,15 +36,15 @@ export { compareResults, formatComparison, parseFioJsonText } from './compare/in
 export type { CompareOptions, Comparison, ComparisonRow } from './compare/index.js';
 export type {
   VolbenchAssertion, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues, VolbenchSuiteInfo,
-} from './report/fio-result.js';
+} from './fio-output/fio-result.js';
 export {
   runSweep, runUniformity, runRotational, formatAnalysis, analyseBurst, findCliff, untilBaselineSpec,
-} from './analysis/exports.js';
+} from './analysis/index.js';
 export type {
   SweepOptions, SweepPointEvent, SweepOver, UniformityOptions, UniformityChunkEvent, RotationalOptions, RotationalBatchEvent,
   VolbenchSweep, VolbenchSweepPoint, VolbenchUniformity, VolbenchUniformityChunk, VolbenchRotational,
   BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
-} from './analysis/exports.js';
+} from './analysis/index.js';
 export {
   checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, parseVolumeSpec, priceVolume, volumeType,
   Volume, volumeFromJson, volumeOf, volumeMonthly, instanceHourly, HOURS_PER_MONTH,

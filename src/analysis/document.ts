@@ -1,14 +1,14 @@
 /**
  * An analysis makes several runs (a sweep point, a batch of probes), folded into one fio
- * document as a suite's are (report/fold.ts), each run's groups numbered after the previous
+ * document as a suite's are (fio-output/fold.ts), each run's groups numbered after the previous
  * run's; and what the analyses read from the runs.
  */
 import { VolbenchError } from '../errors.js';
 import type { PlanOptions } from '../plan/index.js';
-import type { FioJob, FioResult } from '../report/fio-result.js';
-import { foldRuns, groupBasesInOrder } from '../report/fold.js';
+import type { FioJob, FioResult } from '../fio-output/fio-result.js';
+import { foldRuns, groupBasesInOrder } from '../fio-output/fold.js';
 import { directionsWithIo, latencyPercentile, type DataDirection } from '../gates/metrics.js';
-import { HIST_BUCKETS, bucketIndex, percentiles } from '../report/histogram.js';
+import { HIST_BUCKETS, bucketIndex, percentiles } from '../fio-output/histogram.js';
 
 export interface AnalysisRun {
   result: FioResult;

@@ -4,8 +4,8 @@
  * seek and rotation figures. Reads the document's `volbench` sections only.
  */
 import { formatTimeNs } from '../gates/values.js';
-import type { FioResult } from '../report/fio-result.js';
-import type { VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../report/analysis-sections.js';
+import type { FioResult } from '../fio-output/fio-result.js';
+import type { VolbenchRotational, VolbenchSweep, VolbenchUniformity } from '../fio-output/analysis-sections.js';
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();

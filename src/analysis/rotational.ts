@@ -13,14 +13,14 @@ import { judged, type Assertion } from '../gates/index.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, RawOptionValue } from '../jobspec/types.js';
 import { planRun } from '../plan/index.js';
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { identifyTarget } from '../target/index.js';
+import { identifyTarget } from '../device/index.js';
 import { checkNamedTarget, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import { estimateRotation } from '../findings/rotational-stats.js';
 import type { AnalysisShape } from './sweep.js';
-import type { VolbenchRotational } from '../report/analysis-sections.js';
+import type { VolbenchRotational } from '../fio-output/analysis-sections.js';
 
 export const DEFAULT_ROTATIONAL_SAMPLES = 100;
 const MAX_SAMPLES = 10000;

@@ -12,15 +12,15 @@ import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
 import { effectiveSpec, planRun } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { removeFiles } from '../target/anchor.js';
+import { removeFiles } from '../device/anchor.js';
 import { RunFiles } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import { DEFAULT_ALPHA, optimumIndex, scorePoints } from '../findings/optimum.js';
-import type { SweepStop, VolbenchSweep, VolbenchSweepPoint } from '../report/analysis-sections.js';
+import type { SweepStop, VolbenchSweep, VolbenchSweepPoint } from '../fio-output/analysis-sections.js';
 
 export const DEFAULT_MAX_DEPTH = 256;
 /** IOPS must grow by this much over two doublings for the sweep to go on. */

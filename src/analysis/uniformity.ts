@@ -13,12 +13,12 @@ import { judged, type Assertion } from '../gates/index.js';
 import { parseInteger, parseSize, parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
 import { planRun } from '../plan/index.js';
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { checkNamedTarget, entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
 import type { AnalysisShape } from './sweep.js';
-import type { VolbenchUniformity, VolbenchUniformityChunk } from '../report/analysis-sections.js';
+import type { VolbenchUniformity, VolbenchUniformityChunk } from '../fio-output/analysis-sections.js';
 
 export const DEFAULT_CHUNKS = 100;
 export const MAX_CHUNKS = 10000;

@@ -5,7 +5,7 @@
  * nothing and wait for nothing. `--no-cloud-lookup` or VOLBENCH_CLOUD_LOOKUP=off turns it off.
  */
 import { checkAgainstAws, describe, knownInstance, recogniseVolume, type CloudContext, type VolumeSpec } from '../cloud/index.js';
-import { identifyTarget } from '../target/index.js';
+import { identifyTarget } from '../device/index.js';
 
 export interface CloudFlags {
   volume?: VolumeSpec;

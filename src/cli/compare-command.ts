@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
 import { compareResults, formatComparison, parseFioJsonText } from '../compare/index.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import { flagName, flagValue } from './own-flags.js';
 import type { CommandIo } from './io.js';
 

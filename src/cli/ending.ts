@@ -4,7 +4,7 @@
  * GitHub annotations), and the exit status: 130 when interrupted, 1 when a job ended with an
  * error or an assertion failed, else 0.
  */
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { gateExitStatus, reportGates } from './gate-report.js';
 import type { CommandIo } from './io.js';
 import type { GateArgs } from './own-flags.js';

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 
 import { VolbenchError } from '../errors.js';
 import { describeOutcome, toGithubAnnotations, toJUnit, type AssertionOutcome } from '../gates/index.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import type { GateArgs } from './own-flags.js';
 import type { CommandIo } from './io.js';
 

@@ -2,7 +2,7 @@
 /**
  * The volbench command: thin wiring over the library.
  */
-import { usePrices } from '../cloud/prices.js';
+import { usePrices } from '../cloud/price-source.js';
 import { VolbenchError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { demoCommand } from './demo-command.js';

@@ -8,7 +8,7 @@
 import { engineSpec, AUTO_ENGINES, type EngineName } from '../engine/engines.js';
 import { blockSizes } from '../plan/native-plan.js';
 import type { PlannedJob, RunPlan } from '../plan/index.js';
-import { num2str } from '../report/num2str.js';
+import { num2str } from '../fio-output/num2str.js';
 import { VERSION } from '../version.js';
 
 const SYNC_NOTE = 'note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1';

@@ -4,7 +4,7 @@
  */
 import { runRotational, DEFAULT_ROTATIONAL_SAMPLES } from '../analysis/rotational.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
+import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const ROTATIONAL_USAGE = `Usage:

@@ -5,12 +5,12 @@
 import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
-import { buildServer } from '../server/app.js';
+import { buildServer } from '../server/http/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
-import { loadOrCreateToken, readTokenFile } from '../server/token.js';
-import { checkRootPaths } from '../server/roots.js';
-import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/tls.js';
+import { loadOrCreateToken, readTokenFile } from '../server/http/token.js';
+import { checkRootPaths } from '../server/admission/roots.js';
+import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/http/tls.js';
 import { parseSize, parseTimeNs } from '../jobspec/index.js';
 import type { CommandIo } from './io.js';
 

@@ -7,7 +7,7 @@ import { runSweep, DEFAULT_MAX_DEPTH, type SweepOver } from '../analysis/sweep.j
 import { DEFAULT_ALPHA } from '../findings/optimum.js';
 import { parseFioArgs, parseTimeNs } from '../jobspec/index.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
+import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const SWEEP_USAGE = `Usage:

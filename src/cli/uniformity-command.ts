@@ -6,7 +6,7 @@
 import { runUniformity, DEFAULT_CHUNKS, DEFAULT_PROBE } from '../analysis/uniformity.js';
 import { uniformityMiB, uniformityMiBps } from '../analysis/format.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-command.js';
+import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const UNIFORMITY_USAGE = `Usage:

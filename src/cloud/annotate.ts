@@ -7,7 +7,7 @@
  * from the prices in use. The findings held against the volume's model come after, in the run's
  * finishing step (run/finish.ts).
  */
-import type { FioResult, VolbenchEntitlement } from '../report/fio-result.js';
+import type { FioResult, VolbenchEntitlement } from '../fio-output/fio-result.js';
 import { costBasis, volumeMonthly } from './cost.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { checkPlacement } from './placement.js';

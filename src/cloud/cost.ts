@@ -8,8 +8,8 @@
  */
 import { VolbenchError } from '../errors.js';
 import { catalogProviders, loadCatalog, loadInstancePrices } from './catalog.js';
-import { priceVolume } from './price.js';
-import { priceRegions } from './prices.js';
+import { priceVolume } from './volume-price.js';
+import { priceRegions } from './price-source.js';
 import type { Confidence } from './schema.js';
 import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
 

@@ -2,7 +2,7 @@
  * Which volume a run measured, as AWS knows it: on an EC2 instance, the instance metadata
  * service (IMDSv2) says the instance type, region and zone, and EC2 DescribeVolumes says the
  * volume's type, size and provisioned IOPS and throughput. The volume id comes from the target
- * (an EBS volume's NVMe serial, src/target), so nothing is asked unless a target is on EBS.
+ * (an EBS volume's NVMe serial, src/device), so nothing is asked unless a target is on EBS.
  *
  * Off EC2, or without credentials or network, the lookup gives up with a reason for one warning,
  * never an error: it describes a run, it is not needed for one. The metadata service gets one

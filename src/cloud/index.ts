@@ -7,16 +7,16 @@ export {
 export type { VolumeFields, VolumeInput, VolumeJson, VolumeSpec } from './volume.js';
 export { parseVolume, parseVolumes, parseVolumeSpec, volumeFromSettingsText } from './volume-text.js';
 export type { LabelledVolume, VolumeTextOptions } from './volume-text.js';
-export { priceVolume } from './price.js';
-export type { VolumePrice } from './price.js';
+export { priceVolume } from './volume-price.js';
+export type { VolumePrice } from './volume-price.js';
 export {
   cents, defaultPriceRegion, fleetUsd, fleetUsdPerHour, HOURS_PER_MONTH, instanceHourly, pricedRegion, usdPer1000Iops, usdPerMibps, volumeMonthly,
 } from './cost.js';
 export type { DatedPrice, PriceOptions } from './cost.js';
-export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, readPricesFile, regionPrice, staleWarning, STALE_AFTER_DAYS, usePrices } from './prices.js';
-export type { PricesFileData } from './prices.js';
-export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './price-list.js';
-export type { ParsedPrices, RefreshOptions } from './price-list.js';
+export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, readPricesFile, regionPrice, staleWarning, STALE_AFTER_DAYS, usePrices } from './price-source.js';
+export type { PricesFileData } from './price-source.js';
+export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './aws-price-list.js';
+export type { ParsedPrices, RefreshOptions } from './aws-price-list.js';
 export { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 export type { BoundBy, Direction, EntitledRate, Entitlement, EntitlementQuery } from './entitlement.js';
 export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';

@@ -5,7 +5,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import { directionsWithIo, higherIsBetter, measure, parseMetric, METRICS_ACCEPTED, type DataDirection, type Metric } from '../gates/metrics.js';
-import type { FioJob, FioJson } from '../report/fio-result.js';
+import type { FioJob, FioJson } from '../fio-output/fio-result.js';
 
 export interface CompareOptions {
   /** Allowed change for the worse, in percent (default 5). */

@@ -6,7 +6,7 @@
  * holds one under `result`.
  */
 import { VolbenchError } from '../errors.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 
 /** End index (exclusive) of the JSON object that starts at `start`, or -1. */
 function objectEnd(text: string, start: number): number {

@@ -8,9 +8,9 @@
  */
 import { entitlement, instanceType, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
 import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
-import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../report/fio-result.js';
+import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../fio-output/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
-import type { VolbenchBurst, VolbenchBurstCatalog } from '../report/analysis-sections.js';
+import type { VolbenchBurst, VolbenchBurstCatalog } from '../fio-output/analysis-sections.js';
 
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */

@@ -5,7 +5,7 @@
  */
 import type { ReportInput } from '../publish/model.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import { memberCloud } from './member-cloud.js';
 import type { MemberResult } from './run.js';
 import type { FleetState } from './state.js';

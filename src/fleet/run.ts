@@ -11,7 +11,7 @@ import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { analyseBurst } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import { parseJobFile } from '../jobspec/index.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { preconditionJob } from './precondition.js';
 import { hostFacts, memberCloud, memberHosts, type MemberHost } from './member-cloud.js';

@@ -10,7 +10,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import { hasOwnKey, ownValue } from '../own-key.js';
-import type { FioJson, VolbenchAssertion } from '../report/fio-result.js';
+import type { FioJson, VolbenchAssertion } from '../fio-output/fio-result.js';
 import type { ComparisonOp } from './compare.js';
 import { formatValue, parseValue } from './values.js';
 

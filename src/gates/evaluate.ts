@@ -2,7 +2,7 @@
  * Judges assertions against a result (volbench's or real fio's JSON) and records the outcome
  * under `volbench.assertions`.
  */
-import type { FioJob, FioJson, VolbenchAssertion } from '../report/fio-result.js';
+import type { FioJob, FioJson, VolbenchAssertion } from '../fio-output/fio-result.js';
 import { compare, parseAssertion, type Assertion } from './assertion.js';
 import { directionsWithIo, measure, metricValueKind, parseMetric, type Direction } from './metrics.js';
 import { BASE_UNIT, formatValue } from './values.js';

@@ -3,7 +3,7 @@
  * all read: one <testcase> per assertion, a <failure> for each that does not hold, the measured
  * value as a property and in <system-out>.
  */
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import type { AssertionOutcome } from './evaluate.js';
 
 export interface JUnitOptions {

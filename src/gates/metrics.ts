@@ -3,9 +3,9 @@
  * `io_bytes`, `error`, and latency statistics such as `clat_ns.mean` or `lat_ns.p99.9`. The
  * same code reads volbench's results and real fio's JSON.
  */
-import { HIST_BUCKETS, bucketIndex, percentiles } from '../report/histogram.js';
-import type { FioDirStats, FioJob, FioLatStats } from '../report/fio-result.js';
-import { formatFixed } from '../report/printf.js';
+import { HIST_BUCKETS, bucketIndex, percentiles } from '../fio-output/histogram.js';
+import type { FioDirStats, FioJob, FioLatStats } from '../fio-output/fio-result.js';
+import { formatFixed } from '../fio-output/printf.js';
 import type { ValueKind } from './values.js';
 
 export type Direction = 'read' | 'write' | 'trim' | 'sync' | 'mixed';

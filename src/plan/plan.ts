@@ -20,7 +20,7 @@ import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } f
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget, resolveLogTarget, type ResolveContext } from './targets.js';
-import { Anchors, type AnchorRoot } from '../target/anchor.js';
+import { Anchors, type AnchorRoot } from '../device/anchor.js';
 import type { LogPaths, LogTargets } from './native-plan.js';
 import { checkPlacement, volumeOf, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';

@@ -17,10 +17,10 @@ import type { InstanceTarget, LogTarget } from './native-plan.js';
 export type { LogTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './block-sizes.js';
-import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../target/index.js';
-import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../target/anchor.js';
-import { probeBeneath } from '../target/root-calls.js';
-import type { ResolvedTarget } from '../target/resolve.js';
+import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../device/index.js';
+import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../device/anchor.js';
+import { probeBeneath } from '../device/root-calls.js';
+import type { ResolvedTarget } from '../device/resolve.js';
 import { checkInstanceNameLength, checkNameLength } from './name-length.js';
 
 /**

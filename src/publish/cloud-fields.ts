@@ -6,7 +6,7 @@
  * values of the expected type, so a document from another version cannot break a report.
  */
 
-import type { VolbenchPrice } from '../report/fio-result.js';
+import type { VolbenchPrice } from '../fio-output/fio-result.js';
 
 /** The volume a result was measured on, as far as the result knows it. */
 export interface CloudVolumeFields {

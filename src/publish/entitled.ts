@@ -4,11 +4,11 @@
  * the contract"), the ratio, what bound it, and, above the contract's tolerance, the likely
  * reason the figure cannot be the named volume's.
  */
-import { flagOf, type AboveCause } from '../report/entitled.js';
+import { flagOf, type AboveCause } from '../fio-output/entitled.js';
 import type { JobEntitlement } from './cloud-fields.js';
 import type { Metric } from './suite-columns.js';
 
-export { aboveText, ENTITLED_TOLERANCE, isBuffered, type AboveCause } from '../report/entitled.js';
+export { aboveText, ENTITLED_TOLERANCE, isBuffered, type AboveCause } from '../fio-output/entitled.js';
 
 export interface CellEntitlement {
   /** What the volume allows this test, in the cell's unit (IOPS or MiB/s); null for latency cells or without a volume. */

@@ -4,7 +4,7 @@
  * CSV, JSON, HTML, the service's pages) reads this and nothing else.
  */
 import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
-import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../report/fio-result.js';
+import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../fio-output/fio-result.js';
 import {
   readBurst, readCloud, readEntitlement, readSweep,
   type CloudVolumeFields, type JobBurst, type PriceVolume, type SweepCurve, type VolumePrice,

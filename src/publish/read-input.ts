@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 
 import { VolbenchError } from '../errors.js';
 import { parseFioJsonText } from '../compare/read-result.js';
-import type { FioJson } from '../report/fio-result.js';
+import type { FioJson } from '../fio-output/fio-result.js';
 import type { ReportInput } from './model.js';
 
 /** Larger than any result of a long json+ run with per-second series. */

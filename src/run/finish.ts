@@ -10,7 +10,7 @@
 import { cloudFacts, volumeOf, type CloudContext, type Volume } from '../cloud/index.js';
 import { analyseBurst } from '../findings/burst.js';
 import { judged, type Assertion } from '../gates/index.js';
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 
 export interface FinishOptions {
   /** The volume (and instance, region) measured. */

@@ -6,7 +6,7 @@
  * file put in its place, is left alone.
  */
 import type { NativeCreatedFile, NativeJobPlan, NativeJobResult, NativePathRef } from '../engine/native-types.js';
-import type { FileIdentity } from '../target/anchor.js';
+import type { FileIdentity } from '../device/anchor.js';
 
 export class RunFiles {
   /** By the path as planned (a job's filename resolved against cwd, a log's name). */

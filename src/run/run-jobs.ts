@@ -13,10 +13,10 @@ import { VolbenchError } from '../errors.js';
 import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import {
   diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats, snapshotFromTexts, type DiskStatsSnapshot, type ExcludedInterval,
-} from '../target/index.js';
-import { buildReport, type FioResult } from '../report/index.js';
+} from '../device/index.js';
+import { buildReport, type FioResult } from '../fio-output/index.js';
 import { volumeOf } from '../cloud/index.js';
-import type { ReportJob } from '../report/types.js';
+import type { ReportJob } from '../fio-output/types.js';
 import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';

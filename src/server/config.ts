@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
-import type { ReportBudgets } from './report-renderer.js';
-import type { TlsIdentity } from './tls.js';
+import type { ReportBudgets } from './reports/report-renderer.js';
+import type { TlsIdentity } from './http/tls.js';
 
 
 export interface ServerConfig {

@@ -8,6 +8,6 @@
  *
  * HTTPS: `buildServer({ ..., tls: readTlsFiles('cert.pem', 'key.pem') })`.
  */
-export { buildServer } from './app.js';
+export { buildServer } from './http/app.js';
 export type { ServerConfig } from './config.js';
-export { certificateFingerprint, readTlsFiles, type TlsIdentity } from './tls.js';
+export { certificateFingerprint, readTlsFiles, type TlsIdentity } from './http/tls.js';

@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 
 import { awsClient } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
-import { buildServer } from './app.js';
+import { buildServer } from './http/app.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import type { ServerConfig } from './config.js';
 

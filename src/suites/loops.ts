@@ -7,7 +7,7 @@
  * IOPS; KDiskMark keeps the best bandwidth and IOPS the same way. Runs that ended with an error
  * or were cancelled are kept only when no run finished cleanly.
  */
-import type { FioDirStats, FioJob, FioResult, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues } from '../report/fio-result.js';
+import type { FioDirStats, FioJob, FioResult, VolbenchJobLoops, VolbenchLoopDir, VolbenchLoopValues } from '../fio-output/fio-result.js';
 import { latencyPercentile } from '../gates/metrics.js';
 
 type LoopDirection = 'read' | 'write' | 'trim';

@@ -1,10 +1,10 @@
 /**
  * A suite runs as several fio runs (a test at a time, each `loops` times). The kept run of every
- * test is folded into one fio document (report/fold.ts) with the suite's group ids, and each
+ * test is folded into one fio document (fio-output/fold.ts) with the suite's group ids, and each
  * test's loop figures under `volbench.jobs[].loops`.
  */
-import type { FioResult, VolbenchSuiteInfo } from '../report/fio-result.js';
-import { foldRuns, type FoldRun } from '../report/fold.js';
+import type { FioResult, VolbenchSuiteInfo } from '../fio-output/fio-result.js';
+import { foldRuns, type FoldRun } from '../fio-output/fold.js';
 import { bestLoop, jobLoops, loopValues } from './loops.js';
 
 export interface LoopRun {
@@ -20,7 +20,7 @@ export interface TestRuns {
   loops: LoopRun[];
 }
 
-export { combineDiskUtil } from '../report/fold.js';
+export { combineDiskUtil } from '../fio-output/fold.js';
 
 /** One fio document for the whole suite: the kept loop of each test, with every loop's figures. */
 export function mergeSuiteRuns(tests: readonly TestRuns[], suite: Omit<VolbenchSuiteInfo, 'runs'>): FioResult {

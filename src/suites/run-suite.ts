@@ -6,7 +6,7 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { removeFiles } from '../target/anchor.js';
+import { removeFiles } from '../device/anchor.js';
 import { RunFiles } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';
@@ -14,7 +14,7 @@ import { engineSpec } from '../engine/engines.js';
 import { judged, type Assertion } from '../gates/index.js';
 import { planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
-import type { FioResult } from '../report/fio-result.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { ParsedJob, ParsedSpec } from '../jobspec/types.js';

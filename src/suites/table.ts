@@ -5,8 +5,8 @@
  */
 import { directionsWithIo, latencyPercentile } from '../gates/metrics.js';
 import { formatTimeNs } from '../gates/values.js';
-import { jobRatio } from '../report/entitled.js';
-import type { FioDirStats, FioResult } from '../report/fio-result.js';
+import { jobRatio } from '../fio-output/entitled.js';
+import type { FioDirStats, FioResult } from '../fio-output/fio-result.js';
 
 const MiB = 1024 * 1024;
 

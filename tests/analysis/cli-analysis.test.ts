@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { harmonicScore } from '../../src/findings/optimum.js';
-import type { VolbenchSweep } from '../../src/report/analysis-sections.js';
+import type { VolbenchSweep } from '../../src/fio-output/analysis-sections.js';
 import { volbench } from '../helpers/cli.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 

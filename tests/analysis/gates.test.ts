@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { bindAssertions, evaluateAssertions, parseAssertion } from '../../src/gates/index.js';
 import { parseSpec } from '../../src/jobspec/index.js';
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { VolbenchError } from '../../src/errors.js';
 
 const doc = {

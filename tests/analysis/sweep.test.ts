@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../src/analysis/sweep.js';
 import { runJobs } from '../../src/index.js';
 import { harmonicScore } from '../../src/findings/optimum.js';
-import type { VolbenchSweep } from '../../src/report/analysis-sections.js';
+import type { VolbenchSweep } from '../../src/fio-output/analysis-sections.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
 

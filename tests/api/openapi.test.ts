@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { openApiDocument } from '../../src/server/openapi-document.js';
+import { openApiDocument } from '../../src/server/http/openapi-document.js';
 import { OPENAPI_PATH } from './helpers/openapi.js';
 
 describe('openapi.yaml', () => {

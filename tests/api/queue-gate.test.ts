@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { JobSpec } from '../../src/jobspec/types.js';
-import { admitSpec, type AdmissionContext } from '../../src/server/admission.js';
+import { admitSpec, type AdmissionContext } from '../../src/server/admission/spec-admission.js';
 import { limitsOf } from '../../src/server/config.js';
-import { closeRoots, resolveRoots, type TargetRoot } from '../../src/server/roots.js';
+import { closeRoots, resolveRoots, type TargetRoot } from '../../src/server/admission/roots.js';
 import { applyOverrides, loadSuite } from '../../src/suites/index.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

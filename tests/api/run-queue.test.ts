@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { RunQueue, type QueueEntry } from '../../src/server/run-queue.js';
+import { RunQueue, type QueueEntry } from '../../src/server/runs/run-queue.js';
 
 function harness(maxConcurrent: number, limit = 100) {
   const started: string[] = [];

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { Connection } from '../../src/server/store/sqlite.js';
 
 import { VolbenchError, formatResult, runJobs } from '../../src/index.js';
-import { buildServer } from '../../src/server/app.js';
-import { storedResult } from '../../src/server/run-executor.js';
+import { buildServer } from '../../src/server/http/app.js';
+import { storedResult } from '../../src/server/runs/run-executor.js';
 import { DATABASE_FILE, MIGRATIONS } from '../../src/server/store/database.js';
 import { readEvents } from './helpers/sse.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 
-import { decodeDevT } from '../../src/target/index.js';
+import { decodeDevT } from '../../src/device/index.js';
 
 export interface DiskTraffic {
   readBytes: number;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatNormal, parseVolumeSpec, runJobs } from '../../src/index.js';
-import type { FioResult } from '../../src/report/index.js';
+import type { FioResult } from '../../src/fio-output/index.js';
 import { MiB } from '../helpers/run-fixtures.js';
 import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
 

@@ -14,7 +14,7 @@ import { analyseBurst, parseVolumeSpec, runJobs } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { findCliff, type RatePoint } from '../../src/findings/cliff.js';
-import type { FioResult } from '../../src/report/index.js';
+import type { FioResult } from '../../src/fio-output/index.js';
 
 /** A deterministic noise in [-1, 1) (a small LCG), so a failure can be replayed. */
 function noise(seed: number): () => number {

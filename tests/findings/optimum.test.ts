@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { harmonicScore, optimumIndex, scorePoints } from '../../src/findings/optimum.js';
 import { stopReason, sweepSection, sweepValues } from '../../src/analysis/sweep.js';
 import { uniformityLayout } from '../../src/analysis/uniformity.js';
-import type { VolbenchSweepPoint } from '../../src/report/analysis-sections.js';
+import type { VolbenchSweepPoint } from '../../src/fio-output/analysis-sections.js';
 
 const MiB = 1024 * 1024;
 

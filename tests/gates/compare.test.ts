@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { compareResults, parseFioJsonText } from '../../src/compare/index.js';
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { volbench } from '../helpers/cli.js';
 import { REFERENCE_DIR, fioSample } from '../helpers/fio-samples.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';

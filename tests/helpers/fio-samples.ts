@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { parseFioJsonText } from '../../src/compare/index.js';
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 
 export const REFERENCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fio', 'reference');
 

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 
 import { AUTO_ENGINES, ENGINE_NAMES, type EngineName } from '../../src/engine/engines.js';
 import { VolbenchError, availableEngines, runJobs } from '../../src/index.js';
-import type { FioDirStats, FioJob, FioResult } from '../../src/report/fio-result.js';
+import type { FioDirStats, FioJob, FioResult } from '../../src/fio-output/fio-result.js';
 import type { JobSpec, RawOptionValue } from '../../src/jobspec/types.js';
 
 export const KiB = 1024;

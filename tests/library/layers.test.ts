@@ -1,7 +1,7 @@
 /**
  * The house stays one-way (DESIGN.md): every import between the top-level folders of src/ runs
  * down the layers of tests/helpers/import-graph.ts, and no files import each other, however
- * long the loop. Before issue 23 the catalog imported the analyses and the fleet, the report
+ * long the loop. Before issue 23 the catalog imported the analyses and the fleet, fio's output
  * the analyses' types and the run the analyses: 4 arrows back up, and 4 circles of two files.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ describe('the check itself', () => {
   };
 
   it('finds an import back up, a type-only and a dynamic one, and circles of two and of three files', () => {
-    file('report/a.ts', "import type { B } from '../run/b.js';\nexport const a = 1;\n");
+    file('fio-output/a.ts', "import type { B } from '../run/b.js';\nexport const a = 1;\n");
     file('run/b.ts', "export type B = number;\nexport const b = () => import('../cli/c.js');\n");
     file('cli/c.ts', "export const c = 1;\n");
     file('plan/x.ts', "export { y } from './y.js';\n");
@@ -50,7 +50,7 @@ describe('the check itself', () => {
     file('gates/q.ts', "import './r.js';\n");
     file('gates/r.ts', "import './p.js';\n");
     const g = importGraph(dir);
-    expect(arrowsBackUp(g).map((a) => `${a.from} -> ${a.to}`)).toEqual(['report -> run', 'run -> cli']);
+    expect(arrowsBackUp(g).map((a) => `${a.from} -> ${a.to}`)).toEqual(['fio-output -> run', 'run -> cli']);
     expect(circles(g)).toEqual([['gates/p.ts', 'gates/q.ts', 'gates/r.ts'], ['plan/x.ts', 'plan/y.ts']]);
     expect(describeHouse(g)).toMatch(/^2 arrow\(s\) back up the layers, 2 circle\(s\)/);
   });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { priceVolume } from '../../src/cloud/price.js';
+import { priceVolume } from '../../src/cloud/volume-price.js';
 import { catalogPricer } from '../../src/publish/catalog-price.js';
 
 describe('catalogPricer', () => {

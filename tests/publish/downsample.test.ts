@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, groupCharts } from '../../src/publish/index.js';
 import { MAX_CHART_POINTS, mergeFactor, mergePoints } from '../../src/publish/downsample.js';
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { jobs64Result } from '../helpers/stored-runs.js';
 
 describe('series downsampling', () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 import type { ReportInput } from '../../src/publish/index.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'publish');

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, catalogPricer, renderHtml, renderJson, renderMarkdown, verdictText, type ReportInput } from '../../src/publish/index.js';
-import { aboveCause, isBuffered } from '../../src/report/entitled.js';
+import { aboveCause, isBuffered } from '../../src/fio-output/entitled.js';
 import { fixture, withCloud } from './helpers.js';
 
 const GP3 = { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 };

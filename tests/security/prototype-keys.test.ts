@@ -16,7 +16,7 @@ import { instanceHourly } from '../../src/fleet/prices.js';
 import { readEndpointMap } from '../../src/fleet/run.js';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../../src/publish/index.js';
-import type { FioJson } from '../../src/report/fio-result.js';
+import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
 import { errorOf } from '../helpers/errors.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { runSuite, runSweep } from '../../src/index.js';
-import { buildServer } from '../../src/server/app.js';
+import { buildServer } from '../../src/server/http/app.js';
 import { MIGRATIONS } from '../../src/server/store/database.js';
 import { Connection } from '../../src/server/store/sqlite.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';

@@ -11,8 +11,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlin
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { removeCreatedFiles } from '../../src/server/created-files.js';
-import { closeRoots, resolveRoots } from '../../src/server/roots.js';
+import { removeCreatedFiles } from '../../src/server/runs/created-files.js';
+import { closeRoots, resolveRoots } from '../../src/server/admission/roots.js';
 
 const base = mkdtempSync(join('/dev/shm', `volbench-remove-race-${process.pid}-`));
 let flipper: ChildProcess | undefined;

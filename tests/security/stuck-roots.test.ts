@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { buildServer } from '../../src/server/app.js';
+import { buildServer } from '../../src/server/http/app.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';

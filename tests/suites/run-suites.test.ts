@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { VolbenchError } from '../../src/errors.js';
-import type { FioResult } from '../../src/report/fio-result.js';
+import type { FioResult } from '../../src/fio-output/fio-result.js';
 import { combineDiskUtil, runSuite, type SuiteRunOptions } from '../../src/suites/index.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 

@@ -12,7 +12,7 @@ import {
 import { InstanceType, ProviderCatalog } from '../../cloud/schema.js';
 import { VolbenchError } from '../../errors.js';
 import { parseSize } from '../../jobspec/index.js';
-import { volumeTypeNotFound } from '../problems.js';
+import { volumeTypeNotFound } from '../problems/service-problems.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { named } from '../schemas/registry.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';

@@ -2,10 +2,10 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-import { MAX_PARAM_LENGTH } from '../error-handler.js';
-import { runNotFound } from '../problems.js';
+import { MAX_PARAM_LENGTH } from '../http/error-handler.js';
+import { runNotFound } from '../problems/service-problems.js';
 import { problemResponse } from '../schemas/problem.js';
-import type { RunService } from '../run-service.js';
+import type { RunService } from '../runs/run-service.js';
 import type { RunRow } from '../store/runs.js';
 
 export const runParams = z.object({ id: z.string().describe('Run id') });

@@ -7,15 +7,15 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-import { activePrices } from '../../cloud/prices.js';
+import { activePrices } from '../../cloud/price-source.js';
 import { REPORT_CONTENT_TYPES, REPORT_FORMATS, type ReportFormat } from '../../publish/render.js';
 import { THROUGHPUT_UNITS } from '../../publish/units.js';
 import { QUESTION_METRICS } from '../../suites/manifest.js';
-import type { ReportRun } from '../report-task.js';
-import { isTerminal } from '../run-service.js';
+import type { ReportRun } from '../reports/report-task.js';
+import { isTerminal } from '../runs/run-service.js';
 import { problemResponse } from '../schemas/problem.js';
-import { runNotEnded } from '../problems.js';
-import type { RunService } from '../run-service.js';
+import { runNotEnded } from '../problems/service-problems.js';
+import type { RunService } from '../runs/run-service.js';
 import { BAD_PARAM, clientGone, getRunOr404, notFoundResponse, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 

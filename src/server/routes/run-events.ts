@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 
-import { FINAL_EVENTS } from '../run-events.js';
-import { isTerminal } from '../run-service.js';
+import { FINAL_EVENTS } from '../runs/run-events.js';
+import { isTerminal } from '../runs/run-service.js';
 import type { StoredEvent } from '../store/events.js';
 import { getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';

@@ -1,10 +1,10 @@
 /** GET /v1/runs/{id} and DELETE /v1/runs/{id}. */
-import { runJson } from '../run-json.js';
-import { runView } from '../run-view.js';
-import { isTerminal } from '../run-service.js';
+import { runJson } from '../runs/run-json.js';
+import { runView } from '../runs/run-view.js';
+import { isTerminal } from '../runs/run-service.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { runSchema, type RunBody } from '../schemas/run.js';
-import { runNotFound } from '../problems.js';
+import { runNotFound } from '../problems/service-problems.js';
 import { problemResponse } from '../schemas/problem.js';
 import { BAD_PARAM, getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';

@@ -6,13 +6,13 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-import type { OutputFormat } from '../../report/index.js';
-import { isTerminal } from '../run-service.js';
+import type { OutputFormat } from '../../fio-output/index.js';
+import { isTerminal } from '../runs/run-service.js';
 import { problemResponse } from '../schemas/problem.js';
 import { fioResultSchema } from '../schemas/fio-result.js';
 import { BAD_PARAM, clientGone, getRunOr404, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
-import { noResult, runNotEnded } from '../problems.js';
+import { noResult, runNotEnded } from '../problems/service-problems.js';
 
 const resultQuery = z.object({
   format: z.enum(['json', 'json+', 'normal']).default('json').describe("fio's --output-format"),

@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 
-import { runSummaryView } from '../run-view.js';
+import { runSummaryView } from '../runs/run-view.js';
 import { GATES } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { runListSchema, runStatusSchema } from '../schemas/run.js';
 import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
-import { invalidRequest } from '../problems.js';
+import { invalidRequest } from '../problems/service-problems.js';
 
 const listQuery = z.object({
   status: runStatusSchema.optional(),

@@ -8,12 +8,12 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
 import { checkSpecBounds, type SpecBounds } from '../../jobspec/index.js';
-import { formatJson } from '../../report/index.js';
-import { specFromJobFile } from '../job-file.js';
-import { findRoot } from '../roots.js';
-import type { RunRequest } from '../run-request.js';
-import { isTerminal, type RunService } from '../run-service.js';
-import { runLinks, runView } from '../run-view.js';
+import { formatJson } from '../../fio-output/index.js';
+import { specFromJobFile } from '../admission/job-file.js';
+import { findRoot } from '../admission/roots.js';
+import type { RunRequest } from '../admission/run-request.js';
+import { isTerminal, type RunService } from '../runs/run-service.js';
+import { runLinks, runView } from '../runs/run-view.js';
 import { assertListSchema } from '../schemas/assertion.js';
 import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { isSuiteBody, runRequestSchema, type SpecRunRequest, type SuiteRunRequest } from '../schemas/run-request.js';
@@ -22,7 +22,7 @@ import { isAnalysisBody, type AnalysisRunRequest } from '../schemas/analysis-req
 import type { RunRow } from '../store/runs.js';
 import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
-import { invalidRequest, unknownTarget } from '../problems.js';
+import { invalidRequest, unknownTarget } from '../problems/service-problems.js';
 
 /** A repeated query parameter arrives as an array, a single one as a string. */
 const repeatable = z.preprocess((value) => (typeof value === 'string' ? [value] : value), assertListSchema);

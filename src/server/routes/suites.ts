@@ -9,7 +9,7 @@ import { jsonResponse, problemResponse } from '../schemas/problem.js';
 import { suiteListSchema, suiteSchema, type SuiteBody } from '../schemas/suite.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
-import { suiteNotFound } from '../problems.js';
+import { suiteNotFound } from '../problems/service-problems.js';
 
 function suiteView(suite: Suite): SuiteBody {
   return {

@@ -1,5 +1,5 @@
 /** GET /v1/targets: each configured root and the device behind it. */
-import { describeTarget } from '../target-info.js';
+import { describeTarget } from './target-info.js';
 import { jsonResponse } from '../schemas/problem.js';
 import { targetListSchema } from '../schemas/target.js';
 import { tokenRouteResponses } from './common.js';

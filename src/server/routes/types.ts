@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 
-import type { ReportRenderer } from '../report-renderer.js';
-import type { RunService } from '../run-service.js';
+import type { ReportRenderer } from '../reports/report-renderer.js';
+import type { RunService } from '../runs/run-service.js';
 
 export type ZodApp = FastifyInstance<
   RawServerDefault,

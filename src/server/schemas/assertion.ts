@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import type { VolbenchAssertion } from '../../report/fio-result.js';
+import type { VolbenchAssertion } from '../../fio-output/fio-result.js';
 import { named } from './registry.js';
 
 /** Enough for any gate a pipeline writes; the body limit bounds the text anyway. */

@@ -1,5 +1,5 @@
 /**
- * The library's result schemas (src/report/fio-result.ts) as the service documents and checks
+ * The library's result schemas (src/fio-output/fio-result.ts) as the service documents and checks
  * its answers: the same fields and descriptions, every object open to keys it does not name (a
  * result written by a newer library may hold more; the service passes them on), and the shared
  * parts named as OpenAPI components. The library's schemas themselves are left as they are.

@@ -1,13 +1,13 @@
 /**
  * fio 3.33's JSON document, as the service documents and checks it: the library's schema
- * (src/report/fio-result.ts), open to keys it does not name, with its shared parts named.
+ * (src/fio-output/fio-result.ts), open to keys it does not name, with its shared parts named.
  */
 import { z } from 'zod';
 
 import {
   fioDirStatsSchema, fioJobSchema, fioResultSchema as library, volbenchAssertionSchema, volbenchJobLoopsSchema, volbenchLoopDirSchema,
   volbenchSuiteInfoSchema,
-} from '../../report/fio-result.js';
+} from '../../fio-output/fio-result.js';
 import { ANALYSIS_NAMES } from './analysis-result.js';
 import { lenient } from './documented.js';
 

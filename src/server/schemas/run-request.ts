@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 import { jobSpecSchema } from '../../jobspec/index.js';
 import { suiteDefinitions } from '../../suites/index.js';
-import { keyedUnion } from '../keyed-union.js';
+import { keyedUnion } from './keyed-union.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';
 import { named } from './registry.js';
 import { analysisRunRequestSchema } from './analysis-request.js';

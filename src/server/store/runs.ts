@@ -5,11 +5,11 @@
  */
 import type { RunVolume } from '../schemas/run-request.js';
 import type { JobSpec } from '../../jobspec/types.js';
-import type { Problem } from '../problem.js';
+import type { Problem } from '../problems/http-problem.js';
 import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
 import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
 import type { RunAnalysisBody } from '../schemas/analysis-request.js';
-import type { FileIdentity } from '../../target/anchor.js';
+import type { FileIdentity } from '../../device/anchor.js';
 import type { Db } from './database.js';
 import { EventStore, type StoredEvent } from './events.js';
 import { HeldWrites } from './held-writes.js';

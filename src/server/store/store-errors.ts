@@ -5,8 +5,8 @@
  * the service's condition, answered 507 or 503 naming the data directory; anything else stays
  * an internal error.
  */
-import type { HttpProblem } from '../problem.js';
-import { storeFull, storeUnavailable } from '../problems.js';
+import type { HttpProblem } from '../problems/http-problem.js';
+import { storeFull, storeUnavailable } from '../problems/service-problems.js';
 import { sqliteCode } from './sqlite.js';
 
 const UNAVAILABLE = /^SQLITE_(IOERR|READONLY|CANTOPEN|BUSY)/;

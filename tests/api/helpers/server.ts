@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import type { FastifyInstance } from 'fastify';
 
-import { buildServer } from '../../../src/server/app.js';
+import { buildServer } from '../../../src/server/http/app.js';
 import type { ServerConfig } from '../../../src/server/config.js';
 
 export interface TestServer {
