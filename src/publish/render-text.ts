@@ -1,4 +1,5 @@
 /** The report as Markdown (for READMEs and pull requests), CSV and JSON (for scripts). */
+import { basisText, costBasis } from '../cloud/cost.js';
 import type { Report } from './model.js';
 import { FLAG_LEGEND, groupTable, hasFlags, type TableOptions } from './table.js';
 import { verdictText } from './verdicts.js';
@@ -22,7 +23,8 @@ function mdCell(text: string): string {
 export function pricesLine(report: Report): string {
   if (report.prices.length === 0) return 'No prices: the $ columns are empty.';
   const lists = report.prices.map((p) => (p.region ? `${p.region} as of ${p.as_of}` : `as of ${p.as_of} (region not recorded)`));
-  return `Prices: ${lists.join('; ')}.`;
+  // Results are priced for the volume alone over AWS's month (annotate and the reprice alike).
+  return `Prices: ${lists.join('; ')}; $/month and $ per unit are the volume alone, ${basisText(costBasis('730h'))}.`;
 }
 
 /** The verdict lines, one per question the report's suites answer. */

@@ -65,7 +65,7 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     await page.screenshot({ path: join(artifactsDir(), 'report-aws-ssd-4-volumes.png'), fullPage: true });
     expect(seen.errors).toEqual([]);
     expect(seen.requests).toEqual([pathToFileURL(file).href]);
-    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices: us-east-1 as of ${report.price_dates.join(', ')}.` });
+    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices: us-east-1 as of ${report.price_dates.join(', ')}; $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).` });
     // Every volume priced from the catalog, with the date of its price list.
     expect(report.groups[0].rows.every((r) => (r.usd_per_month ?? 0) > 0 && r.price_as_of !== null)).toBe(true);
     expect(report.price_dates.length).toBe(1);

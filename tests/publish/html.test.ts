@@ -26,7 +26,7 @@ describe('HTML report', () => {
     expect(count(html, '<svg')).toBe(charts);
     expect(count(html, '<table class="chart-data"')).toBe(charts);
     expect(count(html, '<table class="report"')).toBe(report.groups.length);
-    expect(count(html, 'Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBeGreaterThanOrEqual(report.groups.length);
+    expect(count(html, 'Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded); $/month and $ per unit are the volume alone, 730 h a month')).toBeGreaterThanOrEqual(report.groups.length);
     // Every chart can be saved as an SVG of its own, drawn with its source line.
     expect(count(html, 'class="svg-download" download="')).toBe(charts);
     const saved = /href="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)!;

@@ -85,7 +85,7 @@ describe('report tables', () => {
     });
     // The footer names each price list by region and date: io2-b was priced in the region its
     // result names; gp3-a's price came with its result, which names no region.
-    expect(md.trimEnd().endsWith('Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded).')).toBe(true);
+    expect(md.trimEnd().endsWith("Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded); $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).")).toBe(true);
   });
 
   it('CSV has the same cells, one block per group with its own header and a Suite column', () => {
