@@ -138,6 +138,7 @@ function planFrom(values: Values): FleetPlan {
     volumes, instanceType, region: region(values), suite: values.suite, workloadSeconds: fleetWorkloadSeconds,
     ...(values.runtime !== undefined ? { runtime: values.runtime } : {}), precondition: !values['no-precondition'],
     cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
+    ...(values.ttl ? { ttlSec: parseTtl(values.ttl) } : {}),
   });
   if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;

@@ -16,6 +16,7 @@ import { fleetDefaultSuite, sizedSpec, loadSuite } from '../suites/index.js';
 import type { ParsedSpec } from '../jobspec/types.js';
 import { memberFindings, suiteTests, testEntitlements, type PlanFinding, type TestEntitlement } from './plan-findings.js';
 import { preconditionFor, type Precondition } from './precondition.js';
+import { defaultTtlSec, EXPIRES_TAG } from './ttl.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 
 export interface FleetPlanInput {
@@ -41,6 +42,8 @@ export interface FleetPlanInput {
   cost?: CostScope;
   /** How long a month is (default AWS's 730 h). */
   basis?: CostBasis;
+  /** `--ttl`, seconds; the plan's default when absent. */
+  ttlSec?: number;
 }
 
 /** A member's cost a month under the plan's scope, and per unit of what its suite's tests are entitled to, naming the test. */
@@ -96,6 +99,8 @@ export interface FleetPlan {
   findings: PlanFinding[];
   /** Cost a month per member, with its scope and basis, and per entitled unit at the test named. */
   cost?: PlanCost;
+  /** The fleet's time to live from `fleet up` (`--ttl`, else the plan's duration twice plus 30 min). */
+  ttlSec: number;
   warnings: string[];
 }
 
@@ -240,6 +245,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     ...(volumesOnly === undefined ? {} : { volumesOnlyUsd: volumesOnly }),
     findings,
     cost,
+    ttlSec: input.ttlSec ?? defaultTtlSec(hours),
     warnings,
   };
 }
@@ -322,6 +328,8 @@ export function formatPlan(plan: FleetPlan): string {
       `${plan.precondition.usd === undefined ? '' : ` and ${usd(plan.precondition.usd)}`} to the study (--no-precondition skips it)`);
   }
   lines.push(`estimated cost of the study: ${plan.estimatedUsd === undefined ? 'unknown' : usd(plan.estimatedUsd)}`);
+  lines.push(`expires ${(plan.ttlSec / 3600).toFixed(2)} h after fleet up (--ttl): everything is tagged ${EXPIRES_TAG}, ` +
+    'each member shuts itself down then, and fleet reap deletes what is left');
   if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
   lines.push(...formatTests(plan));
   lines.push(...formatCost(plan));

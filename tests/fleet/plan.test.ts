@@ -83,6 +83,13 @@ describe('planFleet', () => {
     expect(plan.estimatedUsd).toBeCloseTo(expected, 2);
   });
 
+  it("states when the fleet expires: the plan's duration twice plus 30 min, or --ttl", () => {
+    expect(plan.ttlSec).toBe(Math.ceil(plan.hours * 3600 * 2 + 1800));
+    expect(formatPlan(plan)).toContain(`expires ${(plan.ttlSec / 3600).toFixed(2)} h after fleet up (--ttl): everything is tagged volbench:expires`);
+    const given = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1', suite: 'aws-ssd', precondition: false, ttlSec: 3 * 3600 });
+    expect(formatPlan(given)).toContain('expires 3.00 h after fleet up');
+  });
+
   it('--suite auto (the default): SSD types get aws-ssd, HDD types aws-hdd, from the manifest', () => {
     const auto = planFleet({ volumes, instanceType: 'm6i.large', region: 'us-east-1' });
     expect(auto.suite).toBe('auto');
