@@ -169,7 +169,8 @@ describe('the render queue', () => {
     const res = await s.client.get(`/v1/report?${Array.from({ length: 50 }, () => `run=${a}`).join('&')}&format=json`);
     expect(res.status).toBe(200);
     expect(res.body.groups).toHaveLength(1);
-    expect(res.body.groups[0].rows.map((r: { label: string }) => r.label)).toEqual([a]);
+    // One row, named by its target; the run it came from is its source.
+    expect(res.body.groups[0].rows.map((r: { source: string }) => r.source)).toEqual([a]);
   }, 60_000);
 });
 
