@@ -94,14 +94,17 @@ export function fleetUsd(instance: DatedPrice | undefined, volumes: ReadonlyArra
 
 export const cents = (usd: number): number => Math.round(usd * 100) / 100;
 
-/** $ a month per 1,000 IOPS delivered; null without a price or a rate. */
+/**
+ * $ a month per 1,000 IOPS delivered; null without a price or a rate. A price of $0 (instance
+ * store: its cost is the instance's) gives null too, or it would win every "lowest $" verdict.
+ */
 export function usdPer1000Iops(usdPerMonth: number | null | undefined, iops: number | null | undefined): number | null {
-  return usdPerMonth == null || !iops || iops <= 0 ? null : usdPerMonth / (iops / 1000);
+  return usdPerMonth == null || usdPerMonth <= 0 || !iops || iops <= 0 ? null : usdPerMonth / (iops / 1000);
 }
 
-/** $ a month per MiB/s delivered; null without a price or a rate. */
+/** $ a month per MiB/s delivered; null without a price (or a price of $0, as above) or a rate. */
 export function usdPerMibps(usdPerMonth: number | null | undefined, mibps: number | null | undefined): number | null {
-  return usdPerMonth == null || !mibps || mibps <= 0 ? null : usdPerMonth / mibps;
+  return usdPerMonth == null || usdPerMonth <= 0 || !mibps || mibps <= 0 ? null : usdPerMonth / mibps;
 }
 
 /** What a cost per month covers: the volume alone, or the volume and its instance's share (`total`). */

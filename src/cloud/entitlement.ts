@@ -103,8 +103,8 @@ interface VolumeLimits {
   iops: number;
   mibps: number;
   burst?: Entitlement['burst'];
-  /** The volume's bucket is empty and its baseline binds. */
-  burstBinds: boolean;
+  /** The volume's bucket is empty: which of its limits fell to the baseline (false: none). */
+  burstBinds: false | 'iops' | 'throughput' | 'both';
 }
 
 /** A tiered disk (Azure) performs as its tier, bursting on credits while they last. */
@@ -117,7 +117,7 @@ function tierLimits(tier: NonNullable<Volume['tier']>, t: VolumeTypeInfo, balanc
       out.iops = b.iops;
       out.mibps = Math.max(out.mibps, b.throughput_mibps);
     } else {
-      out.burstBinds = true;
+      out.burstBinds = 'both';
     }
   }
   return out;
@@ -134,7 +134,7 @@ function iopsLimits(spec: Volume, q: EntitlementQuery, balance: number, out: Vol
       const refill = b.refill_per_gib_s * spec.sizeGiB;
       out.burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)) };
       if (balance > 0) out.iops = b.level;
-      else out.burstBinds = true;
+      else out.burstBinds = 'iops';
     }
   } else if (t.iops.provisioned) {
     out.iops = spec.provisionedIops ?? t.iops.max;
@@ -162,7 +162,7 @@ function throughputLimits(spec: Volume, q: EntitlementQuery, balance: number, ou
       if (level > base) {
         out.burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round((b.bucket_mib_per_tib * tib) / (level - base)) };
         if (balance > 0) out.mibps = level;
-        else out.burstBinds = true;
+        else out.burstBinds = 'throughput';
       }
     }
   } else if (tp.provisioned) {
@@ -226,10 +226,15 @@ function rate(spec: Volume, limits: VolumeLimits, bs: number, merged: boolean, i
   const byThroughput = (limits.mibps * MiB) / charged;
   let iops = Math.min(byIops, byThroughput);
   let bound: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
-  if (limits.burstBinds) bound = 'burst-credits';
+  // An empty bucket names the limit only where the bucket lowered it: gp2 600 GiB at 256 KiB is
+  // held by its 250 MiB/s with or without credits.
+  const lowered = limits.burstBinds === 'both' || (limits.burstBinds === 'iops' ? bound === 'volume-iops' : limits.burstBinds === 'throughput' && bound === 'volume-throughput');
+  if (lowered) bound = 'burst-credits';
   if (inst) {
-    if (inst.iops < iops) {
-      iops = inst.iops;
+    // The instance counts what EBS counts: merged small sequential I/O is one I/O per counted size.
+    const instIops = inst.iops / (merged && bs < countedBytes ? perIo : 1);
+    if (instIops < iops) {
+      iops = instIops;
       bound = spent ? 'instance-burst' : 'instance-iops';
     }
     if (inst.bytes / bs < iops) {

@@ -86,7 +86,9 @@ function blockSize(label: string, volume: Volume, suite: string, tests: readonly
   const included = volume.catalog.throughput_mibps.included;
   if (paid === undefined || included === undefined || paid <= included || tests.length === 0) return undefined;
   const best = tests.reduce((a, b) => (b.mibps > a.mibps ? b : a));
-  if (best.mibps >= paid) return undefined;
+  // Only the block size's fault where the volume's IOPS hold it: an instance bound is said by
+  // instance-baseline, and a larger I/O would not help.
+  if (best.mibps >= paid || best.bound_by !== 'volume-iops') return undefined;
   const sizes = [...new Set(tests.map((t) => kib(t.bs)))].join(', ');
   return {
     kind: 'block-size', label,

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { checkCostBasis, checkCostScope, costBasis, monthlyCost } from '../../src/cloud/cost.js';
+import { checkCostBasis, checkCostScope, costBasis, monthlyCost, usdPer1000Iops, usdPerMibps } from '../../src/cloud/cost.js';
 import { fleetVolumes, planFleet } from '../../src/fleet/index.js';
 import { volbench } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
@@ -60,5 +60,15 @@ describe('fleet plan --cost', () => {
     const bad = await volbench(['fleet', 'plan', '--volumes', 'gp3:500g', '--region', 'us-east-1', '--cost', 'all']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--cost takes volume or total, not 'all'");
+  });
+});
+
+describe('$ per unit of a volume priced $0', () => {
+  // Broke: instance store ($0: its cost is the instance's) gave $0.00 per 1,000 IOPS and won
+  // every "lowest $" verdict. Expected: no figure.
+  it('is no figure, not $0', () => {
+    expect(usdPer1000Iops(0, 100_000)).toBeNull();
+    expect(usdPerMibps(0, 1000)).toBeNull();
+    expect(usdPer1000Iops(40, 3000)).toBeCloseTo(13.333, 3);
   });
 });

@@ -129,3 +129,24 @@ describe("the instance's 30 minutes a day at its maximum", () => {
     expect(at('gp3:100g', 4 * KiB, { instance: 'm6i.large' }).instance_burst).toBeUndefined();
   });
 });
+
+/*
+ * Broke: an empty bucket named `burst-credits` whatever bound (gp2 600 GiB at 256 KiB is held by
+ * its 250 MiB/s with or without credits), and the merged bound held merged I/Os to the
+ * instance's IOPS as if each were one of the job's (gp3 16,000/1,000 at 4 KiB sequential on
+ * m6i.large: 40,000 "instance-iops" where 256,000 merged to 1,000 MiB/s is the volume's bound).
+ * Expected: the bucket named only where it lowered the binding limit; the instance counts what
+ * EBS counts.
+ */
+describe('what binds, named as it binds', () => {
+  it('an empty bucket is named only where its baseline binds', () => {
+    expect(at('gp2:600g', 256 * KiB, { burstBalance: 0 })).toMatchObject({ throughputMiBps: 250, bound_by: 'volume-throughput' });
+    expect(at('gp2:600g', 4 * KiB, { burstBalance: 0 })).toMatchObject({ iops: 1800, bound_by: 'burst-credits' });
+    expect(at('st1:2t', 16 * KiB, { burstBalance: 0 })).toMatchObject({ iops: 80, bound_by: 'burst-credits' });
+  });
+  it('merged I/O meets the instance in the units EBS counts', () => {
+    const e = at('gp3:2000g:iops=16000:throughput=1000', 4 * KiB, { sequential: true, instance: 'm6i.large' });
+    expect(e).toMatchObject({ iops: 16000, bound_by: 'volume-iops' });
+    expect(e.merged).toMatchObject({ iops: 256000, throughputMiBps: 1000, bound_by: 'volume-throughput' });
+  });
+});

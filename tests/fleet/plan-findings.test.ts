@@ -69,3 +69,18 @@ describe('fleet plan --strict', () => {
     expect(good.stdout).toContain('| gp3-500g | RND16K-Q1T16-read | 16 KiB randread | 3,000 | 46.88 | volume-iops |  |');
   });
 });
+
+/*
+ * Broke: block-size blamed the suite's I/O size wherever the best test fell short of the
+ * throughput paid for, even when the instance held it (gp3 1,000 MiB/s on m5.large: kdiskmark's
+ * 1 MiB reaches the instance's ~566 MiB/s). Expected: block-size only where the volume's IOPS
+ * bind; an instance bound is the instance's finding.
+ */
+describe('block-size is the block size only where the volume IOPS bind', () => {
+  it('gp3 1,000 MiB/s on m5.large with kdiskmark: held by the instance, no block-size finding', () => {
+    const p = plan('gp3:1000g:iops=4000:throughput=1000', 'm5.large', 'kdiskmark');
+    const seq = p.members[0].tests!.find((t) => t.test.startsWith('SEQ1M'))!;
+    expect(seq.bound_by).toBe('instance-bandwidth');
+    expect(p.findings.map((f) => f.kind)).not.toContain('block-size');
+  });
+});
