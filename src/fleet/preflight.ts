@@ -70,6 +70,13 @@ async function givenSubnet(clients: FleetClients, subnetId: string): Promise<Sub
   return subnet;
 }
 
+/** AWS's partition for a region: China and GovCloud have their own ARNs. */
+function partitionOf(region: string): string {
+  if (region.startsWith('cn-')) return 'aws-cn';
+  if (region.startsWith('us-gov-')) return 'aws-us-gov';
+  return 'aws';
+}
+
 /** The bucket's own KMS key (SSE-KMS with a customer key), as an ARN; undefined for SSE-S3 or aws/s3. */
 async function bucketKey(clients: FleetClients, input: PreflightInput): Promise<string | undefined> {
   let out;
@@ -83,10 +90,11 @@ async function bucketKey(clients: FleetClients, input: PreflightInput): Promise<
     const by = rule.ApplyServerSideEncryptionByDefault;
     if (!by?.SSEAlgorithm?.startsWith('aws:kms') || !by.KMSMasterKeyID) continue;
     const key = by.KMSMasterKeyID;
-    if (key.startsWith('arn:')) return key;
-    if (/^[0-9a-f-]{36}$/.test(key) && input.accountId) return `arn:aws:kms:${input.region}:${input.accountId}:key/${key}`;
+    // A key ARN only: an alias ARN fails the template's pattern, and kms:Decrypt on an alias grants nothing.
+    if (/^arn:[a-z-]+:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/.test(key)) return key;
+    if (/^[0-9a-f-]{36}$/.test(key) && input.accountId) return `arn:${partitionOf(input.region)}:kms:${input.region}:${input.accountId}:key/${key}`;
     throw new VolbenchError('EPREFLIGHT', `--bucket ${input.bucket} encrypts with KMS key '${key.slice(0, 80)}', which cannot be named as a key ARN; nothing was created`, {
-      field: '--bucket', accepted: 'a bucket whose default encryption names its KMS key by ARN or id, or SSE-S3',
+      field: '--bucket', accepted: 'a bucket whose default encryption names its KMS key by key ARN or key id (not an alias), or SSE-S3',
     });
   }
   return undefined;

@@ -102,7 +102,7 @@ async function putShared(plan: FleetPlan, state: FleetState, opts: UpOptions, ar
   const { clients } = opts;
   const expires = state.expiresAt!;
   const secret = (Name: string, Value: string, Description: string) => awsCall('ssm:PutParameter', () => clients.ssm.send(new PutParameterCommand({
-    Name, Type: 'SecureString', Value, Description, Overwrite: false, Tags: tags(plan.fleetId, expires),
+    Name, Type: 'SecureString', Value, Description, Tags: tags(plan.fleetId, expires),
   })));
   for (const m of state.members) {
     m.tokenParameter = tokenParameterName(plan.fleetId, m.label);
@@ -125,9 +125,13 @@ async function putShared(plan: FleetPlan, state: FleetState, opts: UpOptions, ar
   return { bundleKey, sha256: bundle.sha256, certKey };
 }
 
-/** Seconds serve may run one workload: the plan's longest suite with a margin, within the fleet's life. */
-function maxRuntimeSeconds(plan: FleetPlan, ttlSec: number): number {
-  return Math.min(ttlSec, Math.max(600, Math.ceil(plan.workloadSeconds * 1.25) + 60));
+/**
+ * Seconds serve may run one workload: the fleet's life. The expiry is the real bound, and
+ * `fleet run --suite/--job/--ttl` may give a member a longer workload than the plan's: a
+ * runtime cap set from the plan would refuse it after --ttl had extended the fleet.
+ */
+function maxRuntimeSeconds(ttlSec: number): number {
+  return Math.max(600, ttlSec);
 }
 
 /**
@@ -166,10 +170,10 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         p('ExpiresAt', state.expiresAt!), p('AllowedCidr', opts.allowedCidr), p('VolumeType', v.type), p('VolumeSize', String(v.sizeGiB || 1)),
         p('VolumeIops', String(v.iops ?? 0)), p('VolumeThroughput', String(v.throughputMiBps ?? 0)),
         p('TokenParameterName', member.tokenParameter!), p('TlsKeyParameterName', state.tlsKeyParameter!), p('TlsCertKey', shared.certKey),
-        p('ResultsBucket', opts.bucket), p('ResultsPrefix', `${plan.fleetId}/`),
+        p('ResultsBucket', opts.bucket),
         p('PackageBucket', opts.bucket), p('PackageKey', shared.bundleKey), p('PackageSha256', shared.sha256),
         p('SubnetId', where.subnetId), p('VpcId', where.vpcId), p('PublicAddress', String(where.publicAddress)),
-        p('MaxSizeBytes', '0'), p('MaxRuntimeSeconds', String(maxRuntimeSeconds(plan, ttlSec))),
+        p('MaxSizeBytes', '0'), p('MaxRuntimeSeconds', String(maxRuntimeSeconds(ttlSec))),
         ...(where.kmsKeyArn ? [p('PackageKmsKeyArn', where.kmsKeyArn)] : []),
         ...(opts.instanceProfile ? [p('InstanceProfileName', opts.instanceProfile)] : []),
       ];
@@ -180,7 +184,11 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
       }
       try {
         await awsCall('cloudformation:CreateStack', () => clients.cfn.send(new CreateStackCommand({
-          StackName: m.stackName, TemplateBody: body, Parameters: parameters, Capabilities: opts.instanceProfile ? [] : ['CAPABILITY_IAM'],
+          // CAPABILITY_IAM always: the template holds the role and profile, if only under a
+          // condition, and CloudFormation asks for it on what the template contains. The token
+          // makes the SDK's retry of a create whose answer was lost the same request.
+          StackName: m.stackName, TemplateBody: body, Parameters: parameters, Capabilities: ['CAPABILITY_IAM'],
+          ClientRequestToken: `${m.stackName}-create`.slice(0, 128),
           OnFailure: 'DO_NOTHING', Tags: [...tags(plan.fleetId, state.expiresAt!), { Key: 'volbench:volume', Value: m.label }],
         })));
       } catch (err) {
@@ -200,8 +208,17 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         log(`${m.label}: stack ${m.stackName} failed: ${member.reason}`);
         return;
       }
-      const out = await awsCall('cloudformation:DescribeStacks', () => clients.cfn.send(new DescribeStacksCommand({ StackName: m.stackName })));
-      const outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+      let outputs: Record<string, string | undefined>;
+      try {
+        const out = await awsCall('cloudformation:DescribeStacks', () => clients.cfn.send(new DescribeStacksCommand({ StackName: m.stackName })));
+        outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+      } catch (err) {
+        // One member's failure, not the fleet's: the others' waiters are still running.
+        member.status = 'failed';
+        member.reason = `its outputs could not be read: ${(err as Error).message}`;
+        log(`${m.label}: ${member.reason}`);
+        return;
+      }
       // A member without a public address answers inside the VPC only (a VPN, an SSM port forward).
       Object.assign(member, { status: 'created', endpoint: outputs.PublicEndpoint ?? outputs.PrivateEndpoint, instanceId: outputs.InstanceId });
       log(`${m.label}: up at ${member.endpoint}`);

@@ -269,4 +269,21 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     const down = await fleet(['down', id], join(work, 'graviton'));
     expect(down.code, down.stderr).toBe(0);
   }, 120_000);
+
+  // Broke: a bucket whose default key is named by alias passed preflight, then every CreateStack
+  // failed the template's key pattern after the secrets and bundle were up (and kms:Decrypt on an
+  // alias grants nothing). Expected: refused before anything is created, naming --bucket.
+  it('a bucket encrypted with a KMS alias is refused before anything is created', async () => {
+    const aliasBucket = 'volbench-kms-alias';
+    const s3 = new S3Client({ ...config(), forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: aliasBucket }));
+    await s3.send(new PutBucketEncryptionCommand({ Bucket: aliasBucket, ServerSideEncryptionConfiguration: {
+      Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: 'arn:aws:kms:us-east-1:123456789012:alias/results' } }] } }));
+    const up = await fleet(['up', ...common().map((a) => (a === BUCKET ? aliasBucket : a))], join(work, 'alias'));
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain('--bucket volbench-kms-alias encrypts with KMS key');
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: aliasBucket }));
+    expect(listed.KeyCount ?? 0).toBe(0);
+    s3.destroy();
+  }, 60_000);
 });

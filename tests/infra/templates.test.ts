@@ -125,7 +125,9 @@ describe('instance.yaml', () => {
     }
     const byId = Object.fromEntries(statements().map((s) => [s.Sid, s]));
     expect(byId.BucketKey).toMatchObject({ Action: 'kms:Decrypt', Resource: { Ref: 'PackageKmsKeyArn' } });
-    expect(byId.Results.Resource['Fn::Sub']).toMatch(/\$\{ResultsBucket\}\/\$\{ResultsPrefix\}results\/\*$/);
+    // Results are the CLI's to upload: a member (which runs jobs for anyone with its token) writes nothing to S3.
+    expect(byId.Results).toBeUndefined();
+    expect(statements().flatMap((st) => [st.Action].flat()).filter((a) => /^s3:Put/.test(a))).toEqual([]);
     expect(byId.Signal.Resource).toEqual({ Ref: 'AWS::StackId' });
     expect(JSON.stringify(byId.Secrets.Resource)).toContain('parameter${TokenParameterName}');
   });
@@ -196,6 +198,26 @@ describe('instance.yaml', () => {
 
     it('lives on while the tag (moved by fleet run --ttl) is in the future, though created to expire earlier', () => {
       expect(watch(future, past).shutdown).toBe(false);
+    });
+
+    // Broke: after run --ttl had moved the tag past the creation-time expiry, one failed IMDS
+    // read fell back to that earlier time and the member terminated itself mid-run. Expected: a
+    // failed read keeps the last expiry read.
+    it('keeps the last expiry it read when a later read fails', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'volbench-watch-'));
+      try {
+        writeFileSync(join(dir, 'watch.sh'), script(), { mode: 0o755 });
+        // The tag reads once (far off), then IMDS fails every time; sleep is instant, so it loops.
+        writeFileSync(join(dir, 'curl'), `#!/bin/sh\ncase "$*" in *api/token*) echo token; exit 0 ;; esac\n`
+          + `[ -e ${join(dir, 'read')} ] && exit 22\ntouch ${join(dir, 'read')}\nprintf '%s' '${future}'\n`, { mode: 0o755 });
+        writeFileSync(join(dir, 'sleep'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+        writeFileSync(join(dir, 'shutdown'), `#!/bin/sh\ntouch ${join(dir, 'shutdown.called')}\n`, { mode: 0o755 });
+        spawnSync('bash', [join(dir, 'watch.sh'), past], { encoding: 'utf8', timeout: 1500, env: { PATH: `${dir}:/usr/bin:/bin` } });
+        expect(existsSync(join(dir, 'read')), 'the tag was read').toBe(true);
+        expect(existsSync(join(dir, 'shutdown.called'))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('falls back to the expiry it was created with when IMDS has no tag, or an unreadable one', () => {

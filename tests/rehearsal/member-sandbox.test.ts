@@ -255,7 +255,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
       TemplateBody: readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'),
       Parameters: Object.entries({
         FleetId: 'fleet-render', VolumeLabel: 'gp3-8g', AllowedCidr: '10.0.0.1/32', VolumeType: 'gp3', VolumeSize: '8',
-        TokenParameterName: '/volbench/fleet-render/gp3-8g/token', ResultsBucket: 'volbench-results', ResultsPrefix: 'fleet-render/',
+        TokenParameterName: '/volbench/fleet-render/gp3-8g/token', ResultsBucket: 'volbench-results',
         TlsKeyParameterName: '/volbench/fleet-render/tls-key', TlsCertKey: 'fleet-render/tls.crt', PackageBucket: 'volbench-results',
         PackageKey: 'fleet-render/bundle/volbench-0.0.0-linux-x64.tar.gz', PackageSha256: '0'.repeat(64), ExpiresAt: '2030-01-01T00:00:00Z',
       }).map(([ParameterKey, ParameterValue]) => ({ ParameterKey, ParameterValue })),

@@ -69,7 +69,7 @@ describe.skipIf(skip)('instance.yaml\'s user data in the member sandbox', () => 
     const params: Record<string, string> = {
       FleetId: FLEET, VolumeLabel: label, AllowedCidr: '10.0.0.0/8', VolumeType: 'gp3', VolumeSize: '8', ExpiresAt: new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
       TokenParameterName: `/volbench/${FLEET}/${label}/token`, TlsKeyParameterName: `/volbench/${FLEET}/tls-key`, TlsCertKey: `${FLEET}/tls.crt`,
-      ResultsBucket: BUCKET, ResultsPrefix: `${FLEET}/`, PackageBucket: BUCKET, PackageKey: `${FLEET}/bundle/volbench-0.0.0-linux-x64.tar.gz`,
+      ResultsBucket: BUCKET, PackageBucket: BUCKET, PackageKey: `${FLEET}/bundle/volbench-0.0.0-linux-x64.tar.gz`,
       PackageSha256: sha, MaxRuntimeSeconds: '1800', PublicAddress: 'false',
     };
     await cfn.send(new CreateStackCommand({
