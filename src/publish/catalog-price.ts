@@ -24,7 +24,7 @@ export function catalogPricer(defaultRegion: string = defaultPriceRegion('aws'))
       const volume = volumeOf({ type: fields.volume_type, sizeGiB: fields.size_gib, iops: fields.iops, throughputMiBps: fields.throughput_mibps });
       const priced = region ?? (volume.provider === 'aws' ? defaultRegion : volume.catalog.default_region);
       const p = volumeMonthly(volume, priced);
-      return p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source, region: priced } : null;
+      return p ? { usd_per_month: p.usd, as_of: p.as_of, source: p.source, region: priced, ...(p.confidence ? { confidence: p.confidence } : {}) } : null;
     } catch (err) {
       if (err instanceof VolbenchError) return null;
       throw err;

@@ -100,7 +100,8 @@ export function readPrice(v: unknown): VolumePrice | undefined {
   const usd = num(v.usd_per_month);
   const asOf = str(v.as_of);
   const source = str(v.source);
-  return usd === undefined || usd < 0 ? undefined : { usd_per_month: usd, as_of: asOf ?? '', ...(source ? { source } : {}) };
+  const confidence = v.confidence === 'H' || v.confidence === 'M' || v.confidence === 'L' ? v.confidence : undefined;
+  return usd === undefined || usd < 0 ? undefined : { usd_per_month: usd, as_of: asOf ?? '', ...(source ? { source } : {}), ...(confidence ? { confidence } : {}) };
 }
 
 /**

@@ -120,6 +120,8 @@ export interface ReportRow {
   price_as_of: string | null;
   /** The region the price is for, when known. */
   price_region: string | null;
+  /** The price's confidence (H: read on the provider's page; M: secondary; L: unverified), when known. */
+  price_confidence: 'H' | 'M' | 'L' | null;
   status: RowStatus;
   error: string | null;
   cells: Record<string, ReportCell>;
@@ -153,7 +155,7 @@ export interface Report {
   /** The dates of the price lists the $ columns use. */
   price_dates: string[];
   /** The price lists the $ columns use: region (null when a result's price names none) and date. */
-  prices: Array<{ region: string | null; as_of: string }>;
+  prices: Array<{ region: string | null; as_of: string; confidence?: 'M' | 'L' }>;
   /** One per question a suite in the report answers, groups in order. */
   verdicts: Verdict[];
 }
@@ -466,6 +468,7 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     usd_per_month: usd,
     price_as_of: price?.as_of || null,
     price_region: price?.region ?? null,
+    price_confidence: price?.confidence ?? null,
     status: rowStatus(d.input, Object.values(cells)),
     error: d.input.error ?? firstError(d) ?? null,
     cells,
@@ -516,12 +519,16 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     out.push({ suite, title: groupTitle(suite, key), columns, rows });
   }
   const dates = new Set<string>();
-  const prices = new Map<string, { region: string | null; as_of: string }>();
+  const prices = new Map<string, { region: string | null; as_of: string; confidence?: 'M' | 'L' }>();
   for (const g of out) {
     for (const r of g.rows) {
       if (!r.price_as_of) continue;
       dates.add(r.price_as_of);
-      prices.set(`${r.price_as_of} ${r.price_region ?? ''}`, { region: r.price_region, as_of: r.price_as_of });
+      const key = `${r.price_as_of} ${r.price_region ?? ''}`;
+      // A list is as sure as its least sure price: L before M before H.
+      const was = prices.get(key)?.confidence;
+      const confidence = was === 'L' || r.price_confidence === 'L' ? 'L' : was === 'M' || r.price_confidence === 'M' ? 'M' : undefined;
+      prices.set(key, { region: r.price_region, as_of: r.price_as_of, ...(confidence ? { confidence } : {}) });
     }
   }
   const sorted = [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);

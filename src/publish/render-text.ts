@@ -22,7 +22,8 @@ function mdCell(text: string): string {
 /** The footer: each price list the $ columns use, by region and date. */
 export function pricesLine(report: Report): string {
   if (report.prices.length === 0) return 'No prices: the $ columns are empty.';
-  const lists = report.prices.map((p) => (p.region ? `${p.region} as of ${p.as_of}` : `as of ${p.as_of} (region not recorded)`));
+  const sure = { M: ' (confidence M: a secondary or remembered source)', L: ' (confidence L: not verified)' } as const;
+  const lists = report.prices.map((p) => (p.region ? `${p.region} as of ${p.as_of}` : `as of ${p.as_of} (region not recorded)`) + (p.confidence ? sure[p.confidence] : ''));
   // Results are priced for the volume alone over AWS's month (annotate and the reprice alike).
   return `Prices: ${lists.join('; ')}; $/month and $ per unit are the volume alone, ${basisText(costBasis('730h'))}.`;
 }

@@ -65,11 +65,14 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     await page.screenshot({ path: join(artifactsDir(), 'report-aws-ssd-4-volumes.png'), fullPage: true });
     expect(seen.errors).toEqual([]);
     expect(seen.requests).toEqual([pathToFileURL(file).href]);
-    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices: us-east-1 as of ${report.price_dates.join(', ')}; $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).` });
+    // The least sure price of the list is named (the catalog holds some figures at M).
+    const conf = report.prices[0].confidence;
+    const sure = conf === 'M' ? ' (confidence M: a secondary or remembered source)' : conf === 'L' ? ' (confidence L: not verified)' : '';
+    expect(counts).toEqual({ figures: charts.length, svgs: charts.length, chartTables: charts.length, reportTables: 1, rows: 4, prices: `Prices: us-east-1 as of ${report.price_dates.join(', ')}${sure}; $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).` });
     // Every volume priced from the catalog, with the date of its price list.
     expect(report.groups[0].rows.every((r) => (r.usd_per_month ?? 0) > 0 && r.price_as_of !== null)).toBe(true);
     expect(report.price_dates.length).toBe(1);
-    expect(report.prices).toEqual([{ region: 'us-east-1', as_of: report.price_dates[0] }]);
+    expect(report.prices).toEqual([{ region: 'us-east-1', as_of: report.price_dates[0], ...(conf ? { confidence: conf } : {}) }]);
     const figures = { html_bytes: statSync(file).size, render_ms: Math.round(renderMs), chromium_load_ms: Math.round(loadMs) };
     writeFileSync(join(artifactsDir(), 'report-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
     await page.close();

@@ -71,7 +71,8 @@ describe('volbench report', () => {
       expect(row.measured_vs_entitled).toBeGreaterThan(0);
       // The footer names the region and the date of the prices.
       const md = await volbench(['report', file, ...(region ? ['--region', region] : [])]);
-      expect(md.stdout.trimEnd().split('\n').at(-1)).toBe(`Prices: ${price.region} as of ${price.as_of}; $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).`);
+      const sure = price.confidence === 'M' ? ' (confidence M: a secondary or remembered source)' : price.confidence === 'L' ? ' (confidence L: not verified)' : '';
+      expect(md.stdout.trimEnd().split('\n').at(-1)).toBe(`Prices: ${price.region} as of ${price.as_of}${sure}; $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).`);
     }
   });
 

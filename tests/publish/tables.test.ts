@@ -88,6 +88,18 @@ describe('report tables', () => {
     expect(md.trimEnd().endsWith("Prices: us-east-1 as of 2026-10-15; as of 2026-11-01 (region not recorded); $/month and $ per unit are the volume alone, 730 h a month (AWS's basis, 8,760 / 12).")).toBe(true);
   });
 
+  // Broke: a price the catalog holds at M or L (GCP and Azure, regions not read on AWS's page)
+  // printed under the table as plainly as an H one. Expected: the footer says which lists are not H.
+  it("says under the table when a price list is not read on the provider's page", () => {
+    const unsure = buildPublishReport(mixedInputs(), {
+      priceVolume: (v) => (v.volume_type === 'io2' ? { usd_per_month: 1046.25, as_of: '2026-10-15', confidence: 'L' as const } : null),
+      generatedAt: '2026-11-24T00:00:00.000Z',
+    });
+    expect(unsure.prices.find((p) => p.region === 'us-east-1')).toMatchObject({ confidence: 'L' });
+    expect(renderMarkdown(unsure)).toContain('Prices: us-east-1 as of 2026-10-15 (confidence L: not verified); as of 2026-11-01 (region not recorded);');
+    expect(renderMarkdown(report)).not.toContain('confidence');
+  });
+
   it('CSV has the same cells, one block per group with its own header and a Suite column', () => {
     const blocks: string[][][] = [[]];
     for (const r of csvRecords(renderCsv(report))) {
