@@ -1,4 +1,4 @@
-/** moto server on a free loopback port, for the rehearsal (the tests' helper does the same in TypeScript). */
+/** moto server on a free loopback port, for the rehearsal and the tests (tests/helpers/moto.ts). */
 import { spawn } from 'node:child_process';
 
 import { freePort } from './forward.mjs';
@@ -25,10 +25,13 @@ export async function startMoto() {
   }
   return {
     endpoint,
-    stop: () => new Promise((done) => {
-      if (child.exitCode !== null) return done();
-      child.once('exit', () => done());
+    /** SIGTERM, then SIGKILL if it has not exited within 3 s. */
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-    }),
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
   };
 }
