@@ -3,7 +3,7 @@
  * stderr as one line per member; `--format json` prints the outcome on stdout for scripts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -12,7 +12,7 @@ import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import { checkCostBasis, checkCostScope } from '../cloud/cost.js';
 import {
   bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
-  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
+  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, ResultFiles, runFleet, secondsLeft,
   type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
 import { loadSuite } from '../suites/index.js';
@@ -198,15 +198,22 @@ function progress(io: CommandIo) {
   return (label: string, line: string) => io.stderr.write(`[${label}] ${line}\n`);
 }
 
+/** Each member's saved result, read beneath --out without following a link. */
 function readResults(state: FleetState, outDir: string): MemberResult[] {
-  return state.members.map((m) => {
-    try {
-      const result = JSON.parse(readFileSync(join(outDir, state.fleetId, `${m.label}.json`), 'utf8')) as Record<string, unknown>;
-      return { label: m.label, status: 'finished' as const, result };
-    } catch {
+  const files = ResultFiles.open(outDir, state.fleetId, false);
+  try {
+    return state.members.map((m) => {
+      try {
+        const text = files?.readResult(m.label);
+        if (text !== undefined) return { label: m.label, status: 'finished' as const, result: JSON.parse(text) as Record<string, unknown> };
+      } catch {
+        // Not JSON: as good as none.
+      }
       return { label: m.label, status: 'unreachable' as const, error: 'no result saved' };
-    }
-  });
+    });
+  } finally {
+    files?.close();
+  }
 }
 
 /** The fleet's results as publish's Markdown tables (`volbench report` on the same files prints the same). */
