@@ -12,12 +12,13 @@ import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import { checkCostBasis, checkCostScope } from '../cloud/cost.js';
 import {
   bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
-  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, ResultFiles, runFleet, secondsLeft,
+  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, ResultFiles, runFleet, secondsLeft,
   type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
 import { loadSuite } from '../suites/index.js';
 import { VERSION } from '../version.js';
 import { interruptible, quietIo, signalStatus } from './fleet-signals.js';
+import { reapCommand } from './fleet-reap.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import { parseJobFile, parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
@@ -31,7 +32,7 @@ export const FLEET_USAGE = `Usage:
   volbench fleet down    FLEET_ID
   volbench fleet list
   volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [... as up and run]
-  volbench fleet reap    [--region R] [--bucket B]
+  volbench fleet reap    [--region R] [--bucket B] [--yes]
 
   --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
                        gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd
@@ -55,6 +56,8 @@ export const FLEET_USAGE = `Usage:
                        extends a fleet to T from now
   --now TIME           reap and run: the clock, ISO-8601 (for tests; also VOLBENCH_NOW)
   --max-cost USD       refuse a study estimated above this (default 20) unless --yes
+  --yes                up, compare: go ahead whatever the estimate; reap: delete what it lists
+                       without asking (with no terminal and no --yes, reap deletes nothing)
   --endpoint-map FILE  JSON {label: url}: reach members through a tunnel or VPN
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
@@ -378,19 +381,8 @@ export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<
       print(io, values, { fleets: live }, text);
       return 0;
     }
-    case 'reap': {
-      const clients = fleetClients({ region: region(values), profile: values.profile });
-      try {
-        const now = fleetNow(values.now);
-        io.stderr.write(`reaping fleets expired at ${now.toISOString()} in ${clients.region}\n`);
-        const reaped = await reapFleets({ clients, now, bucket: values.bucket, log: (l) => io.stderr.write(`${l}\n`) });
-        const n = Object.values(reaped).reduce((sum, list) => sum + list.length, 0);
-        print(io, values, reaped, n ? '' : 'nothing expired\n');
-        return 0;
-      } finally {
-        clients.destroy();
-      }
-    }
+    case 'reap':
+      return reapCommand(values, io);
     case 'up':
     case 'compare':
       break;

@@ -3,8 +3,9 @@
  * terminal gone) tears it down, DeleteStack within 5 s of the signal, with the signal's exit
  * status and the state file updated; `down` from another machine (a second state directory, the
  * state only in S3) leaves nothing; `list --bucket` finds it there; `run` refuses a workload
- * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry deletes
- * everything found by its `volbench:expires` tag, and before the expiry deletes nothing; a
+ * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry
+ * lists what it would delete and, with no terminal, deletes it only given --yes: everything of the
+ * fleet, its stacks naming it; before the expiry it deletes nothing; a
  * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
  * SSE-KMS bucket's key reaches the template.
  */
@@ -203,7 +204,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     // Past the first expiry, before the new one: the stacks' own tag is old, their instances' new.
     const between = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--now', new Date(expires + 60_000).toISOString()], stateDir);
     expect(between.code, between.stderr).toBe(0);
-    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [] });
+    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [], spared: [] });
 
     const early = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--now', new Date(expires - 1000).toISOString()], stateDir);
     expect(early.code, early.stderr).toBe(0);
@@ -213,9 +214,15 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     const reap = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir);
     expect(reap.code, reap.stderr).toBe(0);
     expect(JSON.parse(reap.stdout).stacks).toEqual([]);
-    // The clock moved past the expiry by the environment, as a scheduled job's test would.
-    const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir, undefined,
-      { VOLBENCH_NOW: new Date(later + 1000).toISOString() });
+    // The clock moved past the expiry by the environment, as a scheduled job's test would. With no
+    // terminal to ask and no --yes, reap lists what it would delete and deletes nothing.
+    const clock = { VOLBENCH_NOW: new Date(later + 1000).toISOString() };
+    const unasked = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir, undefined, clock);
+    expect(unasked.code, unasked.stderr).toBe(2);
+    expect(unasked.stderr).toMatch(/nothing was deleted.*\[--yes\]/);
+    expect(JSON.parse(unasked.stdout).stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
+    expect((await leftovers(id)).length).toBeGreaterThan(0);
+    const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--yes'], stateDir, undefined, clock);
     expect(past.code, past.stderr).toBe(0);
     const reaped = JSON.parse(past.stdout);
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
