@@ -82,8 +82,7 @@ export async function fleetStacks(fleetId: string, labels: readonly string[], cl
     const label = stack.Parameters!.find((p) => p.ParameterKey === 'VolumeLabel')!.ParameterValue!;
     const outputs: Record<string, string> = {};
     for (const o of stack.Outputs ?? []) if (o.OutputKey && o.OutputValue !== undefined) outputs[o.OutputKey] = o.OutputValue;
-    const instanceId = /^i-[0-9a-f]{8,17}$/.test(outputs.InstanceId ?? '') ? outputs.InstanceId : undefined;
-    out.members.set(label, { label, stackName: name, stackId: stack.StackId ?? name, status: stack.StackStatus ?? '', outputs, instanceId });
+    out.members.set(label, { label, stackName: name, stackId: stack.StackId ?? name, status: stack.StackStatus ?? '', outputs, instanceId: instanceIdOf(outputs.InstanceId) });
   }
   return out;
 }
@@ -110,12 +109,17 @@ export function parseEndpoint(value: string, field: string): string {
 }
 
 /** Where a member answers, as its stack says it (PublicEndpoint, else PrivateEndpoint). */
-export function memberEndpoint(stack: MemberStack): string | undefined {
+export function memberEndpoint(stack: Pick<MemberStack, 'stackName' | 'outputs'>): string | undefined {
   for (const key of ['PublicEndpoint', 'PrivateEndpoint']) {
     const value = stack.outputs[key];
     if (value !== undefined) return parseEndpoint(value, `stack ${stack.stackName} output ${key}`);
   }
   return undefined;
+}
+
+/** An instance id as EC2 makes them, else undefined. */
+export function instanceIdOf(value: string | undefined): string | undefined {
+  return value !== undefined && /^i-[0-9a-f]{8,17}$/.test(value) ? value : undefined;
 }
 
 /** The certificate a member is pinned to, as its stack says it (TlsFingerprint). */

@@ -17,6 +17,7 @@ import { awsCall, type FleetClients } from './aws.js';
 import { bundleArch, instanceArchitecture, type Architecture } from './architecture.js';
 import { fleetCertificate } from './certificate.js';
 import { fleetDown } from './down.js';
+import { instanceIdOf, memberEndpoint } from './member-stacks.js';
 import { FLEET_TAG, tlsKeyParameterName, tokenParameterName } from './names.js';
 import type { FleetPlan } from './plan.js';
 import { preflight } from './preflight.js';
@@ -198,10 +199,10 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         log(`${m.label}: stack ${m.stackName} failed: ${member.reason}`);
         return;
       }
-      let outputs: Record<string, string | undefined>;
+      let outputs: Record<string, string>;
       try {
         const out = await awsCall('cloudformation:DescribeStacks', () => clients.cfn.send(new DescribeStacksCommand({ StackName: m.stackName })));
-        outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+        outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).filter((o) => o.OutputValue !== undefined).map((o) => [o.OutputKey, o.OutputValue!]));
       } catch (err) {
         // One member's failure, not the fleet's: the others' waiters are still running.
         member.status = 'failed';
@@ -210,8 +211,15 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         return;
       }
       // A member without a public address answers inside the VPC only (a VPN, an SSM port forward).
-      Object.assign(member, { status: 'created', endpoint: outputs.PublicEndpoint ?? outputs.PrivateEndpoint, instanceId: outputs.InstanceId });
-      log(`${m.label}: up at ${member.endpoint}`);
+      // Kept as a record only if it is a URL: `run` asks the stack again, and refuses it there.
+      let endpoint: string | undefined;
+      try {
+        endpoint = memberEndpoint({ stackName: m.stackName, outputs });
+      } catch (err) {
+        log(`${m.label}: ${(err as Error).message}`);
+      }
+      Object.assign(member, { status: 'created', endpoint, instanceId: instanceIdOf(outputs.InstanceId) });
+      log(`${m.label}: up at ${endpoint ?? '(no usable endpoint output)'}`);
     }));
   } catch (err) {
     state.status = 'failed';

@@ -10,6 +10,7 @@ import { z } from 'zod';
 
 import { AWS_REGION_NAME } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
+import { parseEndpoint } from './member-stacks.js';
 import { FLEET_ID, objectPrefix, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
 
 const label = z.string().regex(VOLUME_LABEL, 'a volume label as the template takes it: letters, digits, . _ - (not first), up to 63');
@@ -59,7 +60,7 @@ const plan = z.strictObject({
 const member = z.strictObject({
   label, stackName: text(128), status: z.enum(['creating', 'created', 'failed', 'deleted']), reason: text(4096).optional(),
   // Kept as they were seen; never used: the stack's outputs say these.
-  endpoint: text(2048).optional(), instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/, 'an instance id').optional(),
+  endpoint: text(2048).refine(httpsUrl, 'https://HOST:PORT, as a stack output gives it').optional(), instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/, 'an instance id').optional(),
   volumeId: z.string().regex(/^(vol-[0-9a-f]{8,17}|instance-store)$/, 'a volume id').optional(), tokenParameter: text(512).optional(),
 });
 
@@ -73,6 +74,15 @@ const state = z.strictObject({
 
 /** The state as parsed: FleetState (state.ts) in all but the plan's exact types. */
 export type ParsedState = z.infer<typeof state>;
+
+function httpsUrl(value: string): boolean {
+  try {
+    parseEndpoint(value, 'endpoint');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 type Issue = { path: string; expected: string; seen: unknown };
 

@@ -63,6 +63,8 @@ describe('a fleet state read back', () => {
       ['members[0].label', (s) => { s.members[0].label = 'other'; s.members[0].stackName = `volbench-${id}-other`; s.members[0].tokenParameter = `/volbench/${id}/other/token`; }],
       ['tokenParameter', (s) => { s.tokenParameter = '/prod/db/password'; }],
       ['members[0].instanceId', (s) => { s.members[0].instanceId = 'i-; rm -rf /'; }],
+      ['members[0].endpoint', (s) => { s.members[0].endpoint = 'https://${Instance.PublicIp}:8443'; }],
+      ['members[1].endpoint', (s) => { s.members[1].endpoint = 'http://127.0.0.1:8080'; }],
       ['region', (s) => { s.region = 'us-east-1/../x'; }],
     ];
     for (const [field, change] of cases) {

@@ -228,7 +228,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     await clear.close();
     expect(clear.seen.filter((s) => s.authorization?.includes(PROD_SECRET))).toEqual([]);
     expect(first.code, first.stderr).toBe(2);
-    expect(first.stderr).toMatch(/\[members\[0\]\.tokenParameter\]/);
+    expect(first.stderr).toMatch(/\[members\[0\]\.(tokenParameter|endpoint)\]/);
 
     // Well formed: the fleet's own token, over TLS pinned to the listener's certificate that the
     // state names. The fleet has no stack, so it has no endpoint: nothing is sent anywhere.
