@@ -9,7 +9,7 @@
  * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
  * SSE-KMS bucket's key reaches the template.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,26 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     left.push(...(objects.Contents ?? []).map((o) => o.Key!).filter((k) => !k.includes('/results/') && !k.endsWith('/fleet.json')));
     for (const c of [cfn, ec2, ssm, s3]) c.destroy();
     return left;
+  }
+
+  /** The CLI on a pseudo-terminal (python's pty) that answers `answer` once it asks. */
+  function atTerminal(args: string[], childEnv: NodeJS.ProcessEnv, answer: string): { status: number | null; output: string } {
+    const script = [
+      'import os, pty, sys',
+      'pid, fd = pty.fork()',
+      'if pid == 0: os.execv(sys.argv[1], sys.argv[1:])',
+      'out, answered = b"", False',
+      'while True:',
+      '    try: chunk = os.read(fd, 4096)',
+      '    except OSError: break',
+      '    if not chunk: break',
+      '    out += chunk',
+      '    if not answered and b"[y/N]" in out: os.write(fd, sys.stdin.buffer.read()); answered = True',
+      'sys.stdout.buffer.write(out)',
+      'sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))',
+    ].join('\n');
+    const done = spawnSync('python3', ['-c', script, process.execPath, CLI, ...args], { env: childEnv, input: `${answer}\n`, encoding: 'utf8', timeout: 30_000 });
+    return { status: done.status, output: done.stdout };
   }
 
   async function stackTimes(fleetId: string): Promise<Date[]> {
@@ -221,6 +241,10 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(unasked.code, unasked.stderr).toBe(2);
     expect(unasked.stderr).toMatch(/nothing was deleted.*\[--yes\]/);
     expect(JSON.parse(unasked.stdout).stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
+    // At a terminal it asks; "n" deletes nothing either.
+    const declined = atTerminal(['fleet', 'reap', '--region', 'us-east-1', '--bucket', BUCKET, '--state-dir', stateDir], { ...env, ...clock }, 'n');
+    expect(declined.status, declined.output).toBe(1);
+    expect(declined.output).toMatch(/delete these \d+\? \[y\/N\][^]*nothing deleted/);
     expect((await leftovers(id)).length).toBeGreaterThan(0);
     const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--yes'], stateDir, undefined, clock);
     expect(past.code, past.stderr).toBe(0);
