@@ -63,7 +63,7 @@ export function expired(tags: readonly Tag[] | undefined, now: Date): boolean {
 
 /** The region's volbench stacks, live and deleted, described once each and checked to be their fleet's. */
 class VolbenchStacks {
-  private readonly byFleet = new Map<string, Array<{ name: string; id: string }>>();
+  private readonly byFleet = new Map<string, Array<{ name: string; id: string; live: boolean }>>();
   private readonly described = new Map<string, Stack | null>();
   private readonly resources = new Map<string, string[]>();
 
@@ -80,7 +80,7 @@ class VolbenchStacks {
       for (const s of page.StackSummaries ?? []) {
         const fleet = /^volbench-(vb[0-9a-f]{10})-/.exec(s.StackName ?? '')?.[1];
         if (!fleet || !s.StackId) continue;
-        this.byFleet.set(fleet, [...(this.byFleet.get(fleet) ?? []), { name: s.StackName!, id: s.StackId }]);
+        this.byFleet.set(fleet, [...(this.byFleet.get(fleet) ?? []), { name: s.StackName!, id: s.StackId, live: s.StackStatus !== 'DELETE_COMPLETE' }]);
       }
       NextToken = page.NextToken;
     } while (NextToken);
@@ -96,10 +96,11 @@ class VolbenchStacks {
     return this.described.get(id) ?? undefined;
   }
 
-  /** Every stack of the fleet that proves to be its, live or deleted. */
-  async ofFleet(fleetId: string): Promise<Stack[]> {
+  /** Every stack of the fleet that proves to be its: live ones, or with `deleted` those CloudFormation still keeps too. */
+  async ofFleet(fleetId: string, deleted = true): Promise<Stack[]> {
     const out: Stack[] = [];
-    for (const { name, id } of this.byFleet.get(fleetId) ?? []) {
+    for (const { name, id, live } of this.byFleet.get(fleetId) ?? []) {
+      if (!live && !deleted) continue;
       const s = await this.stack(fleetId, name, id);
       if (s) out.push(s);
     }
@@ -112,7 +113,7 @@ class VolbenchStacks {
     if (!FLEET_ID.test(fleet)) return `no ${FLEET_TAG} tag of a fleet id`;
     const stackName = tagOf(tags, 'aws:cloudformation:stack-name') ?? '';
     if (!stackName.startsWith(stackPrefix(fleet))) return `no stack of fleet ${fleet} made it (aws:cloudformation:stack-name)`;
-    for (const s of await this.ofFleet(fleet)) {
+    for (const s of await this.ofFleet(fleet, false)) {
       if (s.StackName !== stackName) continue;
       if ((await this.resourcesOf(s.StackId!)).includes(physicalId)) return undefined;
     }
@@ -148,7 +149,7 @@ async function extended(o: ReapOptions, stackName: string): Promise<boolean> {
 
 async function findStacks(o: ReapOptions, index: VolbenchStacks, fleets: Iterable<string>, plan: ReapPlan): Promise<void> {
   for (const fleet of fleets) {
-    for (const s of await index.ofFleet(fleet)) {
+    for (const s of await index.ofFleet(fleet, false)) {
       if (s.StackStatus === 'DELETE_COMPLETE' || !expired(s.Tags, o.now) || await extended(o, s.StackName!)) continue;
       plan.stacks.push(s.StackName!);
     }
