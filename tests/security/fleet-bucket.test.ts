@@ -15,19 +15,19 @@
  */
 import { createServer as createHttp, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttps } from 'node:https';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, CreateStackCommand, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CreateVolumeCommand, DescribeInstancesCommand, DescribeVolumesCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { fleetCertificate } from '../../src/fleet/certificate.js';
 import { ensureBuilt } from '../api/helpers/child.js';
-import { volbench, type CliOutcome } from '../helpers/cli.js';
+import { ROOT, volbench, type CliOutcome } from '../helpers/cli.js';
 import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
 
 const reason = motoSkipReason();
@@ -269,7 +269,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     expect(report.code, report.stderr).toBe(2);
   });
 
-  it('MEDIUM 4: reap leaves what only carries a past volbench:expires (and volbench:fleet), whoever tagged it', async () => {
+  it('MEDIUM 4: reap leaves what only carries a past volbench:expires (and volbench:fleet), whoever tagged it, and takes what a stack names', async () => {
     const ec2 = new EC2Client(config());
     const ssm = new SSMClient(config());
     const objects = s3();
@@ -293,6 +293,25 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     await objects.send(new PutObjectCommand({ Bucket: REAP_BUCKET, Key: 'notes/keep.txt', Body: 'kept', Tagging: 'volbench%3Aexpires=2020-01-01T00%3A00%3A00Z' }));
     await objects.send(new PutObjectCommand({ Bucket: REAP_BUCKET, Key: `${STRANGER}/bundle/x.tar.gz`, Body: 'kept',
       Tagging: `volbench%3Afleet=${STRANGER}&volbench%3Aexpires=2020-01-01T00%3A00%3A00Z` }));
+    // The control: a fleet whose stack (deleted since, as CloudFormation keeps it 90 days) names
+    // its token and bundle; those are reaped.
+    const vouched = `vb${randomBytes(5).toString('hex')}`;
+    const cfn = new CloudFormationClient(config());
+    const stack = await cfn.send(new CreateStackCommand({
+      StackName: `volbench-${vouched}-gp3-1g`, Capabilities: ['CAPABILITY_IAM'], Tags: [{ Key: 'volbench:fleet', Value: vouched }],
+      TemplateBody: readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'),
+      Parameters: Object.entries({
+        FleetId: vouched, VolumeLabel: 'gp3-1g', AllowedCidr: '10.0.0.1/32', VolumeType: 'gp3', VolumeSize: '1', ExpiresAt: PAST,
+        TokenParameterName: `/volbench/${vouched}/gp3-1g/token`, TlsKeyParameterName: `/volbench/${vouched}/tls-key`, TlsCertKey: `${vouched}/tls.crt`,
+        ResultsBucket: REAP_BUCKET, PackageBucket: REAP_BUCKET, PackageKey: `${vouched}/bundle/v.tar.gz`, PackageSha256: '0'.repeat(64),
+      }).map(([ParameterKey, ParameterValue]) => ({ ParameterKey, ParameterValue })),
+    }));
+    await cfn.send(new DeleteStackCommand({ StackName: stack.StackId }));
+    cfn.destroy();
+    const vouchedTags = [expires, { Key: 'volbench:fleet', Value: vouched }];
+    await ssm.send(new PutParameterCommand({ Name: `/volbench/${vouched}/gp3-1g/token`, Type: 'SecureString', Value: 'reaped', Tags: vouchedTags }));
+    await objects.send(new PutObjectCommand({ Bucket: REAP_BUCKET, Key: `${vouched}/bundle/v.tar.gz`, Body: 'reaped',
+      Tagging: `volbench%3Afleet=${vouched}&volbench%3Aexpires=2020-01-01T00%3A00%3A00Z` }));
 
     const out = await volbench(['fleet', 'reap', '--region', 'us-east-1', '--bucket', REAP_BUCKET, '--yes', '--format', 'json'], undefined, env);
     expect(out.code, out.stderr).toBe(0);
@@ -305,7 +324,11 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     expect((await ssm.send(new GetParameterCommand({ Name: `/volbench/${STRANGER}/gp3-1g/token`, WithDecryption: true }))).Parameter?.Value).toBe('kept');
     await objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: 'notes/keep.txt' }));
     await objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: `${STRANGER}/bundle/x.tar.gz` }));
-    expect(JSON.parse(out.stdout)).toMatchObject({ stacks: [], instances: [], volumes: [], parameters: [], objects: [] });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      stacks: [], instances: [], volumes: [], parameters: [`/volbench/${vouched}/gp3-1g/token`], objects: [`${vouched}/bundle/v.tar.gz`],
+    });
+    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${vouched}/gp3-1g/token` }))).rejects.toThrow();
+    await expect(objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: `${vouched}/bundle/v.tar.gz` }))).rejects.toThrow();
     for (const c of [ec2, ssm, objects]) c.destroy();
   });
 });
