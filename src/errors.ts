@@ -48,7 +48,13 @@ export type VolbenchErrorCode =
    * A fleet the account or region cannot hold as asked, found before anything was created: no
    * default VPC and no --subnet, an instance type its zone does not offer, an expired fleet.
    */
-  | 'EPREFLIGHT';
+  | 'EPREFLIGHT'
+  /**
+   * A fleet's state file, or its stacks, say what volbench did not make: a state that names
+   * another bucket, stack or secret, a label that is no volume label, an output that is no URL.
+   * Nothing is done on its word.
+   */
+  | 'EFLEET_STATE';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

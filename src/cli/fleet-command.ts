@@ -3,7 +3,7 @@
  * stderr as one line per member; `--format json` prints the outcome on stdout for scripts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -12,12 +12,13 @@ import { awsRegion, fleetUsdPerHour } from '../cloud/index.js';
 import { checkCostBasis, checkCostScope } from '../cloud/cost.js';
 import {
   bundleArch, checkFleetId, defaultStateDir, deleteStacksNow, expiresAt, extendFleet, fleetClients, fleetDown, fleetNow, fleetReportInputs, fleetUp, fleetVolumes, formatPlan,
-  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, reapFleets, runFleet, secondsLeft,
+  instanceArchitecture, listRemoteStates, listStates, loadState, parseTtl, planFleet, readEndpointMap, ResultFiles, runFleet, secondsLeft,
   type FleetClients, type FleetPlan, type FleetState, type MemberResult,
 } from '../fleet/index.js';
 import { loadSuite } from '../suites/index.js';
 import { VERSION } from '../version.js';
 import { interruptible, quietIo, signalStatus } from './fleet-signals.js';
+import { reapCommand } from './fleet-reap.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import { parseJobFile, parseSpec } from '../jobspec/index.js';
 import { timedSeconds } from '../plan/index.js';
@@ -31,7 +32,7 @@ export const FLEET_USAGE = `Usage:
   volbench fleet down    FLEET_ID
   volbench fleet list
   volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [... as up and run]
-  volbench fleet reap    [--region R] [--bucket B]
+  volbench fleet reap    [--region R] [--bucket B] [--yes]
 
   --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
                        gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t:suite=aws-hdd
@@ -55,6 +56,8 @@ export const FLEET_USAGE = `Usage:
                        extends a fleet to T from now
   --now TIME           reap and run: the clock, ISO-8601 (for tests; also VOLBENCH_NOW)
   --max-cost USD       refuse a study estimated above this (default 20) unless --yes
+  --yes                up, compare: go ahead whatever the estimate; reap: delete what it lists
+                       without asking (with no terminal and no --yes, reap deletes nothing)
   --endpoint-map FILE  JSON {label: url}: reach members through a tunnel or VPN
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
@@ -198,15 +201,22 @@ function progress(io: CommandIo) {
   return (label: string, line: string) => io.stderr.write(`[${label}] ${line}\n`);
 }
 
+/** Each member's saved result, read beneath --out without following a link. */
 function readResults(state: FleetState, outDir: string): MemberResult[] {
-  return state.members.map((m) => {
-    try {
-      const result = JSON.parse(readFileSync(join(outDir, state.fleetId, `${m.label}.json`), 'utf8')) as Record<string, unknown>;
-      return { label: m.label, status: 'finished' as const, result };
-    } catch {
+  const files = ResultFiles.open(outDir, state.fleetId, false);
+  try {
+    return state.members.map((m) => {
+      try {
+        const text = files?.readResult(m.label);
+        if (text !== undefined) return { label: m.label, status: 'finished' as const, result: JSON.parse(text) as Record<string, unknown> };
+      } catch {
+        // Not JSON: as good as none.
+      }
       return { label: m.label, status: 'unreachable' as const, error: 'no result saved' };
-    }
-  });
+    });
+  } finally {
+    files?.close();
+  }
 }
 
 /** The fleet's results as publish's Markdown tables (`volbench report` on the same files prints the same). */
@@ -371,19 +381,8 @@ export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<
       print(io, values, { fleets: live }, text);
       return 0;
     }
-    case 'reap': {
-      const clients = fleetClients({ region: region(values), profile: values.profile });
-      try {
-        const now = fleetNow(values.now);
-        io.stderr.write(`reaping fleets expired at ${now.toISOString()} in ${clients.region}\n`);
-        const reaped = await reapFleets({ clients, now, bucket: values.bucket, log: (l) => io.stderr.write(`${l}\n`) });
-        const n = Object.values(reaped).reduce((sum, list) => sum + list.length, 0);
-        print(io, values, reaped, n ? '' : 'nothing expired\n');
-        return 0;
-      } finally {
-        clients.destroy();
-      }
-    }
+    case 'reap':
+      return reapCommand(values, io);
     case 'up':
     case 'compare':
       break;

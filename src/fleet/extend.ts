@@ -4,33 +4,30 @@
  * secrets and objects reap would find); reap spares a stack whose instance says later. The
  * expiry never moves earlier here.
  */
-import { CreateTagsCommand, DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand } from '@aws-sdk/client-ec2';
 import { PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { AddTagsToResourceCommand } from '@aws-sdk/client-ssm';
 
 import { awsCall, type FleetClients } from './aws.js';
+import { fleetInstances, fleetObjects, fleetParameters, liveInstances } from './fleet-resources.js';
+import { fleetStacks } from './member-stacks.js';
+import { FLEET_TAG } from './names.js';
 import { saveState, type FleetState } from './state.js';
 import { EXPIRES_TAG } from './ttl.js';
 
+/** The tag moves on what the fleet made as its stacks and tags say, never on what a state names. */
 export async function extendFleet(state: FleetState, expires: string, clients: FleetClients, stateDir: string): Promise<boolean> {
   if (state.expiresAt && Date.parse(expires) <= Date.parse(state.expiresAt)) return false;
   const tag = { Key: EXPIRES_TAG, Value: expires };
-  // By tag as well as by state: a state saved before its stacks answered names no instance.
-  const found = await awsCall('ec2:DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({
-    Filters: [{ Name: 'tag:volbench:fleet', Values: [state.fleetId] }, { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }],
-  })));
-  const instances = [...new Set([
-    ...state.members.map((m) => m.instanceId),
-    ...(found.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId),
-  ].filter((id): id is string => !!id))];
+  const stacks = await fleetStacks(state.fleetId, state.members.map((m) => m.label), clients);
+  const instances = await liveInstances((await fleetInstances(state.fleetId, stacks, clients)).ours, clients);
   if (instances.length) await awsCall('ec2:CreateTags', () => clients.ec2.send(new CreateTagsCommand({ Resources: instances, Tags: [tag] })));
-  const names = [state.tlsKeyParameter, ...state.members.map((m) => m.tokenParameter)].filter((n): n is string => !!n);
-  for (const ResourceId of names) {
+  for (const ResourceId of (await fleetParameters(state.fleetId, clients)).ours) {
     await awsCall('ssm:AddTagsToResource', () => clients.ssm.send(new AddTagsToResourceCommand({ ResourceType: 'Parameter', ResourceId, Tags: [tag] })));
   }
-  for (const Key of state.bucket ? state.objects ?? [] : []) {
+  for (const Key of state.bucket ? (await fleetObjects(state.fleetId, state.bucket, clients)).ours : []) {
     await awsCall('s3:PutObjectTagging', () => clients.s3.send(new PutObjectTaggingCommand({
-      Bucket: state.bucket, Key, Tagging: { TagSet: [{ Key: 'volbench:fleet', Value: state.fleetId }, tag] },
+      Bucket: state.bucket, Key, Tagging: { TagSet: [{ Key: FLEET_TAG, Value: state.fleetId }, tag] },
     })));
   }
   state.expiresAt = expires;

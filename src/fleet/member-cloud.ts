@@ -46,10 +46,11 @@ export interface MemberHost {
 
 /**
  * Each member's instance (id, AMI, zone) from one DescribeInstances: what a later comparison of
- * results needs to know they ran alike. A member whose instance EC2 does not describe has none.
+ * results needs to know they ran alike. `instances` is {label: instance id}, as the members'
+ * stacks name them. A member whose instance EC2 does not describe has none.
  */
-export async function memberHosts(state: FleetState, clients: FleetClients): Promise<Record<string, MemberHost>> {
-  const ids = state.members.map((m) => m.instanceId).filter((id): id is string => typeof id === 'string' && id.startsWith('i-'));
+export async function memberHosts(instances: Record<string, string>, clients: FleetClients): Promise<Record<string, MemberHost>> {
+  const ids = Object.values(instances).filter((id) => id.startsWith('i-'));
   const hosts = ownTable<MemberHost>();
   if (ids.length === 0) return hosts;
   let out;
@@ -59,10 +60,10 @@ export async function memberHosts(state: FleetState, clients: FleetClients): Pro
     return hosts; // It describes the results; the run does not need it.
   }
   const byId = new Map((out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => [i.InstanceId, i]));
-  for (const m of state.members) {
-    const i = m.instanceId ? byId.get(m.instanceId) : undefined;
+  for (const [label, id] of Object.entries(instances)) {
+    const i = byId.get(id);
     if (!i?.InstanceId) continue;
-    hosts[m.label] = { instanceId: i.InstanceId, ...(i.ImageId ? { imageId: i.ImageId } : {}), ...(i.Placement?.AvailabilityZone ? { availabilityZone: i.Placement.AvailabilityZone } : {}) };
+    hosts[label] = { instanceId: i.InstanceId, ...(i.ImageId ? { imageId: i.ImageId } : {}), ...(i.Placement?.AvailabilityZone ? { availabilityZone: i.Placement.AvailabilityZone } : {}) };
   }
   return hosts;
 }

@@ -18,6 +18,9 @@ import { memberFindings, suiteTests, testEntitlements, type PlanFinding, type Te
 import { preconditionFor, type Precondition } from './precondition.js';
 import { defaultTtlSec, EXPIRES_TAG } from './ttl.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
+import { stackNameFor } from './names.js';
+
+export { stackNameFor };
 
 export interface FleetPlanInput {
   /** The volumes, labelled (fleetVolumes); plain figures are checked here (deprecated). */
@@ -116,10 +119,6 @@ export function newFleetId(): string {
   return `vb${randomBytes(5).toString('hex')}`;
 }
 
-export function stackNameFor(fleetId: string, label: string): string {
-  const safe = label.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 80);
-  return `volbench-${fleetId}-${safe}`;
-}
 
 /** A plan's volumes as Volumes with labels: each checked for the fleet's instance type. */
 function labelled(input: FleetPlanInput): LabelledVolume[] {

@@ -1,10 +1,22 @@
 /**
- * `volbench fleet reap`: deletes everything of any fleet whose `volbench:expires` has passed, in
- * one region, found by that tag alone (no state file needed: the machine that made the fleet
- * may be gone). Stacks first (they own most of it), then what outlived them: instances,
- * volumes, SSM parameters, and with a bucket the fleet's objects in it.
+ * `volbench fleet reap`: finds everything of any fleet whose `volbench:expires` has passed, in one
+ * region, with no state file (the machine that made the fleet may be gone), and deletes it once
+ * asked to. An expiry tag proves nothing (whoever may tag may set it), so a resource is reaped
+ * only when it is volbench's:
+ *
+ * - a stack: named `volbench-<id>-<label>` for its own VolumeLabel, with `volbench:fleet=<id>`
+ *   (`<id>` as `^vb[0-9a-f]{10}$`);
+ * - an instance or a loose volume: `volbench:fleet=<id>`, and its `aws:cloudformation:stack-name`
+ *   (which only CloudFormation sets) a stack of that fleet whose resources list it. AWS does not
+ *   give a volume made from a launch template's mapping that tag, so such a volume is never
+ *   reaped loose: attached, it goes with its instance (DeleteOnTermination);
+ * - an SSM parameter or an object: `volbench:fleet=<id>`, under `/volbench/<id>/` or `<id>/`, and
+ *   named by a stack of that fleet (TokenParameterName, TlsKeyParameterName; PackageKey or
+ *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days).
+ *
+ * Anything else past its expiry is listed as spared, with why.
  */
-import { DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DeleteStackCommand, DescribeStackResourcesCommand, DescribeStacksCommand, ListStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import {
   DeleteVolumeCommand, DescribeInstancesCommand, DescribeVolumesCommand, TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
@@ -12,6 +24,9 @@ import { DeleteObjectCommand, GetObjectTaggingCommand, ListObjectsV2Command } fr
 import { DeleteParameterCommand, GetParametersByPathCommand, ListTagsForResourceCommand } from '@aws-sdk/client-ssm';
 
 import { awsCall, type FleetClients } from './aws.js';
+import { isRecord } from './fleet-resources.js';
+import { strangerReason } from './member-stacks.js';
+import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, stackPrefix } from './names.js';
 import { EXPIRES_TAG } from './ttl.js';
 
 export interface ReapOptions {
@@ -30,13 +45,97 @@ export interface Reaped {
   objects: string[];
 }
 
+/** What reap would delete, and what is past its expiry but not provably volbench's. */
+export interface ReapPlan extends Reaped {
+  spared: string[];
+}
+
 type Tag = { Key?: string; Value?: string };
+
+const tagOf = (tags: readonly Tag[] | undefined, key: string) => tags?.find((t) => t.Key === key)?.Value;
 
 /** Whether tags say expired at `now`; an unreadable expiry is not taken as one. */
 export function expired(tags: readonly Tag[] | undefined, now: Date): boolean {
-  const value = tags?.find((t) => t.Key === EXPIRES_TAG)?.Value;
+  const value = tagOf(tags, EXPIRES_TAG);
   const at = value ? Date.parse(value) : NaN;
   return Number.isFinite(at) && at <= now.getTime();
+}
+
+/** The region's volbench stacks, live and deleted, described once each and checked to be their fleet's. */
+class VolbenchStacks {
+  private readonly byFleet = new Map<string, Array<{ name: string; id: string; live: boolean }>>();
+  private readonly described = new Map<string, Stack | null>();
+  private readonly resources = new Map<string, string[]>();
+
+  constructor(private readonly clients: FleetClients) {}
+
+  fleets(): string[] {
+    return [...this.byFleet.keys()];
+  }
+
+  async load(): Promise<void> {
+    let NextToken: string | undefined;
+    do {
+      const page = await awsCall('cloudformation:ListStacks', () => this.clients.cfn.send(new ListStacksCommand({ NextToken })));
+      for (const s of page.StackSummaries ?? []) {
+        const fleet = /^volbench-(vb[0-9a-f]{10})-/.exec(s.StackName ?? '')?.[1];
+        if (!fleet || !s.StackId) continue;
+        this.byFleet.set(fleet, [...(this.byFleet.get(fleet) ?? []), { name: s.StackName!, id: s.StackId, live: s.StackStatus !== 'DELETE_COMPLETE' }]);
+      }
+      NextToken = page.NextToken;
+    } while (NextToken);
+  }
+
+  /** The stack by id, when it is its fleet's (its name, its tag, its label). */
+  private async stack(fleetId: string, name: string, id: string): Promise<Stack | undefined> {
+    if (!this.described.has(id)) {
+      const out = await awsCall('cloudformation:DescribeStacks', () => this.clients.cfn.send(new DescribeStacksCommand({ StackName: id })));
+      const s = out.Stacks?.[0];
+      this.described.set(id, s && !strangerReason(s, fleetId, name) ? s : null);
+    }
+    return this.described.get(id) ?? undefined;
+  }
+
+  /** Every stack of the fleet that proves to be its: live ones, or with `deleted` those CloudFormation still keeps too. */
+  async ofFleet(fleetId: string, deleted = true): Promise<Stack[]> {
+    const out: Stack[] = [];
+    for (const { name, id, live } of this.byFleet.get(fleetId) ?? []) {
+      if (!live && !deleted) continue;
+      const s = await this.stack(fleetId, name, id);
+      if (s) out.push(s);
+    }
+    return out;
+  }
+
+  /** Why `resource` (its tags, its id) is not one a stack of its fleet made, or undefined when it is. */
+  async unproven(tags: readonly Tag[] | undefined, physicalId: string): Promise<string | undefined> {
+    const fleet = tagOf(tags, FLEET_TAG) ?? '';
+    if (!FLEET_ID.test(fleet)) return `no ${FLEET_TAG} tag of a fleet id`;
+    const stackName = tagOf(tags, 'aws:cloudformation:stack-name') ?? '';
+    if (!stackName.startsWith(stackPrefix(fleet))) return `no stack of fleet ${fleet} made it (aws:cloudformation:stack-name)`;
+    for (const s of await this.ofFleet(fleet, false)) {
+      if (s.StackName !== stackName) continue;
+      if ((await this.resourcesOf(s.StackId!)).includes(physicalId)) return undefined;
+    }
+    return `stack ${stackName} of fleet ${fleet} does not list it`;
+  }
+
+  private async resourcesOf(stackId: string): Promise<string[]> {
+    if (!this.resources.has(stackId)) {
+      const out = await awsCall('cloudformation:DescribeStackResources', () => this.clients.cfn.send(new DescribeStackResourcesCommand({ StackName: stackId })));
+      this.resources.set(stackId, (out.StackResources ?? []).map((r) => r.PhysicalResourceId ?? '').filter(Boolean));
+    }
+    return this.resources.get(stackId)!;
+  }
+
+  /** Whether a stack of `fleetId` names `value` as one of `keys` (and, with `bucket`, that bucket as `bucketKey`). */
+  async names(fleetId: string, value: string, keys: Array<[string, string?]>, bucket?: string): Promise<boolean> {
+    for (const s of await this.ofFleet(fleetId)) {
+      const param = (k: string) => s.Parameters?.find((p) => p.ParameterKey === k)?.ParameterValue;
+      if (keys.some(([k, bucketKey]) => param(k) === value && (bucketKey === undefined || param(bucketKey) === bucket))) return true;
+    }
+    return false;
+  }
 }
 
 /** Whether a stack's instance carries a later expiry (`fleet run --ttl` moved it there). */
@@ -48,74 +147,109 @@ async function extended(o: ReapOptions, stackName: string): Promise<boolean> {
     .some((i) => i.State?.Name !== 'terminated' && i.Tags?.some((t) => t.Key === EXPIRES_TAG) && !expired(i.Tags, o.now));
 }
 
-async function reapStacks(o: ReapOptions, out: Reaped): Promise<void> {
-  let NextToken: string | undefined;
-  do {
-    const page = await awsCall('cloudformation:DescribeStacks', () => o.clients.cfn.send(new DescribeStacksCommand({ NextToken })));
-    for (const s of page.Stacks ?? []) {
+async function findStacks(o: ReapOptions, index: VolbenchStacks, fleets: Iterable<string>, plan: ReapPlan): Promise<void> {
+  for (const fleet of fleets) {
+    for (const s of await index.ofFleet(fleet, false)) {
       if (s.StackStatus === 'DELETE_COMPLETE' || !expired(s.Tags, o.now) || await extended(o, s.StackName!)) continue;
-      await awsCall('cloudformation:DeleteStack', () => o.clients.cfn.send(new DeleteStackCommand({ StackName: s.StackName })));
-      out.stacks.push(s.StackName!);
+      plan.stacks.push(s.StackName!);
     }
-    NextToken = page.NextToken;
-  } while (NextToken);
+  }
 }
 
-async function reapEc2(o: ReapOptions, out: Reaped): Promise<void> {
+async function findEc2(o: ReapOptions, index: VolbenchStacks, plan: ReapPlan): Promise<void> {
   const Filters = [{ Name: 'tag-key', Values: [EXPIRES_TAG] }];
   const inst = await awsCall('ec2:DescribeInstances', () => o.clients.ec2.send(new DescribeInstancesCommand({ Filters })));
-  const ids = (inst.Reservations ?? []).flatMap((r) => r.Instances ?? [])
-    .filter((i) => i.State?.Name !== 'terminated' && i.State?.Name !== 'shutting-down' && expired(i.Tags, o.now)).map((i) => i.InstanceId!);
-  if (ids.length) {
-    await awsCall('ec2:TerminateInstances', () => o.clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids })));
-    out.instances.push(...ids);
+  for (const i of (inst.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
+    if (!i.InstanceId || i.State?.Name === 'terminated' || i.State?.Name === 'shutting-down' || !expired(i.Tags, o.now)) continue;
+    const why = await index.unproven(i.Tags, i.InstanceId);
+    if (why) plan.spared.push(`instance ${i.InstanceId}: ${why}`);
+    else plan.instances.push(i.InstanceId);
   }
   const vols = await awsCall('ec2:DescribeVolumes', () => o.clients.ec2.send(new DescribeVolumesCommand({ Filters })));
   for (const v of vols.Volumes ?? []) {
-    // An attached volume goes with its instance (DeleteOnTermination); a loose one is deleted.
-    if (v.State !== 'available' || !expired(v.Tags, o.now)) continue;
-    await awsCall('ec2:DeleteVolume', () => o.clients.ec2.send(new DeleteVolumeCommand({ VolumeId: v.VolumeId })));
-    out.volumes.push(v.VolumeId!);
+    // An attached volume goes with its instance (DeleteOnTermination), if that is reaped.
+    if (!v.VolumeId || v.State !== 'available' || !expired(v.Tags, o.now)) continue;
+    const why = await index.unproven(v.Tags, v.VolumeId);
+    if (why) plan.spared.push(`volume ${v.VolumeId}: ${why}`);
+    else plan.volumes.push(v.VolumeId);
   }
 }
 
-async function reapParameters(o: ReapOptions, out: Reaped): Promise<void> {
+async function findParameters(o: ReapOptions, index: VolbenchStacks, plan: ReapPlan): Promise<void> {
   let NextToken: string | undefined;
   do {
     const page = await awsCall('ssm:GetParametersByPath', () => o.clients.ssm.send(new GetParametersByPathCommand({ Path: '/volbench/', Recursive: true, NextToken })));
     for (const p of page.Parameters ?? []) {
-      const tags = await awsCall('ssm:ListTagsForResource', () => o.clients.ssm.send(new ListTagsForResourceCommand({ ResourceType: 'Parameter', ResourceId: p.Name })));
-      if (!expired(tags.TagList, o.now)) continue;
-      await awsCall('ssm:DeleteParameter', () => o.clients.ssm.send(new DeleteParameterCommand({ Name: p.Name })));
-      out.parameters.push(p.Name!);
+      if (!p.Name) continue;
+      const tags = (await awsCall('ssm:ListTagsForResource', () => o.clients.ssm.send(new ListTagsForResourceCommand({ ResourceType: 'Parameter', ResourceId: p.Name })))).TagList;
+      if (!expired(tags, o.now)) continue;
+      const fleet = tagOf(tags, FLEET_TAG) ?? '';
+      const ours = FLEET_ID.test(fleet) && p.Name.startsWith(parameterPath(fleet))
+        && await index.names(fleet, p.Name, [['TokenParameterName'], ['TlsKeyParameterName']]);
+      if (ours) plan.parameters.push(p.Name);
+      else plan.spared.push(`parameter ${p.Name}: no stack of a fleet it is tagged with names it`);
     }
     NextToken = page.NextToken;
   } while (NextToken);
 }
 
-async function reapObjects(o: ReapOptions, bucket: string, out: Reaped): Promise<void> {
+async function findObjects(o: ReapOptions, index: VolbenchStacks, bucket: string, plan: ReapPlan): Promise<void> {
   let ContinuationToken: string | undefined;
   do {
     const page = await awsCall('s3:ListObjectsV2', () => o.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken })));
     for (const obj of page.Contents ?? []) {
       // Results are kept: they are what the study was for. The bundle and certificate go.
-      if (!obj.Key || obj.Key.includes('/results/') || obj.Key.endsWith('/fleet.json')) continue;
-      const tags = await awsCall('s3:GetObjectTagging', () => o.clients.s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: obj.Key })));
-      if (!expired(tags.TagSet, o.now)) continue;
-      await awsCall('s3:DeleteObject', () => o.clients.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: obj.Key })));
-      out.objects.push(obj.Key);
+      if (!obj.Key || isRecord(obj.Key)) continue;
+      const tags = (await awsCall('s3:GetObjectTagging', () => o.clients.s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: obj.Key })))).TagSet;
+      if (!expired(tags, o.now)) continue;
+      const fleet = tagOf(tags, FLEET_TAG) ?? '';
+      const ours = FLEET_ID.test(fleet) && obj.Key.startsWith(objectPrefix(fleet))
+        && await index.names(fleet, obj.Key, [['PackageKey', 'PackageBucket'], ['TlsCertKey', 'ResultsBucket']], bucket);
+      if (ours) plan.objects.push(obj.Key);
+      else plan.spared.push(`object s3://${bucket}/${obj.Key}: no stack of a fleet it is tagged with names it`);
     }
     ContinuationToken = page.NextContinuationToken;
   } while (ContinuationToken);
 }
 
-export async function reapFleets(o: ReapOptions): Promise<Reaped> {
+/** What reap would delete at `o.now`, and what it spares; deletes nothing. */
+export async function findExpired(o: ReapOptions): Promise<ReapPlan> {
+  const plan: ReapPlan = { stacks: [], instances: [], volumes: [], parameters: [], objects: [], spared: [] };
+  const index = new VolbenchStacks(o.clients);
+  await index.load();
+  await findStacks(o, index, index.fleets(), plan);
+  await findEc2(o, index, plan);
+  await findParameters(o, index, plan);
+  if (o.bucket) await findObjects(o, index, o.bucket, plan);
+  return plan;
+}
+
+/** Deletes what `plan` lists (findExpired's), stacks first: they own most of it. */
+export async function reapFleets(o: ReapOptions, plan?: Reaped): Promise<Reaped> {
+  const found = plan ?? await findExpired(o);
   const out: Reaped = { stacks: [], instances: [], volumes: [], parameters: [], objects: [] };
   const log = o.log ?? (() => {});
-  await reapStacks(o, out);
-  await reapEc2(o, out);
-  await reapParameters(o, out);
-  if (o.bucket) await reapObjects(o, o.bucket, out);
+  const { cfn, ec2, ssm, s3 } = o.clients;
+  for (const StackName of found.stacks) {
+    await awsCall('cloudformation:DeleteStack', () => cfn.send(new DeleteStackCommand({ StackName })));
+    out.stacks.push(StackName);
+  }
+  if (found.instances.length) {
+    await awsCall('ec2:TerminateInstances', () => ec2.send(new TerminateInstancesCommand({ InstanceIds: found.instances })));
+    out.instances.push(...found.instances);
+  }
+  for (const VolumeId of found.volumes) {
+    await awsCall('ec2:DeleteVolume', () => ec2.send(new DeleteVolumeCommand({ VolumeId })));
+    out.volumes.push(VolumeId);
+  }
+  for (const Name of found.parameters) {
+    await awsCall('ssm:DeleteParameter', () => ssm.send(new DeleteParameterCommand({ Name })));
+    out.parameters.push(Name);
+  }
+  for (const Key of o.bucket ? found.objects : []) {
+    await awsCall('s3:DeleteObject', () => s3.send(new DeleteObjectCommand({ Bucket: o.bucket, Key })));
+    out.objects.push(Key);
+  }
   for (const [kind, names] of Object.entries(out)) if (names.length) log(`reaped ${names.length} ${kind}: ${names.join(', ')}`);
   return out;
 }

@@ -1,10 +1,11 @@
 /**
  * Running the workload on every member of a fleet over HTTP: the suite (or a job file) submitted
  * to each `volbench serve`, its events followed (a dropped stream is resumed with Last-Event-ID),
- * and fio's JSON saved per volume, locally and in S3.
+ * and fio's JSON saved per volume, locally (result-files.ts) and in S3. Where a member answers
+ * and the certificate it is pinned to are what its stack says (member-stacks.ts), its token the
+ * one its name derives (names.ts): a state file decides none of them.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 
@@ -15,7 +16,10 @@ import type { FioJson } from '../fio-output/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { preconditionJob } from './precondition.js';
 import { hostFacts, memberCloud, memberHosts, type MemberHost } from './member-cloud.js';
+import { fleetStacks, memberEndpoint, memberFingerprint, type FleetStacks } from './member-stacks.js';
+import { stackNameFor, tokenParameterName } from './names.js';
 import { PinnedTls } from './pinned-fetch.js';
+import { ResultFiles } from './result-files.js';
 import type { FleetState } from './state.js';
 import { ownTable, ownValue } from '../own-key.js';
 
@@ -193,7 +197,7 @@ async function precondition(member: Member, device: string, bytes: number, volum
   say(`precondition: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions, fetch: Fetch = globalThis.fetch): Promise<MemberResult> {
+async function runMember(state: FleetState, label: string, base: string, token: string, opts: FleetRunOptions & { files: ResultFiles }, fetch: Fetch = globalThis.fetch): Promise<MemberResult> {
   const say = (line: string) => opts.onProgress?.(label, line);
   const member = new Member(base, token, opts.signal, fetch);
   let runId: string | undefined;
@@ -242,11 +246,8 @@ async function runMember(state: FleetState, label: string, base: string, token: 
     if (result.status !== 200) return { label, status: final as MemberResult['status'], gate, error: `no result: HTTP ${result.status}` };
     // The member's volume is known here: its burst analysis is held against the catalog's model.
     const doc = analyseBurst(withCloud(result.body, state, label, opts.hosts?.[label]) as unknown as FioJson) as unknown as Record<string, unknown>;
-    const dir = join(opts.outDir, state.fleetId);
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${label}.json`);
     const text = `${JSON.stringify(doc, null, 2)}\n`;
-    writeFileSync(file, text);
+    const file = opts.files.write(label, text);
     if (state.bucket) {
       await awsCall('s3:PutObject', () => opts.clients.s3.send(new PutObjectCommand({
         Bucket: state.bucket, Key: `${state.fleetId}/results/${label}.json`, Body: text, ContentType: 'application/json',
@@ -272,32 +273,71 @@ function withCloud(doc: Record<string, unknown>, state: FleetState, label: strin
   return { ...doc, volbench: vb };
 }
 
-/** A member's own token (a state from before per-member tokens has the fleet's). */
-async function memberToken(state: FleetState, name: string | undefined, clients: FleetClients): Promise<string> {
-  if (!name) throw new VolbenchError('ECLOUD', `fleet ${state.fleetId}: its state names no token`, { field: 'tokenParameter' });
+/** A member's own token: the parameter its name derives, under the fleet's own path. */
+async function memberToken(fleetId: string, label: string, clients: FleetClients): Promise<string> {
+  const name = tokenParameterName(fleetId, label);
   const out = await awsCall('ssm:GetParameter', () => clients.ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true })));
   const token = out.Parameter?.Value;
   if (!token) throw new VolbenchError('ECLOUD', `the token parameter ${name} is empty`, { field: 'ssm:GetParameter' });
   return token;
 }
 
+/** How a member is reached: its URL and the fingerprint it is pinned to (none: in clear, as the user typed it). */
+interface Route {
+  label: string;
+  base?: string;
+  pin?: string;
+  /** Why it cannot be reached. */
+  error?: string;
+}
+
+/**
+ * Each member's route, decided before anything is sent. Its stack's endpoint, or the user's
+ * --endpoint-map entry, over HTTPS pinned to the stack's TlsFingerprint; plain HTTP only for an
+ * entry the user typed so. A stack output that is not what volbench made is refused (EFLEET_STATE).
+ */
+function routes(state: FleetState, stacks: FleetStacks, endpointMap?: Record<string, string>): Route[] {
+  return state.members.map(({ label }): Route => {
+    const typed = ownValue(endpointMap, label)?.replace(/\/+$/, '');
+    if (typed?.startsWith('http:')) return { label, base: typed };
+    const stack = stacks.members.get(label);
+    if (!stack) return { label, error: `the fleet has no stack ${stackNameFor(state.fleetId, label)} (tagged volbench:fleet=${state.fleetId})` };
+    const pin = memberFingerprint(stack);
+    const base = typed ?? memberEndpoint(stack);
+    if (!base) return { label, error: `stack ${stack.stackName} has no endpoint output (give one with --endpoint-map)` };
+    return { label, base, pin };
+  });
+}
+
 /**
  * Runs the workload on every member at once; one member's failure does not stop the others.
- * Members with the fleet's certificate are reached over HTTPS pinned to its fingerprint.
+ * Members are reached over HTTPS pinned to their stack's certificate, or as --endpoint-map says.
  */
 export async function runFleet(state: FleetState, opts: FleetRunOptions): Promise<MemberResult[]> {
-  opts = { ...opts, hosts: opts.hosts ?? await memberHosts(state, opts.clients) };
-  const pinned = state.tlsFingerprint ? new PinnedTls(state.tlsFingerprint) : undefined;
-  // An --endpoint-map entry in plain http (a local service) is the user's own choice.
-  const fetch: Fetch = (url, init) => (pinned && url.startsWith('https:') ? pinned.fetch(url, init as Parameters<PinnedTls['fetch']>[1]) : globalThis.fetch(url, init));
+  const stacks = await fleetStacks(state.fleetId, state.members.map((m) => m.label), opts.clients);
+  for (const s of stacks.strangers) opts.onProgress?.(s.stackName, `left alone: ${s.reason}`);
+  const planned = routes(state, stacks, opts.endpointMap);
+  const files = ResultFiles.open(opts.outDir, state.fleetId, true)!;
+  const instances = Object.fromEntries([...stacks.members.values()].flatMap((s) => (s.instanceId ? [[s.label, s.instanceId]] : [])));
+  const run = { ...opts, files, hosts: opts.hosts ?? await memberHosts(instances, opts.clients) };
+  const pins = new Map<string, PinnedTls>();
+  const fetchFor = (pin?: string): Fetch => {
+    if (!pin) return globalThis.fetch;
+    const client = pins.get(pin) ?? new PinnedTls(pin);
+    pins.set(pin, client);
+    return (url, init) => client.fetch(url, init as Parameters<PinnedTls['fetch']>[1]);
+  };
   try {
-    return await Promise.all(state.members.map(async (m) => {
-      const base = ownValue(opts.endpointMap, m.label) ?? m.endpoint;
-      if (!base) return { label: m.label, status: 'unreachable', error: 'no endpoint (stack output or --endpoint-map)' } satisfies MemberResult;
-      const token = await memberToken(state, m.tokenParameter ?? state.tokenParameter, opts.clients);
-      return runMember(state, m.label, base.replace(/\/+$/, ''), token, opts, fetch);
+    return await Promise.all(planned.map(async (r) => {
+      if (!r.base) {
+        opts.onProgress?.(r.label, `unreachable: ${r.error}`);
+        return { label: r.label, status: 'unreachable', error: r.error } satisfies MemberResult;
+      }
+      const token = await memberToken(state.fleetId, r.label, opts.clients);
+      return runMember(state, r.label, r.base, token, run, fetchFor(r.pin));
     }));
   } finally {
-    pinned?.close();
+    for (const client of pins.values()) client.close();
+    files.close();
   }
 }

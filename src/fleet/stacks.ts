@@ -1,27 +1,24 @@
 /**
- * Creating and deleting a fleet's stacks (infra/cloudformation/instance.yaml, one per volume),
- * in parallel, waiting on CloudFormation; and the check after deletion that nothing of the
- * fleet remains, by its tag.
+ * Creating a fleet's stacks (infra/cloudformation/instance.yaml, one per volume), in parallel,
+ * waiting on CloudFormation; a fleet that could not be made all is torn down (down.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
-  CreateStackCommand, DeleteStackCommand, DescribeStackEventsCommand, DescribeStacksCommand,
-  waitUntilStackCreateComplete, waitUntilStackDeleteComplete, type Parameter,
+  CreateStackCommand, DescribeStackEventsCommand, DescribeStacksCommand, waitUntilStackCreateComplete, type Parameter,
 } from '@aws-sdk/client-cloudformation';
-import {
-  DeleteVolumeCommand, DescribeInstancesCommand, DescribeVolumesCommand, TerminateInstancesCommand,
-  waitUntilInstanceTerminated, waitUntilVolumeAvailable,
-} from '@aws-sdk/client-ec2';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { DeleteParameterCommand, PutParameterCommand } from '@aws-sdk/client-ssm';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutParameterCommand } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { bundleArch, instanceArchitecture, type Architecture } from './architecture.js';
 import { fleetCertificate } from './certificate.js';
+import { fleetDown } from './down.js';
+import { instanceIdOf, memberEndpoint } from './member-stacks.js';
+import { FLEET_TAG, tlsKeyParameterName, tokenParameterName } from './names.js';
 import type { FleetPlan } from './plan.js';
 import { preflight } from './preflight.js';
 import { defaultTtlSec, expiresAt, EXPIRES_TAG } from './ttl.js';
@@ -52,17 +49,10 @@ export interface UpOptions {
   log?: (line: string) => void;
 }
 
+export { tlsKeyParameterName, tokenParameterName };
+
 export function templateBody(): string {
   return readFileSync(new URL('../../infra/cloudformation/instance.yaml', import.meta.url), 'utf8');
-}
-
-/** The member's own token: each member answers only its own. */
-export function tokenParameterName(fleetId: string, label: string): string {
-  return `/volbench/${fleetId}/${label}/token`;
-}
-
-export function tlsKeyParameterName(fleetId: string): string {
-  return `/volbench/${fleetId}/tls-key`;
 }
 
 const p = (ParameterKey: string, ParameterValue: string): Parameter => ({ ParameterKey, ParameterValue });
@@ -95,7 +85,7 @@ function readBundle(file: string, arch: Architecture): { body: Buffer; sha256: s
   return { body, sha256: createHash('sha256').update(body).digest('hex'), key: name };
 }
 
-const tags = (fleetId: string, expires: string) => [{ Key: 'volbench:fleet', Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
+const tags = (fleetId: string, expires: string) => [{ Key: FLEET_TAG, Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
 
 /** The secrets and objects every member reads: a token each, the certificate and its key, the bundle. */
 async function putShared(plan: FleetPlan, state: FleetState, opts: UpOptions, arch: Architecture): Promise<{ bundleKey: string; sha256: string; certKey: string }> {
@@ -170,6 +160,7 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         p('ExpiresAt', state.expiresAt!), p('AllowedCidr', opts.allowedCidr), p('VolumeType', v.type), p('VolumeSize', String(v.sizeGiB || 1)),
         p('VolumeIops', String(v.iops ?? 0)), p('VolumeThroughput', String(v.throughputMiBps ?? 0)),
         p('TokenParameterName', member.tokenParameter!), p('TlsKeyParameterName', state.tlsKeyParameter!), p('TlsCertKey', shared.certKey),
+        p('TlsFingerprint', state.tlsFingerprint!),
         p('ResultsBucket', opts.bucket),
         p('PackageBucket', opts.bucket), p('PackageKey', shared.bundleKey), p('PackageSha256', shared.sha256),
         p('SubnetId', where.subnetId), p('VpcId', where.vpcId), p('PublicAddress', String(where.publicAddress)),
@@ -208,10 +199,10 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         log(`${m.label}: stack ${m.stackName} failed: ${member.reason}`);
         return;
       }
-      let outputs: Record<string, string | undefined>;
+      let outputs: Record<string, string>;
       try {
         const out = await awsCall('cloudformation:DescribeStacks', () => clients.cfn.send(new DescribeStacksCommand({ StackName: m.stackName })));
-        outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+        outputs = Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).filter((o) => o.OutputValue !== undefined).map((o) => [o.OutputKey, o.OutputValue!]));
       } catch (err) {
         // One member's failure, not the fleet's: the others' waiters are still running.
         member.status = 'failed';
@@ -220,8 +211,15 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
         return;
       }
       // A member without a public address answers inside the VPC only (a VPN, an SSM port forward).
-      Object.assign(member, { status: 'created', endpoint: outputs.PublicEndpoint ?? outputs.PrivateEndpoint, instanceId: outputs.InstanceId });
-      log(`${m.label}: up at ${member.endpoint}`);
+      // Kept as a record only if it is a URL: `run` asks the stack again, and refuses it there.
+      let endpoint: string | undefined;
+      try {
+        endpoint = memberEndpoint({ stackName: m.stackName, outputs });
+      } catch (err) {
+        log(`${m.label}: ${(err as Error).message}`);
+      }
+      Object.assign(member, { status: 'created', endpoint, instanceId: instanceIdOf(outputs.InstanceId) });
+      log(`${m.label}: up at ${endpoint ?? '(no usable endpoint output)'}`);
     }));
   } catch (err) {
     state.status = 'failed';
@@ -241,97 +239,4 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
   state.status = 'up';
   await saveState(state, opts.stateDir, clients);
   return state;
-}
-
-export interface DownOptions {
-  clients: FleetClients;
-  stateDir: string;
-  maxWaitSec?: number;
-  log?: (line: string) => void;
-}
-
-export interface DownResult {
-  /** Instances and volumes of the fleet still there after the teardown (should be none). */
-  remaining: string[];
-}
-
-/** The fleet's tokens and TLS key in SSM, and the objects it put beside its results. */
-async function deleteSecrets(state: FleetState, clients: FleetClients, log: (line: string) => void): Promise<void> {
-  const names = [state.tokenParameter, state.tlsKeyParameter, ...state.members.map((m) => m.tokenParameter)].filter((n): n is string => !!n);
-  for (const Name of names) {
-    try {
-      await clients.ssm.send(new DeleteParameterCommand({ Name }));
-    } catch (err) {
-      if (!/ParameterNotFound/.test((err as Error).name)) log(`deleting ${Name}: ${(err as Error).message}`);
-    }
-  }
-  for (const Key of state.bucket ? state.objects ?? [] : []) {
-    await clients.s3.send(new DeleteObjectCommand({ Bucket: state.bucket, Key })).catch((err: Error) => log(`deleting s3://${state.bucket}/${Key}: ${err.message}`));
-  }
-}
-
-const LIVE_INSTANCE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
-
-async function fleetInstances(clients: FleetClients, fleetId: string): Promise<string[]> {
-  const out = await awsCall('ec2:DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({
-    Filters: [{ Name: 'tag:volbench:fleet', Values: [fleetId] }, { Name: 'instance-state-name', Values: LIVE_INSTANCE_STATES }],
-  })));
-  return (out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId!).filter(Boolean);
-}
-
-/** Volumes tagged with the fleet, or with one of its stacks (CloudFormation tags what it creates). */
-async function fleetVolumes(clients: FleetClients, state: FleetState): Promise<Array<{ id: string; state: string }>> {
-  const filters = [
-    [{ Name: 'tag:volbench:fleet', Values: [state.fleetId] }],
-    [{ Name: 'tag:aws:cloudformation:stack-name', Values: state.members.map((m) => m.stackName) }],
-  ];
-  const found = new Map<string, string>();
-  for (const Filters of filters) {
-    const out = await awsCall('ec2:DescribeVolumes', () => clients.ec2.send(new DescribeVolumesCommand({ Filters })));
-    for (const v of out.Volumes ?? []) if (v.VolumeId && v.State !== 'deleted' && v.State !== 'deleting') found.set(v.VolumeId, v.State ?? '');
-  }
-  return [...found].map(([id, s]) => ({ id, state: s }));
-}
-
-/**
- * Deletes the fleet: its stacks (waited on), then whatever of it outlived them (an instance or a
- * volume found by tag is terminated or deleted), then its token. Says what remains, if anything.
- */
-export async function fleetDown(state: FleetState, opts: DownOptions): Promise<DownResult> {
-  const { clients } = opts;
-  const log = opts.log ?? (() => {});
-  state.status = 'deleting';
-  await saveState(state, opts.stateDir, clients).catch(() => {});
-  const waiter = { client: clients.cfn, maxWaitTime: opts.maxWaitSec ?? 1800, minDelay: 2, maxDelay: 15 };
-  await Promise.all(state.members.map(async (m) => {
-    try {
-      await awsCall('cloudformation:DeleteStack', () => clients.cfn.send(new DeleteStackCommand({ StackName: m.stackName })));
-      await waitUntilStackDeleteComplete(waiter, { StackName: m.stackName });
-      m.status = 'deleted';
-    } catch (err) {
-      // A stack that never existed is already gone.
-      if (/does not exist/i.test((err as Error).message)) m.status = 'deleted';
-      else log(`${m.label}: deleting ${m.stackName}: ${(err as Error).message}`);
-    }
-  }));
-  const instances = await fleetInstances(clients, state.fleetId);
-  if (instances.length) {
-    log(`terminating ${instances.length} instance(s) left behind: ${instances.join(', ')}`);
-    await awsCall('ec2:TerminateInstances', () => clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: instances })));
-    await waitUntilInstanceTerminated({ client: clients.ec2, maxWaitTime: 600, minDelay: 2, maxDelay: 10 }, { InstanceIds: instances }).catch(() => {});
-  }
-  for (const v of await fleetVolumes(clients, state)) {
-    if (v.state === 'in-use') {
-      await waitUntilVolumeAvailable({ client: clients.ec2, maxWaitTime: 300, minDelay: 2, maxDelay: 10 }, { VolumeIds: [v.id] }).catch(() => {});
-    }
-    log(`deleting volume ${v.id} left behind`);
-    await awsCall('ec2:DeleteVolume', () => clients.ec2.send(new DeleteVolumeCommand({ VolumeId: v.id }))).catch((err) => log((err as Error).message));
-  }
-  await deleteSecrets(state, clients, log);
-  const remaining = [...(await fleetInstances(clients, state.fleetId)), ...(await fleetVolumes(clients, state)).map((v) => v.id)];
-  const stacksLeft = state.members.filter((m) => m.status !== 'deleted').map((m) => m.stackName);
-  remaining.push(...stacksLeft);
-  state.status = remaining.length ? 'failed' : 'down';
-  await saveState(state, opts.stateDir, clients).catch(() => {});
-  return { remaining };
 }

@@ -1,7 +1,9 @@
 /**
- * A fleet's state file: what was created, where it answers, and whether it is down. Written
+ * A fleet's state file: what was planned, what happened, and whether it is down. Written
  * locally (so `fleet down` and `fleet list` work from another shell) and beside its results in
- * S3 (so they work from another machine), after every change.
+ * S3 (so they work from another machine), after every change. Read back, it is parsed strictly
+ * (state-schema.ts) and is a cache: the names of what the fleet made are derived (names.ts), and
+ * where its members answer is what their stacks say (member-stacks.ts).
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -10,10 +12,18 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-s
 
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
+import { checkFleetId, FLEET_ID } from './names.js';
 import type { FleetPlan } from './plan.js';
+import { parseFleetState } from './state-schema.js';
+
+export { checkFleetId } from './names.js';
 
 export type FleetStatus = 'creating' | 'up' | 'running' | 'deleting' | 'down' | 'failed';
 
+/**
+ * What `fleet up` saw of a member. Its names are the ones names.ts derives (a state read back is
+ * refused otherwise), and its endpoint and instance are a record only: commands ask its stack.
+ */
 export interface FleetMemberState {
   label: string;
   stackName: string;
@@ -32,25 +42,32 @@ export interface FleetState {
   createdAt: string;
   status: FleetStatus;
   plan: FleetPlan;
+  /** The bucket `up` was given; read back from S3, the one it was read from. */
   bucket?: string;
-  /** One token for the whole fleet: states written before each member had its own. */
-  tokenParameter?: string;
   /** ISO-8601 UTC: the `volbench:expires` of everything the fleet made. */
   expiresAt?: string;
-  /** The members' certificate's SHA-256 (PinnedTls): the whole of the trust in them. */
+  /** The members' certificate's SHA-256, as `up` made it; commands pin the stacks' TlsFingerprint output. */
   tlsFingerprint?: string;
   /** The SSM SecureString holding the certificate's key. */
   tlsKeyParameter?: string;
-  /** Objects the fleet put in its bucket besides results (bundle, certificate), removed by `down`. */
+  /** Objects the fleet put in its bucket besides results (bundle, certificate): `down` finds them by prefix and tag. */
   objects?: string[];
   members: FleetMemberState[];
 }
 
-const ID = /^vb[0-9a-f]{10}$/;
+/** A state larger than this is not one volbench wrote (64 members' plans are a few hundred KiB). */
+const MAX_STATE_BYTES = 4 << 20;
 
-export function checkFleetId(id: string, field = 'FLEET_ID'): string {
-  if (!ID.test(id)) throw new VolbenchError('EINVALID_ARGS', `'${id.slice(0, 40)}' is not a fleet id`, { field, accepted: 'an id as `fleet up` prints it, e.g. vb5cf2113138' });
-  return id;
+/** `text` as fleet `fleetId`'s state, from `source`; with `bucket`, the bucket it was read from. */
+function parseStateText(text: string, fleetId: string, source: string, bucket?: string): FleetState {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new VolbenchError('EFLEET_STATE', `${source} is not JSON: ${(cause as Error).message}`, { field: '(the whole file)', accepted: 'a fleet state as volbench writes it', cause });
+  }
+  // The schema's plan is FleetPlan's shape, less its exact unions.
+  return parseFleetState(json, fleetId, source, bucket) as unknown as FleetState;
 }
 
 /** $XDG_STATE_HOME/volbench/fleets, else ~/.local/state/volbench/fleets. */
@@ -79,8 +96,9 @@ export async function saveState(state: FleetState, dir: string, clients?: FleetC
 /** The state from the local file, else from S3 when a bucket is given. */
 export async function loadState(fleetId: string, dir: string, clients?: FleetClients, bucket?: string): Promise<FleetState> {
   checkFleetId(fleetId);
+  const file = join(dir, `${fleetId}.json`);
   try {
-    return JSON.parse(readFileSync(join(dir, `${fleetId}.json`), 'utf8')) as FleetState;
+    return parseStateText(readFileSync(file, 'utf8'), fleetId, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -90,12 +108,19 @@ export async function loadState(fleetId: string, dir: string, clients?: FleetCli
   });
 }
 
-/** The state's copy in S3 (`--bucket`): a fleet made on another machine. */
+/**
+ * The state's copy in S3 (`--bucket`): a fleet made on another machine. Anyone who may write to
+ * the bucket may have written it: it must be fleet `fleetId`'s, name this bucket, and name only
+ * what volbench derives (state-schema.ts).
+ */
 export async function loadRemoteState(fleetId: string, clients: FleetClients, bucket: string): Promise<FleetState> {
+  const source = `s3://${bucket}/${stateKey(fleetId)}`;
   const out = await awsCall('s3:GetObject', () => clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: stateKey(fleetId) })));
-  const state = JSON.parse(await out.Body!.transformToString()) as FleetState;
-  if (state.fleetId !== fleetId) throw new VolbenchError('ECLOUD', `s3://${bucket}/${stateKey(fleetId)} holds fleet ${String(state.fleetId).slice(0, 40)}`, { field: '--bucket' });
-  return state;
+  if ((out.ContentLength ?? 0) > MAX_STATE_BYTES) {
+    out.Body?.transformToWebStream().cancel().catch(() => {});
+    throw new VolbenchError('EFLEET_STATE', `${source} is ${out.ContentLength} bytes: not a state volbench wrote`, { field: '(the whole file)', accepted: `at most ${MAX_STATE_BYTES} bytes` });
+  }
+  return parseStateText(await out.Body!.transformToString(), fleetId, source, bucket);
 }
 
 export function listStates(dir: string): FleetState[] {
@@ -107,9 +132,10 @@ export function listStates(dir: string): FleetState[] {
   }
   const states: FleetState[] = [];
   for (const name of names) {
-    if (!name.endsWith('.json')) continue;
+    const id = name.replace(/\.json$/, '');
+    if (!name.endsWith('.json') || !FLEET_ID.test(id)) continue;
     try {
-      states.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as FleetState);
+      states.push(parseStateText(readFileSync(join(dir, name), 'utf8'), id, join(dir, name)));
     } catch {
       // A file being replaced, or not ours: skipped.
     }
@@ -125,11 +151,11 @@ export async function listRemoteStates(clients: FleetClients, bucket: string): P
     const page = await awsCall('s3:ListObjectsV2', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/', ContinuationToken })));
     for (const prefix of page.CommonPrefixes ?? []) {
       const id = prefix.Prefix?.replace(/\/$/, '') ?? '';
-      if (!ID.test(id)) continue;
+      if (!FLEET_ID.test(id)) continue;
       try {
         states.push(await loadRemoteState(id, clients, bucket));
       } catch {
-        // A fleet whose state was never saved, or another tool's folder.
+        // A fleet whose state was never saved, another tool's folder, or a state volbench did not write.
       }
     }
     ContinuationToken = page.NextContinuationToken;

@@ -1,11 +1,15 @@
 /**
  * The first step of a teardown on a signal: DeleteStack for every member at once, each call
  * given at most `withinMs`, and the state marked `deleting` (locally first, then its S3 copy).
- * Waiting for the deletion is the ordinary `fleetDown`'s, if the process is let live that long.
+ * Each stack is the one the member's label names (never a name the state holds), and is deleted
+ * only once it shows the fleet's tag. Waiting for the deletion is the ordinary `fleetDown`'s, if
+ * the process is let live that long.
  */
-import { DeleteStackCommand } from '@aws-sdk/client-cloudformation';
+import { DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 
 import type { FleetClients } from './aws.js';
+import { strangerReason } from './member-stacks.js';
+import { stackNameFor } from './names.js';
 import { saveState, type FleetState } from './state.js';
 
 export interface StacksDeleted {
@@ -19,11 +23,20 @@ export async function deleteStacksNow(state: FleetState, clients: FleetClients, 
   state.status = 'deleting';
   const out: StacksDeleted = { requested: [], failed: [] };
   await Promise.all(state.members.map(async (m) => {
+    const name = stackNameFor(state.fleetId, m.label);
+    const abortSignal = AbortSignal.timeout(withinMs);
     try {
-      await clients.cfn.send(new DeleteStackCommand({ StackName: m.stackName }), { abortSignal: AbortSignal.timeout(withinMs) });
-      out.requested.push(m.stackName);
+      const stack = (await clients.cfn.send(new DescribeStacksCommand({ StackName: name }), { abortSignal })).Stacks?.[0];
+      const why = stack ? strangerReason(stack, state.fleetId, name) : 'is not described';
+      if (why) {
+        out.failed.push({ stack: name, reason: `left alone: it ${why}` });
+        return;
+      }
+      await clients.cfn.send(new DeleteStackCommand({ StackName: stack!.StackId ?? name }), { abortSignal });
+      out.requested.push(name);
     } catch (err) {
-      out.failed.push({ stack: m.stackName, reason: (err as Error).message });
+      // A stack not made yet has nothing to delete.
+      if (!/does not exist/i.test((err as Error).message)) out.failed.push({ stack: name, reason: (err as Error).message });
     }
   }));
   // The S3 copy is best effort within the same budget; the local file is written first.

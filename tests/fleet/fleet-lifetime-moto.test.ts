@@ -3,12 +3,13 @@
  * terminal gone) tears it down, DeleteStack within 5 s of the signal, with the signal's exit
  * status and the state file updated; `down` from another machine (a second state directory, the
  * state only in S3) leaves nothing; `list --bucket` finds it there; `run` refuses a workload
- * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry deletes
- * everything found by its `volbench:expires` tag, and before the expiry deletes nothing; a
+ * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry
+ * lists what it would delete and, with no terminal, deletes it only given --yes: everything of the
+ * fleet, its stacks naming it; before the expiry it deletes nothing; a
  * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
  * SSE-KMS bucket's key reaches the template.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,26 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     left.push(...(objects.Contents ?? []).map((o) => o.Key!).filter((k) => !k.includes('/results/') && !k.endsWith('/fleet.json')));
     for (const c of [cfn, ec2, ssm, s3]) c.destroy();
     return left;
+  }
+
+  /** The CLI on a pseudo-terminal (python's pty) that answers `answer` once it asks. */
+  function atTerminal(args: string[], childEnv: NodeJS.ProcessEnv, answer: string): { status: number | null; output: string } {
+    const script = [
+      'import os, pty, sys',
+      'pid, fd = pty.fork()',
+      'if pid == 0: os.execv(sys.argv[1], sys.argv[1:])',
+      'out, answered = b"", False',
+      'while True:',
+      '    try: chunk = os.read(fd, 4096)',
+      '    except OSError: break',
+      '    if not chunk: break',
+      '    out += chunk',
+      '    if not answered and b"[y/N]" in out: os.write(fd, sys.stdin.buffer.read()); answered = True',
+      'sys.stdout.buffer.write(out)',
+      'sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))',
+    ].join('\n');
+    const done = spawnSync('python3', ['-c', script, process.execPath, CLI, ...args], { env: childEnv, input: `${answer}\n`, encoding: 'utf8', timeout: 30_000 });
+    return { status: done.status, output: done.stdout };
   }
 
   async function stackTimes(fleetId: string): Promise<Date[]> {
@@ -203,7 +224,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     // Past the first expiry, before the new one: the stacks' own tag is old, their instances' new.
     const between = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--now', new Date(expires + 60_000).toISOString()], stateDir);
     expect(between.code, between.stderr).toBe(0);
-    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [] });
+    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [], spared: [] });
 
     const early = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--now', new Date(expires - 1000).toISOString()], stateDir);
     expect(early.code, early.stderr).toBe(0);
@@ -213,9 +234,19 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     const reap = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir);
     expect(reap.code, reap.stderr).toBe(0);
     expect(JSON.parse(reap.stdout).stacks).toEqual([]);
-    // The clock moved past the expiry by the environment, as a scheduled job's test would.
-    const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir, undefined,
-      { VOLBENCH_NOW: new Date(later + 1000).toISOString() });
+    // The clock moved past the expiry by the environment, as a scheduled job's test would. With no
+    // terminal to ask and no --yes, reap lists what it would delete and deletes nothing.
+    const clock = { VOLBENCH_NOW: new Date(later + 1000).toISOString() };
+    const unasked = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json'], stateDir, undefined, clock);
+    expect(unasked.code, unasked.stderr).toBe(2);
+    expect(unasked.stderr).toMatch(/nothing was deleted.*\[--yes\]/);
+    expect(JSON.parse(unasked.stdout).stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
+    // At a terminal it asks; "n" deletes nothing either.
+    const declined = atTerminal(['fleet', 'reap', '--region', 'us-east-1', '--bucket', BUCKET, '--state-dir', stateDir], { ...env, ...clock }, 'n');
+    expect(declined.status, declined.output).toBe(1);
+    expect(declined.output).toMatch(/delete these \d+\? \[y\/N\][^]*nothing deleted/);
+    expect((await leftovers(id)).length).toBeGreaterThan(0);
+    const past = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--yes'], stateDir, undefined, clock);
     expect(past.code, past.stderr).toBe(0);
     const reaped = JSON.parse(past.stdout);
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());

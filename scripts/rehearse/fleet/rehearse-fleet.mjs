@@ -98,7 +98,8 @@ async function waitForStack(cfn, name, ms) {
 
 /**
  * `fleet up` killed with SIGKILL once its stack exists (nothing of it can tear down), then
- * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag alone.
+ * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag and
+ * deletes, as the fleet's stacks name it.
  */
 async function reapDemo(env, cfn, studyFleet) {
   let killed = false;
@@ -113,7 +114,8 @@ async function reapDemo(env, cfn, studyFleet) {
   const fleet = /fleet (vb[0-9a-f]{10}): creating/.exec(upOut.stderr)?.[1];
   log(`reap demo: fleet up of ${fleet} killed (${upOut.signal ?? upOut.code}) with its stack created`);
   const now = new Date(Date.now() + 2 * 3600_000).toISOString();
-  const reap = await cli(['fleet', 'reap', '--region', REGION, '--bucket', BUCKET, '--now', now, '--format', 'json'], env);
+  // --yes: reap asks first, and with no terminal (as here) deletes nothing without it.
+  const reap = await cli(['fleet', 'reap', '--region', REGION, '--bucket', BUCKET, '--now', now, '--format', 'json', '--yes'], env);
   let found;
   try {
     found = JSON.parse(reap.stdout);

@@ -81,6 +81,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   EVOLUME_PLACEMENT: { status: 400, title: 'Volume and instance do not go together' },
   ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
   EPREFLIGHT: { status: 422, title: 'The account or region cannot hold the fleet as asked' },
+  EFLEET_STATE: { status: 422, title: 'A fleet record volbench did not write' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {

@@ -1,0 +1,55 @@
+/**
+ * Every name a fleet's resources have, derived from its id and its members' labels, never read
+ * from anywhere: stacks, SSM parameters, the prefix of its objects, its result files. A state
+ * file (which may come from a bucket anyone with write access filled) is checked against these,
+ * and what a command touches is always these.
+ */
+import { VolbenchError } from '../errors.js';
+
+/** A fleet id as `fleet up` makes it (newFleetId): what reap and down accept as `volbench:fleet`. */
+export const FLEET_ID = /^vb[0-9a-f]{10}$/;
+
+/** The template's VolumeLabel (infra/cloudformation/instance.yaml): one path component, no dot first. */
+export const VOLUME_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** The tag on everything a fleet makes; only volbench and CloudFormation (from a stack's tags) set it. */
+export const FLEET_TAG = 'volbench:fleet';
+
+export function checkFleetId(id: string, field = 'FLEET_ID'): string {
+  if (!FLEET_ID.test(id)) throw new VolbenchError('EINVALID_ARGS', `'${id.slice(0, 40)}' is not a fleet id`, { field, accepted: 'an id as `fleet up` prints it, e.g. vb5cf2113138' });
+  return id;
+}
+
+export function stackNameFor(fleetId: string, label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 80);
+  return `volbench-${fleetId}-${safe}`;
+}
+
+/** `volbench-<id>-`: every stack of the fleet's name starts so. */
+export function stackPrefix(fleetId: string): string {
+  return `volbench-${fleetId}-`;
+}
+
+/** The member's own token: each member answers only its own. */
+export function tokenParameterName(fleetId: string, label: string): string {
+  return `/volbench/${fleetId}/${label}/token`;
+}
+
+export function tlsKeyParameterName(fleetId: string): string {
+  return `/volbench/${fleetId}/tls-key`;
+}
+
+/** Where the fleet's SSM parameters live: nothing of it is outside. */
+export function parameterPath(fleetId: string): string {
+  return `/volbench/${fleetId}/`;
+}
+
+/** Where the fleet's objects live in its bucket: nothing of it is outside. */
+export function objectPrefix(fleetId: string): string {
+  return `${fleetId}/`;
+}
+
+/** Whether `tags` carry `volbench:fleet=<fleetId>`. */
+export function taggedWithFleet(tags: ReadonlyArray<{ Key?: string; Value?: string }> | undefined, fleetId: string): boolean {
+  return !!tags?.some((t) => t.Key === FLEET_TAG && t.Value === fleetId);
+}
