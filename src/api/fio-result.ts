@@ -7,7 +7,7 @@ import { z } from 'zod';
 import {
   fioDirStatsSchema, fioJobSchema, fioResultSchema as library, volbenchAssertionSchema, volbenchJobLoopsSchema, volbenchLoopDirSchema,
   volbenchSuiteInfoSchema,
-} from '../../fio-output/fio-result.js';
+} from '../fio-output/fio-result.js';
 import { ANALYSIS_NAMES } from './analysis-result.js';
 import { lenient } from './documented.js';
 

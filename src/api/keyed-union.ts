@@ -1,12 +1,10 @@
 /**
- * Request validation through the zod type provider, plus unions told apart by a key. zod's own
- * union reports, when no branch fits, every branch's complaints at the root ("Invalid input"),
- * so a typo deep in one shape could not be named by its field. A keyed union is still one
- * union in the OpenAPI document, but a request is validated against the one branch its key
- * picks, and errors name fields inside it.
+ * Unions told apart by a key. zod's own union reports, when no branch fits, every branch's
+ * complaints at the root ("Invalid input"), so a typo deep in one shape could not be named by its
+ * field. A keyed union is still one union in the OpenAPI document, but a request is validated
+ * against the one branch its key picks (the service's validator asks `branchFor`), and errors
+ * name fields inside it.
  */
-import type { FastifySchemaCompiler } from 'fastify';
-import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 
 const branches = new WeakMap<object, (data: unknown) => z.ZodType>();
@@ -18,13 +16,12 @@ export function keyedUnion<T extends z.ZodType>(union: T, key: string, withKey: 
   return union;
 }
 
+export function isKeyedUnion(schema: z.ZodType): boolean {
+  return branches.has(schema);
+}
+
 /** The branch `data` is validated against: keyed unions may nest (a branch that is itself one). */
-function branchFor(schema: z.ZodType, data: unknown): z.ZodType {
+export function branchFor(schema: z.ZodType, data: unknown): z.ZodType {
   for (let pick = branches.get(schema); pick !== undefined; pick = branches.get(schema)) schema = pick(data);
   return schema;
 }
-
-export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = (route) => {
-  if (!branches.has(route.schema)) return zodValidatorCompiler(route);
-  return (data: unknown) => zodValidatorCompiler({ ...route, schema: branchFor(route.schema, data) })(data);
-};
