@@ -142,7 +142,7 @@ function suiteJobs(name: string, field: string, runtime?: string): { jobs: Parse
 }
 
 /** Seconds a suite's timed stages take, times its loops. */
-function suiteSeconds(name: string, field: string, runtime?: string): number {
+export function suiteSeconds(name: string, field: string, runtime?: string): number {
   const { jobs, loops } = suiteJobs(name, field, runtime);
   return timedSeconds(jobs) * loops;
 }
