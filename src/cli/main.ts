@@ -108,7 +108,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     case 'fleet': {
       // Loaded only here: the AWS SDK clients cost other commands their start-up.
-      const { fleetCommand } = await import('./fleet-command.js');
+      const { fleetCommand } = await import('./fleet/index.js');
       return fleetCommand(rest, io);
     }
     case 'sweep':

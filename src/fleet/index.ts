@@ -16,12 +16,12 @@ export { fleetCertificate } from './certificate.js';
 export type { CertificateOptions, FleetCertificate } from './certificate.js';
 export { preflight } from './preflight.js';
 export type { Preflight, PreflightInput } from './preflight.js';
-export { defaultTtlSec, expiresAt, EXPIRES_TAG, fleetNow, parseTtl, secondsLeft } from './ttl.js';
+export { checkWorkloadFits, defaultTtlSec, expiresAt, EXPIRES_TAG, fleetNow, parseTtl, secondsLeft } from './ttl.js';
 export type { UpOptions } from './stacks.js';
 export type { DownOptions, DownResult } from './down.js';
 export { readEndpointMap, runFleet } from './run.js';
 export type { FleetRunOptions, MemberResult, RunWorkload } from './run.js';
-export { fleetReportInputs, fleetTable } from './report.js';
+export { fleetReport, fleetReportInputs, fleetTable, savedResults } from './report.js';
 export { instanceHourly, volumeMonthly, HOURS_PER_MONTH } from './prices.js';
 export type { DatedPrice } from './prices.js';
 export { expired, findExpired, reapFleets } from './reap.js';
@@ -30,6 +30,19 @@ export { fleetStacks, memberEndpoint, memberFingerprint, parseEndpoint } from '.
 export type { FleetStacks, MemberStack } from './member-stacks.js';
 export { ResultFiles } from './result-files.js';
 export { parseFleetState } from './state-schema.js';
-export { deleteStacksNow } from './teardown.js';
-export type { StacksDeleted } from './teardown.js';
-export { extendFleet } from './extend.js';
+export { deleteStacksNow, deleteStacksOnAbort } from './teardown.js';
+export type { AbortTeardownOptions, StacksDeleted } from './teardown.js';
+export { extendFleet, fitWorkload } from './extend.js';
+export type { FitOptions } from './extend.js';
+export { jobFileSeconds, workloadSeconds } from './workload.js';
+export { compareFleet, studyPassed } from './compare.js';
+export type { CompareOptions, CompareOutcome } from './compare.js';
+export { createMemberStack } from './member-stack.js';
+export type { MemberStackInput, MemberStackOptions, MemberStackOutcome } from './member-stack.js';
+export { stackParameters } from './stack-parameters.js';
+export type { FleetStackSettings } from './stack-parameters.js';
+export { fleetLog } from './events.js';
+export type {
+  FleetCreated, FleetEvent, FleetEventName, FleetKept, FleetLog, FleetReportEvent, FleetTearingDown, FleetTornDown, MemberFailed, MemberOutcome,
+  MemberProgress, MemberResultEvent, MemberUp, OnFleetEvent,
+} from './events.js';
