@@ -108,6 +108,15 @@ export type FleetEvent =
 
 export type FleetEventName = FleetEvent['event'];
 
+/** Every event, in the order a study meets them (docs/fleet.md lists each: a test holds them together). */
+export const FLEET_EVENT_NAMES = [
+  'created', 'member-up', 'member-failed', 'progress', 'result', 'report', 'tearing-down', 'torn-down', 'kept', 'log',
+] as const satisfies readonly FleetEventName[];
+
+// Every member of the union is in the list: a new event that is not fails to compile here.
+const listsEvery: Exclude<FleetEventName, (typeof FLEET_EVENT_NAMES)[number]> extends never ? true : never = true;
+void listsEvery;
+
 export type OnFleetEvent = (event: FleetEvent) => void;
 
 /** A `log` event's sender for one fleet; nothing is sent without a listener. */

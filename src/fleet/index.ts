@@ -41,7 +41,7 @@ export { createMemberStack } from './member-stack.js';
 export type { MemberStackInput, MemberStackOptions, MemberStackOutcome } from './member-stack.js';
 export { stackParameters } from './stack-parameters.js';
 export type { FleetStackSettings } from './stack-parameters.js';
-export { fleetLog } from './events.js';
+export { FLEET_EVENT_NAMES, fleetLog } from './events.js';
 export type {
   FleetCreated, FleetEvent, FleetEventName, FleetKept, FleetLog, FleetReportEvent, FleetTearingDown, FleetTornDown, MemberFailed, MemberOutcome,
   MemberProgress, MemberResultEvent, MemberUp, OnFleetEvent,
