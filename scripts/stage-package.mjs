@@ -96,7 +96,7 @@ export function stagePackage(dest, arch) {
   for (const other of Object.keys(manifest.binaries).filter((k) => k !== key)) rmSync(join(dest, 'prebuilds', other), { recursive: true, force: true });
   manifest.binaries = { [key]: manifest.binaries[key] };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  for (const p of ['native', 'binding.gyp', 'scripts']) rmSync(join(dest, p), { recursive: true, force: true });
+  for (const p of ['native', 'binding.gyp', 'install']) rmSync(join(dest, p), { recursive: true, force: true });
   const pkg = JSON.parse(readFileSync(join(dest, 'package.json'), 'utf8'));
   delete pkg.scripts;
   delete pkg.devDependencies;

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-import { startMoto as launch } from '../../scripts/rehearse/fleet/moto.mjs';
+import { startMoto as launch } from '../harness/moto.mjs';
 
 /** Why moto cannot run here, or undefined when it can. */
 export function motoSkipReason(): string | undefined {

@@ -25,7 +25,7 @@ import { sweepStale, rehearsalDir } from '../loop-volume.mjs';
 import { SignalStandIn } from '../sandbox/signal-standin.mjs';
 import { modelEntitlement } from '../catalog-spec.mjs';
 import { leftovers } from './leftovers.mjs';
-import { startMoto } from './moto.mjs';
+import { startMoto } from '../moto.mjs';
 import { playMember } from './play-member.mjs';
 import { volumeTests, verdict } from './study.mjs';
 import { forward, freePort } from './forward.mjs';

@@ -3,7 +3,7 @@
 // throttled group, and what it got is read from the kernel (the throttle's bios, the device's
 // bytes) and from fio, as ratios to the limit. A measurement, not a test: run it on a quiet machine.
 //
-//   node scripts/rehearse/measure-throttle.mjs [--seconds 5] [--iops 2000] [--mibps 100]
+//   node tests/harness/measure-throttle.mjs [--seconds 5] [--iops 2000] [--mibps 100]
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 

@@ -3,7 +3,7 @@
 # pinned, in a virtual environment of the distribution's /usr/bin/python3, so that the member's
 # root (an overlay of this host's) runs it as it is. Idempotent; prints the venv's path.
 #
-#   scripts/rehearse/install-awscli.sh [VENV]     (default $VOLBENCH_AWSCLI_VENV or /opt/volbench-rehearsal-awscli)
+#   tests/harness/install-awscli.sh [VENV]     (default $VOLBENCH_AWSCLI_VENV or /opt/volbench-rehearsal-awscli)
 set -euo pipefail
 AWSCLI_VERSION=1.45.11
 venv="${1:-${VOLBENCH_AWSCLI_VENV:-/opt/volbench-rehearsal-awscli}}"

@@ -103,7 +103,7 @@ export async function startMember(options) {
   const started = performance.now();
   const startedWallMs = Date.now();
   const o = { awscliVenv: DEFAULT_AWSCLI_VENV, devices: [], ...options };
-  if (!existsSync(join(o.awscliVenv, 'bin', 'aws'))) throw new Error(`${o.awscliVenv}/bin/aws is missing: run scripts/rehearse/install-awscli.sh`);
+  if (!existsSync(join(o.awscliVenv, 'bin', 'aws'))) throw new Error(`${o.awscliVenv}/bin/aws is missing: run tests/harness/install-awscli.sh`);
   const log = o.log ?? (() => {});
   const ctl = join(o.dir, 'members', o.id);
   mkdirSync(ctl, { recursive: true });

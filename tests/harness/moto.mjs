@@ -1,7 +1,7 @@
 /** moto server on a free loopback port, for the rehearsal and the tests (tests/helpers/moto.ts). */
 import { spawn } from 'node:child_process';
 
-import { freePort } from './forward.mjs';
+import { freePort } from './fleet/forward.mjs';
 
 export async function startMoto() {
   const port = await freePort();
