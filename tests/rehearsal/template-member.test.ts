@@ -17,12 +17,12 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../harness/blkio.mjs';
-import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.mjs';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.mjs';
-import { networkSkipReason } from '../harness/sandbox/network.mjs';
-import { SignalStandIn } from '../harness/sandbox/signal-standin.mjs';
-import { memberOfStack } from '../harness/sandbox/stack-member.mjs';
+import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
+import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
+import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
+import { networkSkipReason } from '../harness/sandbox/network.js';
+import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
+import { memberOfStack } from '../harness/sandbox/stack-member.js';
 import { fleetCertificate } from '../../src/fleet/certificate.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a member's root and becomes its init. Runs as PID 1 of fresh mount, PID, UTS and IPC
-# namespaces, inside the member's network namespace (member-sandbox.mjs starts it so):
+# namespaces, inside the member's network namespace (member-sandbox.ts starts it so):
 #
 #   enter.sh CONTROL_DIR
 #

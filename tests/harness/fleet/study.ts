@@ -4,6 +4,66 @@
  * which limit binds, and whether the kernel's throttle expresses that limit exactly (`gated`).
  * Pure: results and the scale in, the study out.
  */
+import type { Entitlement } from '../../../src/cloud/index.js';
+import type { FioJob, FioJson, VolbenchEntitlement } from '../../../src/fio-output/fio-result.js';
+import type { Reaped } from '../../../src/fleet/index.js';
+import type { Scale } from '../throttle-model.js';
+import type { ThrottleState } from '../volume-throttle.js';
+
+/** One test of a volume: its measured rate against the scaled model's. */
+export interface StudyTest {
+  test: string;
+  rw: string;
+  bs: number;
+  measured: number;
+  entitled: number;
+  unit: 'MiB/s' | 'IOPS';
+  ratio: number | null;
+  bound_by: string;
+  gated: boolean;
+  why: string;
+  /** Where the service's own label differs from the model's. */
+  service_bound_by?: string;
+}
+export interface StudyVolume {
+  label: string;
+  type: string;
+  suite: string;
+  tests: StudyTest[];
+  error?: string;
+  boot?: Record<string, unknown>;
+  throttle?: Pick<ThrottleState, 'events' | 'totals'>;
+  host?: Record<string, unknown>;
+}
+/** `fleet up` killed once its stack existed, then `fleet reap` past its expiry: what reap found by tag. */
+export interface ReapDemo {
+  killed_fleet: string | undefined;
+  up_exit: number | string | null;
+  /** The clock reap was given. */
+  now: string;
+  exit: number | null;
+  found: Reaped | { error: string };
+}
+/** study.json. */
+export interface Study {
+  wall_s: number;
+  scale: Scale;
+  runtime: string;
+  instance: string;
+  command: string;
+  volumes: StudyVolume[];
+  leftovers: Record<string, number>;
+  notes: string[];
+  compare_exit?: number | string | null;
+  fleet_id?: string;
+  up_to_all_answering_s?: number | null;
+  leftovers_after_down?: Record<string, number>;
+  leftover_items_after_down?: Record<string, string[]>;
+  reap?: ReapDemo;
+  leftover_items?: Record<string, string[]>;
+  kept_in_s3?: string[];
+  problems?: string[];
+}
 
 /** The limits the emulation holds exactly (README "What the kernel's throttle expresses exactly"). */
 const IOPS_BOUND = new Set(['volume-iops', 'instance-iops']);
@@ -15,7 +75,7 @@ const MIXED = new Set(['rw', 'readwrite', 'randrw', 'trimwrite']);
  * size, or a throughput limit on any size; never a mix, a burst bucket's fall (timing) or a test
  * with too few I/Os in flight to reach any limit (latency).
  */
-export function gatedWhy(e, rw, countedBytes) {
+export function gatedWhy(e: { bound_by: string; bs: number }, rw: string, countedBytes: number): { gated: boolean; why: string } {
   if (MIXED.has(rw)) return { gated: false, why: 'a read/write mix: the split between directions lags by a tick' };
   if (IOPS_BOUND.has(e.bound_by)) {
     return e.bs <= countedBytes ? { gated: true, why: 'IOPS limit, I/O within the counted size' }
@@ -25,7 +85,7 @@ export function gatedWhy(e, rw, countedBytes) {
   return { gated: false, why: `bound by ${e.bound_by}` };
 }
 
-function dirOf(job) {
+function dirOf(job: FioJob) {
   const r = job.read?.io_bytes ?? 0;
   const w = job.write?.io_bytes ?? 0;
   return r >= w ? job.read : job.write;
@@ -36,10 +96,10 @@ function dirOf(job) {
  * test: its bound_by is the model's (the service's own label reads the measured rate against
  * AWS's unscaled one, so under the rate factor it would call every test latency-bound).
  */
-export function volumeTests(doc, scale, countedBytes, model) {
-  const tests = [];
+export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number, model: (bs: number, rw: string) => Entitlement): StudyTest[] {
+  const tests: StudyTest[] = [];
   (doc.jobs ?? []).forEach((job, i) => {
-    const served = doc.volbench?.jobs?.[i]?.entitlement;
+    const served: VolbenchEntitlement | undefined = doc.volbench?.jobs?.[i]?.entitlement;
     if (!served) return;
     const rw = String(job['job options']?.rw ?? doc['global options']?.rw ?? '');
     const m = model(served.bs, rw);
@@ -59,11 +119,11 @@ export function volumeTests(doc, scale, countedBytes, model) {
   return tests;
 }
 
-const round = (n, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Whether the study met its goal: every volume with a gated test, every gated ratio in 0.85–1.10, nothing left. */
-export function verdict(study, low = 0.85, high = 1.1) {
-  const problems = [];
+export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
+  const problems: string[] = [];
   if (study.volumes.length === 0) problems.push('no volume was studied');
   if (Object.keys(study.leftovers ?? {}).length === 0) problems.push('what is left in moto was not listed');
   for (const v of study.volumes) {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `npm run rehearse:fleet -- --out DIR`: the mission's study, whole, on this machine. The user's
  * `volbench fleet compare` runs against moto behind the SignalResource stand-in; each stack it
@@ -11,24 +10,33 @@
  * --runtime T (the suites' runtime, default 20s), --rate R (0.25), --time T (0.1),
  * --boot-timeout S (seconds for a member's Ready signal, default 300), --package FILE (the bundle
  * fleet compare uploads; default: bundles/ as `npm run bundle` makes it).
+ *
+ * It runs from the sources (node --import ./tests/harness/from-source.js); the volbench it drives
+ * is the built CLI (dist/), as a user's is.
  */
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
-import { sweepStale, rehearsalDir } from '../loop-volume.mjs';
-import { SignalStandIn } from '../sandbox/signal-standin.mjs';
-import { modelEntitlement } from '../catalog-spec.mjs';
-import { leftovers } from './leftovers.mjs';
-import { startMoto } from '../moto.mjs';
-import { playMember } from './play-member.mjs';
-import { volumeTests, verdict } from './study.mjs';
-import { forward, freePort } from './forward.mjs';
+import type { FioJson } from '../../../src/fio-output/fio-result.js';
+import { sweepStale, rehearsalDir } from '../loop-volume.js';
+import { SignalStandIn } from '../sandbox/signal-standin.js';
+import { modelEntitlement } from '../catalog-spec.js';
+import { watchCreated } from './fleet-created.js';
+import { leftovers } from './leftovers.js';
+import { startMoto } from '../moto.js';
+import { playMember, type PlannedMember, type PlayedMember } from './play-member.js';
+import { volumeTests, verdict, type ReapDemo, type Study, type StudyVolume } from './study.js';
+import { forward, freePort } from './forward.js';
+
+interface CliRun { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; fleetId?: string }
+/** A command that creates a fleet: its own state directory, and who to tell once the fleet exists. */
+interface Creates { stateDir: string; onCreated?: (fleetId: string, child: ChildProcess) => void }
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -59,29 +67,34 @@ const scale = { rate: Number(args.rate ?? 0.25), time: Number(args.time ?? 0.1) 
 const bootTimeoutMs = Number(args['boot-timeout'] ?? 300) * 1000;
 mkdirSync(out, { recursive: true });
 const logFile = createWriteStream(join(out, 'rehearsal.log'));
-const log = (line) => {
+const log = (line: string) => {
   const text = `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`;
   process.stderr.write(text);
   logFile.write(text);
 };
 const started = Date.now();
 
-function cli(argv, env, onStderr) {
+/**
+ * Runs the built CLI. A command that creates a fleet gets `creates.stateDir` (emptied first) as
+ * its --state-dir, and the run answers the fleet's id.
+ */
+function cli(argv: string[], env: NodeJS.ProcessEnv, creates?: Creates): Promise<CliRun> {
+  if (creates) rmSync(creates.stateDir, { recursive: true, force: true });
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...argv, ...(creates ? ['--state-dir', creates.stateDir] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const watch = creates && watchCreated(creates.stateDir, (fleetId) => creates.onCreated?.(fleetId, child));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => {
       stderr += d;
       for (const line of String(d).split('\n')) if (line) log(`  | ${line}`);
-      onStderr?.(stderr, child);
     });
-    child.on('exit', (code, signal) => done({ code, signal, stdout, stderr }));
+    child.on('exit', (code, signal) => done({ code, signal, stdout, stderr, ...(watch ? { fleetId: watch.stop() } : {}) }));
   });
 }
 
-async function waitForStack(cfn, name, ms) {
+async function waitForStack(cfn: CloudFormationClient, name: string, ms: number): Promise<Stack> {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
@@ -89,7 +102,7 @@ async function waitForStack(cfn, name, ms) {
       if (s?.StackStatus === 'CREATE_COMPLETE') return s;
       if (s?.StackStatus && /FAILED|ROLLBACK|DELETE/.test(s.StackStatus)) throw new Error(`${name}: ${s.StackStatus}`);
     } catch (err) {
-      if (!/does not exist/.test(String(err.message))) throw err;
+      if (!/does not exist/.test(String((err as Error).message))) throw err;
     }
     if (Date.now() > deadline) throw new Error(`${name}: not created within ${ms / 1000} s`);
     await new Promise((r) => setTimeout(r, 250));
@@ -100,21 +113,20 @@ async function waitForStack(cfn, name, ms) {
  * `fleet up` killed with SIGKILL once its stack exists (nothing of it can tear down), then
  * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag alone.
  */
-async function reapDemo(env, cfn, studyFleet) {
-  let killed = false;
+async function reapDemo(env: NodeJS.ProcessEnv, cfn: CloudFormationClient): Promise<ReapDemo> {
   const up = cli(['fleet', 'up', '--volumes', 'gp3:8g', '--instance', instance, '--region', REGION, '--bucket', BUCKET, '--allowed-cidr', '10.213.0.0/16',
-    '--ttl', '30m', '--yes', ...(args.package ? ['--package', resolve(args.package)] : [])], env, (stderr, child) => {
-    const id = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr)?.[1];
-    if (!id || killed || id === studyFleet) return;
-    killed = true;
-    waitForStack(cfn, `volbench-${id}-gp3-8g`, 120_000).catch(() => {}).then(() => child.kill('SIGKILL'));
+    '--ttl', '30m', '--yes', ...(args.package ? ['--package', resolve(args.package)] : [])], env, {
+    stateDir: join(out, 'state', 'reap-demo'),
+    onCreated: (id, child) => {
+      waitForStack(cfn, `volbench-${id}-gp3-8g`, 120_000).catch(() => {}).then(() => child.kill('SIGKILL'));
+    },
   });
   const upOut = await up;
-  const fleet = /fleet (vb[0-9a-f]{10}): creating/.exec(upOut.stderr)?.[1];
+  const fleet = upOut.fleetId;
   log(`reap demo: fleet up of ${fleet} killed (${upOut.signal ?? upOut.code}) with its stack created`);
   const now = new Date(Date.now() + 2 * 3600_000).toISOString();
   const reap = await cli(['fleet', 'reap', '--region', REGION, '--bucket', BUCKET, '--now', now, '--format', 'json'], env);
-  let found;
+  let found: ReapDemo['found'];
   try {
     found = JSON.parse(reap.stdout);
   } catch {
@@ -132,7 +144,7 @@ async function main() {
   const aws = new SignalStandIn({ moto: moto.endpoint, holdUntilReady: /^volbench-vb[0-9a-f]{10}-/ });
   const front = await aws.listen('127.0.0.1');
   const dir = rehearsalDir();
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env, AWS_ENDPOINT_URL: front.url, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: REGION,
     XDG_STATE_HOME: join(out, 'state-home'),
   };
@@ -144,14 +156,14 @@ async function main() {
   // The rehearsal's own view of what exists: moto itself, not the fleet's view through the stand-in.
   const direct = { ...sdk, endpoint: moto.endpoint };
   const cfn = new CloudFormationClient(direct);
-  const members = [];
-  const forwards = [];
-  const study = { wall_s: 0, scale, runtime, instance, command: '', volumes: [], leftovers: {}, notes: [] };
+  const members: Promise<PlayedMember | { label: string; error: string }>[] = [];
+  const forwards: { close(): void }[] = [];
+  const study: Study = { wall_s: 0, scale, runtime, instance, command: '', volumes: [], leftovers: {}, notes: [] };
   try {
     // The plan names the members; each gets a local port the fleet reaches it through (as a port
     // forward would), written to the endpoint map before compare starts.
-    const plan = JSON.parse((await cli(['fleet', 'plan', '--volumes', volumes, '--instance', instance, '--region', REGION, '--runtime', runtime, '--format', 'json'], env)).stdout);
-    const ports = Object.fromEntries(await Promise.all(plan.members.map(async (m) => [m.label, await freePort()])));
+    const plan: { members: PlannedMember[] } = JSON.parse((await cli(['fleet', 'plan', '--volumes', volumes, '--instance', instance, '--region', REGION, '--runtime', runtime, '--format', 'json'], env)).stdout);
+    const ports: Record<string, number> = Object.fromEntries(await Promise.all(plan.members.map(async (m) => [m.label, await freePort()])));
     const mapFile = join(out, 'endpoint-map.json');
     writeFileSync(mapFile, JSON.stringify(Object.fromEntries(plan.members.map((m) => [m.label, `https://127.0.0.1:${ports[m.label]}`]))));
     const argv = ['fleet', 'compare', '--volumes', volumes, '--instance', instance, '--suite', 'auto', '--runtime', runtime, '--region', REGION,
@@ -161,13 +173,11 @@ async function main() {
       ...(args.package ? ['--package', resolve(args.package)] : [])];
     study.command = `volbench ${argv.join(' ')}`;
     log(`running: ${study.command}`);
-    let fleetId;
-    let upAt;
-    const answering = [];
-    const compare = cli(argv, env, (stderr) => {
-      const m = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr);
-      if (!m || fleetId) return;
-      fleetId = m[1];
+    let fleetId: string | undefined;
+    let upAt = 0;
+    const answering: number[] = [];
+    const compare = cli(argv, env, { stateDir: join(out, 'state', 'compare'), onCreated: (id) => {
+      fleetId = id;
       upAt = Date.now();
       for (const pm of plan.members) {
         const stackName = `volbench-${fleetId}-${pm.label}`;
@@ -176,31 +186,31 @@ async function main() {
           const port = Number(stack.Parameters?.find((p) => p.ParameterKey === 'ServicePort')?.ParameterValue ?? DEFAULT_SERVICE_PORT);
           const played = await playMember({ plan: pm, stackName, instance, aws, sdk: direct, dir, scale, bootTimeoutMs, log });
           if (played.ready) {
-            forwards.push(await forward(ports[pm.label], played.member.address, port));
+            forwards.push(await forward(ports[pm.label], played.member!.address, port));
             answering.push((Date.now() - upAt) / 1000);
           }
           return played;
-        })().catch((err) => ({ label: pm.label, error: err.message })));
+        })().catch((err: Error) => ({ label: pm.label, error: err.message })));
       }
-    });
+    } });
     const result = await compare;
     writeFileSync(join(out, 'report.md'), result.stdout);
     writeFileSync(join(out, 'compare.log'), result.stderr);
     study.compare_exit = result.code ?? result.signal;
     log(`fleet compare ended: ${result.code ?? result.signal}`);
     const played = await Promise.all(members);
-    await Promise.all(played.map((p) => p.stop?.()));
+    await Promise.all(played.map((p) => ('stop' in p ? p.stop() : undefined)));
     study.fleet_id = fleetId;
     study.up_to_all_answering_s = answering.length === plan.members.length ? Math.max(...answering) : null;
     for (const pm of plan.members) {
-      const p = played.find((x) => x.label === pm.label) ?? { label: pm.label, error: 'never played' };
-      const entry = { label: pm.label, type: pm.volume.type, suite: pm.suite, tests: [] };
+      const p: Partial<PlayedMember> = played.find((x) => x.label === pm.label) ?? { label: pm.label, error: 'never played' };
+      const entry: StudyVolume = { label: pm.label, type: pm.volume.type, suite: pm.suite!, tests: [] };
       if (p.error) entry.error = p.error;
       if (p.boot) entry.boot = p.boot;
       if (p.throttle) entry.throttle = p.throttle;
       const file = fleetId ? join(out, 'results', fleetId, `${pm.label}.json`) : undefined;
       try {
-        const doc = JSON.parse(readFileSync(file, 'utf8'));
+        const doc: FioJson = JSON.parse(readFileSync(file!, 'utf8'));
         const v = pm.volume;
         const spec = { type: v.type, sizeGiB: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughputMiBps: v.throughputMiBps } : {}) };
         entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024, (bs, rw) => modelEntitlement(spec, instance, bs, rw));
@@ -210,7 +220,8 @@ async function main() {
       }
       study.volumes.push(entry);
     }
-    const files = fleetId && existsSync(join(out, 'results', fleetId)) ? readdirSync(join(out, 'results', fleetId), { withFileTypes: true }).filter((f) => f.name.endsWith('.json')).map((f) => join(out, 'results', fleetId, f.name)) : [];
+    const resultsDir = fleetId ? join(out, 'results', fleetId) : undefined;
+    const files = resultsDir && existsSync(resultsDir) ? readdirSync(resultsDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.json')).map((f) => join(resultsDir, f.name)) : [];
     if (files.length) {
       const html = await cli(['report', ...files, '--format', 'html', '--out', join(out, 'report.html')], env);
       if (html.code !== 0) study.notes.push(`report.html: ${html.stderr.trim().split('\n').pop()}`);
@@ -218,11 +229,11 @@ async function main() {
     // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
     // A fleet's record, kept on purpose (reap keeps it too): its results and its state file, which
     // `fleet list --bucket` reads from another machine. Listed apart, not as leftovers.
-    const record = (bucket, key) => bucket === BUCKET && /^vb[0-9a-f]{10}\/(results\/[^/]+\.json|fleet\.json)$/.test(key);
+    const record = (bucket: string, key: string) => bucket === BUCKET && /^vb[0-9a-f]{10}\/(results\/[^/]+\.json|fleet\.json)$/.test(key);
     const afterDown = await leftovers({ ...direct, isResult: record });
     study.leftovers_after_down = afterDown.counts;
     if (Object.values(afterDown.counts).some((n) => n)) study.leftover_items_after_down = afterDown.items;
-    study.reap = await reapDemo(env, cfn, fleetId);
+    study.reap = await reapDemo(env, cfn);
     const left = await leftovers({ ...direct, isResult: record });
     study.leftovers = left.counts;
     study.leftover_items = left.items;
@@ -230,7 +241,7 @@ async function main() {
   } finally {
     for (const f of forwards) f.close();
     cfn.destroy();
-    await aws.close?.();
+    await aws.close();
     await moto.stop();
     study.wall_s = Math.round((Date.now() - started) / 1000);
     study.problems = verdict(study);

@@ -11,20 +11,70 @@
 //
 // The one change to its environment is AWS_ENDPOINT_URL (to the stand-in in front of moto), given
 // to the user data and to every unit it starts; `log` is told so.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { startImds } from './imds.mjs';
-import { createMemberNetwork, IMDS_ADDRESS } from './network.mjs';
+import type { BlkioGroup } from '../blkio.js';
+import { startImds, type Imds, type ImdsIdentity } from './imds.js';
+import { createMemberNetwork, IMDS_ADDRESS, type MemberNetwork } from './network.js';
+import type { Listener, SignalStandIn } from './signal-standin.js';
+
+export interface MemberDevice {
+  /** As the member sees it: nvme1n1 is /dev/nvme1n1. */
+  name: string;
+  /** The host's block device (a loop device). */
+  path: string;
+  /** What `nvme id-ctrl` answers: the EBS volume id without its dash. */
+  serial: string;
+  model?: string;
+}
+export interface MemberOptions {
+  id: string;
+  dir: string;
+  userData: string;
+  identity: ImdsIdentity;
+  aws: SignalStandIn;
+  devices?: MemberDevice[];
+  group?: BlkioGroup;
+  dnfFailure?: string;
+  timeFactor?: number;
+  binds?: { from: string; to: string; readOnly?: boolean }[];
+  hide?: string[];
+  upperBytes?: number;
+  awscliVenv?: string;
+  log?: (line: string) => void;
+}
+/** The options with their defaults, and the hostname its network gives it. */
+interface Settings extends MemberOptions { awscliVenv: string; devices: MemberDevice[]; hostname?: string }
+export interface MemberEnd { code: number | null; signal: NodeJS.Signals | null; stderr: string; shutdown: boolean }
+export interface MemberBoot { exitCode: number; seconds: number }
+export interface ExecResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+/** What startMember made, handed to the Member. */
+interface MemberParts {
+  id: string;
+  net: MemberNetwork;
+  pid: number;
+  child: ChildProcess;
+  ended: Promise<MemberEnd>;
+  booted: Promise<MemberBoot>;
+  rehearsal: string;
+  ctl: string;
+  env: Record<string, string>;
+  imds: Imds;
+  endpoint: Listener;
+  group: BlkioGroup | undefined;
+  cleanUp: () => Promise<void>;
+  startedWallMs: number;
+}
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GiB = 1024 ** 3;
 /** Host paths a member does not see: homes, this host's tools and work, its /opt and /usr/local. */
-export const DEFAULT_HIDE = ['/root', '/home', '/work', '/srv', '/opt', '/mnt', '/media', '/var/tmp', '/usr/local'];
-export const DEFAULT_AWSCLI_VENV = process.env.VOLBENCH_AWSCLI_VENV ?? '/opt/volbench-rehearsal-awscli';
-const STANDINS = {
+export const DEFAULT_HIDE: string[] = ['/root', '/home', '/work', '/srv', '/opt', '/mnt', '/media', '/var/tmp', '/usr/local'];
+export const DEFAULT_AWSCLI_VENV: string = process.env.VOLBENCH_AWSCLI_VENV ?? '/opt/volbench-rehearsal-awscli';
+const STANDINS: Record<string, string[]> = {
   init: [],
   dnf: ['/usr/bin/dnf', '/usr/bin/yum'],
   systemctl: ['/usr/bin/systemctl'],
@@ -35,11 +85,11 @@ const STANDINS = {
 /** Logs copied out of a member when it stops, each at most this long. */
 const MAX_LOG_BYTES = 1 << 20;
 
-function check(options) {
+function check(options: MemberOptions): void {
   const { id, userData, identity, devices } = options;
   if (!/^[a-z0-9][a-z0-9-]{0,19}$/.test(id ?? '')) throw new TypeError(`id: lower-case letters, digits, dashes (1-20), not '${id}'`);
   if (typeof userData !== 'string' || !userData.startsWith('#!')) throw new TypeError('userData: the script text, starting with #!');
-  for (const key of ['instanceId', 'instanceType', 'region', 'availabilityZone']) {
+  for (const key of ['instanceId', 'instanceType', 'region', 'availabilityZone'] as const) {
     if (typeof identity?.[key] !== 'string') throw new TypeError(`identity.${key}: a string`);
   }
   for (const [i, d] of (devices ?? []).entries()) {
@@ -50,7 +100,7 @@ function check(options) {
 }
 
 /** The control directory enter.sh reads: mounts.conf, and /.rehearsal's files. */
-function writeControl(ctl, o, env) {
+function writeControl(ctl: string, o: Settings, env: Record<string, string>): string {
   const rehearsal = join(ctl, 'rehearsal');
   mkdirSync(join(rehearsal, 'bin'), { recursive: true });
   mkdirSync(join(rehearsal, 'records'), { recursive: true });
@@ -73,10 +123,10 @@ function writeControl(ctl, o, env) {
   return rehearsal;
 }
 
-const readLines = (file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const readLines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 /** The pid of the member's init: the one child of the unshare process. */
-async function initPid(unsharePid, deadlineMs) {
+async function initPid(unsharePid: number, deadlineMs: number): Promise<number | undefined> {
   const end = Date.now() + deadlineMs;
   while (Date.now() < end) {
     try {
@@ -98,17 +148,17 @@ async function initPid(unsharePid, deadlineMs) {
  * (for `shutdown +M`), binds ([{ from, to, readOnly }]), hide (host paths to hide), upperBytes,
  * awscliVenv, log (line => void).
  */
-export async function startMember(options) {
+export async function startMember(options: MemberOptions): Promise<Member> {
   check(options);
   const started = performance.now();
   const startedWallMs = Date.now();
-  const o = { awscliVenv: DEFAULT_AWSCLI_VENV, devices: [], ...options };
+  const o: Settings = { awscliVenv: DEFAULT_AWSCLI_VENV, devices: [], ...options };
   if (!existsSync(join(o.awscliVenv, 'bin', 'aws'))) throw new Error(`${o.awscliVenv}/bin/aws is missing: run tests/harness/install-awscli.sh`);
   const log = o.log ?? (() => {});
   const ctl = join(o.dir, 'members', o.id);
   mkdirSync(ctl, { recursive: true });
   const net = createMemberNetwork(`volbench-rehearsal-${process.pid}-${o.id}`);
-  const cleanups = [() => net.close()];
+  const cleanups: (() => void | Promise<void>)[] = [() => net.close()];
   const cleanUp = async () => {
     for (const c of cleanups.reverse()) await c();
   };
@@ -124,12 +174,12 @@ export async function startMember(options) {
     const rehearsal = writeControl(ctl, o, env);
     const args = ['--net=' + net.nsPath, 'unshare', '--mount', '--uts', '--ipc', '--pid', '--fork', '--kill-child', '--propagation', 'private',
       '/bin/bash', join(HERE, 'enter.sh'), ctl];
-    const spawnOptions = { stdio: ['ignore', 'ignore', 'pipe'] };
+    const spawnOptions: SpawnOptions = { stdio: ['ignore', 'ignore', 'pipe'] };
     const child = o.group ? o.group.spawn('nsenter', args, spawnOptions) : spawn('nsenter', args, spawnOptions);
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-8000)));
-    const ended = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr, shutdown: readLines(join(rehearsal, 'records', 'shutdown.log')).length > 0 })));
-    const pid = await initPid(child.pid, 10_000);
+    child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-8000)));
+    const ended = new Promise<MemberEnd>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr, shutdown: readLines(join(rehearsal, 'records', 'shutdown.log')).length > 0 })));
+    const pid = await initPid(child.pid!, 10_000);
     if (pid === undefined) throw new Error(`member ${o.id} did not start: ${stderr}`);
     const booted = waitForBoot(rehearsal, ended, started);
     const member = new Member({ id: o.id, net, pid, child, ended, booted, rehearsal, ctl, env, imds, endpoint, group: o.group, cleanUp, startedWallMs });
@@ -142,7 +192,7 @@ export async function startMember(options) {
 }
 
 /** Resolves when the user data has exited (its code, seconds since start), or rejects when the member ended first. */
-function waitForBoot(rehearsal, ended, started) {
+function waitForBoot(rehearsal: string, ended: Promise<MemberEnd>, started: number): Promise<MemberBoot> {
   const file = join(rehearsal, 'records', 'user-data.exit');
   return new Promise((resolve, reject) => {
     let done = false;
@@ -164,8 +214,32 @@ function waitForBoot(rehearsal, ended, started) {
 }
 
 export class Member {
-  constructor(parts) {
-    Object.assign(this, parts);
+  readonly id: string;
+  readonly net: MemberNetwork;
+  /** The host pid of its init. */
+  readonly pid: number;
+  readonly child: ChildProcess;
+  readonly ended: Promise<MemberEnd>;
+  readonly booted: Promise<MemberBoot>;
+  /** Its control directory's /.rehearsal (stand-ins' records), and the control directory. */
+  readonly rehearsal: string;
+  readonly ctl: string;
+  /** The one change to its environment. */
+  readonly env: Record<string, string>;
+  readonly imds: Imds;
+  readonly endpoint: Listener;
+  readonly group: BlkioGroup | undefined;
+  private readonly cleanUp: () => Promise<void>;
+  private readonly startedWallMs: number;
+  private stopped = false;
+  /** The member's address (the host reaches its services there) and the host's end of its link. */
+  readonly address: string;
+  readonly hostAddress: string;
+  readonly awsEndpoint: string;
+
+  constructor(parts: MemberParts) {
+    ({ id: this.id, net: this.net, pid: this.pid, child: this.child, ended: this.ended, booted: this.booted, rehearsal: this.rehearsal, ctl: this.ctl,
+      env: this.env, imds: this.imds, endpoint: this.endpoint, group: this.group, cleanUp: this.cleanUp, startedWallMs: this.startedWallMs } = parts);
     this.address = parts.net.memberAddress;
     this.hostAddress = parts.net.hostAddress;
     this.awsEndpoint = parts.endpoint.url;
@@ -175,8 +249,8 @@ export class Member {
    * Seconds from startMember() to the sandbox running the user data (its root, network and
    * servers built) and to the user data's exit, from init's records (undefined until then).
    */
-  timings() {
-    const at = (what) => {
+  timings(): { sandboxReadyS: number | undefined; userDataExitS: number | undefined } {
+    const at = (what: string) => {
       const line = this.records().init.find((l) => l.includes(what));
       return line ? (Date.parse(line.split(' ')[0]) - this.startedWallMs) / 1000 : undefined;
     };
@@ -184,8 +258,8 @@ export class Member {
   }
 
   /** What the stand-ins recorded: one array of lines each. */
-  records() {
-    const r = (name) => readLines(join(this.rehearsal, 'records', `${name}.log`));
+  records(): { dnf: string[]; systemctl: string[]; shutdown: string[]; init: string[] } {
+    const r = (name: string) => readLines(join(this.rehearsal, 'records', `${name}.log`));
     return { dnf: r('dnf'), systemctl: r('systemctl'), shutdown: r('shutdown'), init: r('init') };
   }
 
@@ -193,9 +267,9 @@ export class Member {
    * A file of the running member, by its path inside (through /proc/PID/root), at most 1 MiB of it;
    * undefined when it does not exist or the member has ended.
    */
-  readFile(path) {
+  readFile(path: string): string | undefined {
     if (!path.startsWith('/') || path.split('/').includes('..')) throw new TypeError(`path: absolute, without '..', not '${path}'`);
-    let fd;
+    let fd: number;
     try {
       fd = openSync(`/proc/${this.pid}/root${path}`, 'r');
     } catch {
@@ -212,15 +286,15 @@ export class Member {
   }
 
   /** Runs a command inside the member (all its namespaces, its root, its blkio group). */
-  exec(cmd, args = [], { timeoutMs = 30_000 } = {}) {
+  exec(cmd: string, args: string[] = [], { timeoutMs = 30_000 }: { timeoutMs?: number } = {}): Promise<ExecResult> {
     const nsenter = ['--target', String(this.pid), '--mount', '--uts', '--ipc', '--net', '--pid', '--root', '--wd', cmd, ...args];
-    const options = { stdio: ['ignore', 'pipe', 'pipe'] };
+    const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'] };
     const child = this.group ? this.group.spawn('nsenter', nsenter, options) : spawn('nsenter', nsenter, options);
     return new Promise((resolve) => {
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => (stderr += d));
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.on('close', (code, signal) => {
         clearTimeout(timer);
@@ -230,7 +304,7 @@ export class Member {
   }
 
   /** Copies the member's logs out (records/logs/), ends it if it still runs, and removes its network. */
-  async stop() {
+  async stop(): Promise<MemberEnd> {
     if (this.stopped) return this.ended;
     this.stopped = true;
     this.saveLogs();
@@ -240,10 +314,10 @@ export class Member {
     return end;
   }
 
-  saveLogs() {
+  saveLogs(): void {
     const out = join(this.rehearsal, 'records', 'logs');
     mkdirSync(out, { recursive: true });
-    let names = [];
+    let names: string[] = [];
     try {
       names = readdirSync(`/proc/${this.pid}/root/var/log`).filter((n) => n.endsWith('.log'));
     } catch {

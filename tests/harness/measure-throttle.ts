@@ -1,21 +1,25 @@
-#!/usr/bin/env node
 // How closely the emulation holds a loop device to a limit, pattern by pattern: fio runs in the
 // throttled group, and what it got is read from the kernel (the throttle's bios, the device's
 // bytes) and from fio, as ratios to the limit. A measurement, not a test: run it on a quiet machine.
 //
-//   node tests/harness/measure-throttle.mjs [--seconds 5] [--iops 2000] [--mibps 100]
+//   node --import ./tests/harness/from-source.js tests/harness/measure-throttle.ts [--seconds 5] [--iops 2000] [--mibps 100]
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import { BlkioGroup, deviceStat } from './blkio.mjs';
-import { createLoopVolume, rehearsalDir } from './loop-volume.mjs';
-import { VolumeThrottle } from './volume-throttle.mjs';
+import { BlkioGroup, deviceStat } from './blkio.js';
+import { createLoopVolume, rehearsalDir } from './loop-volume.js';
+import type { ThrottleSpec } from './throttle-model.js';
+import { VolumeThrottle } from './volume-throttle.js';
+
+interface Pattern { limit: 'iops' | 'bps'; rw: string; bs: string; iodepth: number }
+/** What this reads of fio's JSON job. */
+interface FioJob { job_runtime: number; read: { total_ios: number; io_bytes: number }; write: { total_ios: number; io_bytes: number } }
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, iops: { type: 'string', default: '2000' }, mibps: { type: 'string', default: '100' } } });
 const seconds = Number(values.seconds);
 const iops = Number(values.iops);
 const bps = Number(values.mibps) * 1024 * 1024;
-const PATTERNS = [
+const PATTERNS: Pattern[] = [
   { limit: 'iops', rw: 'randread', bs: '16k', iodepth: 16 },
   { limit: 'iops', rw: 'randwrite', bs: '16k', iodepth: 16 },
   { limit: 'iops', rw: 'randrw', bs: '16k', iodepth: 16 },
@@ -28,12 +32,12 @@ const PATTERNS = [
   { limit: 'bps', rw: 'randwrite', bs: '64k', iodepth: 16 },
 ];
 
-function fio(group, device, p) {
+function fio(group: BlkioGroup, device: string, p: Pattern): Promise<FioJob> {
   return new Promise((resolve, reject) => {
     const child = group.spawn('fio', ['--name=m', `--filename=${device}`, '--direct=1', '--ioengine=libaio', `--rw=${p.rw}`, `--bs=${p.bs}`, `--iodepth=${p.iodepth}`,
       '--time_based', `--runtime=${seconds}`, '--output-format=json'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    child.stdout!.on('data', (d) => (out += d));
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out).jobs[0]) : reject(new Error(`fio exited ${code}`))));
   });
 }
@@ -43,7 +47,7 @@ const volume = createLoopVolume({ dir, sizeBytes: 100 * 1024 ** 3, tmpfsBytes: 5
 const group = BlkioGroup.create('measure');
 try {
   for (const p of PATTERNS) {
-    const spec = { limiters: [{ name: 'volume', baseline: p.limit === 'iops' ? { iops } : { bps } }] };
+    const spec: ThrottleSpec = { limiters: [{ name: 'volume', baseline: p.limit === 'iops' ? { iops } : { bps } }] };
     const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec }).start();
     const cg0 = group.counters(volume.majMin);
     const dev0 = deviceStat(volume.majMin);

@@ -4,17 +4,44 @@
 // the role's credentials (any key works against moto), the identity document and the user data.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const MAX_TTL_S = 21600;
 
+export interface ImdsIdentity {
+  instanceId: string;
+  instanceType: string;
+  region: string;
+  availabilityZone: string;
+  imageId?: string;
+  privateIp?: string;
+  roleName?: string;
+  accountId?: string;
+  architecture?: string;
+  hostname?: string;
+}
+export interface Imds {
+  url: string;
+  port: number;
+  requests: { method: string | undefined; path: string; status: number }[];
+  close(): Promise<void>;
+}
+export interface ImdsOptions { host: string; port?: number; identity: ImdsIdentity; userData?: string }
+/** The identity with every default filled in: what the service answers. */
+interface Answers extends Required<Omit<ImdsIdentity, 'architecture'>> {
+  architecture?: string;
+  mac: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
+}
+
 /** The answer to a meta-data path, or undefined (404). */
-function metaData(path, m) {
+function metaData(path: string, m: Answers): string | undefined {
   const creds = JSON.stringify({
     Code: 'Success', LastUpdated: new Date().toISOString(), Type: 'AWS-HMAC',
     AccessKeyId: m.credentials.accessKeyId, SecretAccessKey: m.credentials.secretAccessKey, Token: m.credentials.sessionToken,
     Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
   });
-  const table = {
+  const table: Record<string, string> = {
     '': 'ami-id\nhostname\niam/\ninstance-id\ninstance-type\nlocal-hostname\nlocal-ipv4\nmac\nplacement/',
     'ami-id': m.imageId,
     'instance-id': m.instanceId,
@@ -39,18 +66,18 @@ function metaData(path, m) {
  * availabilityZone, imageId?, privateIp?, roleName?, accountId? }; userData: the script text.
  * Answers { url, port, requests, close() }; requests lists every request (method, path, status).
  */
-export async function startImds({ host, port = 0, identity, userData = '' }) {
+export async function startImds({ host, port = 0, identity, userData = '' }: ImdsOptions): Promise<Imds> {
   const m = {
     imageId: 'ami-0rehearsal0000000', privateIp: host, roleName: 'volbench-member', accountId: '123456789012',
     mac: '0e:00:00:00:00:01', credentials: { accessKeyId: 'ASIAREHEARSAL', secretAccessKey: 'rehearsal', sessionToken: 'rehearsal-session' },
     ...identity,
-  };
+  } as Answers;
   m.hostname ??= `ip-${m.privateIp.replace(/\./g, '-')}.ec2.internal`;
-  const tokens = new Map();
-  const requests = [];
+  const tokens = new Map<string, number>();
+  const requests: Imds['requests'] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://imds');
-    const answer = (status, body = '', type = 'text/plain') => {
+    const answer = (status: number, body = '', type = 'text/plain') => {
       requests.push({ method: req.method, path: url.pathname, status });
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
       res.end(body);
@@ -82,16 +109,16 @@ export async function startImds({ host, port = 0, identity, userData = '' }) {
     const value = metaData(url.pathname.slice('/latest/meta-data/'.length), m);
     return value === undefined ? answer(404) : answer(200, value);
   });
-  await new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
   });
-  const bound = server.address().port;
+  const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${bound}`,
     port: bound,
     requests,
-    close: () => new Promise((resolve) => {
+    close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
     }),

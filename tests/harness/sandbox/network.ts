@@ -7,15 +7,25 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
+export interface MemberNetwork {
+  name: string;
+  nsPath: string;
+  hostAddress: string;
+  memberAddress: string;
+  hostInterface: string;
+  allow(imdsPort: number, awsPorts: number[]): void;
+  close(): void;
+}
+
 const NET_PREFIX = '10.213';
 export const IMDS_ADDRESS = '169.254.169.254';
 
-function run(cmd, args, input) {
+function run(cmd: string, args: readonly string[], input?: string): string {
   return execFileSync(cmd, args, { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] }).trim();
 }
 
 /** A /24 under 10.213 that no interface on the host uses. */
-function freeSubnet() {
+function freeSubnet(): string {
   const used = run('ip', ['-o', '-4', 'addr', 'show']);
   for (let tries = 0; tries < 64; tries++) {
     const n = 1 + Math.floor(Math.random() * 250);
@@ -29,7 +39,7 @@ function freeSubnet() {
  * { name, nsPath, hostAddress, memberAddress, hostInterface, allow(ports), close() }: call
  * allow(imdsPort, [awsPorts]) once the host's listeners have their ports, to load the rules.
  */
-export function createMemberNetwork(name) {
+export function createMemberNetwork(name: string): MemberNetwork {
   if (!/^[a-z0-9-]{1,64}$/.test(name)) throw new TypeError(`network name '${name}': lower-case letters, digits, dashes`);
   const tag = randomBytes(3).toString('hex');
   const hostIf = `vbr${tag}h`;
@@ -55,7 +65,7 @@ export function createMemberNetwork(name) {
     run('ip', ['link', 'set', memberIf, 'netns', name]);
     run('ip', ['addr', 'add', `${hostAddress}/24`, 'dev', hostIf]);
     run('ip', ['link', 'set', hostIf, 'up']);
-    const inside = (...args) => run('ip', ['-n', name, ...args]);
+    const inside = (...args: string[]) => run('ip', ['-n', name, ...args]);
     inside('link', 'set', 'lo', 'up');
     inside('link', 'set', memberIf, 'name', 'eth0');
     inside('addr', 'add', `${memberAddress}/24`, 'dev', 'eth0');
@@ -98,9 +108,9 @@ table inet volbench_member {
 }
 
 /** Why member networks cannot be made here, or undefined when they can. */
-export function networkSkipReason() {
+export function networkSkipReason(): string | undefined {
   if (process.getuid?.() !== 0) return 'member networks need root';
-  for (const [cmd, args] of [['ip', ['-V']], ['nft', ['--version']]]) {
+  for (const [cmd, args] of [['ip', ['-V']], ['nft', ['--version']]] as const) {
     try {
       run(cmd, args);
     } catch {

@@ -15,18 +15,39 @@ import { mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, writeFileSync, re
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { BlkioGroup, deviceNumbers } from './blkio.mjs';
+import { BlkioGroup, deviceNumbers } from './blkio.js';
+
+export type Backing = 'discard' | 'sparse';
+export interface LoopVolumeOptions {
+  dir: string;
+  sizeBytes: number;
+  backing?: Backing;
+  tmpfsBytes?: number;
+  punchIntervalMs?: number;
+  expectedWriteBytes?: number;
+  name?: string;
+}
+export interface LoopVolume {
+  device: string;
+  majMin: string;
+  sizeBytes: number;
+  backing: Backing;
+  file: string;
+  readonly punches: number;
+  heldBytes(): number;
+  close(): void;
+}
 
 const PREFIX = 'volbench-rehearsal-';
 const GiB = 1024 ** 3;
 
 /** A directory for this process's rehearsal resources (under TMPDIR unless given). */
-export function rehearsalDir(parent = tmpdir()) {
+export function rehearsalDir(parent: string = tmpdir()): string {
   return mkdtempSync(join(parent, `${PREFIX}${process.pid}-`));
 }
 
 /** Refuses (RangeError naming the numbers) when `bytes` more would leave under `marginBytes` free in `dir`. */
-export function checkRoom(dir, bytes, marginBytes = 2 * GiB) {
+export function checkRoom(dir: string, bytes: number, marginBytes: number = 2 * GiB): number {
   const fs = statfsSync(dir);
   const free = fs.bavail * fs.bsize;
   if (bytes + marginBytes > free) {
@@ -35,7 +56,7 @@ export function checkRoom(dir, bytes, marginBytes = 2 * GiB) {
   return free;
 }
 
-function run(cmd, args) {
+function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
@@ -45,7 +66,7 @@ function run(cmd, args) {
  * (default 500), expectedWriteBytes (sparse: checked against free space), name (file name).
  * Answers { device, majMin, sizeBytes, backing, file, close() }.
  */
-export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsBytes = GiB, punchIntervalMs = 500, expectedWriteBytes = 0, name = 'volume' }) {
+export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsBytes = GiB, punchIntervalMs = 500, expectedWriteBytes = 0, name = 'volume' }: LoopVolumeOptions): LoopVolume {
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0 || sizeBytes % 4096 !== 0) throw new RangeError(`sizeBytes: a positive multiple of 4096, not ${sizeBytes}`);
   if (!['discard', 'sparse'].includes(backing)) throw new RangeError(`backing: 'discard' or 'sparse', not '${backing}'`);
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError(`name: letters, digits, . _ -, not '${name}'`);
@@ -59,7 +80,7 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
     checkRoom(home, expectedWriteBytes);
   }
   const file = join(home, 'device.img');
-  let device;
+  let device: string;
   try {
     writeFileSync(file, '', { mode: 0o600 });
     run('truncate', ['-s', String(sizeBytes), file]);
@@ -112,12 +133,12 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
   };
 }
 
-const alive = (pid) => {
+const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return err.code === 'EPERM';
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 };
 
@@ -126,8 +147,8 @@ const alive = (pid) => {
  * directories under `parent`, their members' network namespaces (and so their veth pairs), and
  * their blkio groups. Answers what it removed.
  */
-export function sweepStale(parent = tmpdir()) {
-  const removed = [];
+export function sweepStale(parent: string = tmpdir()): string[] {
+  const removed: string[] = [];
   for (const ns of run('ip', ['netns', 'list']).split('\n').map((l) => l.split(' ')[0]).filter(Boolean)) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(ns);
     if (!m || alive(Number(m[1]))) continue;
@@ -149,7 +170,7 @@ export function sweepStale(parent = tmpdir()) {
       // Its last processes are still exiting: the next sweep takes it.
     }
   }
-  const loops = JSON.parse(run('losetup', ['--json', '--list']) || '{"loopdevices":[]}').loopdevices ?? [];
+  const loops: { name: string; 'back-file'?: string }[] = JSON.parse(run('losetup', ['--json', '--list']) || '{"loopdevices":[]}').loopdevices ?? [];
   for (const entry of readdirSync(parent)) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(entry);
     if (!m || alive(Number(m[1]))) continue;

@@ -5,23 +5,54 @@
  * the member sandbox booting it; and its Ready signal awaited as CloudFormation would, so a failed
  * boot fails the member with its log's reason.
  */
-import { AttachVolumeCommand, CreateVolumeCommand, EC2Client, ModifyInstanceAttributeCommand } from '@aws-sdk/client-ec2';
+import { AttachVolumeCommand, CreateVolumeCommand, EC2Client, ModifyInstanceAttributeCommand, type VolumeType } from '@aws-sdk/client-ec2';
 
-import { BlkioGroup } from '../blkio.mjs';
-import { specFromCatalog } from '../catalog-spec.mjs';
-import { createLoopVolume } from '../loop-volume.mjs';
-import { startMember } from '../sandbox/member-sandbox.mjs';
-import { memberOfStack } from '../sandbox/stack-member.mjs';
-import { VolumeThrottle } from '../volume-throttle.mjs';
+import type { VolumeSpec } from '../../../src/cloud/index.js';
+import { BlkioGroup } from '../blkio.js';
+import { specFromCatalog } from '../catalog-spec.js';
+import { createLoopVolume } from '../loop-volume.js';
+import { startMember, type Member } from '../sandbox/member-sandbox.js';
+import type { SignalStandIn } from '../sandbox/signal-standin.js';
+import { memberOfStack, type SdkSettings } from '../sandbox/stack-member.js';
+import type { Scale } from '../throttle-model.js';
+import { VolumeThrottle, type ThrottleState } from '../volume-throttle.js';
 
 const GiB = 2 ** 30;
 
+/** A member as `fleet plan --format json` lists it. */
+export interface PlannedMember { label: string; volume: VolumeSpec; suite?: string }
+export interface PlayOptions {
+  plan: PlannedMember;
+  stackName: string;
+  instance: string;
+  /** The stand-in in front of moto that the member's AWS calls go through. */
+  aws: SignalStandIn;
+  /** moto itself, for the rehearsal's own calls. */
+  sdk: SdkSettings;
+  dir: string;
+  scale: Scale;
+  bootTimeoutMs: number;
+  log: (line: string) => void;
+}
+/** What became of a member: booted (`ready`) or not (`error`), and `stop()` to end it and its volume. */
+export interface PlayedMember {
+  label: string;
+  countedBytes: number | undefined;
+  stop: () => Promise<void>;
+  ready: boolean;
+  member?: Member;
+  boot?: { signal: string; seconds_to_signal: number; reason?: string; log_tail?: string };
+  error?: string;
+  throttle?: Pick<ThrottleState, 'events' | 'totals'>;
+  records?: ReturnType<Member['records']>;
+}
+
 /** The data volume AWS would launch from the launch template's /dev/sdf mapping, made in moto. */
-async function launchDataVolume(sdk, instanceId, zone, v, stackName) {
+async function launchDataVolume(sdk: SdkSettings, instanceId: string, zone: string, v: VolumeSpec, stackName: string): Promise<void> {
   const ec2 = new EC2Client(sdk);
   try {
     const vol = await ec2.send(new CreateVolumeCommand({
-      AvailabilityZone: zone, Size: v.sizeGiB, VolumeType: v.type, Encrypted: true,
+      AvailabilityZone: zone, Size: v.sizeGiB, VolumeType: v.type as VolumeType, Encrypted: true,
       ...(v.iops ? { Iops: v.iops } : {}), ...(v.throughputMiBps ? { Throughput: v.throughputMiBps } : {}),
       TagSpecifications: [{ ResourceType: 'volume', Tags: [{ Key: 'aws:cloudformation:stack-name', Value: stackName }, { Key: 'volbench:role', Value: 'data' }] }],
     }));
@@ -33,17 +64,17 @@ async function launchDataVolume(sdk, instanceId, zone, v, stackName) {
 }
 
 /** A sandbox id ([a-z0-9-]{1,20}) from a label. */
-function memberId(label) {
+function memberId(label: string): string {
   return label.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 20).replace(/-+$/, '') || 'member';
 }
 
-function tail(text, lines = 6) {
+function tail(text: string | undefined, lines = 6): string {
   return (text ?? '').trim().split('\n').slice(-lines).join('\n');
 }
 
-export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log }) {
+export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log }: PlayOptions): Promise<PlayedMember> {
   const label = plan.label;
-  const say = (line) => log(`[${label}] ${line}`);
+  const say = (line: string) => log(`[${label}] ${line}`);
   const v = plan.volume;
   let m = await memberOfStack({ aws: sdk, stackName });
   // The data volume is the launch template's mapping: AWS launches it with the instance, moto
@@ -61,7 +92,7 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
   const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale }).start();
   say(`volume ${volume.device} (${v.sizeGiB} GiB, backing discards writes) as /dev/nvme1n1, serial ${data.serial}; ` +
     `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}`);
-  let member;
+  let member: Member | undefined;
   const stop = async () => {
     const state = throttle.state();
     result.throttle = { events: state.events, totals: state.totals };
@@ -76,13 +107,13 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
         group.remove();
         break;
       } catch (err) {
-        if (err.code !== 'EBUSY' || i >= 50) throw err;
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || i >= 50) throw err;
         await new Promise((r) => setTimeout(r, 100));
       }
     }
     volume.close();
   };
-  const result = { label, countedBytes, stop, ready: false };
+  const result: PlayedMember = { label, countedBytes, stop, ready: false };
   const t0 = Date.now();
   try {
     member = await startMember({
@@ -105,8 +136,8 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
       say(result.error);
     }
   } catch (err) {
-    result.error = err.message;
-    say(`failed: ${err.message}`);
+    result.error = (err as Error).message;
+    say(`failed: ${result.error}`);
   }
   return result;
 }

@@ -3,19 +3,20 @@
  * subnet (SSM or SSH port forwarding): the fleet's endpoint map names 127.0.0.1:PORT. Until the
  * member answers, a connection is reset, which the fleet's client retries.
  */
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
-export function freePort() {
+/** A loopback port free now (another process may take it before it is used). */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = srv.address() as AddressInfo;
       srv.close(() => done(port));
     }).on('error', fail);
   });
 }
 
-export function forward(localPort, host, port) {
-  const sockets = new Set();
+export function forward(localPort: number, host: string, port: number): Promise<{ close(): void }> {
+  const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(port, host);
     for (const s of [client, upstream]) {
