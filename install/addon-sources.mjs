@@ -7,6 +7,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
+/**
+ * @param {string} dir
+ * @param {string[]} out
+ * @returns {string[]}
+ */
 function filesUnder(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -16,7 +21,11 @@ function filesUnder(dir, out) {
   return out;
 }
 
-/** sha256 (hex) over binding.gyp and native/** of the package at `root`. */
+/**
+ * sha256 (hex) over binding.gyp and native/** of the package at `root`.
+ * @param {string} root
+ * @returns {string}
+ */
 export function addonSourcesHash(root) {
   const files = [join(root, 'binding.gyp'), ...filesUnder(join(root, 'native'), [])];
   const names = files.map((f) => relative(root, f).split(sep).join('/')).sort();

@@ -15,9 +15,14 @@ import { fileURLToPath } from 'node:url';
 import { addonSourcesHash } from './addon-sources.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
-const say = (text) => process.stderr.write(`volbench: ${text}\n`);
-const truthy = (v) => v !== undefined && v !== '' && v !== 'false' && v !== '0';
+const say = (/** @type {string} */ text) => process.stderr.write(`volbench: ${text}\n`);
+const truthy = (/** @type {string | undefined} */ v) => v !== undefined && v !== '' && v !== 'false' && v !== '0';
 
+/**
+ * Whether version `have` (2.31) is older than `need`.
+ * @param {string} have
+ * @param {string} need
+ */
 function older(have, need) {
   const a = have.split('.').map(Number);
   const b = need.split('.').map(Number);
@@ -25,7 +30,11 @@ function older(have, need) {
   return false;
 }
 
-/** Why the prebuilt binary cannot serve here, or undefined when it can. */
+/**
+ * Why the prebuilt binary cannot serve here, or undefined when it can.
+ * @param {string} glibc
+ * @returns {string | undefined}
+ */
 function whyBuild(glibc) {
   if (truthy(process.env.npm_config_build_from_source) || truthy(process.env.VOLBENCH_BUILD_FROM_SOURCE)) return 'a build from source was asked for';
   const key = `linux-${process.arch}`;
@@ -58,7 +67,8 @@ function main() {
     say(`volbench runs on Linux only, not on ${process.platform}.`);
     process.exit(1);
   }
-  const glibc = process.report.getReport().header.glibcVersionRuntime;
+  const report = /** @type {{ header: { glibcVersionRuntime?: string } }} */ (process.report.getReport());
+  const glibc = report.header.glibcVersionRuntime;
   if (glibc === undefined) {
     say('this system\'s C library is not glibc (musl, as on Alpine?). volbench\'s native engine is built for glibc 2.31 or newer');
     say('(Debian 11+, Ubuntu 20.04+, Amazon Linux 2023, RHEL 9); musl is not supported.');
