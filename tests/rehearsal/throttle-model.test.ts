@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../../scripts/rehearse/throttle-model.mjs';
-import { scaledEntitlement, specFromCatalog } from '../../scripts/rehearse/catalog-spec.mjs';
+import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../harness/throttle-model.js';
+import { scaledEntitlement, specFromCatalog } from '../harness/catalog-spec.js';
 import { entitlement, parseVolumeSpec } from '../../src/cloud/index.js';
 
 const KiB = 1024;
