@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   volbenchJobAnalysisSchema, volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema,
 } from './analysis-sections.js';
+import { volbenchEbsStatsSchema, volbenchEmulationSchema } from './ebs-stats-section.js';
 
 const numberMap = z.record(z.string(), z.number());
 
@@ -143,7 +144,7 @@ const entitledRateSchema = z.object({
  * The version of the document's volbench section and the entitlement contract in it: raised by
  * any change to either (fields are only ever added). Absent: written before the field existed.
  */
-export const VOLBENCH_SCHEMA_VERSION = 2;
+export const VOLBENCH_SCHEMA_VERSION = 3;
 
 export const volbenchEntitlementSchema = z.object({
   bs: z.number().describe("The job's average I/O size, bytes (its bytes over its I/Os)"),
@@ -202,6 +203,8 @@ export const volbenchJobSchema = z.object({
   loops: volbenchJobLoopsSchema.optional(),
   entitlement: volbenchEntitlementSchema.optional().describe('Given the volume (--volume): what it should deliver to this job, and what it did'),
   analysis: volbenchJobAnalysisSchema.optional(),
+  ebs_stats: volbenchEbsStatsSchema.optional()
+    .describe("Where the volume answers NVMe log page 0xD0 (EBS on Nitro, or an emulated volume): its statistics over the job"),
 });
 
 export const volbenchPriceSchema = z.object({
@@ -236,6 +239,7 @@ export const volbenchCloudSchema = z.object({
     throughput_mibps: z.number().optional(),
   }).optional(),
   price: volbenchPriceSchema.optional(),
+  emulation: volbenchEmulationSchema.optional(),
 }).describe('The volume and instance a run measured (--volume, --instance, or what AWS says)');
 
 export const volbenchSuiteInfoSchema = z.object({
@@ -294,6 +298,8 @@ export const volbenchSectionSchema = z.object({
   uniformity: volbenchUniformitySchema.optional(),
   rotational: volbenchRotationalSchema.optional(),
   cloud: volbenchCloudSchema.optional(),
+  ebs_stats_unavailable: z.string().optional()
+    .describe("Why no job carries ebs_stats (not Nitro, not EBS, no privilege): said once per result"),
 }).describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +
   'and for suites, gates, analyses and cloud volumes what they add');
 
