@@ -46,13 +46,13 @@ export type {
   BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './analysis/index.js';
 export {
-  checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, parseVolumeSpec, priceVolume, volumeType,
+  checkPlacement, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, priceVolume, volumeType,
   Volume, volumeFromJson, volumeOf, volumeMonthly, instanceHourly, HOURS_PER_MONTH,
 } from './cloud/index.js';
 export type {
   BoundBy, CloudContext, DatedPrice, Direction, Entitlement, EntitlementQuery, LabelledVolume, VolumeInput, VolumeJson, VolumePrice, VolumeSpec, VolumeTypeInfo,
 } from './cloud/index.js';
-export { finishRun, withCloud } from './run/finish.js';
+export { finishRun } from './run/finish.js';
 export type { FinishOptions } from './run/finish.js';
 export {
   buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,

@@ -3,7 +3,7 @@
 // large sequential size for throughput; a full bucket for the burst phase, an empty one
 // for the baseline) and reads bucket sizes from the type's burst entry, so when the entitlement
 // model moves or changes, only this file follows it. Needs the built library (npm run build:ts).
-import { SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolumeSpec, volumeType } from '../../dist/cloud/index.js';
+import { SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, volumeType } from '../../dist/cloud/index.js';
 
 const MiB = 1024 * 1024;
 /** Large enough that any type's IOPS limit at its counted size is above its throughput limit. */
@@ -27,7 +27,7 @@ function volumeRates(spec, countedBytes, burstBalance, hdd) {
  * EBS limits (omit it for the volume alone), in AWS's own numbers: scale with scaleSpec().
  */
 export function specFromCatalog(volume, instance) {
-  const spec = typeof volume === 'string' ? parseVolumeSpec(volume, 'volume') : volume;
+  const spec = typeof volume === 'string' ? parseVolume(volume, { field: 'volume', onOldForm: () => {} }) : volume;
   const type = volumeType(spec.type);
   if (type.from_instance) throw new RangeError(`${spec.type}: instance store has no EBS model to throttle to`);
   const countedBytes = type.io_size_kib * 1024;

@@ -11,11 +11,11 @@ import type { FioResult, VolbenchEntitlement } from '../fio-output/fio-result.js
 import { costBasis, volumeMonthly } from './cost.js';
 import { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
 import { checkPlacement } from './placement.js';
-import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+import type { Volume } from './volume.js';
 
 export interface CloudContext {
   /** The volume (plain figures are checked once, when the run is planned: pass a Volume). */
-  volume: Volume | VolumeSpec;
+  volume: Volume;
   /** The instance type whose EBS limits bound the entitlement (one in the catalog). */
   instance?: string;
   /** The instance type to report when the catalog lacks its limits (the volume alone bounds). */
@@ -33,7 +33,7 @@ interface Dir { iops?: number; bw_bytes?: number; total_ios?: number; io_bytes?:
 
 /** The result with `volbench.cloud` and each job's entitlement on `ctx.volume`. */
 export function cloudFacts(result: FioResult, ctx: CloudContext): FioResult {
-  const volume = volumeOf(ctx.volume);
+  const volume = ctx.volume;
   checkPlacement(volume, ctx.instance);
   const jobs = result.volbench.jobs.map((vj, i) => {
     const job = result.jobs[i] as unknown as { read: Dir; write: Dir; trim: Dir; 'job options'?: Record<string, string> };

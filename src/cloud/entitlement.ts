@@ -9,7 +9,7 @@ import { VolbenchError } from '../errors.js';
 import { instanceType } from './catalog.js';
 import type { VolumeTypeInfo } from './schema.js';
 import { checkPlacement, instanceStoreOf } from './placement.js';
-import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+import type { Volume } from './volume.js';
 
 /** Which limit binds (the contract's values; `latency` is the run's, set from what it measured). */
 export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth' | 'instance-burst';
@@ -246,8 +246,8 @@ function rate(spec: Volume, limits: VolumeLimits, bs: number, merged: boolean, i
 }
 
 /** What `volume` should deliver (plain figures are made a Volume first: deprecated, pass one). */
-export function entitlement(volume: Volume | VolumeSpec, q: EntitlementQuery): Entitlement {
-  const spec = volumeOf(volume);
+export function entitlement(volume: Volume, q: EntitlementQuery): Entitlement {
+  const spec = volume;
   checkPlacement(spec, q.instance);
   const limits = volumeLimits(spec, q);
   // An instance's EBS limits bound EBS volumes; instance store is not behind them.

@@ -1,11 +1,11 @@
 export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
 export type { CatalogDates, CatalogVolumeType } from './catalog.js';
 export {
-  catalogTypeOf, checkPlacement, checkVolume, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
+  catalogTypeOf, checkPlacement, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
   Volume, volumeFields, volumeFromJson, volumeOf,
 } from './volume.js';
 export type { VolumeFields, VolumeInput, VolumeJson, VolumeSpec } from './volume.js';
-export { parseVolume, parseVolumes, parseVolumeSpec, volumeFromSettingsText } from './volume-text.js';
+export { parseVolume, parseVolumes, volumeFromSettingsText } from './volume-text.js';
 export type { LabelledVolume, VolumeTextOptions } from './volume-text.js';
 export { priceVolume } from './volume-price.js';
 export type { VolumePrice } from './volume-price.js';

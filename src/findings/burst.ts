@@ -6,7 +6,7 @@
  * whose work above the baseline comes to that is the bucket running dry; a run that stayed above
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
-import { entitlement, instanceType, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
+import { entitlement, instanceType, volumeFromJson, type Volume } from '../cloud/index.js';
 import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../fio-output/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
@@ -14,7 +14,7 @@ import type { VolbenchBurst, VolbenchBurstCatalog } from '../fio-output/analysis
 
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */
-  volume?: Volume | VolumeSpec;
+  volume?: Volume;
   /** The EC2 instance type it was attached to; default: `volbench.cloud.instance_type`, if the catalog knows it. */
   instance?: string;
 }
@@ -225,9 +225,9 @@ function instanceCliff(b: VolbenchBurst, instance: string, baseline: number): bo
 }
 
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */
-export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume | VolumeSpec, instance?: string): VolbenchBurst | undefined {
+export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume, instance?: string): VolbenchBurst | undefined {
   const shape = jobShape(job);
-  const model = volume ? burstModel(volumeOf(volume), shape) : null;
+  const model = volume ? burstModel(volume, shape) : null;
   const unit: VolbenchBurst['unit'] = model?.unit ?? 'IOPS';
   const points = ratePoints(vj.series, unit);
   if (points.every((p) => p.rate === 0)) return undefined;
@@ -246,7 +246,7 @@ export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, '
     b.message = message;
     if (catalog) b.catalog = catalog;
     if (model) b.never_left_burst = false;
-    const instRate = volume ? instanceBaseline(volumeOf(volume), instance, shape, unit) : null;
+    const instRate = volume ? instanceBaseline(volume, instance, shape, unit) : null;
     // A cliff the volume's bucket explains stays the volume's.
     if (instRate !== null && !catalog?.matches) instanceCliff(b, instance!, instRate);
   } else {

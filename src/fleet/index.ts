@@ -1,6 +1,6 @@
 export { awsCall } from '../cloud/aws-call.js';
-export { checkFleetVolume, fleetVolume, fleetVolumes, fleetVolumeTypes, FLEET_VOLUME_TYPES, parseFleetVolumes, volumeOfMember } from './volumes.js';
-export type { FleetVolume, FleetVolumeType } from './volumes.js';
+export { checkFleetVolume, fleetVolume, fleetVolumes, fleetVolumeTypes, volumeOfMember } from './volumes.js';
+export type { FleetVolume } from './volumes.js';
 export { formatPlan, newFleetId, planFleet, stackNameFor } from './plan.js';
 export type { FleetMember, FleetPlan, FleetPlanInput } from './plan.js';
 export { fleetClients } from './aws.js';
@@ -18,9 +18,7 @@ export { defaultTtlSec, expiresAt, EXPIRES_TAG, fleetNow, parseTtl, secondsLeft 
 export type { DownOptions, DownResult, UpOptions } from './stacks.js';
 export { readEndpointMap, runFleet } from './run.js';
 export type { FleetRunOptions, MemberResult, RunWorkload } from './run.js';
-export { fleetReportInputs, fleetTable } from './report.js';
-export { instanceHourly, volumeMonthly, HOURS_PER_MONTH } from './prices.js';
-export type { DatedPrice } from './prices.js';
+export { fleetReportInputs } from './report.js';
 export { expired, reapFleets } from './reap.js';
 export type { Reaped, ReapOptions } from './reap.js';
 export { deleteStacksNow } from './teardown.js';

@@ -10,7 +10,7 @@ export { renderHtml } from './render-html.js';
 export { groupCharts, reportCharts } from './charts.js';
 export type { ReportChart } from './charts.js';
 export { readReportFile, parseReportInput } from './read-input.js';
-export { catalogPricer, DEFAULT_PRICE_REGION } from './catalog-price.js';
+export { catalogPricer } from './catalog-price.js';
 export { readReportS3, parseS3Url, isS3Url } from './read-s3.js';
 export { renderReport, REPORT_FORMATS, REPORT_CONTENT_TYPES } from './render.js';
 export type { ReportFormat } from './render.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { entitlement, loadCatalog, loadInstances, priceVolume } from '../../src/cloud/index.js';
+import { entitlement, loadCatalog, loadInstances, parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -49,11 +49,11 @@ describe('catalog routes', () => {
   it('entitles gp2 100 GiB on m6i.large as the library does, with its burst', async () => {
     const res = await server.client.get('/v1/catalog/aws/gp2?size=100g&instance=m6i.large&bs=4k');
     expect(res.status).toBe(200);
-    const e = entitlement({ type: 'gp2', sizeGiB: 100 }, { bs: 4096, sequential: false, instance: 'm6i.large' });
+    const e = entitlement(parseVolume('gp2:100g'), { bs: 4096, sequential: false, instance: 'm6i.large' });
     expect(res.body.entitlement).toMatchObject({ iops: e.iops, bound_by: e.bound_by, instance: 'm6i.large' });
     expect(res.body.entitlement.burst).toMatchObject({ baseline: 300, level: 3000 });
     // The default region's price, from the same catalog.
-    expect(res.body.price.total).toBe(priceVolume({ type: 'gp2', sizeGiB: 100 }, 'us-east-1').total);
+    expect(res.body.price.total).toBe(priceVolume(parseVolume('gp2:100g'), 'us-east-1').total);
   });
 
   it('refuses what the type does not allow, naming the query field; unknown types are 404 with the closest', async () => {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { existsSync } from 'node:fs';
 
-import { runJobs } from '../../src/index.js';
+import { parseVolume, runJobs, type Volume } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
 import { volbenchError } from '../helpers/run-fixtures.js';
 
@@ -77,10 +77,11 @@ describe('run --volume --instance', () => {
   it('the library takes the volume as a planning option, and refuses a bad one before any I/O', async () => {
     const file = join(dir, 'lib.bin');
     const spec = { jobs: [{ name: 'w', filename: file, size: '4m', rw: 'write', bs: '1m' }] };
-    const err = await volbenchError(runJobs(spec, { cloud: { volume: { type: 'st1', sizeGiB: 10 } } }));
+    // Plain figures from JavaScript are checked when the run is planned, as a Volume is when it is made.
+    const err = await volbenchError(runJobs(spec, { cloud: { volume: { type: 'st1', sizeGiB: 10 } as unknown as Volume } }));
     expect(err.field).toBe('volume.size');
     expect(existsSync(file)).toBe(false);
-    const result = await runJobs(spec, { cloud: { volume: { type: 'st1', sizeGiB: 2048 } } });
+    const result = await runJobs(spec, { cloud: { volume: parseVolume('st1:2t') } });
     expect(result.volbench.cloud?.volume).toEqual({ type: 'st1', size_gib: 2048 });
     // 1 MiB sequential writes on st1 count as one 1 MiB I/O each.
     expect(result.volbench.jobs[0].entitlement).toMatchObject({ bs: 1048576, measured_iops: result.jobs[0].write!.iops });
@@ -89,16 +90,16 @@ describe('run --volume --instance', () => {
   it("another provider's volume is annotated as that provider's; instance store needs its instance before any I/O", async () => {
     const file = join(dir, 'providers.bin');
     const spec = { jobs: [{ name: 'w', filename: file, size: '4m', rw: 'randwrite', bs: '4k', runtime: '200ms', time_based: 1 }] };
-    const bare = await volbenchError(runJobs(spec, { cloud: { volume: { type: 'instance-store', sizeGiB: 0 } } }));
+    const bare = await volbenchError(runJobs(spec, { cloud: { volume: parseVolume('instance-store') } }));
     expect(bare.field).toBe('instance');
-    const ec2 = await volbenchError(runJobs(spec, { cloud: { volume: { type: 'pd-ssd', sizeGiB: 100 }, instance: 'm6i.large' } }));
+    const ec2 = await volbenchError(runJobs(spec, { cloud: { volume: parseVolume('pd-ssd:100g'), instance: 'm6i.large' } }));
     expect(ec2.field).toBe('instance');
     expect(existsSync(file)).toBe(false);
-    const azure = await runJobs(spec, { cloud: { volume: { type: 'premium-ssd', sizeGiB: 100 } } });
+    const azure = await runJobs(spec, { cloud: { volume: parseVolume('premium-ssd:100g') } });
     expect(azure.volbench.cloud).toMatchObject({ provider: 'azure', volume: { type: 'premium-ssd', size_gib: 100 } });
     // A P10 starts with a full bucket: 3,500 IOPS.
     expect(azure.volbench.jobs[0].entitlement?.expected_iops).toBe(3500);
-    const store = await runJobs(spec, { cloud: { volume: { type: 'instance-store', sizeGiB: 0 }, instance: 'i4i.xlarge' } });
+    const store = await runJobs(spec, { cloud: { volume: parseVolume('instance-store'), instance: 'i4i.xlarge' } });
     expect(store.volbench.cloud).toMatchObject({ provider: 'aws', instance_type: 'i4i.xlarge', volume: { type: 'instance-store' } });
     // Random 4 KiB writes on i4i.xlarge's one device: 50,000 IOPS, whatever its EBS limits.
     expect(store.volbench.jobs[0].entitlement).toMatchObject({ expected_iops: 50000 });
