@@ -3,7 +3,7 @@
 // large sequential size for throughput; a full bucket for the burst phase, an empty one
 // for the baseline) and reads bucket sizes from the type's burst entry, so when the entitlement
 // model moves or changes, only this file follows it. Needs the built library (npm run build:ts).
-import { SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, volumeType } from '../../dist/cloud/index.js';
+import { SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, scaleEntitlement, volumeOf, volumeType } from '../../dist/cloud/index.js';
 
 const MiB = 1024 * 1024;
 /** Large enough that any type's IOPS limit at its counted size is above its throughput limit. */
@@ -15,10 +15,10 @@ const SMALL_IO = 4096;
 function volumeRates(spec, countedBytes, burstBalance, hdd) {
   const small = entitlement(spec, { bs: SMALL_IO, sequential: false, burstBalance });
   const large = entitlement(spec, { bs: LARGE_IO, sequential: true, burstBalance });
-  const bps = Math.round(large.throughputMiBps * MiB);
+  const bps = Math.round(large.entitled.mibps * MiB);
   // HDD: small I/Os are bound by throughput (each counts whole), which smallIoCountsWhole expresses.
   if (hdd) return { bps };
-  const iops = small.iops;
+  const iops = small.entitled.iops;
   return iops * countedBytes > bps ? { iops, bps } : { iops };
 }
 
@@ -27,7 +27,7 @@ function volumeRates(spec, countedBytes, burstBalance, hdd) {
  * EBS limits (omit it for the volume alone), in AWS's own numbers: scale with scaleSpec().
  */
 export function specFromCatalog(volume, instance) {
-  const spec = typeof volume === 'string' ? parseVolume(volume, { field: 'volume', onOldForm: () => {} }) : volume;
+  const spec = typeof volume === 'string' ? parseVolume(volume, { field: 'volume', onOldForm: () => {} }) : volumeOf(volume);
   const type = volumeType(spec.type);
   if (type.from_instance) throw new RangeError(`${spec.type}: instance store has no EBS model to throttle to`);
   const countedBytes = type.io_size_kib * 1024;
@@ -61,13 +61,9 @@ export function specFromCatalog(volume, instance) {
   return { limiters };
 }
 
-/** An entitlement (from src/cloud's entitlement()) as the scaled emulation should deliver it. */
+/** An entitlement (from src/cloud's entitlement()) as the scaled emulation should deliver it: the library's own scaling. */
 export function scaledEntitlement(e, scale) {
-  const out = { ...e, iops: e.iops * scale.rate, throughputMiBps: e.throughputMiBps * scale.rate };
-  if (e.burst) {
-    out.burst = { ...e.burst, level: e.burst.level * scale.rate, baseline: e.burst.baseline * scale.rate, seconds_from_full: e.burst.seconds_from_full * scale.time };
-  }
-  return out;
+  return scaleEntitlement(e, scale);
 }
 
 /**
@@ -76,5 +72,5 @@ export function scaledEntitlement(e, scale) {
  * entitlement, before it looks at the measured rate).
  */
 export function modelEntitlement(volume, instance, bs, rw) {
-  return entitlement(volume, { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), ...(instance ? { instance } : {}) });
+  return entitlement(volumeOf(volume), { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), ...(instance ? { instance } : {}) });
 }

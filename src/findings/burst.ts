@@ -7,7 +7,7 @@
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
 import { entitlement, instanceType, volumeFromJson, type Volume } from '../cloud/index.js';
-import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
+import { countedPerIo, SEQUENTIAL_RW } from '../cloud/entitlement.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../fio-output/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
 import type { VolbenchBurst, VolbenchBurstCatalog } from '../fio-output/analysis-sections.js';
@@ -121,6 +121,7 @@ function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog,
   if (!model) return null;
   const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
   if (!e.burst) return null;
+  const perIo = countedPerIo(volume.catalog, shape.bs, shape.sequential);
   // Azure's credits: a full bucket lasts `minutes` at the burst level, above the tier's target.
   const bucket = model.kind === 'iops' ? model.bucket : model.kind === 'credits' ? (e.burst.level - e.burst.baseline) * e.burst.seconds_from_full
     : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
@@ -131,7 +132,7 @@ function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog,
     baseline: e.burst.baseline,
     bucket,
     seconds_from_full: e.burst.seconds_from_full,
-    counted_per_io: e.burst.unit === 'IOPS' ? e.merged.counted_per_io : chargedShare(volume, shape.bs, e.merged.counted_per_io),
+    counted_per_io: e.burst.unit === 'IOPS' ? perIo : chargedShare(volume, shape.bs, perIo),
   };
 }
 
@@ -212,7 +213,7 @@ function instanceBaseline(volume: Volume, instance: string | undefined, shape: J
   if (!instance || volume.catalog.from_instance || volume.provider !== 'aws') return null;
   const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential, instance });
   if (!e.instance_burst) return null;
-  return unit === 'IOPS' ? e.instance_burst.iops : e.instance_burst.throughputMiBps;
+  return unit === 'IOPS' ? e.instance_burst.iops : e.instance_burst.mibps;
 }
 
 /** A cliff down to the instance's EBS baseline: its 30 minutes a day at its maximum ended. */

@@ -184,7 +184,7 @@ describe('the catalog adapter', () => {
   it('scaledEntitlement scales rates by rate and the burst\'s duration by time', () => {
     const e = entitlement(parseVolume('gp2:size=100g'), { bs: 16 * KiB });
     const s = scaledEntitlement(e, { rate: 0.25, time: 0.01 });
-    expect(s.iops).toBeCloseTo(e.iops * 0.25);
+    expect(s.entitled.iops).toBeCloseTo(e.entitled.iops * 0.25);
     expect(s.burst!.seconds_from_full).toBeCloseTo(e.burst!.seconds_from_full * 0.01);
   });
 });
