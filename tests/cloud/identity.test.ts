@@ -191,7 +191,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
     const e = doc.volbench.jobs[0].entitlement;
     expect(e.bs).toBe(4096);
     // gp3 at 6000 IOPS; m6i.large's EBS maximum (20,000 IOPS) is above it.
-    expect(e.expected_iops).toBe(6000);
+    expect(e.entitled.iops).toBe(6000);
     expect(cap.err()).not.toContain('cloud lookup');
   });
 
