@@ -150,3 +150,43 @@ describe('what binds, named as it binds', () => {
     expect(e.entitled_merged).toEqual({ iops: 256000, mibps: 1000, bound_by: 'volume-throughput' });
   });
 });
+
+/*
+ * Broke: io1/io2 delivered 64,000 IOPS to any instance (AWS: above 32,000 only on Nitro); st1 at
+ * 1 MiB, where its 500 IOPS and its 500 MiB/s tie, was called volume-iops (an HDD is held by its
+ * bytes); a gp2 bucket's life was given at the burst rate whatever the job's rate (gp2 200 GiB at
+ * 256 KiB: 2,250 s where the job empties it in 13,500 s); an instance store mix was held to a
+ * half-and-half mean whatever rwmixread said.
+ */
+describe("the platform, the tie, the bucket's life and the mix", () => {
+  it('io2 64,000 IOPS on a Xen instance delivers 32,000; on Nitro all of it', () => {
+    const xen = at('io2:500g:iops=64000', 4 * KiB, { instance: 'm4.16xlarge' });
+    expect(xen.entitled).toMatchObject({ iops: 32000, bound_by: 'volume-iops' });
+    // io1's throughput follows the IOPS it delivers: the first band, 500 MiB/s.
+    expect(at('io1:1280g:iops=64000', MiB, { sequential: true, instance: 'm4.16xlarge' }).entitled.mibps).toBe(500);
+    expect(at('io2:500g:iops=64000', 4 * KiB, { instance: 'm6i.32xlarge' }).entitled.iops).toBe(64000);
+    // Without an instance nothing caps it: the volume alone.
+    expect(at('io2:500g:iops=64000', 4 * KiB).entitled.iops).toBe(64000);
+  });
+  it('a tie on an HDD binds on throughput, on an SSD on IOPS', () => {
+    expect(at('st1:2t', MiB, { sequential: true }).entitled).toMatchObject({ iops: 500, mibps: 500, bound_by: 'volume-throughput' });
+    expect(at('gp3:500g:iops=4000:throughput=1000', 256 * KiB).entitled).toMatchObject({ iops: 4000, mibps: 1000, bound_by: 'volume-iops' });
+  });
+  it("a gp2 bucket lasts as long as the job's own rate drains it", () => {
+    const e = at('gp2:200g', 256 * KiB);
+    expect(e.entitled).toMatchObject({ iops: 1000, bound_by: 'volume-throughput' });
+    expect(e.burst).toMatchObject({ seconds_from_full: 2250, seconds_at_job_rate: 13500 });
+    // At or under the baseline nothing drains it.
+    expect(at('gp2:200g', MiB, { sequential: true, burstBalance: 0 }).burst?.seconds_at_job_rate).toBeNull();
+    // st1 2 TiB: 2 TiB of credits drained at 500 − 80 MiB/s.
+    expect(at('st1:2t', MiB, { sequential: true }).burst).toMatchObject({ seconds_from_full: 4993, seconds_at_job_rate: 4993 });
+  });
+  it('instance store mixes follow rwmixread', () => {
+    const mix = (rwmixread: number) => at('instance-store', 4 * KiB, { instance: 'i4i.xlarge', direction: 'mixed', rwmixread }).entitled.iops;
+    // i4i.xlarge's one device: 62,500 reads, 50,000 writes; each I/O takes its direction's time.
+    expect(mix(100)).toBe(62500);
+    expect(mix(0)).toBe(50000);
+    expect(mix(70)).toBeCloseTo(1 / (0.7 / 62500 + 0.3 / 50000), 1);
+    expect(mix(50)).toBeCloseTo(2 / (1 / 62500 + 1 / 50000), 1);
+  });
+});
