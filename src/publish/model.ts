@@ -4,40 +4,23 @@
  * what the results were measured on. Every renderer (Markdown, CSV, JSON, HTML, the service's
  * pages) reads this and nothing else.
  */
-import type { FioDirStats, FioJson } from '../fio-output/fio-result.js';
 import { suiteManifest } from '../suites/manifest.js';
-import { cloudFields, sweepCurves, type CloudVolumeFields, type JobBurst, type PriceVolume, type SweepCurve, type VolumePrice } from './cloud-fields.js';
-import {
-  dirStats, dirsDone, entryState, metricValue, priceCells, PRICE_METRICS, testCell,
-  type CellState, type PriceMetric, type ReportCell, type RowFacts, type TestEntry,
-} from './cells.js';
+import { cloudFields, type CloudVolumeFields, type JobBurst, type PriceVolume, type VolumePrice } from './cloud-fields.js';
+import { PRICE_METRICS, priceCells, testCell, dirsDone, type CellState, type PriceMetric, type ReportCell, type RowFacts } from './cells.js';
 import { reportContext, reportTitle, type ReportContext } from './context.js';
+import { details, type RowDetails } from './details.js';
+import { draftsOf, type Draft, type ReportInput } from './drafts.js';
 import { aboveText, NO_ENTITLEMENT } from './entitled.js';
 import { disambiguate, rowLabel } from './labels.js';
-import { readCloudSection, readResult, type ReadResult } from './read-result.js';
+import { readCloudSection, type ReadResult } from './read-result.js';
 import { reportVerdicts, type Verdict, type VerdictMetric } from './verdicts.js';
-import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
+import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
 export type { CellState, PriceMetric, ReportCell } from './cells.js';
 export type { ReportContext } from './context.js';
-
-/** A document to report on, or a run that ended without one. */
-export interface ReportInput {
-  /** Where it came from: a file name, a URL, a run id. */
-  source: string;
-  result?: FioJson | null;
-  /** The run's status when it is known (a service's run); a result implies finished. */
-  status?: string;
-  error?: string | null;
-  /** The suite of a run without a result, so it lands in its suite's table. */
-  suite?: string | null;
-  /** The job names of a run without a result (from its spec), for the same reason. */
-  jobNames?: readonly string[];
-  /** What is known of the volume of a run without a result (`volbench.cloud`'s shape): its row still names it and its price. */
-  cloud?: unknown;
-  /** The row's label, over the volume's or the target's (`report --label`). */
-  label?: string;
-}
+export type { ReportInput } from './drafts.js';
+export { MIN_SERIES_POINTS } from './details.js';
+export type { RowDetails, SeriesPoint, TestFigures } from './details.js';
 
 export interface ReportOptions {
   /** Prices a volume whose result carries no price (the catalog's priceVolume). */
@@ -66,40 +49,6 @@ export interface ReportColumn extends ColumnSpec {
 }
 
 export type RowStatus = 'finished' | 'failed' | 'cancelled' | 'partial';
-
-export interface SeriesPoint {
-  /** The end of the interval the point measures, seconds into the job: the first is about 1. */
-  t_s: number;
-  iops: number;
-  mibps: number;
-  /** Completion latency over the interval, µs: the mean, and the p99 (an upper bound for numjobs > 1). */
-  clat_mean_us: number;
-  clat_p99_us: number;
-}
-
-/** Fewer points than this draw no line worth a chart (a sub-second test has one). */
-export const MIN_SERIES_POINTS = 3;
-
-/** What the charts of one row draw besides its cells. */
-/** One test and direction's figures, for the grouped chart. */
-export interface TestFigures {
-  test: string;
-  dir: Dir;
-  iops: number;
-  mibps: number;
-  clat_mean_us: number | null;
-  clat_p99_us: number | null;
-}
-
-export interface RowDetails {
-  /** Per test and direction done (`SEQ1M-Q8T1-read read`), in the document's order. */
-  tests: TestFigures[];
-  /** Per test and direction (`RND4K-Q1T1-read read`): [percentile, µs] pairs of clat. */
-  percentiles: Record<string, Array<[number, number]>>;
-  /** Per test and direction: the per-second series. */
-  series: Record<string, SeriesPoint[]>;
-  sweep: SweepCurve[];
-}
 
 export interface ReportRow {
   /** The volume (`gp3 500 GiB 3000/125`), else the target; `--label` over both; where two rows share one, the target or a short run id is added. */
@@ -186,102 +135,6 @@ function column(c: ColumnSpec, named: boolean): ReportColumn {
   return { ...c, key: columnKey(c), label, unit };
 }
 
-/**
- * Which volume a target is on: a job file under --directory is a target of its own per job,
- * but all of them are one volume, so they make one row.
- */
-function volumeKey(doc: FioJson, target: number): string {
-  const t = doc.volbench?.targets?.[target];
-  if (!t) return `target ${target}`;
-  return t.ebs_volume_id ?? t.disk ?? t.device ?? t.mount_point ?? t.path;
-}
-
-interface VolumeTests {
-  /** The first target index on the volume (the one `volbench.cloud` is read for). */
-  target: number;
-  key: string;
-  tests: Map<string, TestEntry>;
-  /** The paths of the volume's targets, in the order first used. */
-  paths: string[];
-}
-
-/** One path, or the directory several share (a suite's files under --directory). */
-function targetPathOf(paths: readonly string[]): string | undefined {
-  if (paths.length <= 1) return paths[0];
-  const split = paths.map((p) => p.split('/'));
-  const common: string[] = [];
-  for (let i = 0; split.every((parts) => i < parts.length - 1 && parts[i] === split[0][i]); i++) common.push(split[0][i]);
-  return common.length > 1 || common[0] === '' ? common.join('/') || '/' : paths[0];
-}
-
-/** One document's tests, by volume and job name, in the document's order. */
-function testsByVolume(doc: FioJson): VolumeTests[] {
-  const out = new Map<string, VolumeTests>();
-  doc.jobs.forEach((job, i) => {
-    const vb = doc.volbench?.jobs?.[i];
-    const target = typeof vb?.target === 'number' ? vb.target : 0;
-    const key = volumeKey(doc, target);
-    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>(), paths: [] };
-    out.set(key, volume);
-    const path = doc.volbench?.targets?.[target]?.path;
-    if (typeof path === 'string' && !volume.paths.includes(path)) volume.paths.push(path);
-    const name = String(job.jobname);
-    const entry = volume.tests.get(name) ?? { jobs: [], vb: [] };
-    volume.tests.set(name, entry);
-    entry.jobs.push(job);
-    entry.vb.push(vb);
-  });
-  return [...out.values()];
-}
-
-function cloudOf(doc: ReadResult | null): CloudVolumeFields | undefined {
-  return cloudFields(doc?.volbench?.cloud);
-}
-
-interface Draft {
-  input: ReportInput;
-  /** The input's result, read through the result schema; null without one (or one the schema refused: `error` says why). */
-  doc: ReadResult | null;
-  error: string | null;
-  target: number;
-  volume: string;
-  tests: Map<string, TestEntry>;
-  groupKey: string;
-  suite: string | null;
-  /** Where the row's jobs ran: one target's path, or the directory its targets share. */
-  targetPath?: string;
-}
-
-/** The input's result through the schema: a document it refuses is a row that failed, saying why. */
-function docOf(input: ReportInput): { doc: ReadResult | null; error: string | null } {
-  if (!input.result) return { doc: null, error: input.error ?? null };
-  try {
-    return { doc: readResult(input.result, input.source), error: input.error ?? null };
-  } catch (err) {
-    return { doc: null, error: (err as Error).message };
-  }
-}
-
-function draftsOf(input: ReportInput): Draft[] {
-  const { doc, error } = docOf(input);
-  const declared = doc?.volbench?.suite?.name ?? input.suite ?? undefined;
-  if (!doc) {
-    const names = input.jobNames ?? input.result?.jobs?.map((j) => String(j.jobname)) ?? [];
-    const suite = suiteOf(declared, names);
-    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
-    return [{ input, doc, error, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
-  }
-  const volumes = testsByVolume(doc);
-  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map(), paths: [] });
-  return volumes.map(({ target, key: volume, tests, paths }) => {
-    const suite = suiteOf(declared, [...tests.keys()]);
-    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    const groupKey = known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}`;
-    return { input, doc, error, target, volume, tests, suite: known ? suite : null, groupKey, targetPath: targetPathOf(paths) };
-  });
-}
-
 /** A test's p99 columns where a row's volume answered its statistics page and the suite has none: EBS's p99 goes beside volbench's. */
 function withEbsLatency(cols: ColumnSpec[], test: string, drafts: readonly Draft[]): ColumnSpec[] {
   if (cols.some((c) => c.metric === 'p99_us')) return cols;
@@ -319,46 +172,6 @@ function groupPriceTests(suite: string | null, columns: readonly ReportColumn[])
   const pick = (price: PriceMetric, base: Metric): string | null =>
     questions.find((q) => q.metric === price)?.test ?? questions.find((q) => q.metric === base)?.test ?? columns.find((c) => c.metric === base)?.test ?? null;
   return { usd_per_1000_iops: pick('usd_per_1000_iops', 'iops'), usd_per_mibps: pick('usd_per_mibps', 'mibps') };
-}
-
-function details(d: Draft): RowDetails {
-  const percentiles: RowDetails['percentiles'] = {};
-  const series: RowDetails['series'] = {};
-  const tests: TestFigures[] = [];
-  for (const [name, e] of d.tests) {
-    // A test that failed or was cancelled draws nothing, as its cells show no number.
-    if (entryState(e) !== 'ok') continue;
-    for (const dir of dirsDone(e)) {
-      const most = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined)
-        .reduce<FioDirStats | undefined>((a, s) => (a === undefined || s.total_ios > a.total_ios ? s : a), undefined);
-      const mean = most?.clat_ns?.mean ?? most?.lat_ns?.mean;
-      tests.push({
-        test: name, dir, iops: metricValue(e, dir, 'iops') ?? 0, mibps: metricValue(e, dir, 'mibps') ?? 0,
-        clat_mean_us: typeof mean === 'number' ? mean / 1000 : null, clat_p99_us: metricValue(e, dir, 'p99_us'),
-      });
-      const pct = most?.clat_ns?.percentile ?? most?.lat_ns?.percentile;
-      if (pct) {
-        percentiles[`${name} ${dir}`] = Object.entries(pct)
-          .map(([k, ns]): [number, number] => [Number(k), ns / 1000])
-          .filter(([p, us]) => Number.isFinite(p) && Number.isFinite(us))
-          .sort((a, b) => a[0] - b[0]);
-      }
-      const points = e.vb[0]?.series;
-      if (Array.isArray(points) && points.length >= MIN_SERIES_POINTS) {
-        series[`${name} ${dir}`] = points.map((p) => ({
-          // t_ms is the interval's end already. Tenths of a second: the volumes' samples line up
-          // in the chart's table.
-          t_s: Math.round(p.t_ms / 100) / 10,
-          iops: p[dir]?.iops ?? 0,
-          mibps: (p[dir]?.bw_bytes ?? 0) / MIB,
-          clat_mean_us: (p[dir]?.clat_mean_ns ?? 0) / 1000,
-          clat_p99_us: (p[dir]?.clat_p99_ns ?? 0) / 1000,
-        }));
-      }
-    }
-  }
-  const sweep = sweepCurves(d.doc?.volbench?.sweep);
-  return { tests, percentiles, series, sweep };
 }
 
 function rowStatus(d: Draft, cells: ReportCell[]): RowStatus {
@@ -439,7 +252,7 @@ function pricedAt(group: Record<PriceMetric, string | null>, columns: readonly R
 }
 
 function buildRow(d: Draft, columns: readonly ReportColumn[], priceTests: Record<PriceMetric, string | null>, options: ReportOptions, multiTarget: boolean): ReportRow {
-  const cloud = cloudOf(d.doc) ?? cloudFields(readCloudSection(d.input.cloud));
+  const cloud = cloudFields(d.doc?.volbench?.cloud) ?? cloudFields(readCloudSection(d.input.cloud));
   const price = priceOf(cloud, options);
   const usd = price?.usd_per_month ?? null;
   const facts: RowFacts | null = d.doc ? {

@@ -180,7 +180,7 @@ describe('the binding limit measured', () => {
 
 describe('an old result', () => {
   it('of schema 2 is refused by volbench report, naming the field the schema wants', async () => {
-    const doc = structuredClone(fixture('aws-ssd-vol-a.json')) as FioResult & { volbench: { jobs: Array<Record<string, unknown>> } };
+    const doc = structuredClone(fixture('aws-ssd-vol-a.json')) as unknown as { volbench: { schema_version: number; jobs: Array<Record<string, unknown>> } };
     doc.volbench.schema_version = 2;
     doc.volbench.jobs[1].entitlement = { bs: 16384, expected_iops: 3000, expected_bw_bytes: 49152000, measured_iops: 1, measured_bw_bytes: 1, ratio: 0, bound_by: 'latency' };
     const file = join(dir, 'v2.json');
