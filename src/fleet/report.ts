@@ -4,7 +4,6 @@
  * by the member. The same tables, columns and prices as `volbench report` on the saved files.
  */
 import type { ReportInput } from '../publish/model.js';
-import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
 import type { FioJson } from '../fio-output/fio-result.js';
 import { memberCloud } from './member-cloud.js';
 import type { MemberResult } from './run.js';
@@ -27,12 +26,4 @@ export function fleetReportInputs(state: FleetState, results: readonly MemberRes
       ...(r.result ? {} : { cloud }),
     };
   });
-}
-
-/**
- * The fleet's price/performance table in Markdown.
- * @deprecated publish renders it: renderMarkdown(buildPublishReport(fleetReportInputs(state, results), options)).
- */
-export function fleetTable(state: FleetState, results: readonly MemberResult[]): string {
-  return renderMarkdown(buildPublishReport(fleetReportInputs(state, results), { priceVolume: catalogPricer() }));
 }
