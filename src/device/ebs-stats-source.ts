@@ -48,7 +48,8 @@ export function isUnavailable(v: object): v is EbsUnavailable {
   return 'unavailable' in v;
 }
 
-function isAmazonModel(model: string | null): boolean {
+/** Whether sysfs names the device an Amazon EBS or instance-store NVMe volume. */
+export function isAmazonModel(model: string | null): boolean {
   return model !== null && (model.startsWith(EBS_MODEL) || model.startsWith(INSTANCE_STORE_MODEL));
 }
 

@@ -143,7 +143,7 @@ const entitledRateSchema = z.object({
  * The version of the document's volbench section and the entitlement contract in it: raised by
  * any change to either (fields are only ever added). Absent: written before the field existed.
  */
-export const VOLBENCH_SCHEMA_VERSION = 2;
+export const VOLBENCH_SCHEMA_VERSION = 3;
 
 export const volbenchEntitlementSchema = z.object({
   bs: z.number().describe("The job's average I/O size, bytes (its bytes over its I/Os)"),
@@ -169,6 +169,36 @@ export const volbenchEntitlementSchema = z.object({
     bound_by: z.literal('instance-burst'),
   }).optional().describe("Given an instance whose EBS limits burst: what the job is entitled to once the instance's daily burst is spent, when lower"),
 }).describe('What the catalog says the volume should deliver to the job, against what it measured');
+
+export const ebsLatencyBinSchema = z.object({
+  lower_us: z.number(),
+  upper_us: z.number(),
+  count: z.number(),
+}).describe('I/Os that completed in [lower_us, upper_us)');
+
+const ebsLimitsSchema = z.object({
+  volume_iops: z.number(),
+  volume_throughput: z.number(),
+  instance_iops: z.number(),
+  instance_throughput: z.number(),
+});
+
+export const volbenchEbsStatsSchema = z.object({
+  source: z.enum(['nvme', 'emulated']).describe('nvme: read from the device; emulated: published by an emulated volume (VOLBENCH_EMULATED_NVME_DIR, a test seam)'),
+  device: z.string().describe('The device the job\'s target resolves to ("nvme1n1")'),
+  page: z.enum(['ebs', 'instance-store']).describe("Which page: EBS's, or instance store's (whose instance_* limits are the local storage's)"),
+  elapsed_us: z.number().describe('Time between the two reads of the page (before and after the job\'s stage)'),
+  exceeded_us: ebsLimitsSchema.describe("µs that demand exceeded the volume's IOPS and throughput and the instance's EBS IOPS and throughput"),
+  exceeded_share: ebsLimitsSchema.describe('exceeded_us / elapsed_us, 0 to 1'),
+  read_ops: z.number(),
+  write_ops: z.number(),
+  read_bytes: z.number(),
+  write_bytes: z.number(),
+  read_time_us: z.number().describe('µs spent by completed reads'),
+  write_time_us: z.number(),
+  read_io_latency_histogram: z.array(ebsLatencyBinSchema),
+  write_io_latency_histogram: z.array(ebsLatencyBinSchema),
+}).describe("The volume's own statistics over the job (NVMe log page 0xD0 on Nitro, read before and after it): deltas");
 
 export const volbenchJobSchema = z.object({
   jobname: z.string(),
@@ -202,6 +232,7 @@ export const volbenchJobSchema = z.object({
   loops: volbenchJobLoopsSchema.optional(),
   entitlement: volbenchEntitlementSchema.optional().describe('Given the volume (--volume): what it should deliver to this job, and what it did'),
   analysis: volbenchJobAnalysisSchema.optional(),
+  ebs_stats: volbenchEbsStatsSchema.optional().describe('Where the target is a Nitro EBS or instance-store volume: what it says of itself over the job'),
 });
 
 export const volbenchPriceSchema = z.object({
@@ -236,6 +267,8 @@ export const volbenchCloudSchema = z.object({
     throughput_mibps: z.number().optional(),
   }).optional(),
   price: volbenchPriceSchema.optional(),
+  emulation: z.object({ rate: z.number(), time: z.number() }).optional()
+    .describe("An emulated volume's scale (the rehearsal): its rates and its buckets' times, as factors of AWS's"),
 }).describe('The volume and instance a run measured (--volume, --instance, or what AWS says)');
 
 export const volbenchSuiteInfoSchema = z.object({
@@ -294,6 +327,8 @@ export const volbenchSectionSchema = z.object({
   uniformity: volbenchUniformitySchema.optional(),
   rotational: volbenchRotationalSchema.optional(),
   cloud: volbenchCloudSchema.optional(),
+  ebs_stats_unavailable: z.string().optional()
+    .describe('Why some jobs have no ebs_stats (not NVMe, not EBS, no privilege): their binding limit is the model\'s'),
 }).describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +
   'and for suites, gates, analyses and cloud volumes what they add');
 
@@ -348,6 +383,7 @@ export type VolbenchLoopValues = z.infer<typeof volbenchLoopValuesSchema>;
 export type VolbenchJobLoops = z.infer<typeof volbenchJobLoopsSchema>;
 export type VolbenchEntitlement = z.infer<typeof volbenchEntitlementSchema>;
 export type VolbenchJob = z.infer<typeof volbenchJobSchema>;
+export type VolbenchEbsStats = z.infer<typeof volbenchEbsStatsSchema>;
 export type VolbenchPrice = z.infer<typeof volbenchPriceSchema>;
 export type VolbenchCloud = z.infer<typeof volbenchCloudSchema>;
 export type VolbenchSuiteInfo = z.infer<typeof volbenchSuiteInfoSchema>;

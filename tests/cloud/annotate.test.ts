@@ -34,7 +34,7 @@ describe('run --volume --instance', () => {
     expect(e.ratio).toBeCloseTo(e.measured_iops / e.expected_iops, 3);
     // The contract's fields: entitled (no merging; random I/O never merges, so merged is the same),
     // measured_vs_entitled against it, the counting, and the instance's rate after its daily burst.
-    expect(doc.volbench.schema_version).toBe(2);
+    expect(doc.volbench.schema_version).toBe(3);
     expect(e.entitled).toEqual({ iops: 40000, mibps: 156.25, bound_by: 'instance-iops' });
     expect(e.entitled_merged).toEqual(e.entitled);
     expect(e.measured_vs_entitled).toBe(e.ratio);
