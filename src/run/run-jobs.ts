@@ -179,16 +179,27 @@ function jobFileOf(spec: ParsedSpec): string | null {
   }
 }
 
+/** Whether a job whose engine touches its device (not null) has target `i`. */
+function touched(plan: RunPlan, i: number): boolean {
+  return plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget);
+}
+
+/** Each result entry's stage and target: its first member's (an entry's members share a stage); null where it touches no device. */
+function entryStages(plan: RunPlan, jobs: ReportJob[]): Array<{ stage: number; targetIndex: number } | null> {
+  return collectEntries(jobs).map((e) => {
+    const job = plan.jobs[jobs.indexOf(e.members[0]?.job)];
+    return job && engineSpec(job.options.ioengine).touchesTarget ? { stage: job.stage, targetIndex: job.targetIndex } : null;
+  });
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  // An engine that touches no device (null) adds nothing to disk_util.
-  const devices = diskUtilDevices(
-    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
-  );
+  // An engine that touches no device (null) adds nothing to disk_util or the EBS statistics.
+  const devices = diskUtilDevices(before.filter((_, i) => touched(plan, i)));
   const statsBefore = await snapshotDiskStats(devices);
-  const ebs = await EbsStatsWatch.start(before.map((t, i) => (plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget) ? t : null)));
+  const ebs = await EbsStatsWatch.start(before.map((t, i) => (touched(plan, i) ? t : null)));
   let stages;
   try {
     stages = await runStages(plan, control, statsBefore, ebs);
@@ -230,13 +241,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     volbenchVersion: VERSION,
     jobFile: jobFileOf(plan.spec),
   });
-  // Each entry's stage and target are its first member's (an entry's members share a stage).
-  const entryOf = collectEntries(jobs).map((e) => {
-    const index = jobs.indexOf(e.members[0]?.job);
-    const job = plan.jobs[index];
-    return job && engineSpec(job.options.ioengine).touchesTarget ? { stage: job.stage, targetIndex: job.targetIndex } : null;
-  });
-  const measured = withEbsStats(result, ebs, ebsReads, entryOf);
+  const measured = withEbsStats(result, ebs, ebsReads, entryStages(plan, jobs));
   const until = options.untilBaseline?.volume;
   return finishRun(measured, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });
 }
