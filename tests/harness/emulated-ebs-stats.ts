@@ -7,9 +7,10 @@
  * The exceeded times come from observed demand, never from the throttle's verdict: time counts
  * against a limit while I/Os wait to reach the device (on average over the last 3 ticks, at least
  * half an I/O) and the rate the device delivers over that queue's ticks (up to 5) sits at the
- * limit (at least 85% of it). A queue is judged once it has lasted 3 ticks and then counts from
- * its start, so a burst of a job's pacing that waits a tick or two does not count. A job held
- * below its limit by its own depth or rate leaves nothing waiting, or delivers less: it reads 0.
+ * limit (at least 85% of it). A queue is judged once it has lasted 5 ticks and then counts from
+ * its start, so a job's pacing catching up after a stall, which waits briefly, does not count.
+ * A job held below its limit by its own depth or rate leaves nothing waiting, or delivers less:
+ * it reads 0.
  *
  * Where the I/Os wait: a device's own in-flight count (/sys/dev/block/MAJ:MIN/stat) shows only
  * what it was handed. The kernel's block throttle holds bios before the device sees them, so
@@ -79,7 +80,9 @@ const QUEUED = 0.5;
 /** Ticks the queue's level is judged over. */
 const LEVEL_TICKS = 3;
 /** Ticks a queue must last before it is judged. */
-const MIN_QUEUE_TICKS = 3;
+const MIN_QUEUE_TICKS = 5;
+/** Ticks with nothing moving after which nothing is held. */
+const IDLE_TICKS = 5;
 
 function deviceSample(majMin: string, group: ArrivalCounters | undefined): Sample {
   const f = readFileSync(`/sys/dev/block/${majMin}/stat`, 'utf8').trim().split(/\s+/).map(Number);
@@ -117,7 +120,8 @@ export class EmulatedEbsStats {
   private queued: Sample[] = [];
   /** µs of the current queue not yet judged. */
   private pendingUs = 0;
-  /** Arrivals counted before this publisher started, or lost to splits and merges: the backlog's zero. */
+  private idleTicks = 0;
+  /** Arrivals counted before this publisher started, or that the device does not count: the backlog's zero. */
   private arrivedOffset = 0;
   private outstandingBefore = 0;
   /** The last ticks' time, the device's weighted time and the outstanding I/Os' time, for the queue's level. */
@@ -184,9 +188,13 @@ export class EmulatedEbsStats {
     const dtMs = now.atMs - prev.atMs;
     if (dtMs <= 0) return;
     let outstanding = this.outstanding(now);
-    // Nothing arrived, nothing completed, nothing in flight for a whole tick: nothing can be
-    // held (a limit above 10 IOPS dispatches within the tick), so the count is back in step.
-    if (outstanding !== null && outstanding > 0 && now.arrived === prev.arrived && total(now).ios === total(prev).ios && now.inFlight === 0) {
+    // Arrivals and completions drift apart where the two count differently (a flush is a write
+    // bio to the throttle, not an I/O to the device). Nothing arrived, completed or in flight for
+    // IDLE_TICKS: nothing can be held (any limit above 2 IOPS dispatches within them), so the
+    // count is set back in step.
+    const idle = now.arrived === prev.arrived && total(now).ios === total(prev).ios && now.inFlight === 0;
+    this.idleTicks = idle ? this.idleTicks + 1 : 0;
+    if (outstanding !== null && outstanding > 0 && this.idleTicks >= IDLE_TICKS) {
       this.arrivedOffset += outstanding;
       outstanding = 0;
     }
@@ -232,7 +240,7 @@ export class EmulatedEbsStats {
    * Counts the tick against each limit the delivered rate sits at while I/Os wait. A queue is
    * judged once it has lasted MIN_QUEUE_TICKS, over its ticks from the end of the one it began
    * in (that one, partly idle, would hold the rate down), and then counts from its start: a
-   * burst of a job's pacing that waits a tick or two is not demand over a limit. Below every
+   * burst of a job's pacing that waits a few ticks is not demand over a limit. Below every
    * limit, it is given until its window is full (the throttle's first slices run slow).
    */
   private judgeQueue(now: Sample, dtUs: number, waiting: number): void {
