@@ -8,11 +8,18 @@ import type { CloudEmulation, EbsStatsJob } from '../fio-output/ebs-stats.js';
 import type { TargetIdentity } from '../fio-output/types.js';
 import { decodeEbsLogPage } from './ebs-log-page.js';
 import { ebsStatsDelta, type EbsPageAt } from './ebs-stats-delta.js';
-import { ebsSourceOfDisk, isUnavailable, readEbsRawPage, type EbsSource } from './ebs-stats-source.js';
+import { ebsSourceOfDisk, isUnavailable, readEbsRawPage, type EbsSource, type EbsUnavailable } from './ebs-stats-source.js';
 import { closeEmulatedNvmeDir, openEmulatedNvmeDir, type EmulatedNvmeDir } from './emulated-nvme.js';
 
 /** The pages of one moment: per source key (the device), the page or nothing. */
 export type EbsReads = ReadonlyMap<string, EbsPageAt>;
+
+/** A target's source, or why it has none; never throws (a run does not fail for its statistics). */
+async function sourceOf(t: TargetIdentity, dir: EmulatedNvmeDir | null): Promise<EbsSource | EbsUnavailable> {
+  const disk = t.disk ?? t.device;
+  if (disk === null) return { unavailable: `${t.path} has no block device behind it`, looksLikeEbs: false };
+  return ebsSourceOfDisk(disk, dir).catch((err: Error) => ({ unavailable: `${disk}: ${err.message}`, looksLikeEbs: false }));
+}
 
 export class EbsStatsWatch {
   /** Per target index: the key of its source, or undefined when it has none. */
@@ -37,20 +44,10 @@ export class EbsStatsWatch {
     const keyOf: Array<string | undefined> = [];
     const reasons: string[] = seam && 'refused' in seam ? [seam.refused] : [];
     for (const t of targets) {
-      const disk = t === null ? null : (t.disk ?? t.device);
-      if (t === null) {
+      const found = t === null ? null : await sourceOf(t, dir);
+      if (found !== null && isUnavailable(found)) reasons.push(found.unavailable);
+      if (found === null || isUnavailable(found)) {
         keyOf.push(undefined);
-        continue;
-      }
-      if (disk === null) {
-        keyOf.push(undefined);
-        reasons.push(`${t.path} has no block device behind it`);
-        continue;
-      }
-      const found = await ebsSourceOfDisk(disk, dir);
-      if (isUnavailable(found)) {
-        keyOf.push(undefined);
-        reasons.push(found.unavailable);
         continue;
       }
       sources.set(found.device, found);

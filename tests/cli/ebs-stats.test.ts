@@ -11,7 +11,10 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { reportMissingEbsStats } from '../../src/cli/ending.js';
+import type { CommandIo } from '../../src/cli/io.js';
 import { nativeAddon } from '../../src/engine/addon.js';
+import { runJobs } from '../../src/run/run-jobs.js';
 import { readNvmeLogPageOn } from '../../src/device/root-calls.js';
 import { volbench } from '../helpers/cli.js';
 import { encodeEbsLogPage, INSTANCE_STORE_MAGIC, SAMPLE_PAGE } from '../helpers/ebs-log-page.js';
@@ -113,5 +116,22 @@ describe('volbench ebs-stats DEVICE on a device that does not answer', () => {
       expect(r).toMatchObject({ errno: errno.ENODEV, syscall: 'open', why: 'it is no longer the device it was when looked at', data: null });
       expect(() => nativeAddon().readNvmeLogPage({ ...request, bytes: 4095 })).toThrow(/multiple of 4/);
     });
+  });
+});
+
+describe('a run where no page can be read', () => {
+  it('says why once in the result, has no ebs_stats, and keeps stderr quiet for a disk that is not Amazon\'s', async () => {
+    const result = await runJobs({
+      global: { directory: '/dev/shm', size: '1m', bs: '4k', ioengine: 'psync', runtime: '100ms', time_based: true },
+      jobs: [{ name: `ebs-none-${process.pid}`, rw: 'randread', unlink: true }, { name: `ebs-none2-${process.pid}`, rw: 'read', stonewall: true, unlink: true }],
+    });
+    expect(result.volbench.ebs_stats_unavailable).toMatch(/has no block device behind it$/);
+    expect(result.volbench.jobs.every((j) => j.ebs_stats === undefined)).toBe(true);
+    let said = '';
+    reportMissingEbsStats(result, { stderr: { write: (t: string) => (said += t) } } as unknown as CommandIo);
+    expect(said).toBe('');
+    const onEbs = { ...result, volbench: { ...result.volbench, targets: result.volbench.targets.map((t) => ({ ...t, model: 'Amazon Elastic Block Store' })) } };
+    reportMissingEbsStats(onEbs, { stderr: { write: (t: string) => (said += t) } } as unknown as CommandIo);
+    expect(said).toMatch(/^volbench: no EBS statistics \(bound_by comes from the model\): .*has no block device behind it\n$/);
   });
 });
