@@ -14,7 +14,7 @@ import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import {
   diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats, snapshotFromTexts, type DiskStatsSnapshot, type ExcludedInterval,
 } from '../device/index.js';
-import { EbsStatsWatch } from '../device/ebs-stats-watch.js';
+import { EbsStatsWatch, type EbsReads } from '../device/ebs-stats-watch.js';
 import { buildReport, type FioResult } from '../fio-output/index.js';
 import { collectEntries } from '../fio-output/entries.js';
 import { volumeOf } from '../cloud/index.js';
@@ -115,17 +115,23 @@ async function runStages(
       const startedAt = Date.now();
       const from = stage === 0 ? stats : await snapshotDiskStats(stats.devices.map((d) => d.name));
       const ebsTargets = members.filter(({ job }) => engineSpec(job.options.ioengine).touchesTarget).map(({ job }) => job.targetIndex);
-      const ebsFrom = await ebs.read(ebsTargets);
+      // Read again once the run has laid new files out (it says so before its jobs start): the
+      // layout's writes are not the jobs'.
+      let ebsFrom: Promise<EbsReads> = ebs.read(ebsTargets);
+      await ebsFrom;
       const run = await runNativeGroup(plans, {
         signal: options.signal,
         statPaths,
-        onCreated: (created) => options.files?.created(plans, created),
+        onCreated: (created) => {
+          options.files?.created(plans, created);
+          if (created.some((c) => c.file === 0)) ebsFrom = ebs.read(ebsTargets);
+        },
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
       });
       out = run.jobs;
-      ebsReads[stage] = { from: ebsFrom, to: await ebs.read(ebsTargets) };
+      ebsReads[stage] = { from: await ebsFrom, to: await ebs.read(ebsTargets) };
       if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
     }
     files.record(plans, out);

@@ -3,23 +3,30 @@
  * IOPS limit by the kernel's blkio throttle) publishes the page a Nitro volume would answer, from
  * the demand it observes, and `volbench run` puts each job's deltas in its result.
  *
- * The loop device is backed by a file on a FUSE filesystem that answers every read 1 ms late, so
- * it has a volume's latency: one I/O at a time cannot reach the limit, sixteen can. Expected: a
- * job held below the limit by its own depth (QD1) or by its rate (rate_iops at half the limit)
- * shows about 0 µs over the volume's IOPS limit; a job at QD16 against it shows close to its
- * whole time over. Rerun alone before chasing a failure: the machine's load moves the rates.
+ * The loop device is backed by a file on a FUSE filesystem that answers every read 16 ms late, so
+ * it has a volume's latency: one I/O at a time cannot reach the limit (150 IOPS), sixteen can.
+ * Expected: a job held below the limit by its own depth (QD1) or by its rate (rate_iops at half
+ * the limit) shows 0 µs over the volume's IOPS limit; a job at QD16 against it shows most of its
+ * runtime over (the emulation judges a queue after 500 ms and counts it from its start; the
+ * page is 100 ms old at most at either end). Rerun alone before chasing a failure: a loaded host
+ * slows the emulated device itself.
+ *
+ * And a job whose file is laid out first: the layout's writes are not the job's.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BlkioGroup, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
+import { decodeDevT } from '../../src/device/devnum.js';
 import type { EbsStatsJob } from '../../src/fio-output/ebs-stats.js';
 import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { EmulatedEbsStats } from '../harness/emulated-ebs-stats.js';
+import { runJobs } from '../../src/run/run-jobs.js';
+import { ext4LoopUnavailable, makeExt4Loop, type Ext4Loop } from '../compat/ext4-loop.js';
 import { CLI } from '../helpers/cli.js';
 import { FaultFs, faultFsUnavailableReason } from '../helpers/faultfs.js';
 
@@ -137,5 +144,42 @@ describe.skipIf(skip)('EBS statistics of an emulated volume, per job', () => {
     // Its runtime is fio's measured period; the reads also hold the stage's start and end.
     expect(stats('qd16').exceeded_us.volume_iops).toBeGreaterThan(0.7 * fioJob('qd16').job_runtime * 1000);
     expect(stats('qd16').exceeded_share.volume_iops).toBeGreaterThan(0.7);
+  });
+});
+
+describe.skipIf(ext4LoopUnavailable())('a job whose file is laid out first (ext4 on a loop device)', () => {
+  let fs: Ext4Loop;
+  let seamDir: string;
+  let publisher: EmulatedEbsStats;
+  const given = process.env.VOLBENCH_EMULATED_NVME_DIR;
+
+  beforeAll(() => {
+    fs = makeExt4Loop('ebs-layout');
+    seamDir = mkdtempSync(join(tmpdir(), 'volbench-emulated-nvme-'));
+    const { major, minor } = decodeDevT(statSync(fs.dir).dev);
+    // A tick of 5 ms: the page a read finds is at most that old.
+    publisher = new EmulatedEbsStats({ majMin: `${major}:${minor}`, dir: seamDir, limits: {}, tickMs: 5 }).start();
+    process.env.VOLBENCH_EMULATED_NVME_DIR = seamDir;
+  });
+  afterAll(() => {
+    if (given === undefined) delete process.env.VOLBENCH_EMULATED_NVME_DIR;
+    else process.env.VOLBENCH_EMULATED_NVME_DIR = given;
+    publisher?.stop();
+    fs?.release();
+    if (seamDir) rmSync(seamDir, { recursive: true, force: true });
+  });
+
+  it("counts the job's reads, not the layout's writes", async () => {
+    let result!: Awaited<ReturnType<typeof runJobs>>;
+    const written = await fs.reads(async () => {
+      result = await runJobs({
+        jobs: [{ name: 'rr', filename: join(fs.dir, 'file'), size: '32m', rw: 'randread', bs: '4k', direct: 1, ioengine: 'psync', runtime: '500ms', time_based: true }],
+      });
+    });
+    const s = result.volbench.jobs[0].ebs_stats!;
+    expect(written.writes, 'the layout wrote the file').toBeGreaterThanOrEqual(8);
+    expect(s.write_ops).toBeLessThan(written.writes / 4);
+    const reads = result.jobs[0].read!.total_ios;
+    expect(Math.abs(s.read_ops - reads)).toBeLessThanOrEqual(0.05 * reads + 5);
   });
 });
