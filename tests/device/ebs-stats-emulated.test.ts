@@ -13,7 +13,7 @@
  *
  * And a job whose file is laid out first: the layout's writes are not the job's.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,6 @@ import { decodeDevT } from '../../src/device/devnum.js';
 import type { EbsStatsJob } from '../../src/fio-output/ebs-stats.js';
 import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { EmulatedEbsStats } from '../harness/emulated-ebs-stats.js';
-import { runJobs } from '../../src/run/run-jobs.js';
 import { ext4LoopUnavailable, makeExt4Loop, type Ext4Loop } from '../compat/ext4-loop.js';
 import { CLI } from '../helpers/cli.js';
 import { FaultFs, faultFsUnavailableReason } from '../helpers/faultfs.js';
@@ -47,12 +46,13 @@ interface RunOutcome {
   };
 }
 
-/** `volbench run` inside the throttled group, the seam pointing at `seamDir`. */
-async function volbenchIn(group: BlkioGroup, seamDir: string, args: string[]): Promise<RunOutcome> {
-  const child = group.spawn(process.execPath, [CLI, 'run', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, VOLBENCH_EMULATED_NVME_DIR: seamDir },
-  });
+/**
+ * `volbench run` in a process of its own (inside the throttled group when given), the seam
+ * pointing at `seamDir`: the publisher's ticks here do not wait on the run's event loop.
+ */
+async function volbenchIn(group: BlkioGroup | null, seamDir: string, args: string[]): Promise<RunOutcome> {
+  const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VOLBENCH_EMULATED_NVME_DIR: seamDir } };
+  const child = group ? group.spawn(process.execPath, [CLI, 'run', ...args], options) : spawn(process.execPath, [CLI, 'run', ...args], options);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d));
@@ -151,35 +151,33 @@ describe.skipIf(ext4LoopUnavailable())('a job whose file is laid out first (ext4
   let fs: Ext4Loop;
   let seamDir: string;
   let publisher: EmulatedEbsStats;
-  const given = process.env.VOLBENCH_EMULATED_NVME_DIR;
 
   beforeAll(() => {
     fs = makeExt4Loop('ebs-layout');
     seamDir = mkdtempSync(join(tmpdir(), 'volbench-emulated-nvme-'));
     const { major, minor } = decodeDevT(statSync(fs.dir).dev);
-    // A tick of 5 ms: the page a read finds is at most that old.
+    // A tick of 5 ms: the page a read finds is at most about that old.
     publisher = new EmulatedEbsStats({ majMin: `${major}:${minor}`, dir: seamDir, limits: {}, tickMs: 5 }).start();
-    process.env.VOLBENCH_EMULATED_NVME_DIR = seamDir;
   });
   afterAll(() => {
-    if (given === undefined) delete process.env.VOLBENCH_EMULATED_NVME_DIR;
-    else process.env.VOLBENCH_EMULATED_NVME_DIR = given;
     publisher?.stop();
     fs?.release();
     if (seamDir) rmSync(seamDir, { recursive: true, force: true });
   });
 
   it("counts the job's reads, not the layout's writes", async () => {
-    let result!: Awaited<ReturnType<typeof runJobs>>;
+    let outcome!: RunOutcome;
     const written = await fs.reads(async () => {
-      result = await runJobs({
-        jobs: [{ name: 'rr', filename: join(fs.dir, 'file'), size: '32m', rw: 'randread', bs: '4k', direct: 1, ioengine: 'psync', runtime: '500ms', time_based: true }],
-      });
+      outcome = await volbenchIn(null, seamDir, [
+        '--name=rr', `--filename=${join(fs.dir, 'file')}`, '--size=64m', '--rw=randread', '--bs=4k', '--direct=1',
+        '--ioengine=psync', '--runtime=500ms', '--time_based', '--output-format=json',
+      ]);
     });
-    const s = result.volbench.jobs[0].ebs_stats!;
-    expect(written.writes, 'the layout wrote the file').toBeGreaterThanOrEqual(8);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const s = outcome.result.volbench.jobs[0].ebs_stats!;
+    expect(written.writes, 'the layout wrote the file').toBeGreaterThanOrEqual(16);
     expect(s.write_ops).toBeLessThan(written.writes / 4);
-    const reads = result.jobs[0].read!.total_ios;
+    const reads = outcome.result.jobs[0].read.total_ios;
     expect(Math.abs(s.read_ops - reads)).toBeLessThanOrEqual(0.05 * reads + 5);
   });
 });
