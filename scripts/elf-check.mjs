@@ -5,9 +5,17 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 
-/** The newest symbol version of each library Amazon Linux 2023 provides. */
+/**
+ * The newest symbol version of each library Amazon Linux 2023 provides.
+ * @type {Record<'GLIBC' | 'GLIBCXX' | 'CXXABI' | 'GCC', number[]>}
+ */
 export const AL2023_LIMITS = { GLIBC: [2, 34], GLIBCXX: [3, 4, 29], CXXABI: [1, 3, 13], GCC: [11, 99, 99] };
 
+/**
+ * Whether version `v` is above `limit`, part by part.
+ * @param {number[]} v
+ * @param {number[]} limit
+ */
 const newer = (v, limit) => {
   for (let i = 0; i < Math.max(v.length, limit.length); i++) {
     if ((v[i] ?? 0) !== (limit[i] ?? 0)) return (v[i] ?? 0) > (limit[i] ?? 0);
@@ -15,7 +23,11 @@ const newer = (v, limit) => {
   return false;
 };
 
-/** Every versioned symbol reference in `objdump -T` of `file`, as `LIB_x.y`, sorted and unique. */
+/**
+ * Every versioned symbol reference in `objdump -T` of `file`, as `LIB_x.y`, sorted and unique.
+ * @param {string} file
+ * @returns {string[]}
+ */
 export function symbolVersions(file) {
   const table = execFileSync('objdump', ['-T', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const found = new Set();
@@ -23,15 +35,24 @@ export function symbolVersions(file) {
   return [...found].sort();
 }
 
-/** The symbol versions a shared object needs that Amazon Linux 2023 does not have. */
+/**
+ * The symbol versions a shared object needs that Amazon Linux 2023 does not have.
+ * @param {string} file
+ * @returns {string[]}
+ */
 export function tooNew(file) {
   return symbolVersions(file).filter((name) => {
-    const [, lib, ver] = /^([A-Z]+)_(.*)$/.exec(name);
+    // symbolVersions names only these four libraries.
+    const [, lib, ver] = /** @type {[string, keyof typeof AL2023_LIMITS, string]} */ (/** @type {unknown} */ (/^([A-Z]+)_(.*)$/.exec(name)));
     return newer(ver.split('.').map(Number), AL2023_LIMITS[lib]);
   });
 }
 
-/** The newest GLIBC_x.y `file` needs ("2.17" when it names none newer), for the manifest. */
+/**
+ * The newest GLIBC_x.y `file` needs ("2.17" when it names none newer), for the manifest.
+ * @param {string} file
+ * @returns {string}
+ */
 export function glibcNeeded(file) {
   const versions = symbolVersions(file)
     .filter((n) => n.startsWith('GLIBC_'))
@@ -40,9 +61,14 @@ export function glibcNeeded(file) {
   return max.join('.');
 }
 
+/** @type {Record<number, string>} */
 const MACHINES = { 62: 'x64', 183: 'arm64' };
 
-/** The architecture (x64, arm64, or `machine N`) in the ELF header of `file`. */
+/**
+ * The architecture (x64, arm64, or `machine N`) in the ELF header of `file`.
+ * @param {string} file
+ * @returns {string}
+ */
 export function elfArch(file) {
   const header = Buffer.alloc(20);
   const fd = openSync(file, 'r');

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** @returns {Record<string, string>} */
 export function nodeVersions() {
   const text = readFileSync(join(resolve(fileURLToPath(import.meta.url), '..'), 'node-versions.env'), 'utf8');
   return Object.fromEntries([...text.matchAll(/^(NODE_\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import { archAndOut, root, run, stagePackage, treeBytes } from './stage-package.mjs';
 
+/** Lambda's limit on a function's unzipped size, in bytes. */
 export const LAMBDA_UNZIPPED_LIMIT = 250 * 1000 * 1000;
 const USAGE = 'npm run package:lambda -- --arch x64|arm64 [--out FILE.zip]';
 
@@ -42,7 +43,7 @@ if (process.argv[1] && process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     main();
   } catch (err) {
-    process.stderr.write(`package-lambda: ${err.message}\n`);
+    process.stderr.write(`package-lambda: ${/** @type {Error} */ (err).message}\n`);
     process.exit(1);
   }
 }

@@ -17,7 +17,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { addonSourcesHash } from './addon-sources.mjs';
+import { addonSourcesHash } from '../install/addon-sources.mjs';
 import { elfArch, glibcNeeded, tooNew } from './elf-check.mjs';
 import { nodeVersions } from './node-versions.mjs';
 

@@ -14,8 +14,14 @@ import { elfArch, tooNew } from './elf-check.mjs';
 export const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 export const ARCHES = ['x64', 'arm64'];
 
-/** `--arch x64|arm64` (required) and `--out PATH` from `argv`. */
+/**
+ * `--arch x64|arm64` (required) and `--out PATH` from `argv`.
+ * @param {string[]} argv
+ * @param {string} usage
+ * @returns {{ arch: string; out: string | undefined }}
+ */
 export function archAndOut(argv, usage) {
+  /** @type {{ arch: string | undefined; out: string | undefined }} */
   const out = { arch: undefined, out: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -24,14 +30,26 @@ export function archAndOut(argv, usage) {
     else if (flag === '--out') out.out = resolve(value() ?? '');
     else throw new Error(`unknown argument ${argv[i]}; usage: ${usage}`);
   }
-  if (!ARCHES.includes(out.arch)) throw new Error(`--arch must be x64 or arm64${out.arch ? `, not ${out.arch}` : ''}; usage: ${usage}`);
-  return out;
+  if (out.arch === undefined || !ARCHES.includes(out.arch)) throw new Error(`--arch must be x64 or arm64${out.arch ? `, not ${out.arch}` : ''}; usage: ${usage}`);
+  return { arch: out.arch, out: out.out };
 }
 
+/**
+ * @param {string} cmd
+ * @param {string[]} argv
+ * @param {string} cwd
+ * @param {NodeJS.ProcessEnv} [env]
+ */
 export function run(cmd, argv, cwd, env = process.env) {
   execFileSync(cmd, argv, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env });
 }
 
+/**
+ * @param {string} dir
+ * @param {(name: string) => boolean} test
+ * @param {string[]} [out]
+ * @returns {string[]}
+ */
 function filesUnder(dir, test, out = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
@@ -41,12 +59,21 @@ function filesUnder(dir, test, out = []) {
   return out;
 }
 
-/** Bytes of every regular file under `dir` (what Lambda counts as unzipped size). */
+/**
+ * Bytes of every regular file under `dir` (what Lambda counts as unzipped size).
+ * @param {string} dir
+ * @returns {number}
+ */
 export function treeBytes(dir) {
   return filesUnder(dir, () => true).reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
-/** Throws unless every .node under `dir` is for `arch` and needs nothing newer than AL2023's. */
+/**
+ * Throws unless every .node under `dir` is for `arch` and needs nothing newer than AL2023's.
+ * @param {string} dir
+ * @param {string} arch
+ * @returns {string[]}
+ */
 export function checkNativeModules(dir, arch) {
   const modules = filesUnder(dir, (name) => name.endsWith('.node'));
   const problems = [];
@@ -62,7 +89,7 @@ export function checkNativeModules(dir, arch) {
 
 /** Compiles src/ into dist/ unless dist/ is newer than every source file (as make would). */
 function ensureDist() {
-  const newest = (dir, ext) => filesUnder(dir, (n) => n.endsWith(ext)).reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
+  const newest = (/** @type {string} */ dir, /** @type {string} */ ext) => filesUnder(dir, (n) => n.endsWith(ext)).reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
   let built = 0;
   try {
     const times = filesUnder(join(root, 'dist'), (n) => n.endsWith('.js')).map((f) => statSync(f).mtimeMs);
@@ -73,7 +100,12 @@ function ensureDist() {
   if (!(built > newest(join(root, 'src'), '.ts'))) run('npm', ['run', 'build:ts', '--silent'], root);
 }
 
-/** The package for `arch`, installed for production into `dest` (made empty first). */
+/**
+ * The package for `arch`, installed for production into `dest` (made empty first).
+ * @param {string} dest
+ * @param {string} arch
+ * @returns {{ version: string; modules: string[] }}
+ */
 export function stagePackage(dest, arch) {
   ensureDist();
   const tmp = mkdtempSync(join(tmpdir(), 'volbench-stage-'));
@@ -96,7 +128,7 @@ export function stagePackage(dest, arch) {
   for (const other of Object.keys(manifest.binaries).filter((k) => k !== key)) rmSync(join(dest, 'prebuilds', other), { recursive: true, force: true });
   manifest.binaries = { [key]: manifest.binaries[key] };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  for (const p of ['native', 'binding.gyp', 'scripts']) rmSync(join(dest, p), { recursive: true, force: true });
+  for (const p of ['native', 'binding.gyp', 'install']) rmSync(join(dest, p), { recursive: true, force: true });
   const pkg = JSON.parse(readFileSync(join(dest, 'package.json'), 'utf8'));
   delete pkg.scripts;
   delete pkg.devDependencies;

@@ -8,6 +8,7 @@ import {
   fioDirStatsSchema, fioJobSchema, fioResultSchema as library, volbenchAssertionSchema, volbenchJobLoopsSchema, volbenchLoopDirSchema,
   volbenchSuiteInfoSchema,
 } from '../fio-output/fio-result.js';
+import { volbenchEbsStatsSchema, volbenchEmulationSchema } from '../fio-output/ebs-stats-section.js';
 import { ANALYSIS_NAMES } from './analysis-result.js';
 import { lenient } from './documented.js';
 
@@ -19,6 +20,8 @@ const NAMES = new Map<z.ZodType, string>([
   [volbenchJobLoopsSchema, 'VolbenchJobLoops'],
   [volbenchSuiteInfoSchema, 'VolbenchSuite'],
   [volbenchAssertionSchema, 'AssertionOutcome'],
+  [volbenchEbsStatsSchema, 'EbsStats'],
+  [volbenchEmulationSchema, 'VolumeEmulation'],
   [library, 'FioResult'],
 ]);
 

@@ -101,12 +101,18 @@ const n = (v: number) => v.toLocaleString('en-US');
 
 /** One line: entitled (no merging), merged where that differs, the volume's burst and the instance's. */
 export function entitledText(e: Entitlement): string {
-  const m = e.merged;
-  const merged = m.iops !== e.iops ? `; ${n(m.iops)} IOPS, ${m.throughputMiBps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
-  const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
+  const { entitled: r, entitled_merged: m } = e;
+  const merged = m.iops !== r.iops ? `; ${n(m.iops)} IOPS, ${m.mibps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
   const ib = e.instance_burst;
-  const inst = ib ? `; after the instance's ${ib.seconds / 60} min burst: ${n(ib.iops)} IOPS, ${ib.throughputMiBps} MiB/s (${ib.bound_by})` : '';
-  return `${n(e.iops)} IOPS, ${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burst}${inst}`;
+  const inst = ib ? `; after the instance's ${ib.after_s / 60} min burst: ${n(ib.iops)} IOPS, ${ib.mibps} MiB/s (${ib.bound_by})` : '';
+  return `${n(r.iops)} IOPS, ${r.mibps} MiB/s, bound by ${r.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burstText(e.burst)}${inst}`;
+}
+
+/** `; bursts to 3000 IOPS from a baseline of 600: a full bucket lasts 13,500 s at this rate (2,250 s at the burst level)`. */
+function burstText(b: Entitlement['burst']): string {
+  if (!b) return '';
+  const life = b.seconds_at_job_rate === null ? 'this rate does not drain it' : `a full bucket lasts ${n(b.seconds_at_job_rate)} s at this rate`;
+  return `; bursts to ${b.level} ${b.unit} from a baseline of ${b.baseline}: ${life} (${n(b.seconds_from_full)} s at the burst level)`;
 }
 
 /** `catalog refresh --instances`: the limits file from DescribeInstanceTypes, to --out or stdout. */

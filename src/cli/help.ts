@@ -22,6 +22,7 @@ const USAGES: Readonly<Record<string, UsageLoader>> = {
   sweep: async () => (await import('./sweep-command.js')).SWEEP_USAGE,
   uniformity: async () => (await import('./uniformity-command.js')).UNIFORMITY_USAGE,
   rotational: async () => (await import('./rotational-command.js')).ROTATIONAL_USAGE,
+  'ebs-stats': async () => (await import('./ebs-stats-command.js')).EBS_STATS_USAGE,
 };
 
 /** Every command, in the order the overview lists them. */

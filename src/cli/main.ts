@@ -29,6 +29,8 @@ Usage:
   volbench catalog refresh --instances       EC2 instance limits from DescribeInstanceTypes
   volbench report RESULT.json ...            price/performance tables and charts (--format
                                              md|csv|json|html, --out; --server URL --run ID)
+  volbench ebs-stats DEVICE | --page FILE   a Nitro volume's own statistics (NVMe log page
+                                             0xD0): time over each limit, latency histograms
   volbench prices refresh --region R         EBS prices from the AWS Price List API, to a file
                                              that --prices FILE (or VOLBENCH_PRICES) uses in
                                              place of the shipped prices (catalog, fleet,
@@ -124,6 +126,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return analysisCommand(command, rest, io);
     case 'report':
       return reportCommand(rest, io);
+    case 'ebs-stats': {
+      const { ebsStatsCommand } = await import('./ebs-stats-command.js');
+      return ebsStatsCommand(rest, io);
+    }
     case 'prices': {
       const { pricesCommand } = await import('./prices-command.js');
       return pricesCommand(rest, io);

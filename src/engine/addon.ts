@@ -82,6 +82,13 @@ function heldOpen<A extends unknown[], R>(deadlineAt: number, fn: (...args: A) =
   };
 }
 
+/** A function an older build of the addon lacks: it fails when called, not when the addon loads. */
+function lacking<F>(name: string): F {
+  return (() => {
+    throw new VolbenchError('ENATIVE', `this build of the native engine has no ${name}: rebuild it (npm run build:native)`);
+  }) as F;
+}
+
 function load(): NativeAddon {
   const require = createRequire(import.meta.url);
   const raw = require(addonPath()) as NativeAddon;
@@ -90,6 +97,8 @@ function load(): NativeAddon {
     cancel: wrapped('a cancel', raw.cancel.bind(raw)),
     probeTarget: wrapped('a target probe', heldOpen(3, raw.probeTarget.bind(raw))),
     removeFile: wrapped('a file removal', heldOpen(4, raw.removeFile.bind(raw))),
+    readNvmeLogPage: wrapped('an NVMe log page read',
+      heldOpen(2, raw.readNvmeLogPage?.bind(raw) ?? lacking<NativeAddon['readNvmeLogPage']>('readNvmeLogPage'))),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
     stuck: wrapped('the stuck tally', raw.stuck.bind(raw)),
     setStuckLimit: wrapped('a stuck-thread limit', raw.setStuckLimit.bind(raw)),

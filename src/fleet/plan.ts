@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, volumeOf, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
+import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
 import {
   basisText, cents, costBasis, fleetUsdPerHour, monthlyCost, usdPer1000Iops, usdPerMibps, type CostBasis, type CostScope,
 } from '../cloud/cost.js';
@@ -20,11 +20,11 @@ import { defaultTtlSec, EXPIRES_TAG } from './ttl.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 import { stackNameFor } from './names.js';
 
-export { stackNameFor };
+
 
 export interface FleetPlanInput {
-  /** The volumes, labelled (fleetVolumes); plain figures are checked here (deprecated). */
-  volumes: ReadonlyArray<LabelledVolume | FleetVolume>;
+  /** The volumes, labelled (fleetVolumes). */
+  volumes: readonly LabelledVolume[];
   instanceType: string;
   region: string;
   /**
@@ -123,9 +123,8 @@ export function newFleetId(): string {
 /** A plan's volumes as Volumes with labels: each checked for the fleet's instance type. */
 function labelled(input: FleetPlanInput): LabelledVolume[] {
   return input.volumes.map((v, i) => {
-    const made = 'volume' in v ? v : { label: v.label, volume: volumeOf(v, `--volumes[${i}]`) };
-    checkFleetVolume(made.volume, input.instanceType, `--volumes[${i}]`);
-    return made;
+    checkFleetVolume(v.volume, input.instanceType, `--volumes[${i}]`);
+    return v;
   });
 }
 

@@ -6,7 +6,7 @@
 import { fioResultSchema } from '../api/fio-result.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import type { Report, ReportInput } from '../publish/index.js';
-import { buildPublishReport, catalogPricer, renderMarkdown } from '../publish/index.js';
+import { buildPublishReport, catalogPricer } from '../publish/index.js';
 import { memberCloud } from './member-cloud.js';
 import type { MemberResult } from './member-run.js';
 import { ResultFiles } from './result-files.js';
@@ -60,10 +60,3 @@ export function savedResults(state: FleetState, outDir: string): MemberResult[] 
   }
 }
 
-/**
- * The fleet's price/performance table in Markdown.
- * @deprecated publish renders it: renderMarkdown(buildPublishReport(fleetReportInputs(state, results), options)).
- */
-export function fleetTable(state: FleetState, results: readonly MemberResult[]): string {
-  return renderMarkdown(buildPublishReport(fleetReportInputs(state, results), { priceVolume: catalogPricer() }));
-}

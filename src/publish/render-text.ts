@@ -1,5 +1,7 @@
 /** The report as Markdown (for READMEs and pull requests), CSV and JSON (for scripts). */
 import { basisText, costBasis } from '../cloud/cost.js';
+import { contextLine, ebsStatsNote, rehearsalBanner } from './context.js';
+import { csvTable } from './csv-table.js';
 import type { Report } from './model.js';
 import { FLAG_LEGEND, groupTable, hasFlags, type TableOptions } from './table.js';
 import { verdictText } from './verdicts.js';
@@ -19,7 +21,15 @@ function mdCell(text: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
-/** The footer: each price list the $ columns use, by region and date. */
+/**
+ * The first screen's lines under the title: what was measured on (the context line), the
+ * rehearsal banner where the volumes were emulated, and, once, where no statistics were read.
+ */
+export function openingLines(report: Report): { context: string; banner: string | null; note: string | null } {
+  return { context: contextLine(report.context), banner: rehearsalBanner(report.context), note: ebsStatsNote(report.context) };
+}
+
+/** The footer: each price list the $ columns use, by region and date (each row's Price column says how sure its price is). */
 export function pricesLine(report: Report): string {
   if (report.prices.length === 0) return 'No prices: the $ columns are empty.';
   const sure = { M: ' (confidence M: a secondary or remembered source)', L: ' (confidence L: not verified)' } as const;
@@ -34,7 +44,11 @@ export function verdictLines(report: Report, options: TableOptions = {}): string
 }
 
 export function renderMarkdown(report: Report, options: TableOptions = {}): string {
-  const parts: string[] = [];
+  const parts: string[] = [`# ${mdCell(report.title)}`, ''];
+  const open = openingLines(report);
+  if (open.banner) parts.push(`> **${mdCell(open.banner)}**`, '');
+  if (open.context) parts.push(mdCell(open.context), '');
+  if (open.note) parts.push(mdCell(open.note), '');
   const verdicts = verdictLines(report, options);
   if (verdicts.length) parts.push('## Verdict', '', ...verdicts.map((v) => `- ${mdCell(v)}`), '');
   for (const group of report.groups) {
@@ -67,11 +81,12 @@ function csvField(text: string): string {
 
 /**
  * One block per group, each with its own header line and a leading `Suite` column, blocks
- * separated by an empty line: tables of different suites have different columns.
+ * separated by an empty line: tables of different suites have different columns. Every figure
+ * is a number in a column of its own (csv-table.ts).
  */
 export function renderCsv(report: Report, options: TableOptions = {}): string {
   const blocks = report.groups.map((group) => {
-    const t = groupTable(group, options);
+    const t = csvTable(group, options);
     const suite = group.suite ?? group.title;
     return [['Suite', ...t.header], ...t.rows.map((r) => [suite, ...r])].map((r) => r.map(csvField).join(',')).join('\r\n');
   });

@@ -203,7 +203,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       // entitlement), and the host (instance, AMI, zone as EC2 describes it), version, kernel and
       // the catalog's dates are in the result.
       expect(doc.volbench.cloud.volume.type).toBe(label.split('-')[0]);
-      expect(doc.volbench.jobs[0].entitlement).toMatchObject({ bound_by: expect.any(String), expected_iops: expect.any(Number), measured_iops: expect.any(Number) });
+      expect(doc.volbench.jobs[0].entitlement).toMatchObject({ bound_by: expect.any(String), bound_by_source: 'model', entitled: { iops: expect.any(Number) }, measured_iops: expect.any(Number) });
       expect(doc.volbench.cloud.instance_id).toMatch(/^i-[0-9a-f]+$/);
       expect(doc.volbench.cloud.image_id).toMatch(/^ami-[0-9a-f]+$/);
       expect(doc.volbench.cloud.availability_zone).toMatch(/^us-east-1[a-f]$/);

@@ -48,7 +48,7 @@ function checkContents(names: string[], dir: string, arch: string): void {
   }
   // volbench's own sources, tests and build trees, and its development packages, stay out.
   const own = names.filter((n) => !n.startsWith('node_modules/'));
-  expect(own.filter((n) => /^(native|tests|bench|build|scripts|src)\/|^binding\.gyp$|\.test\.[jt]s$/.test(n))).toEqual([]);
+  expect(own.filter((n) => /^(native|tests|bench|build|scripts|install|src)\/|^binding\.gyp$|\.test\.[jt]s$/.test(n))).toEqual([]);
   expect(names.filter((n) => /^node_modules\/(vitest|typescript|node-gyp|puppeteer-core|fast-check)\//.test(n))).toEqual([]);
 }
 

@@ -36,7 +36,7 @@ async function buildAndUnpack(arch: 'x64' | 'arm64'): Promise<string> {
   expect(readdirSync(tree).sort()).toEqual(['BUNDLE.md', 'bin', 'lib', 'node']);
   expect(readdirSync(join(tree, 'lib', 'volbench', 'prebuilds')).sort()).toEqual([`linux-${arch}`, 'manifest.json']);
   expect(statSync(join(tree, 'bin', 'volbench')).mode & 0o111).toBe(0o111);
-  for (const absent of ['native', 'binding.gyp', 'scripts', 'build', 'tests']) {
+  for (const absent of ['native', 'binding.gyp', 'install', 'scripts', 'build', 'tests']) {
     expect(() => statSync(join(tree, 'lib', 'volbench', absent)), absent).toThrow();
   }
   return tree;

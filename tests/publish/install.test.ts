@@ -76,7 +76,7 @@ describe('npm install of the packed tarball, no compiler on PATH', () => {
     expect(install.stderr).not.toMatch(/EBADENGINE|building the native addon/);
     expect(install.ms).toBeLessThan(INSTALL_LIMIT_MS);
     // The install script ran on the arm64 Node, and chose to build nothing.
-    expect(readFileSync(`${bin}.calls`, 'utf8')).toMatch(/scripts\/install\.mjs/);
+    expect(readFileSync(`${bin}.calls`, 'utf8')).toMatch(/install\/install\.mjs/);
     expect(existsSync(join(cwd, 'node_modules', 'volbench', 'build'))).toBe(false);
     await runJob(cwd, bin);
   }, 600_000);
@@ -104,7 +104,7 @@ describe('the source build fallback', () => {
     mkdirSync(unpacked);
     expect((await runAsync('tar', ['xzf', tarball, '-C', unpacked])).status).toBe(0);
     const pkg = join(unpacked, 'package');
-    const run = await runAsync(join(bin, 'node'), [join(pkg, 'scripts', 'install.mjs')], {
+    const run = await runAsync(join(bin, 'node'), [join(pkg, 'install', 'install.mjs')], {
       cwd: pkg, timeoutMs: 120_000,
       env: childEnv(bin, { VOLBENCH_BUILD_FROM_SOURCE: '1', npm_config_node_gyp: join(repoRoot, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js') }),
     });

@@ -21,7 +21,7 @@ describe('npm pack', () => {
       'package.json', 'README.md', 'CHANGELOG.md', 'openapi.yaml',
       'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/server/index.js', 'dist/server/lambda.js', 'dist/fleet/index.js',
       'prebuilds/manifest.json', 'prebuilds/linux-x64/volbench.node', 'prebuilds/linux-arm64/volbench.node',
-      'scripts/install.mjs', 'scripts/addon-sources.mjs', 'binding.gyp', 'native/addon.cc',
+      'install/install.mjs', 'install/addon-sources.mjs', 'binding.gyp', 'native/addon.cc',
     ]));
     expect(paths.some((p) => p.startsWith('web/'))).toBe(true);
     expect(paths.some((p) => p.startsWith('suites/'))).toBe(true);
@@ -32,7 +32,8 @@ describe('npm pack', () => {
     const stray = paths.filter((p) =>
       /^(tests|bench|build|build-asan|bundles|src|node_modules|\.ci|\.github)\//.test(p) ||
       /\.test\.[cm]?[jt]s$|\.tgz$|\.zip$|\.log$/.test(p) ||
-      (p.startsWith('scripts/') && !['scripts/install.mjs', 'scripts/addon-sources.mjs'].includes(p)) ||
+      p.startsWith('scripts/') ||
+      (p.startsWith('install/') && !['install/install.mjs', 'install/addon-sources.mjs'].includes(p)) ||
       (p.endsWith('.node') && !p.startsWith('prebuilds/')));
     expect(stray).toEqual([]);
   });

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { addonSourcesHash } from '../../scripts/addon-sources.mjs';
+import { addonSourcesHash } from '../../install/addon-sources.mjs';
 import { elfArch, symbolVersions, tooNew } from '../../scripts/elf-check.mjs';
 
 const root = join(import.meta.dirname, '..', '..');

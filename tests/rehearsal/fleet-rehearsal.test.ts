@@ -14,19 +14,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
-import { DEFAULT_AWSCLI_VENV } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
-import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
+import { blkioSkipReason } from '../harness/blkio.js';
+import { DEFAULT_AWSCLI_VENV } from '../harness/sandbox/member-sandbox.js';
+import { FROM_SOURCE_EXEC_ARGV } from '../harness/node-options.js';
+import { networkSkipReason } from '../harness/sandbox/network.js';
 import { ROOT } from '../helpers/cli.js';
 import { motoSkipReason } from '../helpers/moto.js';
 
-const DRIVER = join(ROOT, 'scripts', 'rehearse', 'fleet', 'rehearse-fleet.mjs');
+const DRIVER = join(ROOT, 'tests', 'harness', 'fleet', 'rehearse-fleet.ts');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 
 function skipReason(): string | undefined {
   const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
   if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (scripts/rehearse/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
+  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
   return undefined;
 }
@@ -37,7 +38,7 @@ interface Outcome { code: number | null; stderr: string; seconds: number }
 function rehearse(args: string[]): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [DRIVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...FROM_SOURCE_EXEC_ARGV, DRIVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-200_000); });
     child.on('exit', (code) => resolve({ code, stderr, seconds: (Date.now() - started) / 1000 }));

@@ -18,12 +18,12 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
-import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
-import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
-import { SignalStandIn } from '../../scripts/rehearse/sandbox/signal-standin.mjs';
-import { memberOfStack } from '../../scripts/rehearse/sandbox/stack-member.mjs';
+import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
+import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
+import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
+import { networkSkipReason } from '../harness/sandbox/network.js';
+import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
+import { memberOfStack } from '../harness/sandbox/stack-member.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
 import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
@@ -35,7 +35,7 @@ const GiB = 1024 ** 3;
 function skipReason(): string | undefined {
   const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
   if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (scripts/rehearse/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
+  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
   return undefined;
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { BLKIO_ROOT, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
-import { createLoopVolume, rehearsalDir, sweepStale } from '../../scripts/rehearse/loop-volume.mjs';
-import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
+import { BLKIO_ROOT, blkioSkipReason } from '../harness/blkio.js';
+import { createLoopVolume, rehearsalDir, sweepStale } from '../harness/loop-volume.js';
+import { networkSkipReason } from '../harness/sandbox/network.js';
 
 const skip = blkioSkipReason() ?? networkSkipReason();
 /** A pid above the kernel's pid_max: never a live process. */

@@ -11,10 +11,10 @@ import { rmSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason, deviceStat } from '../../scripts/rehearse/blkio.mjs';
-import { createLoopVolume, rehearsalDir, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
-import { scaleSpec, secondsFromFull, type ThrottleSpec } from '../../scripts/rehearse/throttle-model.mjs';
-import { VolumeThrottle } from '../../scripts/rehearse/volume-throttle.mjs';
+import { BlkioGroup, blkioSkipReason, deviceStat } from '../harness/blkio.js';
+import { createLoopVolume, rehearsalDir, type LoopVolume } from '../harness/loop-volume.js';
+import { scaleSpec, secondsFromFull, type ThrottleSpec } from '../harness/throttle-model.js';
+import { VolumeThrottle } from '../harness/volume-throttle.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

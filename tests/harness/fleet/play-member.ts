@@ -1,0 +1,143 @@
+/**
+ * One fleet member played on this host once its stack exists in moto: the instance's rendered
+ * user data, identity and data volume read from moto; a loop volume of the volume's size held to
+ * the catalog's model (with the instance's limits) by the blkio throttle at the rehearsal's scale;
+ * the member sandbox booting it; and its Ready signal awaited as CloudFormation would, so a failed
+ * boot fails the member with its log's reason.
+ */
+import { AttachVolumeCommand, CreateVolumeCommand, EC2Client, ModifyInstanceAttributeCommand, type VolumeType } from '@aws-sdk/client-ec2';
+
+import type { VolumeSpec } from '../../../src/cloud/index.js';
+import { BlkioGroup } from '../blkio.js';
+import { specFromCatalog } from '../catalog-spec.js';
+import { createLoopVolume } from '../loop-volume.js';
+import { startMember, type Member } from '../sandbox/member-sandbox.js';
+import type { SignalStandIn } from '../sandbox/signal-standin.js';
+import { memberOfStack, type SdkSettings } from '../sandbox/stack-member.js';
+import type { Scale } from '../throttle-model.js';
+import { VolumeThrottle, type ThrottleState } from '../volume-throttle.js';
+
+const GiB = 2 ** 30;
+
+/** A member as `fleet plan --format json` lists it. */
+export interface PlannedMember { label: string; volume: VolumeSpec; suite?: string }
+export interface PlayOptions {
+  plan: PlannedMember;
+  stackName: string;
+  instance: string;
+  /** The stand-in in front of moto that the member's AWS calls go through. */
+  aws: SignalStandIn;
+  /** moto itself, for the rehearsal's own calls. */
+  sdk: SdkSettings;
+  dir: string;
+  scale: Scale;
+  bootTimeoutMs: number;
+  log: (line: string) => void;
+}
+/** What became of a member: booted (`ready`) or not (`error`), and `stop()` to end it and its volume. */
+export interface PlayedMember {
+  label: string;
+  countedBytes: number | undefined;
+  stop: () => Promise<void>;
+  ready: boolean;
+  member?: Member;
+  boot?: { signal: string; seconds_to_signal: number; reason?: string; log_tail?: string };
+  error?: string;
+  throttle?: Pick<ThrottleState, 'events' | 'totals'>;
+  records?: ReturnType<Member['records']>;
+}
+
+/** The data volume AWS would launch from the launch template's /dev/sdf mapping, made in moto. */
+async function launchDataVolume(sdk: SdkSettings, instanceId: string, zone: string, v: VolumeSpec, stackName: string): Promise<void> {
+  const ec2 = new EC2Client(sdk);
+  try {
+    const vol = await ec2.send(new CreateVolumeCommand({
+      AvailabilityZone: zone, Size: v.sizeGiB, VolumeType: v.type as VolumeType, Encrypted: true,
+      ...(v.iops ? { Iops: v.iops } : {}), ...(v.throughputMiBps ? { Throughput: v.throughputMiBps } : {}),
+      TagSpecifications: [{ ResourceType: 'volume', Tags: [{ Key: 'aws:cloudformation:stack-name', Value: stackName }, { Key: 'volbench:role', Value: 'data' }] }],
+    }));
+    await ec2.send(new AttachVolumeCommand({ InstanceId: instanceId, VolumeId: vol.VolumeId, Device: '/dev/sdf' }));
+    await ec2.send(new ModifyInstanceAttributeCommand({ InstanceId: instanceId, BlockDeviceMappings: [{ DeviceName: '/dev/sdf', Ebs: { DeleteOnTermination: true } }] }));
+  } finally {
+    ec2.destroy();
+  }
+}
+
+/** A sandbox id ([a-z0-9-]{1,20}) from a label. */
+function memberId(label: string): string {
+  return label.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 20).replace(/-+$/, '') || 'member';
+}
+
+function tail(text: string | undefined, lines = 6): string {
+  return (text ?? '').trim().split('\n').slice(-lines).join('\n');
+}
+
+export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log }: PlayOptions): Promise<PlayedMember> {
+  const label = plan.label;
+  const say = (line: string) => log(`[${label}] ${line}`);
+  const v = plan.volume;
+  let m = await memberOfStack({ aws: sdk, stackName });
+  // The data volume is the launch template's mapping: AWS launches it with the instance, moto
+  // does not, so it is made in moto here as AWS would (attached as /dev/sdf, deleted with the instance).
+  if (!m.volumes.some((x) => x.device === '/dev/sdf')) {
+    await launchDataVolume(sdk, m.instanceId, m.identity.availabilityZone, v, stackName);
+    m = await memberOfStack({ aws: sdk, stackName });
+  }
+  const data = m.volumes.find((x) => x.device === '/dev/sdf');
+  if (!data) throw new Error(`${stackName}: no data volume in moto`);
+  const spec = specFromCatalog({ type: v.type, sizeGiB: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughputMiBps: v.throughputMiBps } : {}) }, instance);
+  const countedBytes = spec.limiters[0].countedIoBytes;
+  const volume = createLoopVolume({ dir, sizeBytes: v.sizeGiB * GiB, name: memberId(label) });
+  const group = BlkioGroup.create(memberId(label));
+  const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale }).start();
+  say(`volume ${volume.device} (${v.sizeGiB} GiB, backing discards writes) as /dev/nvme1n1, serial ${data.serial}; ` +
+    `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}`);
+  let member: Member | undefined;
+  const stop = async () => {
+    const state = throttle.state();
+    result.throttle = { events: state.events, totals: state.totals };
+    if (member) {
+      await member.stop().catch(() => {});
+      result.records = member.records();
+    }
+    throttle.stop();
+    // The member's processes leave its group as the kernel reaps them: a moment after they end.
+    for (let i = 0; ; i++) {
+      try {
+        group.remove();
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || i >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    volume.close();
+  };
+  const result: PlayedMember = { label, countedBytes, stop, ready: false };
+  const t0 = Date.now();
+  try {
+    member = await startMember({
+      id: memberId(label), dir, userData: m.userData, identity: m.identity, aws, group, timeFactor: scale.time,
+      devices: [{ name: 'nvme1n1', path: volume.device, serial: data.serial }],
+      log: say,
+    });
+    result.member = member;
+    const signal = await aws.waitForSignal(stackName, 'Ready', bootTimeoutMs);
+    const seconds = Math.round((Date.now() - t0) / 100) / 10;
+    if (signal?.status === 'SUCCESS') {
+      result.ready = true;
+      result.boot = { signal: 'SUCCESS', seconds_to_signal: seconds };
+      say(`Ready: SUCCESS (${signal.uniqueId}); answers at ${member.address}`);
+    } else {
+      const why = signal ? signal.reason : `no Ready signal within ${bootTimeoutMs / 1000} s`;
+      const logTail = tail(member.readFile('/var/log/volbench-setup.log'));
+      result.error = `boot failed: ${why}${logTail ? `; its log ends: ${logTail.replace(/\n/g, ' | ')}` : ''}`;
+      result.boot = { signal: signal?.status ?? 'none', seconds_to_signal: seconds, reason: why, log_tail: logTail };
+      say(result.error);
+    }
+  } catch (err) {
+    result.error = (err as Error).message;
+    say(`failed: ${result.error}`);
+  }
+  return result;
+}

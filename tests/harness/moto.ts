@@ -1,0 +1,54 @@
+/**
+ * moto server (PyPI `moto[server]`) on a free loopback port: the AWS the rehearsal and the cloud
+ * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+
+import { freePort } from './fleet/forward.js';
+
+export interface Moto {
+  endpoint: string;
+  /** The environment an SDK client needs to talk to it (fake credentials, the region asked for). */
+  env: Record<string, string>;
+  /** SIGTERM, then SIGKILL if it has not exited within 3 s. */
+  stop(): Promise<void>;
+}
+
+/** Why moto cannot run here, or undefined when it can. */
+export function motoSkipReason(): string | undefined {
+  const probe = spawnSync('python3', ['-c', 'import moto.server'], { stdio: 'ignore' });
+  return probe.status === 0 ? undefined : "moto server is not installed (pip install 'moto[server]')";
+}
+
+export async function startMoto(region = 'us-east-1'): Promise<Moto> {
+  const port = await freePort();
+  const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`moto server exited (${child.exitCode}): ${stderr}`);
+    try {
+      if ((await fetch(`${endpoint}/moto-api/`)).status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`moto server did not answer on ${endpoint}: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    endpoint,
+    env: { AWS_ENDPOINT_URL: endpoint, AWS_REGION: region, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
