@@ -6,14 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, type Tags } from 'yaml';
 
 import { fleetVolumes, planFleet, stackParameters, type FleetStackSettings } from '../../src/fleet/index.js';
 
 const template = parse(readFileSync(join(import.meta.dirname, '..', '..', 'infra', 'cloudformation', 'instance.yaml'), 'utf8'), {
-  // CloudFormation's short forms (!Ref, !Sub, ...) are tags the parameters do not use.
+  // CloudFormation's short forms (!Ref, !Sub, ...), taken as they are: the parameters use none.
   customTags: ['Ref', 'Sub', 'GetAtt', 'If', 'Equals', 'Not', 'And', 'Or', 'Select', 'Split', 'Join', 'Base64', 'FindInMap', 'GetAZs', 'Condition', 'ImportValue', 'Cidr']
-    .flatMap((tag) => ['scalar', 'seq', 'map'].map((collection) => ({ tag: `!${tag}`, collection: collection as 'map', resolve: (v: unknown) => v }))),
+    .flatMap((tag) => (['scalar', 'seq', 'map'] as const).map((c) => ({ tag: `!${tag}`, collection: c === 'scalar' ? undefined : c, resolve: (v: unknown) => v }))) as Tags,
 }) as { Parameters: Record<string, { Default?: unknown }> };
 
 const plan = planFleet({ volumes: fleetVolumes('gp3:500g:iops=6000:throughput=250,st1:2t', 'm6i.large'), instanceType: 'm6i.large', region: 'us-east-1' });
