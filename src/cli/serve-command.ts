@@ -10,7 +10,8 @@ import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/http/token.js';
 import { checkRootPaths } from '../server/admission/roots.js';
-import { certificateFingerprint, readTlsFiles, type TlsIdentity } from '../server/http/tls.js';
+import type { TlsIdentity } from '../server/config.js';
+import { certificateFingerprint, readTlsFiles } from '../server/http/tls.js';
 import { parseSize, parseTimeNs } from '../jobspec/index.js';
 import type { CommandIo } from './io.js';
 

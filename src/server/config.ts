@@ -5,9 +5,26 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
-import type { ReportBudgets } from './reports/report-renderer.js';
-import type { TlsIdentity } from './http/tls.js';
 
+/** What the service serves over TLS: PEM text, as Node's tls.createServer takes it. */
+export interface TlsIdentity {
+  cert: string;
+  key: string;
+}
+
+/** The report renderer's budgets (reports/report-renderer.ts), in its units. */
+export interface ReportBudgets {
+  /** Longest one render may take, in ms. */
+  timeoutMs: number;
+  /** Largest answer, in bytes. */
+  maxBytes: number;
+  /** Heap of one render thread (V8's old generation), in bytes. */
+  memoryBytes: number;
+  /** Renders at once, each on a thread of its own. */
+  concurrency: number;
+  /** Renders that may wait for a thread; one more is answered 429. */
+  queueLimit: number;
+}
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */

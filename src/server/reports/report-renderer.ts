@@ -16,24 +16,13 @@
  */
 import type { Worker } from 'node:worker_threads';
 
+import type { ReportBudgets } from '../config.js';
 import type { ReportStats } from '../runs/metrics.js';
 import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from '../problems/service-problems.js';
 import { renderTask, type PublishTask, type ReportTask, type ResultTask } from './report-task.js';
 import type { RenderReply, RenderRequest } from './report-worker.js';
 import { startModuleThread } from './worker-thread.js';
 
-export interface ReportBudgets {
-  /** Longest one render may take, in ms. */
-  timeoutMs: number;
-  /** Largest answer, in bytes. */
-  maxBytes: number;
-  /** Heap of one render thread (V8's old generation), in bytes. */
-  memoryBytes: number;
-  /** Renders at once, each on a thread of its own. */
-  concurrency: number;
-  /** Renders that may wait for a thread; one more is answered 429. */
-  queueLimit: number;
-}
 
 /** What a route asks for; the renderer adds the answer budget. */
 export type ReportRequest = PublishTask | ResultTask;

@@ -6,7 +6,7 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { FioResult } from '../../fio-output/index.js';
-import { RUN_STATUSES, type RunStatus } from '../schemas/run.js';
+import { RUN_STATUSES, type RunStatus } from '../../api/run.js';
 
 export interface MetricsSources {
   runsByStatus: () => Map<RunStatus, number>;

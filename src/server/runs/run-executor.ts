@@ -16,7 +16,7 @@ import type { AdmittedRun } from '../admission/run-request.js';
 import type { AnalysisStep } from '../admission/analysis-admission.js';
 import { progressView, runLinks } from './run-view.js';
 import type { RunEvents } from './run-events.js';
-import type { RunStatus, SuiteTestBody } from '../schemas/run.js';
+import type { RunStatus, SuiteTestBody } from '../../api/run.js';
 import type { RunRow, RunStore } from '../store/runs.js';
 
 export type AbortReason = 'cancel' | 'shutdown';

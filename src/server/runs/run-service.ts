@@ -17,7 +17,7 @@ import { RunQueue, type QueueEntry } from './run-queue.js';
 import { planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
 import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from '../admission/run-request.js';
 import { runLinks } from './run-view.js';
-import type { RunStatus } from '../schemas/run.js';
+import type { RunStatus } from '../../api/run.js';
 import type { Db } from '../store/database.js';
 import { RunStore, type ListQuery, type RunRow } from '../store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from '../problems/service-problems.js';

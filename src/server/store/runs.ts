@@ -3,12 +3,12 @@
  * suite) and assertions it was submitted with, the files it created, its last progress,
  * fio's JSON and the outcome of its assertions, and each change of status with its event.
  */
-import type { RunVolume } from '../schemas/run-request.js';
+import type { RunVolume } from '../../api/run-request.js';
 import type { JobSpec } from '../../jobspec/types.js';
 import type { Problem } from '../problems/http-problem.js';
-import type { AssertionOutcomeBody, Gate } from '../schemas/assertion.js';
-import type { RunProgressBody, RunStatus, RunSuiteBody } from '../schemas/run.js';
-import type { RunAnalysisBody } from '../schemas/analysis-request.js';
+import type { AssertionOutcomeBody, Gate } from '../../api/assertion.js';
+import type { RunProgressBody, RunStatus, RunSuiteBody } from '../../api/run.js';
+import type { RunAnalysisBody } from '../../api/analysis-request.js';
 import type { FileIdentity } from '../../device/anchor.js';
 import type { Db } from './database.js';
 import { EventStore, type StoredEvent } from './events.js';
