@@ -25,6 +25,10 @@ export interface FleetStackSettings {
   tlsFingerprint: string;
   where: Preflight;
   instanceProfile?: string;
+  /** interactive (default): the member serves HTTPS for `fleet run`; autonomous: it runs the study's spec itself. */
+  mode?: 'interactive' | 'autonomous';
+  /** Autonomous: the SHA-256 of FLEET/study/spec.json, which the member checks. */
+  studySpecSha256?: string;
 }
 
 /**
@@ -66,6 +70,8 @@ export function stackParameters(member: FleetMember, fleet: FleetStackSettings):
     MaxRuntimeSeconds: String(maxRuntimeSeconds(fleet.ttlSec)),
     PackageKmsKeyArn: where.kmsKeyArn,
     InstanceProfileName: fleet.instanceProfile,
+    MemberMode: fleet.mode,
+    StudySpecSha256: fleet.studySpecSha256,
   };
   return Object.entries(values).flatMap(([ParameterKey, ParameterValue]) => (ParameterValue === undefined ? [] : [{ ParameterKey, ParameterValue }]));
 }
