@@ -47,7 +47,7 @@ const plan = z.strictObject({
   fleetId: z.string(), region: z.string().regex(AWS_REGION_NAME, 'an AWS region'), instanceType: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an instance type'),
   suite: text(4096), runtime: text(64).optional(), members: z.array(planMember).min(1).max(64),
   precondition: z.strictObject({ seconds: count, usd: count.optional() }).optional(),
-  instanceHourly: datedPrice.optional(), hours: count, workloadSeconds: count, estimatedUsd: count.optional(), volumesOnlyUsd: count.optional(),
+  instanceHourly: datedPrice.optional(), rootVolumeMonthly: datedPrice.optional(), publicIpv4Hourly: datedPrice.optional(), hours: count, workloadSeconds: count, estimatedUsd: count.optional(), volumesOnlyUsd: count.optional(),
   findings: z.array(z.strictObject({ kind: z.enum(['instance-baseline', 'block-size', 'hdd-on-ssd-suite']), label, message: text(2000) })).max(256),
   cost: z.strictObject({
     cost_scope: z.enum(['volume', 'total']),

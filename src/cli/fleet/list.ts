@@ -9,7 +9,7 @@ function listed(states: FleetState[]) {
   const now = Date.now();
   return states.map((s) => {
     const hours = (now - Date.parse(s.createdAt)) / 3.6e6;
-    const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly)).usd;
+    const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly), s.plan).usd;
     return { fleetId: s.fleetId, region: s.region, status: s.status, members: s.members.length, createdAt: s.createdAt, expiresAt: s.expiresAt,
       costSoFarUsd: s.status === 'down' ? undefined : Math.round(hours * hourly * 100) / 100 };
   }).filter((f) => f.status !== 'down');
