@@ -133,7 +133,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     let id = '';
     let sentAt = 0;
     const stateDir = join(work, `state-${sig}`);
-    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'nowhere.json'), '--out', join(work, 'results')],
+    const out = await fleet(['compare', '--interactive', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'nowhere.json'), '--out', join(work, 'results')],
       stateDir, (stderr, child) => {
         id ||= /fleet (vb[0-9a-f]{10}): creating/.exec(stderr)?.[1] ?? '';
         if (!sentAt && /io2-4g-400iops: up at/.test(stderr) && /gp3-1g: up at/.test(stderr)) {
