@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeImagesCommand, DescribeInstancesCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetScheduleCommand, ListScheduleGroupsCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 
@@ -29,7 +30,7 @@ import {
 } from '../../src/api/study-objects.js';
 import { VolbenchError } from '../../src/errors.js';
 import {
-  advanceStudy, attachStudy, fleetClients, fleetVolumes, HeldLease, planFleet, prepareStudy, sha256Hex, startStudy, type FleetClients, type FleetEvent,
+  advanceStudy, dataVolumeOf, fleetClients, fleetVolumes, HeldLease, planFleet, prepareStudy, sha256Hex, startStudy, type FleetClients, type FleetEvent,
   type FleetState,
 } from '../../src/fleet/index.js';
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
@@ -354,4 +355,20 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
     expect(gone.map((x) => x.StackStatus)).toEqual(['DELETE_COMPLETE', 'DELETE_COMPLETE']);
     expect(await leftovers(fleetId)).toEqual({ stacks: [], schedule_groups: [], objects: [] });
   }, 60_000);
+
+  it("a member's volume id is the volume EC2 attached at /dev/sdf, as the launch template maps it", async () => {
+    const ec2 = new EC2Client(config());
+    const image = (await ec2.send(new DescribeImagesCommand({}))).Images![0].ImageId!;
+    const launched = await ec2.send(new RunInstancesCommand({
+      ImageId: image, InstanceType: 'm6i.large', MinCount: 1, MaxCount: 1,
+      BlockDeviceMappings: [{ DeviceName: '/dev/sdf', Ebs: { VolumeSize: 4, VolumeType: 'gp3', DeleteOnTermination: true } }],
+    }));
+    const instanceId = launched.Instances![0].InstanceId!;
+    const described = (await ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }))).Reservations![0].Instances![0];
+    const attached = described.BlockDeviceMappings!.find((b) => b.DeviceName === '/dev/sdf')!.Ebs!.VolumeId!;
+    expect(attached).toMatch(/^vol-[0-9a-f]+$/);
+    expect(await dataVolumeOf(instanceId, clients)).toBe(attached);
+    await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+    ec2.destroy();
+  }, 30_000);
 });
