@@ -12,7 +12,7 @@
  */
 import {
   CreateScheduleCommand, CreateScheduleGroupCommand, DeleteScheduleGroupCommand, GetScheduleCommand, GetScheduleGroupCommand, ListSchedulesCommand,
-  UpdateScheduleCommand,
+  TagResourceCommand, UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
 
 import { awsCall, type FleetClients } from './aws.js';
@@ -126,8 +126,12 @@ export async function ensureSchedules(s: ScheduleSettings, members: readonly Sch
   ))));
 }
 
-/** `fleet run --ttl`: every schedule of the fleet moves to the new expiry, as it was made otherwise. */
+/** `fleet run --ttl`: every schedule of the fleet moves to the new expiry, as it was made otherwise, and the group's tag with it (reap reads it). */
 export async function moveSchedules(fleetId: string, expiresAt: string, clients: FleetClients): Promise<number> {
+  const group = await unlessMissing('scheduler:GetScheduleGroup', () => clients.scheduler.send(new GetScheduleGroupCommand({ Name: scheduleGroupName(fleetId) })), undefined);
+  if (group?.Arn) {
+    await awsCall('scheduler:TagResource', () => clients.scheduler.send(new TagResourceCommand({ ResourceArn: group.Arn, Tags: [{ Key: EXPIRES_TAG, Value: expiresAt }] })));
+  }
   let moved = 0;
   for (const Name of await fleetSchedules(fleetId, clients)) {
     const GroupName = scheduleGroupName(fleetId);
