@@ -11,7 +11,8 @@
  * - the lease: one driver at a time (If-None-Match: *, If-Match), an expired one taken over, a
  *   lost one refused on renewal; a second driver of a leased study exits 2 naming the holder;
  * - `fleet attach` from an empty state directory finishes a study another driver started;
- * - SIGTERM while a CreateStack is in flight: its answer is awaited, then everything is deleted.
+ * - SIGTERM while a CreateStack is in flight: its answer is awaited, then everything is deleted;
+ *   a member's refused CreateStack fails the study, naming it, and everything is deleted.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -295,11 +296,11 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
     expect(JSON.parse(after.stdout).lease).toBeUndefined();
   }, 60_000);
 
-  it('SIGTERM while a CreateStack is in flight: its answer is awaited, then everything of the fleet is deleted', async () => {
-    // CloudFormation behind a loopback stand-in that holds a member's CreateStack until the CLI
-    // has its SIGTERM, then passes it on to moto as it came.
-    let onCreate: (() => void) | undefined;
-    const held: Array<() => void> = [];
+  /**
+   * CloudFormation behind a loopback stand-in: a member's CreateStack goes to `onCreate`, which
+   * passes it on to moto as it came (`forward`), later or never, or answers it itself (`refuse`).
+   */
+  async function cloudFormationStandIn(onCreate: (body: string, forward: () => void, refuse: (code: string, message: string) => void) => void): Promise<{ endpoint: string; close(): void }> {
     const proxy: Server = createServer((req: IncomingMessage, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (d: Buffer) => chunks.push(d));
@@ -311,35 +312,50 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
           res.writeHead(answer.status, Object.fromEntries(answer.headers));
           res.end(Buffer.from(await answer.arrayBuffer()));
         };
-        if (/Action=CreateStack/.test(body.toString()) && /StackName=volbench-vb/.test(body.toString())) {
-          held.push(() => void forward());
-          onCreate?.();
-        } else {
-          void forward();
-        }
+        const refuse = (code: string, message: string) => {
+          res.writeHead(400, { 'content-type': 'text/xml' });
+          res.end(`<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>standin</RequestId></ErrorResponse>`);
+        };
+        const text = body.toString();
+        if (/Action=CreateStack/.test(text) && /StackName=volbench-vb/.test(text)) onCreate(text, () => void forward(), refuse);
+        else void forward();
       });
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const cfnEndpoint = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-    let fleetId = '';
+    return { endpoint: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`, close: () => proxy.close() };
+  }
+
+  const compareArgs = (name: string) => ['compare', '--volumes', VOLUMES, '--instance', 'm6i.large', '--region', REGION, '--bucket', BUCKET, '--runtime', '2s',
+    '--package', join(work, 'volbench-0.0.0-linux-x64.tar.gz'), '--yes', '--state-dir', join(work, `state-${name}`), '--out', join(work, `results-${name}`), '--format', 'json'];
+
+  async function stacksOf(fleetId: string): Promise<string[]> {
+    const cfn = new CloudFormationClient(config());
+    const all = ((await cfn.send(new ListStacksCommand({}))).StackSummaries ?? []).filter((x) => x.StackName?.startsWith(`volbench-${fleetId}-`));
+    cfn.destroy();
+    return all.map((x) => `${x.StackName!.slice(`volbench-${fleetId}-`.length)} ${x.StackStatus}`).sort();
+  }
+
+  it('SIGTERM while a CreateStack is in flight: its answer is awaited, then everything of the fleet is deleted', async () => {
+    // A member's CreateStack is held until the CLI has its SIGTERM, then passed on to moto.
+    let child: ReturnType<typeof spawn> | undefined;
     let sent = false;
-    const run = cli(['compare', '--volumes', VOLUMES, '--instance', 'm6i.large', '--region', REGION, '--bucket', BUCKET, '--runtime', '2s',
-      '--package', join(work, 'volbench-0.0.0-linux-x64.tar.gz'), '--yes', '--state-dir', join(work, 'state-sigterm'), '--out', join(work, 'results-sigterm'),
-      '--format', 'json'], {
-      env: { AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint },
-      onStderr: (text, child) => {
+    const held: Array<() => void> = [];
+    const standIn = await cloudFormationStandIn((_body, forward) => {
+      held.push(forward);
+      if (sent) return;
+      sent = true;
+      child!.kill('SIGTERM');
+      setTimeout(() => { for (const go of held.splice(0)) go(); }, 500);
+    });
+    let fleetId = '';
+    const out = await cli(compareArgs('sigterm'), {
+      env: { AWS_ENDPOINT_URL_CLOUDFORMATION: standIn.endpoint },
+      onStderr: (text, c) => {
+        child = c;
         fleetId ||= /fleet (vb[0-9a-f]{10}): creating/.exec(text)?.[1] ?? '';
-        onCreate ??= () => {
-          if (sent) return;
-          sent = true;
-          child.kill('SIGTERM');
-          // The creates go on to CloudFormation only once the signal is in.
-          setTimeout(() => { for (const go of held.splice(0)) go(); }, 500);
-        };
       },
     });
-    const out = await run;
-    proxy.close();
+    standIn.close();
     expect(sent, out.stderr).toBe(true);
     expect(out.code, out.stderr).toBe(143);
     expect(out.stderr).toMatch(/SIGTERM: tearing fleet vb[0-9a-f]{10} down/);
@@ -349,10 +365,27 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
     expect(events.find((e) => e.event === 'step' && e.step === 'tearing-down')).toMatchObject({ reason: 'interrupted (SIGTERM)' });
     expect(events.find((e) => e.event === 'torn-down')).toMatchObject({ remaining: [] });
     // Both stacks were made (their creates answered), then deleted; nothing else of the fleet is left.
-    const cfn = new CloudFormationClient(config());
-    const gone = ((await cfn.send(new ListStacksCommand({}))).StackSummaries ?? []).filter((x) => x.StackName?.startsWith(`volbench-${fleetId}-`));
-    cfn.destroy();
-    expect(gone.map((x) => x.StackStatus)).toEqual(['DELETE_COMPLETE', 'DELETE_COMPLETE']);
+    expect(await stacksOf(fleetId)).toEqual(LABELS.map((l) => `${l} DELETE_COMPLETE`));
+    expect(await leftovers(fleetId)).toEqual({ stacks: [], schedule_groups: [], objects: [] });
+  }, 60_000);
+
+  it("a member's refused CreateStack fails the study, naming it: the other member's stack and the schedules are deleted", async () => {
+    const standIn = await cloudFormationStandIn((body, forward, refuse) => {
+      if (body.includes(`-${LABELS[1]}&`) || body.includes(`-${LABELS[1]}-create`)) refuse('AccessDenied', 'User is not authorized to perform: cloudformation:CreateStack');
+      else forward();
+    });
+    const out = await cli(compareArgs('refused'), { env: { AWS_ENDPOINT_URL_CLOUDFORMATION: standIn.endpoint } });
+    standIn.close();
+    expect(out.code, out.stderr).toBe(1);
+    const events = out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as FleetEvent);
+    const fleetId = events[0].fleetId;
+    expect(events.find((e) => e.event === 'member-failed')).toMatchObject({ label: LABELS[1], reason: expect.stringContaining('cloudformation:CreateStack was refused') });
+    expect(events.find((e) => e.event === 'step' && e.step === 'tearing-down')).toMatchObject({ reason: expect.stringMatching(new RegExp(`^${LABELS[1]}: cloudformation:CreateStack was refused`)) });
+    expect(events.filter((e) => e.event === 'result').map((e) => [e.label, e.status])).toEqual([[LABELS[0], 'cancelled'], [LABELS[1], 'failed']]);
+    expect(events.filter((e) => e.event === 'step').at(-1)).toMatchObject({ step: 'failed' });
+    // Ended before its report, it still gives one: every member in it, none measured.
+    expect(events.at(-1)).toMatchObject({ event: 'report' });
+    expect(await stacksOf(fleetId)).toEqual([`${LABELS[0]} DELETE_COMPLETE`]);
     expect(await leftovers(fleetId)).toEqual({ stacks: [], schedule_groups: [], objects: [] });
   }, 60_000);
 

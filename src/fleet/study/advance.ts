@@ -11,7 +11,7 @@ import { loadRemoteState, saveState, type FleetState, type StudyStep } from '../
 import { collectingStep, reportingStep } from './collect-step.js';
 import { nowOf, type StudyContext } from './context.js';
 import { creatingStep, plannedStep } from './create-step.js';
-import { runningStep, settled } from './run-step.js';
+import { runningStep } from './run-step.js';
 import { failStudy, isTerminal, studyOf } from './steps.js';
 import { tearingDownStep } from './teardown-step.js';
 
@@ -73,7 +73,6 @@ export async function cancelStudy(fleetId: string, ctx: StudyContext, reason: st
   const state = await loadStudy(fleetId, ctx);
   const study = studyOf(state);
   if (isTerminal(study.step) || study.step === 'tearing-down') return state;
-  for (const m of state.members) if (!settled(m)) m.error = 'cancelled';
   failStudy(state, reason, ctx.onEvent, nowOf(ctx));
   ctx.onEvent?.({ event: 'tearing-down', fleetId });
   await save(state, ctx);

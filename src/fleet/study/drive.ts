@@ -98,7 +98,9 @@ async function drive(fleetId: string, lease: HeldLease, opts: DriveOptions): Pro
   }
   const results = await collectedResults(state, ctx);
   if (!report) {
-    // A driver that came after the report (an attach to a finished study) still gives it.
+    // A study that ended before its report (it failed, or was cancelled), or a driver that came
+    // after it (an attach to a finished study): each member's outcome and the report all the same.
+    for (const { result: _doc, ...outcome } of results) listener?.({ event: 'result', fleetId, ...outcome });
     report = fleetReport(state, results);
     listener?.({ event: 'report', fleetId, report });
   }

@@ -13,12 +13,7 @@ import { FLEET_TAG } from '../names.js';
 import type { FleetMemberState, FleetState } from '../state.js';
 import { nowOf, seenOf, type StudyContext } from './context.js';
 import { progressLine, readDone, readProgress } from './member-objects.js';
-import { moveTo } from './steps.js';
-
-/** Whether a member needs no more looking at. */
-export function settled(m: FleetMemberState): boolean {
-  return m.status === 'failed' || m.done !== undefined || m.error !== undefined;
-}
+import { moveTo, settled } from './steps.js';
 
 function failMember(state: FleetState, m: FleetMemberState, reason: string, ctx: StudyContext): void {
   m.error = reason;

@@ -10,8 +10,7 @@ import { loadStudy } from './advance.js';
 import type { StudyContext } from './context.js';
 import { currentLease } from './lease.js';
 import { readProgress } from './member-objects.js';
-import { settled } from './run-step.js';
-import { studyOf } from './steps.js';
+import { settled, studyOf } from './steps.js';
 
 export interface MemberStatus {
   label: string;

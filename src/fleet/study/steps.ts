@@ -25,7 +25,7 @@
  * state from S3 and calls the same step again.
  */
 import type { OnFleetEvent } from '../events.js';
-import type { FleetState, FleetStatus, StudyState, StudyStep } from '../state.js';
+import type { FleetMemberState, FleetState, FleetStatus, StudyState, StudyStep } from '../state.js';
 
 export const STUDY_STEPS: readonly StudyStep[] = ['planned', 'creating', 'running', 'collecting', 'reporting', 'tearing-down', 'done', 'failed'];
 
@@ -71,10 +71,19 @@ export function moveTo(state: FleetState, step: StudyStep, onEvent?: OnFleetEven
   onEvent?.({ event: 'step', fleetId: state.fleetId, step, from, ...(reason ? { reason } : {}) });
 }
 
-/** The study is to fail (why), and goes to its teardown (from any step before it). */
+/** Whether a member needs no more looking at: its stack failed, it is done, or it failed or was cancelled. */
+export function settled(m: FleetMemberState): boolean {
+  return m.status === 'failed' || m.done !== undefined || m.error !== undefined;
+}
+
+/**
+ * The study is to fail (why), and goes to its teardown (from any step before it): its members
+ * not yet settled are cancelled.
+ */
 export function failStudy(state: FleetState, reason: string, onEvent?: OnFleetEvent, now = new Date()): void {
   const study = studyOf(state);
   if (isTerminal(study.step) || study.step === 'tearing-down') return;
+  for (const m of state.members) if (!settled(m)) m.error = 'cancelled';
   study.failure ??= reason;
   moveTo(state, 'tearing-down', onEvent, reason, now);
 }

@@ -59,7 +59,8 @@ export async function tearingDownStep(state: FleetState, ctx: StudyContext): Pro
     }
   }
   if (pending) return;
-  for (const m of state.members) if (!stacks.members.has(m.label)) m.status = 'deleted';
+  // A member whose stack failed stays failed (its reason is its outcome's); the others' are deleted.
+  for (const m of state.members) if (!stacks.members.has(m.label) && m.status !== 'failed') m.status = 'deleted';
   const leftAlone = stacks.strangers.map((s) => s.stackName);
   for (const s of stacks.strangers) log(`left alone: stack ${s.stackName} ${s.reason}`);
   await deleteSecrets(state, ctx.clients, log, leftAlone);
