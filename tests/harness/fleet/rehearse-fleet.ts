@@ -168,7 +168,7 @@ async function main() {
     const ports: Record<string, number> = Object.fromEntries(await Promise.all(plan.members.map(async (m) => [m.label, await freePort()])));
     const mapFile = join(out, 'endpoint-map.json');
     writeFileSync(mapFile, JSON.stringify(Object.fromEntries(plan.members.map((m) => [m.label, `https://127.0.0.1:${ports[m.label]}`]))));
-    const argv = ['fleet', 'compare', '--interactive', '--volumes', volumes, '--instance', instance, '--suite', 'auto', '--runtime', runtime, '--region', REGION,
+    const argv = ['fleet', 'compare', '--volumes', volumes, '--instance', instance, '--suite', 'auto', '--runtime', runtime, '--region', REGION,
       '--bucket', BUCKET, '--allowed-cidr', '10.213.0.0/16', '--endpoint-map', mapFile, '--out', join(out, 'results'), '--yes',
       // Members shut down at their expiry × the time factor: a TTL the rehearsal's boots under load fit in.
       '--ttl', '2h',
