@@ -4,7 +4,7 @@
  * test plays the members as the member agent would: it writes their progress, done and result
  * objects to their prefixes, each made through the contract's schemas.
  *
- * - the machine, one call at a time: planned → creating (schedules, then stacks with the service
+ * - the machine, one call at a time (and a study its first driver left before its bundle was up fails): planned → creating (schedules, then stacks with the service
  *   role, OnFailure DELETE, MemberMode autonomous and the spec's SHA-256) → running (progress and
  *   done read; a member whose object fails the schema refused, naming it) → collecting →
  *   reporting → tearing-down → done, nothing left but the record, every object put with SSE;
@@ -31,7 +31,7 @@ import {
 } from '../../src/api/study-objects.js';
 import { VolbenchError } from '../../src/errors.js';
 import {
-  advanceStudy, dataVolumeOf, fleetClients, fleetVolumes, HeldLease, planFleet, prepareStudy, sha256Hex, startStudy, type FleetClients, type FleetEvent,
+  advanceStudy, dataVolumeOf, fleetClients, fleetVolumes, HeldLease, planFleet, prepareStudy, saveState, sha256Hex, startStudy, type FleetClients, type FleetEvent,
   type FleetState,
 } from '../../src/fleet/index.js';
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
@@ -232,6 +232,18 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
       await lease.release();
     }
   }, 60_000);
+
+  it('a study found planned without its spec and bundle (its first driver died first) fails, having made nothing', async () => {
+    const events: FleetEvent[] = [];
+    const ctx = { clients, bucket: BUCKET, onEvent: (e: FleetEvent) => events.push(e) };
+    const prepared = await prepareStudy({ plan: newPlan(), bundleFile: join(work, 'volbench-0.0.0-linux-x64.tar.gz'), workload: {} }, ctx);
+    const { fleetId } = prepared.state;
+    await saveState(prepared.state, undefined, clients);
+    const state = await advanceUntil(fleetId, ctx, 'failed');
+    expect(state.study!.failure).toBe('its first driver stopped before the spec and the bundle were in S3: nothing was created');
+    expect(events.filter((e) => e.event === 'step').map((e) => e.step)).toEqual(['tearing-down', 'failed']);
+    expect(await leftovers(fleetId)).toEqual({ stacks: [], schedule_groups: [], objects: [] });
+  }, 30_000);
 
   it('the lease: one driver at a time, an expired one taken over, a lost one refused on renewal, a released one free at once', async () => {
     const fleetId = `vb${randomBytes(5).toString('hex')}`;

@@ -17,7 +17,7 @@ export interface ReadObject {
 
 /** Thrown for an object larger than its cap: the caller names whose it is. */
 export class TooLarge extends Error {
-  constructor(readonly bytes: number | undefined, readonly cap: number) {
+  constructor(readonly bytes: number | undefined, readonly cap: number, readonly etag?: string) {
     super(bytes === undefined ? `larger than ${cap} bytes` : `${bytes} bytes, above ${cap}`);
   }
 }
@@ -41,7 +41,7 @@ export async function readCapped(clients: FleetClients, bucket: string, key: str
   const stream = out.Body.transformToWebStream();
   if ((out.ContentLength ?? 0) > cap) {
     await stream.cancel().catch(() => {});
-    throw new TooLarge(out.ContentLength, cap);
+    throw new TooLarge(out.ContentLength, cap, out.ETag);
   }
   const chunks: Buffer[] = [];
   let got = 0;
@@ -52,7 +52,7 @@ export async function readCapped(clients: FleetClients, bucket: string, key: str
     got += value.byteLength;
     if (got > cap) {
       await reader.cancel().catch(() => {});
-      throw new TooLarge(undefined, cap);
+      throw new TooLarge(undefined, cap, out.ETag);
     }
     chunks.push(Buffer.from(value));
   }

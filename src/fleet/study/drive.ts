@@ -31,7 +31,7 @@ export interface DriveOptions extends StudyContext {
   signal?: AbortSignal;
   /** Why the signal came (e.g. SIGTERM), for the study's failure. */
   signalName?: () => string | undefined;
-  /** Milliseconds between calls (default 1000), and while the members run (default 5000). */
+  /** The longest wait between calls, in milliseconds (default 5000), and while the members run (default 10000); after a step moved, 1 s, then twice as long each time. */
   pollMs?: number;
   runningPollMs?: number;
   /** The lease's length (default 60 s), who holds it, and whether to wait for another driver's. */
@@ -70,13 +70,15 @@ async function drive(fleetId: string, lease: HeldLease, opts: DriveOptions): Pro
   let report: Report | undefined;
   let state: FleetState | undefined;
   let cancelled = false;
+  let wait = 0;
   for (let errors = 0; ;) {
     if (opts.signal?.aborted && !cancelled) {
       cancelled = true;
       await cancelStudy(fleetId, ctx, `interrupted${opts.signalName?.() ? ` (${opts.signalName()})` : ''}`);
     }
-    await lease.renew();
+    const was = state ? studyOf(state).step : undefined;
     try {
+      await lease.renew();
       const advanced = await advanceStudy(fleetId, ctx);
       state = advanced.state;
       report ??= advanced.report;
@@ -94,7 +96,11 @@ async function drive(fleetId: string, lease: HeldLease, opts: DriveOptions): Pro
     }
     if (state && isTerminal(studyOf(state).step)) break;
     const step = state ? studyOf(state).step : 'planned';
-    if (!(opts.signal?.aborted && !cancelled)) await pause(step === 'running' ? (opts.runningPollMs ?? 5000) : (opts.pollMs ?? 1000), cancelled ? undefined : opts.signal);
+    // Soon after a step moved (a stack asked for, a deletion sent), then less and less often, up
+    // to the step's longest wait: few calls while AWS or the members take their time.
+    const longest = step === 'running' ? (opts.runningPollMs ?? 10_000) : (opts.pollMs ?? 5000);
+    wait = step !== was ? Math.min(1000, longest) : Math.min(wait * 2, longest);
+    if (!(opts.signal?.aborted && !cancelled)) await pause(wait, cancelled ? undefined : opts.signal);
   }
   const results = await collectedResults(state, ctx);
   if (!report) {

@@ -54,7 +54,7 @@ async function read(o: LeaseOptions): Promise<Seen | undefined> {
   try {
     got = await readCapped(o.clients, o.bucket, key, STUDY_OBJECT_MAX_BYTES.lease);
   } catch (err) {
-    if (err instanceof TooLarge) return { malformed: err.message };
+    if (err instanceof TooLarge) return { malformed: err.message, etag: err.etag };
     throw err;
   }
   if (!got) return undefined;
