@@ -10,7 +10,7 @@ import { VolbenchError } from '../errors.js';
 import { judged, type Assertion } from '../gates/index.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
-import { effectiveSpec, planRun } from '../plan/index.js';
+import { effectiveSpec, HeldTargets, planRun } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
@@ -218,7 +218,9 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
   const { settings, template, values, name, assertions } = prepared;
   // The points share the files, recorded as they are made: the sweep's unlink removes those.
   const files = options.files ?? new RunFiles();
-  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length, files };
+  // Each point is planned beneath the directories the first one used, against the files it laid out.
+  const held = options.held ?? new HeldTargets();
+  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length, files, held };
   const runs: AnalysisRun[] = [];
   const raw: Array<Omit<VolbenchSweepPoint, 'throughput_norm' | 'latency_norm' | 'score'>> = [];
   let stopped: SweepStop = 'max_depth';
@@ -262,7 +264,11 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
       }
     }
   } finally {
-    await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
+    try {
+      await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
+    } finally {
+      if (options.held === undefined) held.release();
+    }
   }
   const merged = mergeRuns(runs);
   const sweep = sweepSection(raw, { ...settings, stopped });

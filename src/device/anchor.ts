@@ -109,17 +109,30 @@ export class Anchors {
   refer(resolvedPath: string, field: string, given = resolvedPath): PathRef {
     const realPath = resolvedPath;
     if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath), given, field), name: basename(resolvedPath), realPath };
-    for (const root of this.roots) {
-      if (root.kind === 'block_device' && resolvedPath === root.path) return { dirFd: root.fd, name: basename(root.path), realPath };
-      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) {
-        return { dirFd: root.fd, name: relative(root.path, resolvedPath), realPath };
-      }
+    const root = this.rootOf(resolvedPath, field, given);
+    if (root.kind === 'block_device') return { dirFd: root.fd, name: basename(root.path), realPath };
+    return { dirFd: root.fd, name: relative(root.path, resolvedPath), realPath };
+  }
+
+  /**
+   * The reference for `resolvedPath` beneath `dirFd`, a directory held elsewhere that holds it
+   * (HeldTargets): checked against the roots as refer() checks it, opened by its last name only.
+   */
+  referIn(dirFd: number, resolvedPath: string, field: string, given = resolvedPath): PathRef {
+    if (this.roots !== undefined) this.rootOf(resolvedPath, field, given);
+    return { dirFd, name: basename(resolvedPath), realPath: resolvedPath };
+  }
+
+  private rootOf(resolvedPath: string, field: string, given: string): AnchorRoot {
+    for (const root of this.roots ?? []) {
+      if (root.kind === 'block_device' && resolvedPath === root.path) return root;
+      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) return root;
     }
     // Named as given: where it resolves outside every root is nobody's business.
     throw new VolbenchError('EUNSAFE_TARGET', `${given} is not under a target root`, {
       field,
       path: given,
-      accepted: `paths under ${this.roots.map((r) => r.path).join(', ')}`,
+      accepted: `paths under ${(this.roots ?? []).map((r) => r.path).join(', ')}`,
     });
   }
 

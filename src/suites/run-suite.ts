@@ -12,7 +12,7 @@ import { RunFiles } from '../run/run-files.js';
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
 import { judged, type Assertion } from '../gates/index.js';
-import { planRun, stagesOf } from '../plan/index.js';
+import { HeldTargets, planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
@@ -118,7 +118,9 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   // were applied to the whole suite when it was prepared.
   // The tests share files, recorded as they are made: a suite cut short removes those.
   const files = options.files ?? new RunFiles();
-  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files };
+  // Each test is planned beneath the directories the first one used, against the files it laid out.
+  const held = options.held ?? new HeldTargets();
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, held };
   const done: TestRuns[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
@@ -141,7 +143,11 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       stoppedIn = null;
     }
   } finally {
-    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    try {
+      if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    } finally {
+      if (options.held === undefined) held.release();
+    }
   }
   return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
 }

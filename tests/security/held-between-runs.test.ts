@@ -1,0 +1,79 @@
+/**
+ * Regression (security review, fourth round, MEDIUM 5): a sweep planned each point again by
+ * name, and recorded every target a point opened as its own. With the point's directory swapped
+ * for a relative link to another directory between points, the later points laid out another
+ * user's 10-byte file to 1 MiB, wrote it, and the sweep's unlink=1 removed it. A suite, whose
+ * tests are runs of their own, did the same. Expected: later points and tests are planned beneath
+ * the directory the first one used (held open) and against the file it laid out; they refuse a
+ * file that is not it, and only what a layout created is ever removed: the other user's file
+ * keeps its 10 bytes.
+ */
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { runSuite, runSweep } from '../../src/index.js';
+import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const PRECIOUS = 'ten bytes!';
+const scratch = new ScratchDir('held-between');
+afterAll(() => scratch.remove());
+
+/** A directory `d` for the runs and another user's 0600 file at victims/`name`. */
+function place(label: string, name: string): { root: string; victim: string } {
+  const root = scratch.path(label);
+  mkdirSync(join(root, 'd'), { recursive: true });
+  mkdirSync(join(root, 'victims'));
+  const victim = join(root, 'victims', name);
+  writeFileSync(victim, PRECIOUS);
+  chownSync(victim, 65534, 65534);
+  chmodSync(victim, 0o600);
+  return { root, victim };
+}
+
+/** `d` swapped for a relative link to `victims`. */
+function swap(root: string): void {
+  renameSync(join(root, 'd'), join(root, 'd.moved'));
+  symlinkSync('victims', join(root, 'd'));
+}
+
+describe('a sweep whose directory is swapped for a relative link after its first point', () => {
+  it('neither lays out, writes nor removes the other user\'s file', async () => {
+    const { root, victim } = place('sweep', 'x.dat');
+    const errors: string[] = [];
+    const result = await runSweep({ jobs: [{ name: 's', rw: 'write', bs: '64k', size: '1m', filename: join(root, 'd', 'x.dat'), unlink: 1, runtime: '100ms', time_based: 1 }] }, {
+      over: 'iodepth', maxDepth: 4,
+      onPoint: (e) => {
+        if (e.point === 1 && e.figures !== undefined) swap(root);
+      },
+    }).catch((err: unknown) => {
+      errors.push(String(err));
+      return null;
+    });
+    expect(statSync(victim).size).toBe(PRECIOUS.length);
+    expect(readFileSync(victim, 'utf8')).toBe(PRECIOUS);
+    // The later points ran on the sweep's own file, beneath the directory the first one used.
+    expect(errors).toEqual([]);
+    expect(result?.volbench.sweep?.points.map((p) => p.value)).toEqual([1, 2, 4]);
+    expect(statSync(join(root, 'd.moved', 'x.dat')).size).toBe(1024 * 1024);
+  });
+});
+
+describe('a suite whose directory is swapped for a relative link after its first test', () => {
+  it('neither lays out, writes nor removes the other user\'s file', async () => {
+    const { root, victim } = place('suite', 'kdiskmark.tmp');
+    const result = await runSuite('kdiskmark', {
+      directory: join(root, 'd'), size: '4m', runtime: 1, loops: 1,
+      onTest: (e) => {
+        if (e.test === 2) swap(root);
+      },
+    });
+    expect(statSync(victim).size).toBe(PRECIOUS.length);
+    expect(readFileSync(victim, 'utf8')).toBe(PRECIOUS);
+    // Every test ran, on the suite's own file in the directory it started in, which each
+    // test's unlink=1 removed there.
+    expect(result.jobs.map((j) => j.error)).toEqual(result.jobs.map(() => 0));
+    expect(result.jobs.length).toBeGreaterThan(2);
+    expect(existsSync(join(root, 'd.moved', 'kdiskmark.tmp'))).toBe(false);
+  }, 30_000);
+});
