@@ -10,9 +10,10 @@
  */
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runSuite, runSweep } from '../../src/index.js';
+import { startServer, type TestServer } from '../api/helpers/server.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 
 const PRECIOUS = 'ten bytes!';
@@ -31,10 +32,10 @@ function place(label: string, name: string): { root: string; victim: string } {
   return { root, victim };
 }
 
-/** `d` swapped for a relative link to `victims`. */
-function swap(root: string): void {
+/** `d` swapped for a relative link to `to`. */
+function swap(root: string, to = 'victims'): void {
   renameSync(join(root, 'd'), join(root, 'd.moved'));
-  symlinkSync('victims', join(root, 'd'));
+  symlinkSync(to, join(root, 'd'));
 }
 
 describe('a sweep whose directory is swapped for a relative link after its first point', () => {
@@ -76,4 +77,40 @@ describe('a suite whose directory is swapped for a relative link after its first
     expect(result.jobs.length).toBeGreaterThan(2);
     expect(existsSync(join(root, 'd.moved', 'kdiskmark.tmp'))).toBe(false);
   }, 30_000);
+});
+
+/**
+ * Regression (fourth round, INFO 11): a queued run was planned again by name when it started,
+ * so its directory, swapped for a link to another directory of the root while it waited, was
+ * followed: another directory's log was emptied. Expected: the run starts beneath the directory
+ * it was admitted in (held from admission); the other log keeps its text.
+ */
+describe('a queued run whose directory is swapped for a link while it waits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ maxRuntimeSec: 30 });
+  });
+  afterAll(async () => server?.close());
+
+  it('starts beneath the directory it was admitted in', async () => {
+    const { root } = server;
+    mkdirSync(join(root, 'd'));
+    mkdirSync(join(root, 'other'));
+    const otherLog = join(root, 'other', 'keep_bw.1.log');
+    writeFileSync(otherLog, 'another run\'s log\n');
+    const first = await server.client.submit({ jobs: [{ name: 'a', rw: 'write', bs: '64k', size: '1m', filename: join(root, 'a.dat'), time_based: 1, runtime: '1s' }] });
+    const queued = await server.client.submit({ jobs: [{
+      name: 'b', rw: 'write', bs: '64k', size: '1m', filename: join(root, 'd', 'x.dat'), write_bw_log: join(root, 'd', 'keep'), log_avg_msec: 100,
+    }] });
+    expect(queued.status).toBe(202);
+    expect((await server.client.get(`/v1/runs/${queued.body.id}`)).body.status).toBe('queued');
+    swap(root, 'other');
+    await server.client.waitForEnd(first.body.id);
+    const run = await server.client.waitForEnd(queued.body.id);
+    expect(readFileSync(otherLog, 'utf8')).toBe('another run\'s log\n');
+    expect(existsSync(join(root, 'other', 'x.dat'))).toBe(false);
+    expect(run.status).toBe('finished');
+    expect(statSync(join(root, 'd.moved', 'x.dat')).size).toBe(1024 * 1024);
+    expect(existsSync(join(root, 'd.moved', 'keep_bw.1.log'))).toBe(true);
+  });
 });

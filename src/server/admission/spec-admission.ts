@@ -8,7 +8,9 @@
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
 import type { CloudContext } from '../../cloud/index.js';
-import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../../plan/index.js';
+import {
+  blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type HeldTargets, type PlanOptions, type RunPlan,
+} from '../../plan/index.js';
 import { instancePath } from '../../plan/targets.js';
 import { checkInstanceNameLength } from '../../plan/name-length.js';
 import { parseSpec } from '../../jobspec/index.js';
@@ -31,6 +33,11 @@ export interface AdmissionContext extends PathScope {
    * of admission; a run the full queue refuses anyway is refused without it.
    */
   queueGate?: (queueKeys: () => Promise<string[]>) => Promise<void>;
+  /**
+   * The directories the run's paths are in, held from its admission until it ends: its plan at
+   * start (and a suite's tests, an analysis's runs) resolve beneath them, never by name again.
+   */
+  held?: HeldTargets;
 }
 
 export interface AdmittedSpec {
@@ -161,6 +168,7 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     // Opened by the engine beneath the roots' held descriptors, never by name.
     roots: anchorRoots(ctx.roots),
     forbidden: reservedInodes(ctx.reserved),
+    ...(ctx.held ? { held: ctx.held } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import { findRoot, type TargetRoot } from '../admission/roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
-import { planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
+import { HeldTargets, planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
 import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from '../admission/run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from '../schemas/run.js';
@@ -64,6 +64,11 @@ export class RunService {
   readonly metrics: ServiceMetrics;
   private readonly queue: RunQueue;
   private readonly active = new Map<string, ActiveRun>();
+  /**
+   * The directories each queued or running run's paths are in, held from its admission until it
+   * ends: it starts beneath them, not wherever their names lead by then (AdmissionContext.held).
+   */
+  private readonly held = new Map<string, HeldTargets>();
   private readonly shutdown = new AbortController();
   /** Set as close() begins: no queued run starts from then on. */
   private stopping = false;
@@ -105,16 +110,21 @@ export class RunService {
     const queueGate = async (queueKeys: () => Promise<string[]>): Promise<void> => {
       if (this.queue.isFull() && !this.queue.canAccept(await queueKeys())) throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     };
-    const admitted = await admitRequest(request, defaultRoot, { ...this.admissionContext(null), queueGate });
-    // Planned again as it starts: this plan only proved that it can run.
+    const held = new HeldTargets();
+    const admitted = await admitRequest(request, defaultRoot, { ...this.admissionContext(null), queueGate, held }).catch((err: unknown) => {
+      held.release();
+      throw err;
+    });
+    // Planned again as it starts (beneath the directories held now): this plan only proved that it can run.
     admitted.plan.release();
     if (!this.queue.canAccept(admitted.queueKeys)) {
+      held.release();
       throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     }
     const id = randomUUID();
     const createdAt = Date.now();
     // A store that cannot take the run throws its problem: the run is refused, nothing is queued.
-    const { run, event } = this.store.insert({
+    const { run, event } = this.storeNew(held, {
       id,
       spec: admitted.spec,
       jobFile: request.kind === 'spec' ? request.jobFile : null,
@@ -127,9 +137,25 @@ export class RunService {
       queueKeys: admitted.queueKeys,
       createdAt,
     }, { id, status: 'queued', created_at: new Date(createdAt).toISOString(), links: runLinks(id) });
+    this.held.set(id, held);
     this.events.emit(id, event);
     this.enqueue(id, admitted);
     return this.store.get(id) ?? run;
+  }
+
+  /** The store's insert, with the run's held directories released when it refuses. */
+  private storeNew(held: HeldTargets, ...args: Parameters<RunStore['insert']>): ReturnType<RunStore['insert']> {
+    try {
+      return this.store.insert(...args);
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+  }
+
+  private releaseHeld(id: string): void {
+    this.held.get(id)?.release();
+    this.held.delete(id);
   }
 
   get(id: string): RunRow | null {
@@ -144,7 +170,10 @@ export class RunService {
   async cancel(id: string): Promise<RunRow | null> {
     const run = this.store.get(id);
     if (run === null) return null;
-    if (run.status === 'queued' && this.queue.remove(id)) this.endWithoutRunning(run, 'cancelled', null);
+    if (run.status === 'queued' && this.queue.remove(id)) {
+      this.releaseHeld(id);
+      this.endWithoutRunning(run, 'cancelled', null);
+    }
     const active = this.active.get(id);
     if (active) {
       active.controller.abort('cancel');
@@ -214,12 +243,15 @@ export class RunService {
       this.endWithoutRunning(run, 'failed', interruptedProblem(detail));
     }
     for (const run of this.store.withStatus('queued')) {
+      const held = new HeldTargets();
       try {
         // Queued by the devices its targets are on now: device names may change across a reboot.
-        const admitted = await this.admitStored(run);
+        const admitted = await this.admitStored(run, held);
         admitted.plan.release();
+        this.held.set(run.id, held);
         this.enqueue(run.id, admitted);
       } catch (err) {
+        held.release();
         this.endWithoutRunning(run, 'failed', knownProblem(err) ?? INTERNAL_PROBLEM);
       }
     }
@@ -237,6 +269,8 @@ export class RunService {
     const active = [...this.active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.all(active.map((a) => a.done));
+    // Queued runs stay queued for the next start-up, which admits them again.
+    for (const id of [...this.held.keys()]) this.releaseHeld(id);
     this.shutdown.abort();
     const lost = this.store.close();
     if (lost.length > 0) {
@@ -263,22 +297,23 @@ export class RunService {
   }
 
   /** A stored run admitted again from what it was submitted with, against the roots of now. */
-  private admitStored(run: RunRow): Promise<AdmittedRun> {
+  private admitStored(run: RunRow, held?: HeldTargets): Promise<AdmittedRun> {
     const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
     if (run.defaultRoot !== null && defaultRoot === null) {
       // The root its ?target= named is no longer configured: never run it somewhere else.
       throw unknownTarget(run.defaultRoot, this.roots, true);
     }
-    return admitRequest(storedRequest(run), defaultRoot, this.admissionContext(run.id));
+    return admitRequest(storedRequest(run), defaultRoot, { ...this.admissionContext(run.id), ...(held ? { held } : {}) });
   }
 
   /**
    * The run is admitted once more as it starts: a queued run may wait for hours, and meanwhile
-   * a directory inside a root may have become a symlink out of it. Its targets must still be on
-   * the devices the queue gave it.
+   * a directory inside a root may have become a symlink out of it. It is planned beneath the
+   * directories held since its admission, and its targets must still be on the devices the
+   * queue gave it.
    */
   private async admitAtStart(run: RunRow, entry: QueueEntry): Promise<AdmittedRun> {
-    const admitted = await this.admitStored(run);
+    const admitted = await this.admitStored(run, this.held.get(run.id));
     const moved = admitted.queueKeys.filter((k) => !entry.queueKeys.includes(k));
     if (moved.length > 0) {
       admitted.plan.release();
@@ -332,7 +367,10 @@ export class RunService {
         const now = this.store.get(run.id);
         if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', problem ?? INTERNAL_PROBLEM);
       })
-      .finally(() => this.active.delete(run.id));
+      .finally(() => {
+        this.active.delete(run.id);
+        this.releaseHeld(run.id);
+      });
     this.active.set(run.id, { controller, done });
     return done;
   }
