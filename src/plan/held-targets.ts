@@ -22,10 +22,29 @@ export interface PinnedDir {
   realDir: string;
 }
 
+/** Descriptors of a HeldTargets its owner dropped without releasing it. */
+const unreleased = new FinalizationRegistry<Map<string, PinnedDir>>((dirs) => closeAll(dirs));
+
+function closeAll(dirs: Map<string, PinnedDir>): void {
+  for (const { fd } of dirs.values()) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+  }
+  dirs.clear();
+}
+
 export class HeldTargets {
   private readonly dirs = new Map<string, PinnedDir>();
   private readonly files = new Map<string, Identity>();
   private released = false;
+  private readonly token = {};
+
+  constructor() {
+    unreleased.register(this, this.dirs, this.token);
+  }
 
   /**
    * The directory `givenDir` (absolute, as the job names it), pinned on first use: resolved by
@@ -86,13 +105,7 @@ export class HeldTargets {
   /** Closes the pinned directories. Idempotent. */
   release(): void {
     this.released = true;
-    for (const { fd } of this.dirs.values()) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-    }
-    this.dirs.clear();
+    unreleased.unregister(this.token);
+    closeAll(this.dirs);
   }
 }
