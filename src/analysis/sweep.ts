@@ -14,7 +14,7 @@ import { effectiveSpec, HeldTargets, planRun } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { removeFiles } from '../device/anchor.js';
+import { removeFiles } from '../device/remove-files.js';
 import { RunFiles } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';

@@ -12,7 +12,6 @@
 import { closeSync, openSync, constants as fsConstants, type BigIntStats } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-import { removeBeneath } from './root-calls.js';
 import { VolbenchError } from '../errors.js';
 
 /** O_PATH from Linux's fcntl.h (the same on x86-64 and arm64); Node does not export it. */
@@ -35,12 +34,21 @@ export interface PathRef {
   realPath?: string;
 }
 
-/** A file by its name and identity (st_dev, st_ino): a removal takes it only while the name is still it. */
+/**
+ * A file by its name and identity (st_dev, st_ino, and its stamp): a removal takes it only while
+ * the name is still it.
+ */
 export interface FileIdentity {
   /** Absolute, with every link resolved when the file was made. */
   path: string;
   dev: bigint;
   ino: bigint;
+  /**
+   * What tells it from a later file given the same inode number once it is freed: its birth time
+   * and inode generation as the engine read them when it made it (native FileStamp); '' where
+   * its filesystem keeps neither, which leaves the file unconfirmed: never removed.
+   */
+  stamp: string;
 }
 
 /** What planning saw at a path, which the opened file must still be. */
@@ -77,7 +85,7 @@ export function openDirectory(path: string): number {
 
 const unreleased = new FinalizationRegistry<number[]>((fds) => fds.forEach(closeQuietly));
 
-function closeQuietly(fd: number): void {
+export function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
@@ -173,37 +181,4 @@ export class Anchors {
     }
     return fd;
   }
-}
-
-/**
- * Removes files a run recorded (FileIdentity): each beneath its root (without roots, beneath
- * `/`), by its name as recorded, every directory on the way walked without following a link,
- * and only while the name still leads to that very regular file. A record without an identity
- * (ino 0) removes nothing. Returns the paths removed.
- */
-export async function removeFiles(files: readonly FileIdentity[], roots?: readonly AnchorRoot[]): Promise<string[]> {
-  const top = roots === undefined ? openDirectory('/') : -1;
-  const anchors = new Anchors(roots ?? [{ path: '/', kind: 'directory', fd: top }]);
-  const removed: string[] = [];
-  try {
-    for (const file of files) {
-      if (file.ino === 0n) continue;
-      let ref: PathRef;
-      try {
-        ref = anchors.refer(file.path, 'path');
-      } catch {
-        continue;
-      }
-      // A root that does not answer keeps its files (ESTUCK): the others go on.
-      const err = await removeBeneath(ref, file.dev, file.ino, anchors.anchorOf(file.path)).catch((e: unknown) => {
-        if (e instanceof VolbenchError && e.code === 'ESTUCK') return -1;
-        throw e;
-      });
-      if (err === 0) removed.push(file.path);
-    }
-  } finally {
-    anchors.release();
-    if (top >= 0) closeQuietly(top);
-  }
-  return removed;
 }

@@ -40,6 +40,8 @@ export interface NativeCreatedFile {
   file: number;
   dev: bigint;
   ino: bigint;
+  /** Its birth time and inode generation, as the engine read them ('' where the filesystem keeps neither): native FileStamp. */
+  stamp: string;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -407,10 +409,11 @@ export interface NativeAddon {
   probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino`, its directories walked without following links; on a thread of its own as
-   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
+   * `ino` (and, with a stamp, has that birth time and generation: ESTALE otherwise), its
+   * directories walked without following links; on a thread of its own as probeTarget.
+   * Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string): Promise<number> | null;
   /** The process's stuck threads: jobs given up on, and calls on roots (stuck once past their deadline). */
   stuck(): NativeStuck;
   /** The most stuck threads the process keeps (default 64). */

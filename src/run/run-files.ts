@@ -38,7 +38,7 @@ export function createdFiles(plans: readonly NativeJobPlan[], created: readonly 
     const plan = plans[c.job];
     const named = plan === undefined ? null : fileOf(plan, c.file);
     if (named === null || named.ref?.realPath === undefined) return [];
-    return [{ planned: named.path, file: { path: named.ref.realPath, dev: c.dev, ino: c.ino } }];
+    return [{ planned: named.path, file: { path: named.ref.realPath, dev: c.dev, ino: c.ino, stamp: c.stamp ?? '' } }];
   });
 }
 

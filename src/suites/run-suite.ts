@@ -6,7 +6,7 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { removeFiles } from '../device/anchor.js';
+import { removeFiles } from '../device/remove-files.js';
 import { RunFiles } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';

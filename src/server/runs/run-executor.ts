@@ -6,7 +6,7 @@
 import { runPlan } from '../../run/run-jobs.js';
 import type { FioResult } from '../../fio-output/index.js';
 import { runPrepared, type SuiteRunOptions } from '../../suites/index.js';
-import { removeCreatedFiles } from './created-files.js';
+import { removalDetail, removeCreatedFiles } from './created-files.js';
 import { RunFiles } from '../../run/run-files.js';
 import type { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from '../problems/http-problem.js';
@@ -56,10 +56,11 @@ interface Outcome {
   result: FioResult | null;
 }
 
-function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSignal): Outcome {
+/** `removed`: at shutdown, what became of the files the run created. */
+function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSignal, removed = ''): Outcome {
   const reason = signal.aborted ? (signal.reason as AbortReason) : null;
   if (reason === 'shutdown') {
-    return { status: 'failed', error: interruptedProblem('the server shut down while the run was running'), result };
+    return { status: 'failed', error: interruptedProblem(`the server shut down while the run was running${removed ? `; ${removed}` : ''}`), result };
   }
   if (reason === 'cancel') return { status: 'cancelled', error: null, result };
   if (result === null) return { status: 'failed', error: knownProblem(thrown) ?? INTERNAL_PROBLEM, result };
@@ -130,9 +131,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);
   }
-  const outcome = outcomeOf(result, thrown, signal);
-  if (signal.aborted && signal.reason === 'shutdown') await removeCreatedFiles(deps.store.createdFiles(run.id), deps.roots);
-  finishRun(deps, run, outcome, startedAt);
+  const shutdown = signal.aborted && signal.reason === 'shutdown';
+  // The store closes soon after: a removal that has not returned by then is said to be so.
+  const removed = shutdown ? removalDetail(await removeCreatedFiles(deps.store.createdFiles(run.id), deps.roots)) : '';
+  finishRun(deps, run, outcomeOf(result, thrown, signal, removed), startedAt);
 }
 
 function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt: number): void {

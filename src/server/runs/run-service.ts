@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { AdmissionContext } from '../admission/spec-admission.js';
 import type { Limits } from '../config.js';
-import { removeCreatedFiles } from './created-files.js';
+import { removalDetail, removeCreatedFiles, settledRemoval, type Removal } from './created-files.js';
 import { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, type Problem } from '../problems/http-problem.js';
 import { findRoot, type TargetRoot } from '../admission/roots.js';
@@ -233,14 +233,22 @@ export class RunService {
    */
   async recover(): Promise<void> {
     for (const run of this.store.withStatus('running')) {
-      const { removed, unidentified } = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
-      if (unidentified.length > 0) {
+      const removal = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
+      if (removal.unidentified.length > 0) {
         this.options.logError(new Error('files recorded without their identity'),
-          `run ${run.id}: ${unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
+          `run ${run.id}: ${removal.unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
       }
-      const left = unidentified.length > 0 ? `; ${unidentified.length} recorded without an identity were left in place` : '';
-      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed${left}`;
-      this.endWithoutRunning(run, 'failed', interruptedProblem(detail));
+      if (removal.late.length === 0) {
+        this.endInterrupted(run, removal);
+        continue;
+      }
+      // Recorded once the device answers, with what was removed then; until then the run stays
+      // as the last process left it (a restart before then tries again).
+      this.options.logError(new Error('a removal has not returned'),
+        `run ${run.id}: the removal of ${removal.late.map((l) => l.path).join(', ')} has not returned (its root does not answer); the run is recorded once it does`);
+      void settledRemoval(removal).then((settled) => {
+        if (!this.stopping) this.endInterrupted(run, settled);
+      });
     }
     for (const run of this.store.withStatus('queued')) {
       const held = new HeldTargets();
@@ -324,6 +332,10 @@ export class RunService {
 
   private enqueue(id: string, admitted: AdmittedRun): void {
     this.queue.enqueue({ id, queueKeys: admitted.queueKeys, roots: admitted.roots, memoryBytes: planMemoryBytes(admitted.plan) });
+  }
+
+  private endInterrupted(run: RunRow, removal: Removal): void {
+    this.endWithoutRunning(run, 'failed', interruptedProblem(`the server stopped while the run was running; ${removalDetail(removal)}`));
   }
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {
