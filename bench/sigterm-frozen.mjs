@@ -7,7 +7,8 @@
 // The run writes through the chosen engine; once its writes wait on the frozen filesystem, the
 // service gets SIGTERM. The script thaws the filesystem --thaw-after seconds later (default 60),
 // so a service that cannot exit before the thaw still ends. Prints the seconds to the exit, and
-// the threads of the service's process that were in the kernel (state D) two seconds in.
+// the threads of the service's process (serve's child, or serve itself in versions before it ran
+// the service in a child) that were in the kernel (state D) two seconds in.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,26 +74,30 @@ try {
   spawnSync('fsfreeze', ['-f', mount]);
   frozen = true;
   await sleep(500);
+  // The service's own process: serve's child, or serve itself in versions before it had one.
+  const servicePid = serve.pid;
   const sent = performance.now();
+  const exitedAt = serve.exited.then(() => performance.now());
   serve.child.kill('SIGTERM');
   const thaw = setTimeout(() => {
     spawnSync('fsfreeze', ['-u', mount]);
     frozen = false;
   }, opts.thawAfter * 1000);
   await sleep(2000);
-  const stuck = stuckThreads(serve.pid);
+  const stuck = stuckThreads(servicePid);
   const { code, signal } = await serve.exited;
-  const seconds = (performance.now() - sent) / 1000;
+  const seconds = ((await exitedAt) - sent) / 1000;
   clearTimeout(thaw);
   console.log(JSON.stringify({
     engine: opts.engine, secondsToExit: Math.round(seconds * 10) / 10, exit: code ?? signal,
-    thawedFirst: !frozen, stuckThreadsAt2s: stuck,
+    thawedFirst: !frozen, serviceProcess: servicePid === serve.child.pid ? 'serve itself' : 'a child of serve', stuckThreadsAt2s: stuck,
   }));
   if (frozen) spawnSync('fsfreeze', ['-u', mount]);
   frozen = false;
 } finally {
   if (frozen) spawnSync('fsfreeze', ['-u', mount]);
-  spawnSync('umount', [mount]);
+  // The service's kernel workers may hold the filesystem a moment after the thaw.
+  for (let i = 0; i < 50 && spawnSync('umount', [mount]).status !== 0; i++) await sleep(100);
   spawnSync('losetup', ['-d', device]);
   rmSync(work, { recursive: true, force: true });
 }

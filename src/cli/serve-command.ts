@@ -1,11 +1,12 @@
 /**
- * `volbench serve`: flags to a ServerConfig, then listen until SIGINT or SIGTERM. Wiring only;
- * the service is src/server/.
+ * `volbench serve`: flags to a ServerConfig, then the service in a child process until SIGINT or
+ * SIGTERM (serve-supervisor.ts). Wiring only; the service is src/server/.
  */
 import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
-import { buildServer } from '../server/http/app.js';
+import { activePrices } from '../cloud/price-source.js';
+import { superviseService } from './serve-supervisor.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/http/token.js';
@@ -195,21 +196,10 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
   }
   const title = commandLineWithoutToken(argv);
   if (title !== null) process.title = title;
-  const app = await buildServer(config);
-  const address = await app.listen({ host: config.host, port: config.port });
-  // One write, so that whoever waits for "serving on" has the fingerprint and the addresses with it.
-  const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
-  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}` +
-    `volbench: web view at ${address}/, API docs at ${address}/v1/docs/ (the token as the password), OpenAPI at ${address}/v1/openapi.json\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      io.stderr.write('volbench: stopping; running runs end as interrupted, queued runs stay queued\n');
-      app.close().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  return superviseService(config, activePrices()?.file ?? null, io, (address) => {
+    // One write, so that whoever waits for "serving on" has the fingerprint and the addresses with it.
+    const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
+    io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}` +
+      `volbench: web view at ${address}/, API docs at ${address}/v1/docs/ (the token as the password), OpenAPI at ${address}/v1/openapi.json\n`);
   });
-  return 0;
 }

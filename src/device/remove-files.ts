@@ -33,12 +33,16 @@ export function removalText(done: Pick<RemovedFiles, 'removed' | 'unconfirmed' |
   return parts.join('; ');
 }
 
-/** Removes `files` as the module says; a root that does not answer keeps its files, the others go on. */
+/**
+ * Removes `files` as the module says. Roots are worked on side by side, each file of a root in
+ * turn: a root that does not answer keeps its files (and costs one deadline), the others go on.
+ */
 export async function removeFiles(files: readonly FileIdentity[], roots?: readonly AnchorRoot[]): Promise<RemovedFiles> {
   const top = roots === undefined ? openDirectory('/') : -1;
   const anchors = new Anchors(roots ?? [{ path: '/', kind: 'directory', fd: top }]);
   const done: RemovedFiles = { removed: [], unconfirmed: [], stuck: [], late: [] };
   try {
+    const byRoot = new Map<string, Array<{ ref: PathRef; file: FileIdentity }>>();
     for (const file of files) {
       if (file.ino === 0n) continue;
       if (file.stamp === '') {
@@ -51,8 +55,12 @@ export async function removeFiles(files: readonly FileIdentity[], roots?: readon
       } catch {
         continue;
       }
-      await removeOne(ref, file, anchors.anchorOf(file.path), done);
+      const anchor = anchors.anchorOf(file.path);
+      byRoot.set(anchor, [...(byRoot.get(anchor) ?? []), { ref, file }]);
     }
+    await Promise.all([...byRoot].map(async ([anchor, list]) => {
+      for (const { ref, file } of list) await removeOne(ref, file, anchor, done);
+    }));
   } finally {
     anchors.release();
     if (top >= 0) closeQuietly(top);

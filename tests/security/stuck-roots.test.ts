@@ -103,7 +103,7 @@ describe.skipIf(reason !== null)(`frozen roots${reason ? ` (skipped: ${reason})`
   }, 60_000);
 
   it('six cancelled runs on frozen roots: memory and threads stay bounded, the stuck root answers 503, a healthy one 202', async () => {
-    const pid = serving!.child.pid!;
+    const pid = serving!.servicePid;
     const before = processFootprint(pid);
     const ids: string[] = [];
     let held = false;

@@ -22,6 +22,8 @@ import type { RunRow, RunStore } from '../store/runs.js';
 export type AbortReason = 'cancel' | 'shutdown';
 
 export interface ExecutorDeps {
+  /** Whether the service has closed its store: a run that ends after that records nothing. */
+  closed: () => boolean;
   store: RunStore;
   events: RunEvents;
   metrics: ServiceMetrics;
@@ -95,14 +97,15 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
   return {
     onStep: (s) => {
       step = { analysis: s.analysis, step: s.step, steps: s.steps };
-      deps.events.publish(run, 'analysis', { id: run.id, ...s });
+      if (!deps.closed()) deps.events.publish(run, 'analysis', { id: run.id, ...s });
     },
     onTest: ({ test, tests, loop, loops, jobs }) => {
       current = { test, tests, loop, loops, jobs };
-      deps.events.publish(run, 'test', { id: run.id, ...current });
+      if (!deps.closed()) deps.events.publish(run, 'test', { id: run.id, ...current });
     },
     onProgress: (p) => {
       const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }), ...(step === null ? {} : { analysis_step: step }) };
+      if (deps.closed()) return;
       deps.store.saveProgress(run.id, progress);
       deps.events.publish(run, 'progress', { id: run.id, ...progress });
     },
@@ -125,7 +128,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   try {
     const { onStep, ...control } = reporting(deps, run);
     // Every file the run creates is recorded with its identity as it is made.
-    const files = new RunFiles((made) => deps.store.recordCreated(run.id, made));
+    const files = new RunFiles((made) => {
+      if (!deps.closed()) deps.store.recordCreated(run.id, made);
+    });
     result = await runAdmitted(admitted, { signal, files, ...control }, onStep);
   } catch (err) {
     thrown = err;
@@ -138,6 +143,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
 }
 
 function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt: number): void {
+  // Past the service's shutdown wait: the next start fails it as interrupted, with its files.
+  if (deps.closed()) return;
   const finishedAt = Date.now();
   // Judged on whatever result the run has, as the library does; the status says how it ended.
   const assertions = asPrinted(outcome.result?.volbench.assertions ?? []);

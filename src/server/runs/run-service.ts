@@ -43,6 +43,14 @@ export interface SubmitInput {
 /** How long DELETE waits for a running run to stop before answering 202. */
 const CANCEL_WAIT_MS = 2000;
 
+/**
+ * How long close() waits for the running runs to stop and remove their files. A run stops within
+ * half a second of its cancel (jobs stuck in the kernel are given up on), and its files' removal
+ * takes one deadline at most on a root that does not answer (5 s, the roots side by side); the
+ * wait is bounded all the same, so that the store closes however the devices behave.
+ */
+export const SHUTDOWN_WAIT_MS = 7000;
+
 /** The statuses a run ends with are the events that end its stream. */
 export function isTerminal(status: RunStatus): boolean {
   return FINAL_EVENTS.has(status);
@@ -72,6 +80,8 @@ export class RunService {
   private readonly shutdown = new AbortController();
   /** Set as close() begins: no queued run starts from then on. */
   private stopping = false;
+  /** Set once the store is closed: a run that ends after that records nothing. */
+  private closed = false;
 
   constructor(private readonly options: RunServiceOptions) {
     this.store = new RunStore(options.db, { keepRuns: options.limits.keepRuns, dataDir: options.dataDir, logError: options.logError });
@@ -274,12 +284,23 @@ export class RunService {
    */
   async close(): Promise<void> {
     this.stopping = true;
-    const active = [...this.active.values()];
-    for (const { controller } of active) controller.abort('shutdown');
-    await Promise.all(active.map((a) => a.done));
+    const active = [...this.active.entries()];
+    for (const [, { controller }] of active) controller.abort('shutdown');
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      Promise.all(active.map(([, a]) => a.done)).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SHUTDOWN_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!stopped) {
+      const left = active.filter(([id]) => this.active.has(id)).map(([id]) => id);
+      this.options.logError(new Error('runs did not stop'),
+        `runs ${left.join(', ')} did not stop within ${SHUTDOWN_WAIT_MS / 1000} s (a device that does not answer); the store closes without their end, and the next start fails them as interrupted`);
+    }
     // Queued runs stay queued for the next start-up, which admits them again.
     for (const id of [...this.held.keys()]) this.releaseHeld(id);
     this.shutdown.abort();
+    this.closed = true;
     const lost = this.store.close();
     if (lost.length > 0) {
       this.options.logError(new Error('the store still cannot be written'),
@@ -350,6 +371,7 @@ export class RunService {
     if (this.stopping || run === null || run.status !== 'queued') return Promise.resolve();
     const controller = new AbortController();
     const deps: ExecutorDeps = {
+      closed: () => this.closed,
       store: this.store,
       events: this.events,
       metrics: this.metrics,
@@ -376,6 +398,7 @@ export class RunService {
         // whatever it is, the run ends rather than stays queued or running with nothing behind it.
         const problem = knownProblem(err);
         if (problem === null) this.options.logError(err, `run ${run.id}`);
+        if (this.closed) return;
         const now = this.store.get(run.id);
         if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', problem ?? INTERNAL_PROBLEM);
       })
