@@ -33,6 +33,9 @@ export const SERVE_USAGE = `volbench serve [options]
                               0 for no limit (default a quarter of RAM)
   --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
                               run is taken (default ${DEFAULTS.maxStuckThreads})
+  --max-connections N         client connections kept; past it a new one replaces the oldest
+                              idle one (default: the descriptor limit less a quarter, at most
+                              1024 less); a connection that sends nothing is closed after 10 s
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
   --report-timeout TIME       longest one report may take to render (default ${DEFAULTS.reportTimeoutSec}s)
   --report-max-size SIZE      largest report answered (default 20m)
@@ -57,6 +60,7 @@ const OPTIONS = {
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
   'max-stuck-threads': { type: 'string' },
+  'max-connections': { type: 'string' },
   'keep-runs': { type: 'string' },
   'report-timeout': { type: 'string' },
   'report-max-size': { type: 'string' },
@@ -177,6 +181,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
+    maxConnections: count('max-connections', values['max-connections'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     ...reportOptions(values),
     tls: tlsIdentity(values['tls-cert'], values['tls-key']),

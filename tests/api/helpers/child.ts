@@ -44,9 +44,14 @@ export function onlyChildOf(pid: number): number {
   return Number(kids[0]);
 }
 
-/** Starts `volbench serve` and resolves once it listens (bounded: rejects after 20 s). */
-export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+/**
+ * Starts `volbench serve` and resolves once it listens (bounded: rejects after 20 s). `nofile`:
+ * the descriptor limit it runs with (util-linux's prlimit sets it and execs serve: same pid).
+ */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}, nofile?: number): Promise<ServeChild> {
+  const command = [process.execPath, CLI, 'serve', '--port', '0', ...args];
+  const [file, ...argv] = nofile === undefined ? command : ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...command];
+  const child = spawn(file, argv, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
