@@ -199,7 +199,7 @@ export function effectiveSpec(
   const { defaultTarget, limits = {}, repeats = 1, untilSteadySec } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
-  if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes);
+  if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes, limits.maxMemorySource);
   const steady = untilSteadySec === undefined ? spec : untilSteady(spec, untilSteadySec);
   const targeted = defaultTarget ? withDefaultTarget(steady, defaultTarget) : steady;
   return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);

@@ -22,6 +22,7 @@ import { queueKeyOf } from './device-key.js';
 import { authorizePath, checkPathText, reservedInodes, type PathScope } from './path-policy.js';
 import { blockWriteNotAllowed, logNotAFile } from '../problems/service-problems.js';
 import { anchorRoots, type TargetRoot } from './roots.js';
+import { ROOT_MEMORY_SHARE, rootMemoryBytes } from './held-memory.js';
 
 export interface AdmissionContext extends PathScope {
   limits: Limits;
@@ -159,7 +160,9 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     defaultTarget: base.kind === 'directory' ? { directory: base.realPath } : { filename: base.realPath },
     limits: {
       maxRuntimeSec: limits.maxRuntimeSec, maxSizeBytes: limits.maxSizeBytes, maxInstances: limits.maxInstances,
-      maxMemoryBytes: limits.maxMemoryBytes,
+      // A run may take what one root's runs may (held-memory.ts), not the whole budget.
+      maxMemoryBytes: rootMemoryBytes(limits.maxMemoryBytes),
+      maxMemorySource: `${ROOT_MEMORY_SHARE * 100}% of --max-memory, what one root's runs may take at once`,
     },
     repeats,
     // Decided by the root alone, whatever the spec's allow_block_write says.

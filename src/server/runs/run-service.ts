@@ -22,6 +22,7 @@ import type { Db } from '../store/database.js';
 import { RunStore, type ListQuery, type RunRow } from '../store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from '../problems/service-problems.js';
 import { stuckTally } from '../../device/root-calls.js';
+import { heldByRoot, refuseHeldMemory, rootMemoryBytes } from '../admission/held-memory.js';
 
 export interface RunServiceOptions {
   db: Db;
@@ -92,6 +93,9 @@ export class RunService {
       // given up on still hold until their threads end.
       maxMemoryBytes: options.limits.maxMemoryBytes,
       heldBytes: () => stuckTally().memoryBytes,
+      // One root's runs take at most a share of it: a root that freezes under them leaves the rest.
+      rootMemoryBytes: rootMemoryBytes(options.limits.maxMemoryBytes),
+      heldByRoot: () => heldByRoot(stuckTally(), options.roots),
       limit: options.limits.queueLimit,
       start: (entry) => this.start(entry),
     });
@@ -127,6 +131,13 @@ export class RunService {
     });
     // Planned again as it starts (beneath the directories held now): this plan only proved that it can run.
     admitted.plan.release();
+    try {
+      // Taken only if it can run before the stuck jobs' devices answer.
+      refuseHeldMemory(planMemoryBytes(admitted.plan), this.limits.maxMemoryBytes, heldByRoot(stuckTally(), this.roots));
+    } catch (err) {
+      held.release();
+      throw err;
+    }
     if (!this.queue.canAccept(admitted.queueKeys)) {
       held.release();
       throw queueFull(this.limits.queueLimit, this.retryAfterSec());
