@@ -14,8 +14,8 @@ import { effectiveSpec, HeldTargets, planRun } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { removeFiles } from '../device/remove-files.js';
-import { RunFiles } from '../run/run-files.js';
+import { leftInPlaceNotes, removeFiles } from '../device/remove-files.js';
+import { RunFiles, withNotes } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
@@ -225,6 +225,7 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
   const raw: Array<Omit<VolbenchSweepPoint, 'throughput_norm' | 'latency_norm' | 'score'>> = [];
   let stopped: SweepStop = 'max_depth';
   let widest = 1;
+  let left: string[] = [];
   try {
     for (const [i, value] of values.entries()) {
       const job = pointName(name, settings.over, value);
@@ -265,21 +266,24 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
     }
   } finally {
     try {
-      await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
+      left = await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
     } finally {
       if (options.held === undefined) held.release();
     }
   }
-  const merged = mergeRuns(runs);
+  const merged = withNotes(mergeRuns(runs), left);
   const sweep = sweepSection(raw, { ...settings, stopped });
   return judged({ ...merged, volbench: { ...merged.volbench, sweep } }, assertions);
 }
 
-/** The template's unlink, done once the sweep ends (its points kept the files for each other). */
-async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions & { files: RunFiles }): Promise<void> {
+/**
+ * The template's unlink, done once the sweep ends (its points kept the files for each other);
+ * resolves with notes naming what it left in place.
+ */
+async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions & { files: RunFiles }): Promise<string[]> {
   const o = effectiveSpec(template, options).jobs[0].options;
-  if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) return;
+  if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) return [];
   const cwd = options.cwd ?? process.cwd();
   const paths = new Set(Array.from({ length: instances }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(options.files.of(paths), options.roots);
+  return leftInPlaceNotes(await removeFiles(options.files.of(paths), options.roots));
 }

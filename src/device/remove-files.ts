@@ -34,6 +34,20 @@ export function removalText(done: Pick<RemovedFiles, 'removed' | 'unconfirmed' |
 }
 
 /**
+ * Notes for a result whose files a removal left in place (unconfirmed, or on a root that does
+ * not answer), naming them; none when it left nothing.
+ */
+export function leftInPlaceNotes(done: RemovedFiles): string[] {
+  const notes: string[] = [];
+  if (done.unconfirmed.length > 0) {
+    notes.push(`unlink left ${done.unconfirmed.join(', ')} in place: its filesystem keeps neither a birth time nor an inode generation, so it could not be confirmed as the file this run made`);
+  }
+  const stuck = [...done.stuck, ...done.late.map((l) => l.path)];
+  if (stuck.length > 0) notes.push(`unlink left ${stuck.join(', ')} in place: its device did not answer`);
+  return notes;
+}
+
+/**
  * Removes `files` as the module says. Roots are worked on side by side, each file of a root in
  * turn: a root that does not answer keeps its files (and costs one deadline), the others go on.
  */

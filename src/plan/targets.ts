@@ -198,7 +198,7 @@ async function resolveAndRefer(path: string, field: string, ctx: ResolveContext)
     return { resolved, ref: ctx.anchors.refer(resolved.resolvedPath, field, path) };
   }
   const pinned = ctx.held.pin(dirname(path), field, path);
-  const resolved = { ...(await resolveTarget(`/proc/self/fd/${pinned.fd}/${basename(path)}`)), path };
+  const resolved = await resolveTarget(`/proc/self/fd/${pinned.fd}/${basename(path)}`, path);
   ctx.held.check(path, identityOf(resolved.exists ? resolved.stats : null), field);
   const ref = dirname(resolved.resolvedPath) === HeldTargets.whereNow(pinned)
     ? ctx.anchors.referIn(pinned.fd, resolved.resolvedPath, field, path)

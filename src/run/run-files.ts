@@ -7,6 +7,7 @@
  */
 import type { NativeCreatedFile, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import type { FileIdentity } from '../device/anchor.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 
 export class RunFiles {
   /** By the path as planned (a job's filename resolved against cwd, a log's name). */
@@ -30,6 +31,15 @@ export class RunFiles {
   of(paths: Iterable<string>): FileIdentity[] {
     return [...paths].flatMap((p) => this.byPath.get(p) ?? []);
   }
+}
+
+/** The result with `notes` added to its last job's: what a removal after the runs left in place (leftInPlaceNotes). */
+export function withNotes(result: FioResult, notes: readonly string[]): FioResult {
+  const jobs = result.volbench.jobs;
+  if (notes.length === 0 || jobs.length === 0) return result;
+  const last = jobs[jobs.length - 1];
+  const noted = { ...last, notes: [...(last.notes ?? []), ...notes] };
+  return { ...result, volbench: { ...result.volbench, jobs: [...jobs.slice(0, -1), noted] } };
 }
 
 /** The files the engine reports created, each with the path it was planned as. */

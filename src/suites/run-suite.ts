@@ -6,8 +6,8 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { removeFiles } from '../device/remove-files.js';
-import { RunFiles } from '../run/run-files.js';
+import { leftInPlaceNotes, removeFiles } from '../device/remove-files.js';
+import { RunFiles, withNotes } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
@@ -97,12 +97,12 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
  * The files these jobs' unlink asks for, removed here when their last loop (testSpec) never
  * ran: those the suite's runs recorded, each only while it is still that file (RunFiles).
  */
-async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<void> {
+async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<string[]> {
   const cwd = options.cwd ?? process.cwd();
   const paths = jobs
     .filter(({ options: o }) => o.unlink && engineSpec(o.ioengine).touchesTarget)
     .flatMap(({ options: o }) => Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(options.files.of(paths), options.roots);
+  return leftInPlaceNotes(await removeFiles(options.files.of(paths), options.roots));
 }
 
 function interrupted(result: FioResult): boolean {
@@ -126,6 +126,7 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
   // suite that stops early (cancelled, failed) removes those of this test and every later one.
   let stoppedIn: number | null = null;
+  let left: string[] = [];
   try {
     for (const [t, test] of tests.entries()) {
       stoppedIn = t;
@@ -144,12 +145,12 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
     }
   } finally {
     try {
-      if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+      if (stoppedIn !== null) left = await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
     } finally {
       if (options.held === undefined) held.release();
     }
   }
-  return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
+  return judged(withNotes(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), left), prepared.assertions);
 }
 
 /**

@@ -12,6 +12,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, w
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { runSweep } from '../../src/index.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
@@ -101,4 +102,12 @@ describe.skipIf(reason !== null)(`a restart after kill -9, once the run's inode 
     expect(existsSync(files.kept)).toBe(false);
     expect(after.error.detail).toMatch(/^the server stopped while the run was running; 1 file\(s\) it created were removed;/);
   }, 60_000);
+
+  it('a sweep\'s unlink=1 leaves a file it cannot confirm in place and names it in its result', async () => {
+    const file = join(roots.ramfs, 'sweep.dat');
+    const result = await runSweep({ jobs: [{ name: 's', rw: 'write', bs: '64k', size: '1m', filename: file, fallocate: 'truncate', unlink: 1, runtime: '100ms', time_based: 1 }] }, { maxDepth: 2 });
+    expect(existsSync(file)).toBe(true);
+    expect(result.volbench.jobs.at(-1)?.notes).toContain(
+      `unlink left ${file} in place: its filesystem keeps neither a birth time nor an inode generation, so it could not be confirmed as the file this run made`);
+  });
 });
