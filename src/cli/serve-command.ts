@@ -28,9 +28,9 @@ export const SERVE_USAGE = `volbench serve [options]
   --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
-  --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
-                              and the runs going at once with what stuck jobs hold,
-                              0 for no limit (default a quarter of RAM)
+  --max-memory SIZE           memory the runs going at once and the stuck jobs take together:
+                              I/O buffers (bs × iodepth × numjobs); one root's runs (so one
+                              run) at most 75% of it; 0 for no limit (default a quarter of RAM)
   --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
                               run is taken (default ${DEFAULTS.maxStuckThreads})
   --max-connections N         client connections kept; past it a new one replaces the oldest
@@ -39,7 +39,8 @@ export const SERVE_USAGE = `volbench serve [options]
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
   --report-timeout TIME       longest one report may take to render (default ${DEFAULTS.reportTimeoutSec}s)
   --report-max-size SIZE      largest report answered (default 20m)
-  --report-memory SIZE        memory one report render may use, its thread's heap (default 256m)
+  --report-memory SIZE        memory one report render may use, its thread's heap (default 256m);
+                              each thread takes up to 80 MiB more (young generation, code)
   --report-concurrency N      reports rendered at once, each on a thread (default ${DEFAULTS.reportConcurrency})
   --report-queue-limit N      reports that may wait for a thread; more get 429 (default ${DEFAULTS.reportQueueLimit})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
