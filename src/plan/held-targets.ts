@@ -11,7 +11,6 @@
  * engine opens it beneath the same descriptor.
  */
 import { closeSync, openSync, readlinkSync, realpathSync, constants as fsConstants } from 'node:fs';
-import { dirname } from 'node:path';
 
 import { O_PATH, sameIdentity, type Identity } from '../device/anchor.js';
 import { VolbenchError } from '../errors.js';
@@ -72,11 +71,6 @@ export class HeldTargets {
         field, path: given, errno, cause: err,
       });
     }
-  }
-
-  /** The pinned directory of `path` (as planned), if it has one yet. */
-  pinnedFor(path: string): PinnedDir | undefined {
-    return this.dirs.get(dirname(path));
   }
 
   /** Where the pinned directory is now: the kernel's path of the descriptor. */
