@@ -153,8 +153,10 @@ function targetPart(o: JobOptions, target: InstanceTarget): Part<
     needsWrite: used[1] || used[2],
     exclusive: target.exclusive,
     layoutBytes: target.layoutBytes,
-    // A job that reads finds data there: its file is filled, not only allocated.
-    layoutFill: used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]),
+    // A job that reads finds data there: its file is filled, not only allocated. A write job's
+    // verify pass reads back only the blocks it wrote, so its file is allocated, not filled, as
+    // fio lays it out (filesetup.c extend_file fills for jobs that read).
+    layoutFill: used[0] || o.verify_only,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
     fadvise: fadviseAdvice(o),
