@@ -381,6 +381,37 @@ void LogsFromJs(const Napi::Object& o, JobPlan& p) {
   p.log_offset = Bool(o, "logOffset");
 }
 
+// The job's other files ([{path, target, unlinkTarget, expect, isBlockDevice, exclusive,
+// layoutBytes, regionOffset, regionBytes}]) and how its I/Os are spread over them.
+void FilesFromJs(const Napi::Object& o, JobPlan& p) {
+  Napi::Env env = o.Env();
+  Napi::Array files = Arr(o, "moreFiles", 0);
+  // IoUnit::file numbers a job's files in 16 bits.
+  if (files.Length() >= 65535) throw Napi::RangeError::New(env, "plan field 'moreFiles' holds too many files");
+  for (uint32_t i = 0; i < files.Length(); i++) {
+    Napi::Value v = files.Get(i);
+    if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'moreFiles' must hold objects");
+    Napi::Object f = v.As<Napi::Object>();
+    FileTarget t;
+    t.path = Str(f, "path");
+    t.target = RefFromJs(Field(f, "target"), "moreFiles[].target", false);
+    t.unlink_ref = RefFromJs(Field(f, "unlinkTarget"), "moreFiles[].unlinkTarget", true);
+    t.expect = ExpectFromJs(Obj(f, "expect"));
+    t.is_block_device = Bool(f, "isBlockDevice");
+    t.exclusive = Bool(f, "exclusive");
+    t.layout_bytes = U64(f, "layoutBytes");
+    t.region_offset = U64(f, "regionOffset");
+    t.region_bytes = U64(f, "regionBytes");
+    p.more_files.push_back(std::move(t));
+  }
+  const uint32_t service = U32(o, "fileService");
+  if (service > static_cast<uint32_t>(FileService::kRandom)) throw Napi::RangeError::New(env, "plan field 'fileService' out of range");
+  p.file_service = static_cast<FileService>(service);
+  p.file_service_nr = U32(o, "fileServiceNr");
+  if (p.file_service_nr == 0) throw Napi::RangeError::New(env, "plan field 'fileServiceNr' out of range");
+  p.fio_seed_file = BigU64(o, "fioSeedFile");
+}
+
 void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);
   if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(o.Env(), "plan field 'cpus' holds more CPUs than a cpu_set_t");
@@ -403,6 +434,7 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   static void (*const kParts[])(const Napi::Object&, JobPlan&) = {
       EnginesFromJs, TargetFromJs, ExtentFromJs, BlockSizesFromJs, QueueFromJs, PatternFromJs,
       PaceFromJs,    DataFromJs,   StatsFromJs,  LogsFromJs,       CpusFromJs,
+      FilesFromJs,
   };
   for (auto part : kParts) part(o, p);
   if (p.MaxBs() == 0) throw Napi::RangeError::New(o.Env(), "plan has no block size");
@@ -430,6 +462,12 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("tid", r.tid);
   // The regular file the job opened (0n when none): a later stage must find the same there.
   o.Set("opened", IdentityToJs(env, job.opened_dev(), job.opened_ino(), 0));
+  // The same for the job's other files, in their order.
+  const size_t more = job.plan().more_files.size();
+  Napi::Array more_opened = Napi::Array::New(env, more);
+  for (size_t i = 0; i < more; i++)
+    more_opened.Set(static_cast<uint32_t>(i), IdentityToJs(env, job.opened_dev(i + 1), job.opened_ino(i + 1), 0));
+  o.Set("moreOpened", more_opened);
   Napi::Array dirs = Napi::Array::New(env, kDirs);
   for (int d = 0; d < kDirs; d++) {
     const DirResult& a = r.dirs[d];

@@ -82,8 +82,13 @@ bool Moves(Phase from, Phase to) {
 
 Job::Job(JobPlan plan, const std::atomic<bool>* cancel) : plan_(std::move(plan)), cancel_(cancel) {}
 
-Job::~Job() {
-  if (fd_ >= 0) close(fd_);
+Job::~Job() { CloseFiles(); }
+
+void Job::CloseFiles() {
+  for (size_t i = 0; i < files_.size(); i++) {
+    if (files_[i].fd >= 0) close(files_[i].fd);
+    files_.SetFd(i, -1);
+  }
 }
 
 // The one place the phase changes. A job's life:
@@ -130,7 +135,7 @@ void Job::FailEarly(int err, const char* syscall, const std::string& message) { 
 void Job::FailIo(const IoUnit* u, int err) {
   char msg[512];
   std::snprintf(msg, sizeof(msg), "%s of %u bytes at offset %" PRIu64 " on %s failed", DirName(u->ddir), u->len,
-                u->offset, plan_.path.c_str());
+                u->offset, files_[u->file].target.path.c_str());
   SetError(err, IoSyscallName(*result_.engine, u->ddir), msg);
 }
 
@@ -141,49 +146,78 @@ void Job::VerifyRead(const IoUnit* u) {
 
 // Opened beneath the directory planning held, never by the full name, and checked to be what
 // planning saw: a name swapped meanwhile (for a symlink out of the root, another file, a
-// device) fails the job instead of leading its I/O elsewhere.
+// device) fails the job instead of leading its I/O elsewhere. Every file of a job of several,
+// in order, before its first I/O, as fio opens them.
 bool Job::Open() {
+  for (size_t i = 0; i < files_.size(); i++)
+    if (!OpenFile(i)) return false;
+  return true;
+}
+
+bool Job::OpenFile(size_t i) {
+  JobFile& f = files_[i];
   int flags = plan_.needs_write ? O_RDWR : O_RDONLY;
   if (plan_.direct) flags |= O_DIRECT;
   if (plan_.osync == OSync::kSync) flags |= O_SYNC;
   if (plan_.osync == OSync::kDsync) flags |= O_DSYNC;
-  fd_ = OpenBeneath(plan_.target, flags);
-  if (fd_ < 0) {
-    const int err = -fd_;
-    fd_ = -1;
+  const int fd = OpenBeneath(f.target.target, flags);
+  if (fd < 0) {
+    const int err = -fd;
     const char* why = err == EBUSY ? " (device in use)" : LeavesDirectory(err);
-    SetError(err, "open", "opening " + plan_.path + why);
+    SetError(err, "open", "opening " + f.target.path + why);
     return false;
   }
+  files_.SetFd(i, fd);
   std::string why;
-  if (const int err = VerifyOpened(fd_, plan_.expect, plan_.forbidden, &why)) {
-    SetError(err, "open", "opening " + plan_.path + ": " + why);
+  if (const int err = VerifyOpened(fd, f.target.expect, plan_.forbidden, &why)) {
+    SetError(err, "open", "opening " + f.target.path + ": " + why);
     return false;
   }
   struct stat st;
-  if (!plan_.is_block_device && fstat(fd_, &st) == 0) {
-    opened_dev_ = static_cast<uint64_t>(st.st_dev);
-    opened_ino_ = static_cast<uint64_t>(st.st_ino);
+  if (!f.target.is_block_device && fstat(fd, &st) == 0) {
+    f.dev = static_cast<uint64_t>(st.st_dev);
+    f.ino = static_cast<uint64_t>(st.st_ino);
   }
   // As fio, whatever `direct` says: a direct job still must not find pages an earlier buffered
   // job left behind.
-  if (plan_.invalidate) DropCache();
-  Advise();
+  if (plan_.invalidate) DropFileCache(f);
+  Advise(f);
   return true;
 }
 
 // The job's access pattern, for the kernel's readahead: random turns it off for the file, which
 // a buffered random read otherwise pays for with pages it never uses. Not fatal when refused,
 // as in fio.
-void Job::Advise() {
+void Job::Advise(const JobFile& f) {
   if (plan_.fadvise == Fadvise::kNone) return;
   const int advice = plan_.fadvise == Fadvise::kRandom ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
-  posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes), advice);
+  posix_fadvise(f.fd, static_cast<off_t>(f.target.region_offset), static_cast<off_t>(f.target.region_bytes), advice);
 }
 
 // Not fatal when refused: fio goes on too (it prints that the invalidation failed).
 void Job::DropCache() {
-  if (fd_ >= 0) DropPageCache(fd_, plan_.is_block_device, plan_.region_offset, plan_.region_bytes);
+  for (const JobFile& f : files_.all()) DropFileCache(f);
+}
+
+void Job::DropFileCache(const JobFile& f) {
+  if (f.fd >= 0) DropPageCache(f.fd, f.target.is_block_device, f.target.region_offset, f.target.region_bytes);
+}
+
+const char* Job::InitOffsets(const bool dir_used[kDirs], uint64_t seed) {
+  // One file: its pass wraps around in place, as a job of one file always has. Several: a
+  // size-based job's file is done at its region's end, as fio's, and the others go on.
+  const bool stop_at_end = several_files_ && !plan_.time_based;
+  for (size_t i = 0; i < files_.size(); i++) {
+    const FileTarget& t = files_[i].target;
+    // Each file's own order over its blocks.
+    const uint64_t file_seed = i == 0 ? seed : Mix64(seed + 0x9e3779b97f4a7c15ull * i);
+    if (const char* why = OffsetsOf(static_cast<int>(i)).InitRegion(plan_, dir_used, file_seed, t.region_offset, t.region_bytes, stop_at_end))
+      return why;
+    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
+    // I/O bypasses the cache, so it does not there.
+    if (plan_.invalidate && !plan_.direct) OffsetsOf(static_cast<int>(i)).OnPassEnd(&Job::DropCacheAtPassEnd, &files_[i]);
+  }
+  return nullptr;
 }
 
 bool Job::AllocateUnits() {
@@ -266,7 +300,8 @@ void Job::NewPass() {
     rwmix_rand_.Seed(plan_.fio_seed_mix);
     sizes_.Reseed();
   }
-  offsets_.Rewind(plan_.fio_reseed);
+  for (size_t i = 0; i < files_.size(); i++) OffsetsOf(static_cast<int>(i)).Rewind(plan_.fio_reseed);
+  files_.NewPass(plan_.fio_reseed);
   // fio reopens the target for every loop, dropping its cache.
   if (plan_.invalidate) DropCache();
 }
@@ -350,8 +385,11 @@ bool Job::StartVerifyIfDue() {
 // job still syncs what it wrote.
 void Job::EndMainPhase() {
   if (main_end_ns_) return;
-  if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
-    SetError(errno, "fsync", "end_fsync on " + plan_.path);
+  // Every file, as fio syncs each at the end.
+  for (const JobFile& f : files_.all()) {
+    if (plan_.end_fsync && plan_.needs_write && f.fd >= 0 && result_.error == 0 && fsync(f.fd) < 0)
+      SetError(errno, "fsync", "end_fsync on " + f.target.path);
+  }
   main_end_ns_ = NowNs();
 }
 
@@ -430,7 +468,9 @@ void Job::SetDirRuntimes(uint64_t now) {
 
 EngineSetup Job::SetupFor() {
   EngineSetup s;
-  s.fd = fd_;
+  s.fd = files_[0].fd;
+  s.fds = files_.fds();
+  s.file_count = static_cast<unsigned>(files_.size());
   s.is_block_device = plan_.is_block_device;
   s.depth = units_.size();
   s.units = units_.units();
@@ -504,6 +544,9 @@ void Job::RunEngines() {
 
 void Job::Run() {
   thread_start_ns_ = NowNs();
+  // The files as the run laid them out (ExpectFile), none opened yet.
+  files_.Init(plan_);
+  several_files_ = files_.several();
   result_.tid = static_cast<int32_t>(gettid());
   // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
   const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0].entry->ops->needs_target;
@@ -516,10 +559,7 @@ void Job::Run() {
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
     bool dir_used[kDirs];
     DirsInUse(plan_, dir_used);
-    if (const char* why = offsets_.Init(plan_, dir_used, seed)) SetError(EINVAL, "plan", why);
-    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
-    // I/O bypasses the cache, so it does not there.
-    if (plan_.invalidate && !plan_.direct) offsets_.OnPassEnd(&Job::DropCacheAtPassEnd, this);
+    if (const char* why = InitOffsets(dir_used, seed)) SetError(EINVAL, "plan", why);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       std::string why;
@@ -530,8 +570,7 @@ void Job::Run() {
     // (a failure can no longer be reported), close the target and let go of what it holds.
     if (stall_.Abandoned()) {
       sampler_.CloseLogs(&log);
-      close(fd_);
-      fd_ = -1;
+      CloseFiles();
       stall_.End();
       return;
     }
@@ -541,10 +580,7 @@ void Job::Run() {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }
   }
-  if (fd_ >= 0) {
-    close(fd_);
-    fd_ = -1;
-  }
+  CloseFiles();
   result_.elapsed_ns = NowNs() - thread_start_ns_;
   // However it ended, its group stops waiting for its samples.
   steady_.End();

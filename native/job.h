@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "block_sizes.h"
+#include "file_set.h"
 #include "fio_rand.h"
 #include "histogram.h"
 #include "io_unit.h"
@@ -50,13 +51,18 @@ class Job {
   // Fails the job before it starts (its target could not be laid out or claimed, or its thread
   // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
-  // The file the run laid out for this job, which its open must find: set before the job starts.
-  void ExpectFile(const Expect& file) { plan_.expect = file; }
+  // The file the run laid out for this job as its file `i` (0: its target; others: more_files),
+  // which its open must find: set before the job starts.
+  void ExpectFile(size_t i, const Expect& file) {
+    if (i == 0) plan_.expect = file;
+    else plan_.more_files[i - 1].expect = file;
+  }
   // The log (LogKind order) the run's layout created for this job, which its open must find.
   void ExpectLog(int kind, const Expect& file) { plan_.log_expects[kind] = file; }
-  // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
-  uint64_t opened_dev() const { return opened_dev_; }
-  uint64_t opened_ino() const { return opened_ino_; }
+  // The regular file the job opened as its file `i` (0 when it opened none, or a device): what
+  // unlink may remove.
+  uint64_t opened_dev(size_t i = 0) const { return i < files_.size() ? files_[i].dev : 0; }
+  uint64_t opened_ino(size_t i = 0) const { return i < files_.size() ? files_[i].ino : 0; }
   // The steady-state group the job samples for (plan().steady); set before the job starts.
   void JoinSteady(SteadyGroup* group) { steady_.Attach(group); }
   const SteadyGroup* steady_group() const { return steady_.group(); }
@@ -122,7 +128,12 @@ class Job {
 
  private:
   bool Open();
+  bool OpenFile(size_t i);
+  void CloseFiles();
   bool AllocateUnits();
+  // Each file's offsets over its own region (file 0's are offsets_).
+  const char* InitOffsets(const bool dir_used[kDirs], uint64_t seed);
+  OffsetGen& OffsetsOf(int i) { return i == 0 ? offsets_ : files_[i].offsets; }
   EngineSetup SetupFor();
   void RunEngines();
   // sched_setaffinity to plan_.cpus; the job fails when the kernel refuses.
@@ -133,9 +144,10 @@ class Job {
   // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
   // (the job's start, every loop, the verify pass) and where a pass wraps around.
   void DropCache();
-  // fadvise_hint: posix_fadvise of the job's pattern on the opened target.
-  void Advise();
-  static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
+  static void DropFileCache(const JobFile& f);
+  // fadvise_hint: posix_fadvise of the job's pattern on an opened file.
+  void Advise(const JobFile& f);
+  static void DropCacheAtPassEnd(void* file) { DropFileCache(*static_cast<const JobFile*>(file)); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
   void ScheduleNextEvent();
@@ -172,6 +184,10 @@ class Job {
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
   [[gnu::always_inline]] inline bool Prep(IoUnit* u, uint64_t now);
+  // Prep's where and how much for a job of several files: the file fio's service picks, then
+  // the direction, the offset and the size in it; a file with no block left is done for the
+  // pass, and the pass is over when every file is.
+  inline bool PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len);
   inline uint8_t NextDir(uint64_t now);
   inline bool LoopHasRoom();
   // The loop's bytes are issued: the next loop begins (false: that was the last, and the main
@@ -196,8 +212,9 @@ class Job {
   const std::atomic<bool>* cancel_;
   JobResult result_;
   JobProgress progress_;
-  int fd_ = -1;
-  uint64_t opened_dev_ = 0, opened_ino_ = 0;
+  // The job's files, opened (file 0 is its target, and a job of one file has only that one).
+  FileSet files_;
+  bool several_files_ = false;
 
   // Where the job is; it changes only in EnterPhase().
   Phase phase_ = Phase::kPending;
@@ -226,6 +243,7 @@ class Job {
   // that a job's offsets do not depend on whether or how it fills buffers: a read job and the
   // write job before it draw the same offsets from the same seed.
   Rng buf_rng_;
+  // File 0's offsets (the loop's fast path; other files keep theirs in their JobFile).
   OffsetGen offsets_;
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;

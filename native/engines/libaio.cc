@@ -17,7 +17,7 @@ bool LibaioEngine::Probe() {
 }
 
 int LibaioEngine::Setup(const EngineSetup& s, const Options&) {
-  fd_ = s.fd;
+  fds_ = s.fds;
   aio_context_t ctx = 0;
   if (syscall(__NR_io_setup, s.depth, &ctx) < 0) return -errno;
   ctx_ = ctx;

@@ -42,13 +42,13 @@ class LibaioEngine {
     if (u->ddir == kTrim) {
       u->issue_ns = NowNs();
       u->inline_done = true;
-      u->res = DiscardRange(fd_, u->offset + u->done, u->len - u->done);
+      u->res = DiscardRange(fds_[u->file], u->offset + u->done, u->len - u->done);
       done_.Push(u);
       return;
     }
     iocb* cb = &iocbs_[u->slot];
     cb->aio_data = reinterpret_cast<uint64_t>(u);
-    cb->aio_fildes = static_cast<uint32_t>(fd_);
+    cb->aio_fildes = static_cast<uint32_t>(fds_[u->file]);
     if (u->ddir <= kWrite) {
       cb->aio_lio_opcode = u->ddir == kWrite ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
       cb->aio_buf = reinterpret_cast<uint64_t>(u->buf + u->done);
@@ -83,7 +83,7 @@ class LibaioEngine {
   }
 
  private:
-  int fd_ = -1;
+  const int* fds_ = nullptr;
   aio_context_t ctx_ = 0;
   std::vector<iocb> iocbs_;
   std::vector<iocb*> submit_;

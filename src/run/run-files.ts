@@ -32,9 +32,11 @@ export class RunFiles {
   /** The targets a stage's jobs opened. */
   opened(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
     plans.forEach((plan, i) => {
-      const opened = results[i]?.opened;
-      if (plan.isBlockDevice || !opened || opened.ino === 0n || plan.target.realPath === undefined) return;
-      this.byPath.set(plan.path, { path: plan.target.realPath, dev: opened.dev, ino: opened.ino });
+      const files = [{ file: plan, opened: results[i]?.opened }, ...plan.moreFiles.map((file, k) => ({ file, opened: results[i]?.moreOpened?.[k] }))];
+      for (const { file, opened } of files) {
+        if (file.isBlockDevice || !opened || opened.ino === 0n || file.target.realPath === undefined) continue;
+        this.byPath.set(file.path, { path: file.target.realPath, dev: opened.dev, ino: opened.ino });
+      }
     });
   }
 
@@ -44,8 +46,12 @@ export class RunFiles {
   }
 }
 
-/** File `n` of a plan as the engine numbers them: 0 the target, 1 to 5 its logs. */
+/** File `n` of a plan as the engine numbers them: 0 the target, 1 to 5 its logs, 6 on its other files. */
 function fileOf(plan: NativeJobPlan, n: number): { path: string; ref: NativePathRef | null } | null {
+  if (n >= 6) {
+    const more = plan.moreFiles[n - 6];
+    return more === undefined ? null : { path: more.path, ref: more.target };
+  }
   const logs: Array<[string, NativePathRef | null]> = [
     [plan.bwLogPath, plan.bwLog], [plan.iopsLogPath, plan.iopsLog], [plan.latLogPath, plan.latLog],
     [plan.clatLogPath, plan.clatLog], [plan.slatLogPath, plan.slatLog],

@@ -57,7 +57,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0].name, error: 0, errorSyscall: '',
     errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
-    opened: { dev: 0n, ino: 0n, rdev: 0n },
+    opened: { dev: 0n, ino: 0n, rdev: 0n }, moreOpened: plan.moreFiles.map(() => ({ dev: 0n, ino: 0n, rdev: 0n })),
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
@@ -74,14 +74,19 @@ class StageFiles {
 
   record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
     plans.forEach((p, i) => {
-      const opened = results[i]?.opened;
-      if (p.isBlockDevice || !opened || opened.ino === 0n) return;
-      this.seen.set(p.path, p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n });
+      const files = [{ path: p.path, isBlockDevice: p.isBlockDevice, opened: results[i]?.opened }, ...p.moreFiles.map((f, k) => ({
+        path: f.path, isBlockDevice: f.isBlockDevice, opened: results[i]?.moreOpened?.[k],
+      }))];
+      for (const { path, isBlockDevice, opened } of files) {
+        if (isBlockDevice || !opened || opened.ino === 0n) continue;
+        this.seen.set(path, p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n });
+      }
     });
   }
 
   hold(plans: readonly NativeJobPlan[]): NativeJobPlan[] {
-    return plans.map((p) => (this.seen.has(p.path) ? { ...p, expect: this.seen.get(p.path)! } : p));
+    const held = <T extends { path: string; expect: NativeExpect }>(f: T): T => (this.seen.has(f.path) ? { ...f, expect: this.seen.get(f.path)! } : f);
+    return plans.map((p) => ({ ...held(p), moreFiles: p.moreFiles.map(held) }));
   }
 }
 
@@ -175,10 +180,10 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  // An engine that touches no device (null) adds nothing to disk_util.
-  const devices = diskUtilDevices(
-    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
-  );
+  // An engine that touches no device (null) adds nothing to disk_util; every file of the others does.
+  const touched = new Set(plan.jobs.filter((j) => engineSpec(j.options.ioengine).touchesTarget)
+    .flatMap((j) => j.instances.flatMap((p) => [p.path, ...p.moreFiles.map((f) => f.path)])));
+  const devices = diskUtilDevices(before.filter((_, i) => touched.has(plan.targetPaths[i])));
   const statsBefore = await snapshotDiskStats(devices);
   const { results, layouts } = await runStages(plan, control, statsBefore);
   // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
