@@ -412,6 +412,9 @@ void FilesFromJs(const Napi::Object& o, JobPlan& p) {
   p.fio_seed_file = BigU64(o, "fioSeedFile");
 }
 
+// fio's --status-interval, in ns (0: no reports while the run goes on).
+void StatusFromJs(const Napi::Object& o, JobPlan& p) { p.status_interval_ns = U64(o, "statusIntervalNs"); }
+
 void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);
   if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(o.Env(), "plan field 'cpus' holds more CPUs than a cpu_set_t");
@@ -434,15 +437,19 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   static void (*const kParts[])(const Napi::Object&, JobPlan&) = {
       EnginesFromJs, TargetFromJs, ExtentFromJs, BlockSizesFromJs, QueueFromJs, PatternFromJs,
       PaceFromJs,    DataFromJs,   StatsFromJs,  LogsFromJs,       CpusFromJs,
-      FilesFromJs,
+      FilesFromJs,   StatusFromJs,
   };
   for (auto part : kParts) part(o, p);
   if (p.MaxBs() == 0) throw Napi::RangeError::New(o.Env(), "plan has no block size");
   return p;
 }
 
-Napi::Object JobResultToJs(Napi::Env env, Job& job) {
-  const JobResult& r = job.result();
+namespace {
+
+// A job's result as JavaScript reads it: `r` its statistics (final, or a status report's), with
+// `hist(kind, dir)` and `sync_hist` the histograms behind them.
+template <class Hist>
+Napi::Object ResultToJs(Napi::Env env, Job& job, const JobResult& r, Hist&& hist, const Histogram* sync_hist) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("jobName", job.plan().job_name);
   o.Set("instance", job.plan().instance);
@@ -480,9 +487,9 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
     x.Set("slat", LatToJs(env, a.slat));
     x.Set("clat", LatToJs(env, a.clat));
     x.Set("lat", LatToJs(env, a.lat));
-    x.Set("slatHist", HistToJs(env, job.hist(kSlat, d)));
-    x.Set("clatHist", HistToJs(env, job.hist(kClat, d)));
-    x.Set("latHist", HistToJs(env, job.hist(kLat, d)));
+    x.Set("slatHist", HistToJs(env, hist(kSlat, d)));
+    x.Set("clatHist", HistToJs(env, hist(kClat, d)));
+    x.Set("latHist", HistToJs(env, hist(kLat, d)));
     x.Set("bw", SampleToJs(env, a.bw));
     x.Set("iops", SampleToJs(env, a.iops));
     dirs.Set(static_cast<uint32_t>(d), x);
@@ -491,7 +498,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Object sync = Napi::Object::New(env);
   sync.Set("totalIos", static_cast<double>(r.sync_ios));
   sync.Set("lat", LatToJs(env, r.sync_lat));
-  sync.Set("latHist", HistToJs(env, job.sync_hist()));
+  sync.Set("latHist", HistToJs(env, sync_hist));
   o.Set("sync", sync);
   o.Set("usrNs", static_cast<double>(r.usr_ns));
   o.Set("sysNs", static_cast<double>(r.sys_ns));
@@ -504,8 +511,19 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Array series = Napi::Array::New(env, r.series.size());
   for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
   o.Set("series", series);
+  return o;
+}
+
+}  // namespace
+
+Napi::Object JobResultToJs(Napi::Env env, Job& job) {
+  Napi::Object o = ResultToJs(env, job, job.result(), [&job](LatKind k, int d) { return job.hist(k, d); }, job.sync_hist());
   if (const SteadyGroup* group = job.steady_group()) o.Set("steady", SteadyToJs(env, group->Snapshot()));
   return o;
+}
+
+Napi::Object StatusToJs(Napi::Env env, Job& job, const StatusSnapshot& s) {
+  return ResultToJs(env, job, s.result, [&s](LatKind k, int d) { return s.hist(k, d); }, s.sync_hist());
 }
 
 Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {

@@ -333,18 +333,41 @@ void Job::BeginMeasuring(uint64_t now) {
 
 void Job::ScheduleNextEvent() {
   if (ramp_end_ns_) {
-    next_event_ns_ = ramp_end_ns_;
+    next_event_ns_ = std::min(ramp_end_ns_, next_status_ns_);
     return;
   }
   // Nothing is due while the job drains or stops (see HandleEvents).
-  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_});
+  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_, next_status_ns_});
+}
+
+void Job::StartStatus(uint64_t epoch_ns) {
+  if (plan_.status_interval_ns) next_status_ns_ = epoch_ns + plan_.status_interval_ns;
+}
+
+// The job's statistics as of `now`, as if it ended then, for the run's status report; the next
+// report is due an interval later (intervals the job slept through are skipped).
+void Job::TakeStatus(uint64_t now) {
+  const uint64_t interval = plan_.status_interval_ns;
+  status_index_ += 1 + (now - next_status_ns_) / interval;
+  next_status_ns_ += (1 + (now - next_status_ns_) / interval) * interval;
+  JobResult r = result_;
+  const bool measured = ramp_end_ns_ == 0 && phase_ >= Phase::kRunning;
+  r.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
+  if (measured) SetDirRuntimes(r, now, main_end_ns_ ? main_end_ns_ : now);
+  else for (DirResult& a : r.dirs) a = DirResult();
+  if (measured) CountCpuSince(cpu_start_, r);
+  r.elapsed_ns = now - thread_start_ns_;
+  status_.Put(status_index_, r, hists_);
 }
 
 void Job::HandleEvents(uint64_t now) {
+  if (now >= next_status_ns_) TakeStatus(now);
   if (ramp_end_ns_) {
     if (now >= ramp_end_ns_) {
       BeginMeasuring(now);
       EnterPhase(Phase::kRunning);
+    } else {
+      ScheduleNextEvent();
     }
     return;
   }
@@ -402,7 +425,7 @@ void Job::Finish(uint64_t abandoned_at) {
   const bool measured = ramp_end_ns_ == 0;
   if (measured) sampler_.EndSeries(now);
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
-  if (measured) SetDirRuntimes(now);
+  if (measured) SetDirRuntimes(result_, now, main_end_ns_);
   if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
 }
@@ -449,18 +472,18 @@ void Job::GiveUp(uint64_t now, bool cancelled) {
 // fio's update_runtime: the main phase's time goes to the directions the job's rw names that
 // moved data, the verify pass's to reads. So a write+verify job reports its writes over the
 // write phase and its reads over the verify pass, not both over the whole job.
-void Job::SetDirRuntimes(uint64_t now) {
+void Job::SetDirRuntimes(JobResult& r, uint64_t now, uint64_t main_end_ns) const {
   const uint64_t start = sampler_.measure_start_ns();
   const auto span = [start](uint64_t from, uint64_t to) {
     from = std::max(from, start);
     return to > from ? to - from : 0;
   };
-  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns_);
+  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns);
   const uint64_t verify_ns = verify_start_ns_ ? span(verify_start_ns_, now) : 0;
   bool main_dirs[kDirs];
   MainDirs(plan_, main_dirs);
   for (int d = 0; d < kDirs; d++) {
-    DirResult& a = result_.dirs[d];
+    DirResult& a = r.dirs[d];
     const uint64_t ns = (main_dirs[d] ? main_ns : 0) + (d == kRead ? verify_ns : 0);
     a.runtime_ns = a.ios ? ns : 0;
   }

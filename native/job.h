@@ -25,6 +25,7 @@
 #include "rng.h"
 #include "sampler.h"
 #include "stall.h"
+#include "status.h"
 #include "steady_state.h"
 #include "unit_pool.h"
 #include "verifier.h"
@@ -63,6 +64,12 @@ class Job {
   // unlink may remove.
   uint64_t opened_dev(size_t i = 0) const { return i < files_.size() ? files_[i].dev : 0; }
   uint64_t opened_ino(size_t i = 0) const { return i < files_.size() ? files_[i].ino : 0; }
+  // --status-interval: the job puts its statistics in its slot every plan().status_interval_ns
+  // from `epoch_ns` (the run's start, the same for every job); set before the job starts.
+  void StartStatus(uint64_t epoch_ns);
+  const StatusSlot& status() const { return status_; }
+  // The phase progress shows (Phase::kDone once the job's result is final), from any thread.
+  Phase progress_phase() const { return static_cast<Phase>(progress_.phase.load(std::memory_order_acquire)); }
   // The steady-state group the job samples for (plan().steady); set before the job starts.
   void JoinSteady(SteadyGroup* group) { steady_.Attach(group); }
   const SteadyGroup* steady_group() const { return steady_.group(); }
@@ -164,7 +171,9 @@ class Job {
   // The abandoned job's thread: waits for its I/Os still in flight, then the engine tears down.
   template <class E>
   void DrainAbandoned(E& eng);
-  void SetDirRuntimes(uint64_t now);
+  // Each direction's runtime as of `now`, the main phase having ended at `main_end_ns`.
+  void SetDirRuntimes(JobResult& r, uint64_t now, uint64_t main_end_ns) const;
+  void TakeStatus(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
   // Stops the job and records the first error only: later ones follow from it.
   void Fail(int err, const char* syscall, std::string message);
@@ -277,6 +286,10 @@ class Job {
   rusage cpu_start_{};
   // Whether the job's thread is inside a call that may not return, and the run giving up on it.
   Stall stall_;
+  // --status-interval: when the next report is due, the count so far, and where it goes.
+  uint64_t next_status_ns_ = UINT64_MAX;
+  uint64_t status_index_ = 0;
+  StatusSlot status_;
 };
 
 }  // namespace vb

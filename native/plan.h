@@ -191,6 +191,8 @@ struct JobPlan {
   FileService file_service = FileService::kRoundRobin;
   uint32_t file_service_nr = 1;
   uint64_t fio_seed_file = 0;
+  // fio's --status-interval: a report of the statistics every this often (0: none).
+  uint64_t status_interval_ns = 0;
 
   size_t FileCount() const { return 1 + more_files.size(); }
   // File `i` of the job: 0 is the plan's own target, the others are more_files.

@@ -21,6 +21,14 @@ namespace vb {
 struct Run::Message {
   std::vector<ProgressSnapshot> progress;
   std::vector<CreatedFile> created;
+  // A status report (status_index > 0): per job, its statistics as of the report (null with
+  // `ended` false: the job has none yet), or with `ended` its final result.
+  uint64_t status_index = 0;
+  std::vector<std::unique_ptr<StatusSnapshot>> status;
+  std::vector<bool> ended;
+  // Alive until the message is delivered: the run is freed only by the finalizer, which runs
+  // after every queued call.
+  Run* run = nullptr;
 };
 
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths)
@@ -290,6 +298,13 @@ void Run::Coordinate() {
   // What the layout created, at once: a caller that must remove it after a crash records it.
   if (!created_.empty()) PostProgress();
   threads_.resize(jobs_.size());
+  // Every job reports its status on the same clock, from here.
+  const uint64_t epoch = NowNs();
+  for (auto& job : jobs_) {
+    job->StartStatus(epoch);
+    status_interval_ns_ = std::max(status_interval_ns_, job->plan().status_interval_ns);
+  }
+  status_due_ns_ = status_interval_ns_ ? epoch + status_interval_ns_ : UINT64_MAX;
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
     try {
@@ -314,6 +329,7 @@ void Run::Coordinate() {
     while (done_count_ < jobs_.size()) {
       if (done_cv_.wait_for(lock, std::chrono::milliseconds(100)) == std::cv_status::no_timeout) continue;
       lock.unlock();
+      MaybePostStatus(NowNs());
       AbandonStuckJobs(NowNs());
       const auto t = std::chrono::steady_clock::now();
       if (t >= next_post) {
@@ -402,6 +418,30 @@ void Run::UnlinkFiles() {
   }
 }
 
+// A status report once every running job has put its statistics for the interval that ended
+// (or, should one be inside a call that long, a second after it ended, with what it last put).
+void Run::MaybePostStatus(uint64_t now) {
+  if (now < status_due_ns_) return;
+  const uint64_t index = status_index_ + 1;
+  bool ready = true;
+  for (auto& job : jobs_) ready &= JobEnded(*job) || job->status().index() >= index;
+  if (!ready && now < status_due_ns_ + std::min<uint64_t>(status_interval_ns_, 1'000'000'000ull)) return;
+  auto* msg = new Message{};
+  msg->status_index = status_index_ = index;
+  msg->run = this;
+  for (auto& job : jobs_) {
+    const bool ended = JobEnded(*job);
+    msg->ended.push_back(ended);
+    msg->status.push_back(!ended && job->status().index() ? job->status().Take() : nullptr);
+  }
+  while (status_due_ns_ <= now) status_due_ns_ += status_interval_ns_;
+  if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
+}
+
+bool Run::JobEnded(const Job& job) {
+  return job.progress_phase() == Phase::kDone;
+}
+
 void Run::PostProgress() {
   auto* msg = new Message{};
   msg->created.swap(created_);
@@ -415,6 +455,17 @@ void Run::CallJs(Napi::Env env, Napi::Function fn, Message* msg) {
   if (env == nullptr) return;  // the environment is going away
   Napi::HandleScope scope(env);
   try {
+    if (msg->status_index) {
+      Run* run = msg->run;
+      Napi::Array status = Napi::Array::New(env, msg->status.size());
+      for (size_t i = 0; i < msg->status.size(); i++) {
+        Job& job = *run->jobs_[i];
+        Napi::Value v = msg->ended[i] ? JobResultToJs(env, job) : msg->status[i] ? StatusToJs(env, job, *msg->status[i]) : env.Null();
+        status.Set(static_cast<uint32_t>(i), v);
+      }
+      fn.Call({Napi::Array::New(env), Napi::Array::New(env), status});
+      return;
+    }
     fn.Call({ProgressToJs(env, msg->progress), CreatedToJs(env, msg->created)});
   } catch (const Napi::Error&) {
     // A throwing progress callback must not take the run down with it.

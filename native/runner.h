@@ -78,6 +78,8 @@ class Run {
   void ReadStatsAfterLayout(uint64_t started_ns);
   void CreateLogs(size_t job);
   void PostProgress();
+  void MaybePostStatus(uint64_t now);
+  static bool JobEnded(const Job& job);
   void Settle(Napi::Env env);
 
   Registry* registry_;
@@ -112,6 +114,10 @@ class Run {
   size_t done_count_ = 0;
   // When the coordinator first saw the cancel (0: not yet).
   uint64_t cancel_seen_ns_ = 0;
+  // --status-interval: how often, when the next report is due, and the last one's number.
+  uint64_t status_interval_ns_ = 0;
+  uint64_t status_due_ns_ = UINT64_MAX;
+  uint64_t status_index_ = 0;
   Napi::ThreadSafeFunction tsfn_;
   std::unique_ptr<Napi::Promise::Deferred> deferred_;
 };

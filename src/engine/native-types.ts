@@ -200,6 +200,8 @@ export interface NativeJobPlan {
   fileServiceNr: number;
   /** fio's seed for the random file choice. */
   fioSeedFile: bigint;
+  /** fio's --status-interval: a status report every this often while the run goes on (0: none). */
+  statusIntervalNs: number;
 }
 
 /** One of a job's files beyond its first: where it is, what it must be, and its region. */
@@ -420,7 +422,12 @@ export interface NativeAddon {
    */
   runJobs(
     plans: NativeJobPlan[],
-    onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
+    /**
+     * Progress about once a second; with plans' `statusIntervalNs`, also a status report every
+     * interval (`status`: per plan its statistics as of then, its final result once it ended,
+     * null before it has any), with empty `p` and `created`.
+     */
+    onProgress: (p: NativeProgress[], created: NativeCreatedFile[], status?: Array<NativeJobResult | null>) => void,
     statPaths?: string[],
   ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */

@@ -174,7 +174,7 @@ function targetPart(o: JobOptions, target: InstanceTarget): Part<
 
 /** The job's other files, and fio's file service over them all. */
 function filesPart(o: JobOptions, ordinal: number, more: InstanceTarget[], randseedGiven: boolean): Part<
-  'moreFiles' | 'fileService' | 'fileServiceNr' | 'fioSeedFile'
+  'moreFiles' | 'fileService' | 'fileServiceNr' | 'fioSeedFile' | 'statusIntervalNs'
 > {
   const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
   return {
@@ -192,6 +192,8 @@ function filesPart(o: JobOptions, ordinal: number, more: InstanceTarget[], rands
     fileService: FILE_SERVICE[o.file_service_type.kind],
     fileServiceNr: o.file_service_type.nr,
     fioSeedFile: fio.file,
+    // Set by the run that asks for status reports (RunControl.statusIntervalMs).
+    statusIntervalNs: 0,
   };
 }
 

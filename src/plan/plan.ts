@@ -19,7 +19,7 @@ import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, ty
 import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } from './native-plan.js';
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
-import { TargetProber, resolveInstanceTargets, resolveLogTarget, type ResolveContext } from './targets.js';
+import { TargetProber, resolveInstanceTargets, resolveLogTarget, writesTarget, type ResolveContext } from './targets.js';
 import { Anchors, type AnchorRoot } from '../device/anchor.js';
 import type { LogPaths, LogTargets } from './native-plan.js';
 import { checkPlacement, volumeOf, type CloudContext } from '../cloud/index.js';
@@ -107,6 +107,11 @@ export interface PlanOptions {
    * iops_slope:0.1% over 30 s (at most half the time) where the job gives none.
    */
   untilSteadySec?: number;
+  /**
+   * fio's --readonly: a job that would write or trim, lay a file out or remove one is refused
+   * before any file is opened.
+   */
+  readonly?: boolean;
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
   /**
@@ -175,6 +180,32 @@ function checkJob(o: JobOptions, field: string): void {
       });
     }
   }
+}
+
+const READONLY_ACCEPTED = 'with --readonly, jobs that only read (rw=read, randread) files and devices that already hold their region';
+
+/** --readonly: what the job's options would write, refused as fio refuses it (init.c fixup_options). */
+function checkReadonly(o: JobOptions, field: string): void {
+  if (writesTarget(o)) {
+    throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} writes or trims, and --readonly refuses every write and trim`, {
+      field: `${field}.rw`, accepted: READONLY_ACCEPTED,
+    });
+  }
+  if (o.unlink) {
+    throw new VolbenchError('EINVALID_PLAN', 'unlink=1 removes the job\'s files, and --readonly refuses every change to them', {
+      field: `${field}.unlink`, accepted: READONLY_ACCEPTED,
+    });
+  }
+}
+
+/** --readonly: a file the job would create or extend first, as fio refuses to extend one. */
+function checkReadonlyLayout(files: ReadonlyArray<{ path: string; layoutBytes: number; existingBytes: number }>, field: string): void {
+  const grows = files.find((f) => f.layoutBytes > f.existingBytes);
+  if (grows === undefined) return;
+  const what = grows.existingBytes === 0 ? 'created' : 'extended';
+  throw new VolbenchError('ETARGET', `${grows.path} would have to be laid out (${what} to ${grows.layoutBytes} bytes), and --readonly refuses every write`, {
+    field: `${field}.size`, path: grows.path, accepted: READONLY_ACCEPTED,
+  });
 }
 
 /** The files each instance of a job works on. */
@@ -296,6 +327,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       const o = job.options;
       const field = `jobs[${index}]`;
       checkJob(o, field);
+      if (options.readonly) checkReadonly(o, field);
       const ssGroups = steady.keysFor(index, groupid, o);
       const instances: NativeJobPlan[] = [];
       const layouts: LayoutNote[][] = [];
@@ -308,6 +340,7 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       for (let i = 0; i < o.numjobs; i++) {
         const ctx: ResolveContext = { cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite };
         const targets = await resolveInstanceTargets(o, i, ctx);
+        if (options.readonly) checkReadonlyLayout(targets.files, field);
         if (i === 0) firstPath = targets.files[0].path;
         layouts.push(targets.files.filter((t) => t.layoutBytes > t.existingBytes)
           .map((t) => ({ path: t.path, fromBytes: t.existingBytes, toBytes: t.layoutBytes })));

@@ -16,7 +16,7 @@ import {
 } from '../device/index.js';
 import { buildReport, type FioResult } from '../fio-output/index.js';
 import { volumeOf } from '../cloud/index.js';
-import type { ReportJob } from '../fio-output/types.js';
+import type { ReportJob, TargetIdentity } from '../fio-output/types.js';
 import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
@@ -40,13 +40,23 @@ export interface RunControl {
    * passes one through its runs, and removes only what it recorded (RunFiles).
    */
   files?: RunFiles;
+  /**
+   * fio's --status-interval: every this many ms while the run goes on, `onStatus` gets the
+   * report as of then (fio's full output, each job's statistics so far; jobs of later stonewall
+   * stages, and those not started yet, at zero).
+   */
+  statusIntervalMs?: number;
+  onStatus?: (result: FioResult) => void;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
 export interface RunJobsOptions extends PlanOptions, RunControl {}
 
-/** A result for an instance that never started (a later stage of a cancelled run). */
-function notStarted(plan: NativeJobPlan): NativeJobResult {
+/**
+ * A result for an instance that never started (a later stage of a cancelled run), or, not
+ * `cancelled`, one that has not started yet (a status report's).
+ */
+function notStarted(plan: NativeJobPlan, cancelled = true): NativeJobResult {
   const lat = { n: 0, min: 0, max: 0, mean: 0, m2: 0 };
   const dir = () => ({
     ioBytes: 0, totalIos: 0, shortIos: 0, dropIos: 0, runtimeNs: 0,
@@ -56,7 +66,7 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   });
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0].name, error: 0, errorSyscall: '',
-    errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
+    errorMessage: '', cancelled, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
     opened: { dev: 0n, ino: 0n, rdev: 0n }, moreOpened: plan.moreFiles.map(() => ({ dev: 0n, ino: 0n, rdev: 0n })),
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
@@ -100,17 +110,19 @@ async function runStages(
   plan: RunPlan,
   options: RunControl,
   stats: DiskStatsSnapshot,
+  onStatus?: (results: NativeJobResult[][], layouts: ExcludedInterval[]) => void,
 ): Promise<{ results: NativeJobResult[][]; layouts: ExcludedInterval[] }> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
+  const statusIntervalNs = (options.statusIntervalMs ?? 0) * 1e6;
   const layouts: ExcludedInterval[] = [];
   const files = new StageFiles();
   const statPaths = stats.devices.map((d) => d.statFile);
   for (let stage = 0; stage < plan.stages; stage++) {
     const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
-    const plans = files.hold(members.flatMap(({ job }) => job.instances));
+    const plans = files.hold(members.flatMap(({ job }) => job.instances)).map((p) => ({ ...p, statusIntervalNs }));
     let out: NativeJobResult[];
     if (options.signal?.aborted) {
-      out = plans.map(notStarted);
+      out = plans.map((p) => notStarted(p));
     } else {
       const startedAt = Date.now();
       const from = stage === 0 ? stats : await snapshotDiskStats(stats.devices.map((d) => d.name));
@@ -121,6 +133,7 @@ async function runStages(
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
+        onStatus: onStatus ? (status) => onStatus(statusResults(plan, results, members, plans, status), layouts) : undefined,
       });
       out = run.jobs;
       if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
@@ -134,6 +147,23 @@ async function runStages(
     }
   }
   return { results, layouts };
+}
+
+/**
+ * Every job's results for a status report during `members`' stage: the stages before it as they
+ * ended, its own as of the report, the later ones not started.
+ */
+function statusResults(
+  plan: RunPlan, done: NativeJobResult[][], members: ReadonlyArray<{ index: number }>, plans: NativeJobPlan[],
+  status: Array<NativeJobResult | null>,
+): NativeJobResult[][] {
+  const out = plan.jobs.map((job, i) => (done[i].length ? done[i] : job.instances.map((p) => notStarted(p, false))));
+  let at = 0;
+  for (const { index } of members) {
+    out[index] = plan.jobs[index].instances.map((_, k) => status[at + k] ?? notStarted(plans[at + k], false));
+    at += plan.jobs[index].instances.length;
+  }
+  return out;
 }
 
 /**
@@ -176,6 +206,51 @@ function jobFileOf(spec: ParsedSpec): string | null {
   }
 }
 
+/** What the report is built from besides the results. */
+interface ReportContext {
+  startedAtMs: number;
+  statsBefore: DiskStatsSnapshot;
+  targets: TargetIdentity[];
+  notes: string[];
+}
+
+/** fio's document for `results` (final, or a status report's), disk_util up to `statsAfter`. */
+function reportOf(plan: RunPlan, results: NativeJobResult[][], ctx: ReportContext, statsAfter: DiskStatsSnapshot, layouts: ExcludedInterval[]): FioResult {
+  const jobs: ReportJob[] = plan.jobs.map((job, i) => ({
+    jobname: job.jobname,
+    groupid: job.groupid,
+    options: job.options,
+    ownOptions: job.ownOptions,
+    instances: results[i],
+    targetIndex: job.targetIndex,
+    layouts: job.layouts,
+    notes: [...job.notes, ...ctx.notes],
+  }));
+  return buildReport({
+    startedAtMs: ctx.startedAtMs,
+    ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
+    jobs,
+    diskUtil: diskUtilDelta(ctx.statsBefore, statsAfter, layouts),
+    targets: ctx.targets,
+    volbenchVersion: VERSION,
+    jobFile: jobFileOf(plan.spec),
+  });
+}
+
+/** Status reports: each as soon as its disk statistics are read, in order, none after the run's end. */
+function statusReporter(plan: RunPlan, options: RunControl, ctx: ReportContext, devices: string[]) {
+  if (!options.onStatus || !options.statusIntervalMs) return { report: undefined, end: async () => {} };
+  let chain = Promise.resolve();
+  let ended = false;
+  const report = (results: NativeJobResult[][], layouts: ExcludedInterval[]): void => {
+    chain = chain.then(async () => {
+      const now = await snapshotDiskStats(devices);
+      if (!ended) options.onStatus!(reportOf(plan, results, ctx, now, [...layouts]));
+    }).catch(() => {});
+  };
+  return { report, end: async () => { await chain; ended = true; } };
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
@@ -185,7 +260,9 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     .flatMap((j) => j.instances.flatMap((p) => [p.path, ...p.moreFiles.map((f) => f.path)])));
   const devices = diskUtilDevices(before.filter((_, i) => touched.has(plan.targetPaths[i])));
   const statsBefore = await snapshotDiskStats(devices);
-  const { results, layouts } = await runStages(plan, control, statsBefore);
+  const status = statusReporter(plan, options, { startedAtMs, statsBefore, targets: before, notes: [] }, devices);
+  const { results, layouts } = await runStages(plan, control, statsBefore, status.report);
+  await status.end();
   // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
   const seen = watch?.seen && !options.signal?.aborted ? watch.seen : null;
   if (seen) results.forEach((rs) => rs.forEach((r) => (r.cancelled = false)));
@@ -201,25 +278,7 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     const same = after !== null && after.device === before[i].device && after.isBlockDevice === before[i].isBlockDevice;
     return same ? after : before[i];
   }));
-  const jobs: ReportJob[] = plan.jobs.map((job, i) => ({
-    jobname: job.jobname,
-    groupid: job.groupid,
-    options: job.options,
-    ownOptions: job.ownOptions,
-    instances: results[i],
-    targetIndex: job.targetIndex,
-    layouts: job.layouts,
-    notes: [...job.notes, ...stopNote],
-  }));
-  const result = buildReport({
-    startedAtMs,
-    ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
-    jobs,
-    diskUtil: diskUtilDelta(statsBefore, statsAfter, layouts),
-    targets,
-    volbenchVersion: VERSION,
-    jobFile: jobFileOf(plan.spec),
-  });
+  const result = reportOf(plan, results, { startedAtMs, statsBefore, targets, notes: stopNote }, statsAfter, layouts);
   const until = options.untilBaseline?.volume;
   return finishRun(result, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });
 }
