@@ -35,6 +35,11 @@ class JobLoop {
     uint64_t now = NowNs();
     const unsigned depth = j.plan().io_depth;
     const unsigned batch_submit = j.plan().batch_submit;
+    // fio counts I/Os into iodepth_level where it commits a full batch (td_io_commit), each at
+    // the depth of that moment; a commit made to wait for completions counts none, and its I/Os
+    // go with the next full batch. So with iodepth_batch_submit the depths spread as fio's do.
+    const unsigned mark_at = batch_submit && batch_submit < depth ? batch_submit : depth;
+    unsigned unmarked = 0;
     JobResult& r = j.result();
     auto complete = [&j, &now](IoUnit* u) { j.Complete(u, now); };
     for (;;) {
@@ -61,6 +66,10 @@ class JobLoop {
           j.Tick(now);
         } else {
           staged++;
+          if (++unmarked >= mark_at) {
+            r.depth_level[DepthLevelBucket(j.inflight())] += unmarked;
+            unmarked = 0;
+          }
           if (batch_submit && staged >= batch_submit) {
             batch_full = true;
             break;
@@ -68,10 +77,7 @@ class JobLoop {
         }
       }
       if constexpr (!E::kInline) {
-        if (staged) {
-          r.depth_level[DepthLevelBucket(j.inflight())] += staged;
-          r.depth_submit[BatchBucket(staged)]++;
-        }
+        if (staged) r.depth_submit[BatchBucket(staged)]++;
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
           const int err = Commit(j, eng, now, min_complete);
