@@ -212,9 +212,11 @@ class Job {
   inline void CompleteSync(IoUnit* u, uint64_t now);
   [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
   inline void AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat);
-  // A size-based job has issued its last I/O (no loop and no block left).
+  // A size-based job has issued all its bytes (the last loop's). fio's loop goes on while bytes
+  // are left, even when no block fits any more (size=22m at bs=2300): it syncs after the last
+  // write then, and finds no block after that.
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ >= plan_.io_bytes_per_loop;
   }
 
   JobPlan plan_;
