@@ -423,7 +423,10 @@ void Job::Finish(uint64_t abandoned_at) {
   const uint64_t now = abandoned_at ? abandoned_at : NowNs();
   // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
-  if (measured) sampler_.EndSeries(now);
+  if (measured) {
+    sampler_.EndSeries(now);
+    sampler_.EndLogs(now);
+  }
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
   if (measured) SetDirRuntimes(result_, now, main_end_ns_);
   if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
