@@ -319,6 +319,7 @@ void PatternFromJs(const Napi::Object& o, JobPlan& p) {
   p.fio_seed_block = BigU64(o, "fioSeedBlock");
   p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
+  p.fio_map = Bool(o, "fioMap");
   p.distribution = static_cast<Distribution>(U32(o, "distribution"));
   p.distribution_param = Num(o, "distributionParam");
 }

@@ -138,7 +138,7 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
   }
   if (!any || rw_min == 0) return Mode::kUniform;
   *unit = rw_min;
-  return one_size ? Mode::kMap : Mode::kFioMap;
+  return one_size && !plan.fio_map ? Mode::kMap : Mode::kFioMap;
 }
 
 bool OffsetGen::NextInMap(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {

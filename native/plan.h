@@ -131,6 +131,9 @@ struct JobPlan {
   uint64_t fio_seed_block = 0;
   bool fio_reseed = true;
   bool random_map = true;
+  // Keep fio's map even for one block size, where the order of the offsets shows (the kernel
+  // reading ahead for a buffered job).
+  bool fio_map = false;
   Distribution distribution = Distribution::kUniform;
   double distribution_param = 0;
   uint64_t rate_bytes[kDirs] = {0, 0, 0};

@@ -139,6 +139,8 @@ export interface NativeJobPlan {
   fioReseed: boolean;
   /** Keep fio's random map: every block once per pass. */
   randomMap: boolean;
+  /** Keep fio's map even for one block size (its order of offsets shows: plan/random-map.ts keepsFioMap). */
+  fioMap: boolean;
   /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
   distribution: number;
   distributionParam: number;

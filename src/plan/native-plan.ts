@@ -12,7 +12,7 @@ import type { JobOptions } from '../jobspec/types.js';
 import { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 import { engineChoices } from './engine-options.js';
 import { fioSeeds } from './fio-seeds.js';
-import { randomMapBytes, randomMapFor } from './random-map.js';
+import { keepsFioMap, randomMapBytes, randomMapFor } from './random-map.js';
 
 export { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 
@@ -228,7 +228,7 @@ function extentPart(o: JobOptions, target: InstanceTarget, ioBytesPerLoop: numbe
 /** Where the I/Os go, in which direction, how many at once and how fast. */
 function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Part<
   | 'random' | 'readPct' | 'trimPct' | 'bs' | 'blockAlign' | 'ioDepth' | 'batchSubmit' | 'batchCompleteMin'
-  | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap'
+  | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap' | 'fioMap'
   | 'distribution' | 'distributionParam' | 'rateBytes' | 'rateIops' | 'thinktimeNs' | 'thinktimeBlocks'
 > {
   const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
@@ -251,6 +251,7 @@ function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Pa
     // fio seeds its draws again at every loop while randrepeat holds (libfio.c clear_io_state).
     fioReseed: o.randrepeat,
     randomMap: randomMapFor(o).on,
+    fioMap: keepsFioMap(o),
     ...distribution(o),
     rateBytes: [...o.rate] as [number, number, number],
     rateIops: [...o.rate_iops] as [number, number, number],
