@@ -34,7 +34,12 @@ class FileSet {
     nr_ = plan.file_service_nr ? plan.file_service_nr : 1;
     seed_ = plan.fio_seed_file;
     rand_.Seed(seed_);
+    block_seed_ = plan.fio_seed_block;
+    block_rand_.Seed(block_seed_);
   }
+
+  // fio's one generator of block draws for all the job's files (its td->random_state).
+  FioRand& block_rand() { return block_rand_; }
 
   size_t size() const { return files_.size(); }
   bool several() const { return files_.size() > 1; }
@@ -75,7 +80,10 @@ class FileSet {
     done_count_ = 0;
     current_ = -1;
     left_ = 0;
-    if (reseed) rand_.Seed(seed_);
+    if (reseed) {
+      rand_.Seed(seed_);
+      block_rand_.Seed(block_seed_);
+    }
   }
 
  private:
@@ -102,6 +110,8 @@ class FileSet {
   uint32_t nr_ = 1;
   uint64_t seed_ = 0;
   FioRand rand_;
+  uint64_t block_seed_ = 0;
+  FioRand block_rand_;
   size_t done_count_ = 0;
   size_t next_ = 0;
   int current_ = -1;

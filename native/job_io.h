@@ -121,7 +121,12 @@ inline bool Job::PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offs
       continue;
     }
     *d = NextDir(now);
-    if (OffsetsOf(f).Next(*d, sizes_, rng_, offset, len)) {
+    OffsetGen& gen = OffsetsOf(f);
+    // The file draws from the job's one generator, as fio's files do.
+    gen.block_rand() = files_.block_rand();
+    const bool got = gen.Next(*d, sizes_, rng_, offset, len);
+    files_.block_rand() = gen.block_rand();
+    if (got) {
       u->file = static_cast<uint16_t>(f);
       return true;
     }

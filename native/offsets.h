@@ -128,6 +128,10 @@ class OffsetGen {
     }
   }
 
+  // The generator fio's draws of blocks come from: a job of several files hands each file the
+  // job's one generator for its draw, as fio draws every file's offsets from one.
+  FioRand& block_rand() { return block_rand_; }
+
   // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
   void Rewind(bool reseed);
 
