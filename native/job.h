@@ -196,7 +196,7 @@ class Job {
   // Prep's where and how much for a job of several files: the file fio's service picks, then
   // the direction, the offset and the size in it; a file with no block left is done for the
   // pass, and the pass is over when every file is.
-  inline bool PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len);
+  bool PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len);
   inline uint8_t NextDir(uint64_t now);
   inline bool LoopHasRoom();
   // The loop's bytes are issued: the next loop begins (false: that was the last, and the main

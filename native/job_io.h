@@ -112,7 +112,7 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
   return true;
 }
 
-inline bool Job::PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len) {
+[[gnu::noinline]] inline bool Job::PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len) {
   for (;;) {
     if (!LoopHasRoom()) return false;
     const int f = files_.Pick();

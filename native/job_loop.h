@@ -66,10 +66,6 @@ class JobLoop {
           j.Tick(now);
         } else {
           staged++;
-          if (++unmarked >= mark_at) {
-            r.depth_level[DepthLevelBucket(j.inflight())] += unmarked;
-            unmarked = 0;
-          }
           if (batch_submit && staged >= batch_submit) {
             batch_full = true;
             break;
@@ -77,7 +73,12 @@ class JobLoop {
         }
       }
       if constexpr (!E::kInline) {
-        if (staged) r.depth_submit[BatchBucket(staged)]++;
+        if (staged) {
+          r.depth_submit[BatchBucket(staged)]++;
+          // Batches of one (the default): each I/O counts at the depth it made.
+          if (__builtin_expect(mark_at == 1, 1)) r.depth_level[DepthLevelBucket(j.inflight())] += staged;
+          else MarkDepths(r, j.inflight() - staged, staged, mark_at, &unmarked);
+        }
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
           const int err = Commit(j, eng, now, min_complete);
@@ -106,6 +107,15 @@ class JobLoop {
   }
 
  private:
+  // The depth rose by one with each of the `staged` I/Os from `base`: each full batch of
+  // `mark_at` counts at the depth where it filled, as fio's td_io_commit counts it; `unmarked`
+  // carries the I/Os of a batch not yet full.
+  [[gnu::noinline]] static void MarkDepths(JobResult& r, unsigned base, unsigned staged, unsigned mark_at, unsigned* unmarked) {
+    unsigned k = mark_at - *unmarked;
+    for (; k <= staged; k += mark_at) r.depth_level[DepthLevelBucket(base + k)] += mark_at;
+    *unmarked = staged - (k - mark_at);
+  }
+
   // Completions to wait for: none when filling stopped only to honour iodepth_batch_submit with
   // room left in the queue, else iodepth_batch_complete_min (at least one, at most all).
   static unsigned MinComplete(const Job& j, unsigned depth, bool batch_full) {
