@@ -61,7 +61,7 @@ class IoUringEngine {
   unsigned setup_flags() const { return setup_flags_; }
   EngineFacts Facts() const { return EngineFacts{fixed_bufs_, fixed_file_}; }
 
-  void Queue(IoUnit* u) {
+  [[gnu::always_inline]] void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {
       u->issue_ns = NowNs();
       u->inline_done = true;
