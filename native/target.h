@@ -26,11 +26,11 @@ int LayoutFile(const LayoutTarget& target, uint64_t bytes, bool fill, Fallocate 
                std::string* what, Expect* laid_out, std::string* stamp);
 
 // A file a run created (a target its layout made, a log): the job (its index in the run), which
-// of its files (0 the target, 1 to 5 its logs in LogKind order) and the file's identity, so that
+// of its files (0 the target, 1 to 5 its logs in LogKind order, 6 on its other files) and the file's identity, so that
 // whoever removes it later removes it only while it is still that file.
 struct CreatedFile {
   uint32_t job;
-  uint8_t file;
+  uint32_t file;
   uint64_t dev, ino;
   std::string stamp;  // FileStamp, "" where the filesystem keeps neither birth time nor generation
 };
