@@ -142,6 +142,8 @@ int Run::ClaimCopyFor(const JobPlan& p) const {
 void Run::LayOut() {
   // One layout per file, however many instances share it, before any of them starts.
   std::set<std::string> done;
+  layouts_.reserve(jobs_.size());
+  layout_of_.assign(jobs_.size(), -1);
   for (size_t j = 0; j < jobs_.size(); j++) {
     const JobPlan& p = jobs_[j]->plan();
     if (p.is_block_device || p.layout_bytes == 0 || done.count(p.path)) continue;
@@ -155,10 +157,15 @@ void Run::LayOut() {
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
     laid_out_ = true;
+    layouts_.emplace_back();
+    LayoutMeter& meter = layouts_.back();
+    meter.tick = [this] { PostProgressIfDue(); };
+    for (size_t k = 0; k < jobs_.size(); k++)
+      if (jobs_[k]->plan().path == p.path) layout_of_[k] = static_cast<int>(layouts_.size() - 1);
     std::string what;
     Expect laid_out;
     const int err =
-        LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out);
+        LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out, &meter);
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
     if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew) created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino});
@@ -229,6 +236,7 @@ void Run::Coordinate() {
   // The clock the jobs read once or twice per I/O, scaled before any of them starts.
   ClockInit();
   const uint64_t started_ns = NowNs();
+  next_post_ns_ = started_ns + 1'000'000'000ull;
   ClaimDevices();
   LayOut();
   ReadStatsAfterLayout(started_ns);
@@ -340,11 +348,31 @@ void Run::UnlinkFiles() {
   }
 }
 
+void Run::PostProgressIfDue() {
+  const uint64_t now = NowNs();
+  if (now < next_post_ns_) return;
+  PostProgress();
+  next_post_ns_ = std::max<uint64_t>(next_post_ns_ + 1'000'000'000ull, now);
+}
+
 void Run::PostProgress() {
   auto* msg = new Message{};
   msg->created.swap(created_);
   msg->progress.reserve(jobs_.size());
-  for (auto& job : jobs_) msg->progress.push_back(SnapshotProgress(*job));
+  const uint64_t now = NowNs();
+  for (size_t j = 0; j < jobs_.size(); j++) {
+    ProgressSnapshot s = SnapshotProgress(*jobs_[j], now);
+    const int k = j < layout_of_.size() ? layout_of_[j] : -1;
+    if (k >= 0) {
+      const LayoutMeter& m = layouts_[static_cast<size_t>(k)];
+      s.has_layout = true;
+      s.layout_done_bytes = m.done_bytes;
+      s.layout_total_bytes = m.total_bytes;
+      s.layout_ms = ((m.ended_ns ? m.ended_ns : now) - m.started_ns) / 1000000;
+      s.layout_ended = m.ended_ns != 0;
+    }
+    msg->progress.push_back(s);
+  }
   if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
 }
 

@@ -66,6 +66,8 @@ class Run {
   int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
+  // Posts progress when the next report is due (during a layout, which holds this thread).
+  void PostProgressIfDue();
   // Reads the counter files after the layout, with the layout's duration.
   void ReadStatsAfterLayout(uint64_t started_ns);
   void CreateLogs(size_t job);
@@ -96,6 +98,12 @@ class Run {
   std::vector<std::string> stats_after_layout_;
   uint64_t layout_ns_ = 0;
   bool laid_out_ = false;
+  // Each file's layout as it goes (reserved up front: a meter's address does not move), and the
+  // meter of each job's file (-1: none laid out for it).
+  std::vector<LayoutMeter> layouts_;
+  std::vector<int> layout_of_;
+  // When the coordinator next reports progress (NowNs clock).
+  uint64_t next_post_ns_ = 0;
   // Files the layout created, until the next progress report takes them to JavaScript.
   std::vector<CreatedFile> created_;
   std::thread coordinator_;
