@@ -7,11 +7,12 @@ import { writeFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
-import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
+import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, suiteTests, type SuiteRunOptions } from '../suites/index.js';
 import { extractOwnFlags, flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
 import { checkOutputPaths } from './gate-report.js';
 import { endCommand } from './ending.js';
-import { ProgressPrinter } from './progress-line.js';
+import { LiveTable } from './live-table.js';
+import { suiteReporting } from './suite-progress.js';
 import { renderOutputs } from './run-command.js';
 import { warnTo, type CommandIo } from './io.js';
 
@@ -92,35 +93,29 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
   checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
-  const printer = new ProgressPrinter(io.stderr);
   const options: SuiteRunOptions = {
     ...args.options,
     assertions: gates.asserts,
     limits: gates.limits,
     ...(gates.cloud ? { cloud: gates.cloud } : {}),
     signal: controller.signal,
-    onProgress: (p) => printer.update(p),
-    onTest: (e) => {
-      if (e.loop > 1) return;
-      printer.done();
-      const loops = e.loops > 1 ? `, ${e.loops} loops` : '';
-      io.stderr.write(`volbench suite ${e.suite}: [${e.test}/${e.tests}] ${e.jobs.join(', ')}${loops}\n`);
-    },
   };
   // Every check (suite, target, options, assertions) before any I/O.
   const prepared = await prepareSuite(name, options);
+  const tests = suiteTests(prepared.parsed).map((t) => ({ jobs: t.jobs.map((j) => j.options.name) }));
+  const table = new LiveTable(io.stderr, 'test');
+  Object.assign(options, suiteReporting(table, tests, `volbench suite ${name}: `));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     const result = await runPrepared(prepared, options);
-    printer.done();
+    table.finish();
     const text = renderOutputs(result, args.outputFormats);
     if (args.output) writeFileSync(args.output, text);
     else io.stdout.write(text);
     io.stderr.write(suiteTable(result));
     return endCommand(result, { io, gates, name: `volbench.${name}` });
   } finally {
-    printer.done();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
