@@ -38,14 +38,25 @@ export function runView(run: RunRow): RunBody {
   };
 }
 
+/** The file a stage is laying out, while it does. */
+function layoutView(p: RunProgress): RunProgressBody['layout'] {
+  const at = p.layouts.findIndex((l) => !l.ended);
+  if (!p.layingOut || at < 0) return undefined;
+  const l = p.layouts[at];
+  const rate = l.doneBytes > 0 && l.elapsedMs > 0 ? Math.round((l.doneBytes * 1000) / l.elapsedMs) : null;
+  return { path: l.path, file: at + 1, done_bytes: l.doneBytes, total_bytes: l.totalBytes, bytes_per_sec: rate };
+}
+
 /** The library's progress report in the API's shape (snake_case, no per-instance detail). */
 export function progressView(p: RunProgress): RunProgressBody {
+  const layout = layoutView(p);
   return {
     stage: p.stage,
     stages: p.stages,
     elapsed_ms: p.elapsedMs,
     fraction: p.fraction,
     eta_ms: p.etaMs,
+    ...(layout ? { layout } : {}),
     read: { ...p.read },
     write: { ...p.write },
     trim: { ...p.trim },
