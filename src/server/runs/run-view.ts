@@ -3,6 +3,7 @@ import { runVolumeLabel } from '../../publish/labels.js';
 import type { RunProgress } from '../../run/progress.js';
 import type { RunBody, RunProgressBody, RunSummaryBody } from '../schemas/run.js';
 import type { RunRow } from '../store/runs.js';
+import { runWords } from './run-words.js';
 
 export const API_PREFIX = '/v1';
 
@@ -33,7 +34,7 @@ export function runSummaryView(run: RunRow): RunSummaryBody {
 
 export function runView(run: RunRow): RunBody {
   return {
-    ...runSummaryView(run), spec: run.spec, assert: run.asserts, volume: run.volume, volume_label: runVolumeLabel(run.volume),
+    ...runSummaryView(run), ...runWords(run), spec: run.spec, assert: run.asserts, volume: run.volume, volume_label: runVolumeLabel(run.volume),
     assertions: run.assertions, progress: run.progress,
   };
 }

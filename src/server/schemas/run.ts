@@ -119,8 +119,16 @@ const runFields = {
   links: runLinksSchema,
 };
 
-/** What the full views add: the submission and the outcome of its assertions. */
+const directionSchema = z.enum(['read', 'write', 'trim']);
+
+/** What the full views add: the run in words, the submission and the outcome of its assertions. */
 const runDetailFields = {
+  title: z.string().describe('What ran, on which target and volume: `rr: randread bs=4k iodepth=32 on /data (gp3 500 GiB, 6000 IOPS)`'),
+  what_ran: z.string().describe('The jobs, suite or analysis: `rr: randread bs=4k iodepth=32`, `suite kdiskmark (8 tests)`'),
+  target_text: z.string().describe('The paths the run names, else its target roots'),
+  volume_text: z.string().nullable().describe('The volume as submitted, in words (`gp3 500 GiB, 6000 IOPS on m6i.large`), or null'),
+  directions: z.array(directionSchema).describe("The directions the run's jobs do (rw and rwmixread as the engine reads them)"),
+  job_directions: z.record(z.string(), z.array(directionSchema)).describe("Each job's directions, by job name"),
   spec: specSchema.describe(
     "The spec as submitted; for a suite run, the suite's job file with the overrides applied; for an analysis run, its largest single run",
   ),
