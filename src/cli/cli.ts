@@ -21,6 +21,7 @@ Usage:
                                              with gates (--assert), limits, --volume,
                                              --until-steady and --until-baseline
   volbench demo [--directory DIR]            a short built-in benchmark on a temp file
+  volbench doctor [--directory DIR] [--aws]  whether this machine runs volbench, and what to do
   volbench serve [options]                   the HTTP service (see volbench serve --help)
   volbench suite NAME --directory DIR        a named suite (ars, kdiskmark, aws-ssd, ...; --list)
   volbench compare A.json B.json             compare two results (--tolerance 5%)
@@ -120,6 +121,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     case 'prices': {
       const { pricesCommand } = await import('./prices-command.js');
       return pricesCommand(rest, io);
+    }
+    case 'doctor': {
+      const { doctorCommand } = await import('./doctor-command.js');
+      return doctorCommand(rest, io);
     }
     case 'serve': {
       // Loaded only here: the service pulls in fastify and SQLite, which every other command

@@ -27,7 +27,7 @@ const RUN_ONLY = ['--until-baseline', '--no-cloud-lookup', '--until-steady'];
 
 describe('help', () => {
   it('every command has a usage of its own', async () => {
-    expect(COMMANDS).toEqual(['run', 'demo', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational']);
+    expect(COMMANDS).toEqual(['run', 'demo', 'doctor', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational']);
     const usages = await Promise.all(COMMANDS.map(commandUsage));
     usages.forEach((text, i) => expect(text).toContain(`volbench ${COMMANDS[i]}`));
     expect(new Set(usages).size).toBe(COMMANDS.length);
@@ -78,13 +78,13 @@ describe('errors', () => {
     const out = await volbench(['runn']);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("unknown command 'runn'; did you mean 'run'?");
-    expect(out.stderr).toContain('accepted: run, demo, serve, suite');
+    expect(out.stderr).toContain('accepted: run, demo, doctor, serve, suite');
   });
 
-  it('an invalid rw lists the valid ones', async () => {
+  it('an invalid rw gets the closest one and lists the valid ones', async () => {
     const out = await volbench(['run', '--name=x', `--filename=${join(dir, 'x.bin')}`, '--size=1m', '--rw=randomread']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain("'randomread' is not a valid rw [jobs[0].rw]");
+    expect(out.stderr).toContain("'randomread' is not a valid rw; did you mean 'randread'? [jobs[0].rw]");
     expect(out.stderr).toMatch(/accepted: one of read, write, .*randread.*randrw/);
   });
 
