@@ -46,13 +46,17 @@ function phaseKey(p) {
   return `${p.suite_test ? `${p.suite_test.test}.${p.suite_test.loop}` : ''}/${p.analysis_step ? p.analysis_step.step : ''}/${p.stage}`;
 }
 
+/** A direction's one colour: its rates above and its latencies below are drawn alike. */
+const COLOURS = { read: '#5470c6', write: '#ee6666', trim: '#3ba272' };
+
 function chartOption(dirs) {
-  const series = dirs.flatMap((d) => [
-    { name: `${d} IOPS`, type: 'line', xAxisIndex: 0, yAxisIndex: 0, showSymbol: false, data: [] },
-    { name: `${d} MiB/s`, type: 'line', xAxisIndex: 0, yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed' }, data: [] },
-    { name: `${d} p99 µs`, type: 'line', xAxisIndex: 1, yAxisIndex: 2, showSymbol: false, data: [] },
-    { name: `${d} mean µs`, type: 'line', xAxisIndex: 1, yAxisIndex: 2, showSymbol: false, lineStyle: { type: 'dashed' }, data: [] },
-  ]);
+  const series = dirs.flatMap((d) => {
+    const color = COLOURS[d];
+    const line = (name, xAxisIndex, yAxisIndex, dashed) => ({
+      name, type: 'line', xAxisIndex, yAxisIndex, showSymbol: false, itemStyle: { color }, lineStyle: { color, ...(dashed ? { type: 'dashed' } : {}) }, data: [],
+    });
+    return [line(`${d} IOPS`, 0, 0, false), line(`${d} MiB/s`, 0, 1, true), line(`${d} p99 µs`, 1, 2, false), line(`${d} mean µs`, 1, 2, true)];
+  });
   return {
     animation: false,
     textStyle: { fontFamily: 'sans-serif' },
