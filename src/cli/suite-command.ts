@@ -8,7 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { VolbenchError } from '../errors.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
 import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, suiteTests, type SuiteRunOptions } from '../suites/index.js';
-import { extractOwnFlags, flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
+import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume, ownFlagsUsage, type OwnFlags } from './own-flags.js';
+import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
+import type { CloudContext } from '../cloud/index.js';
 import { checkOutputPaths } from './gate-report.js';
 import { endCommand } from './ending.js';
 import { LiveTable } from './live-table.js';
@@ -39,7 +41,9 @@ interface SuiteArgs {
 }
 
 const VALUE_OPTIONS = ['directory', 'filename', 'runtime', 'size', 'loops', 'output-format', 'output', 'show'] as const;
-const ACCEPTED = `--list, --show, --${VALUE_OPTIONS.filter((o) => o !== 'show').join(', --')}, --allow_block_write, --assert, --junit, --github`;
+/** Every flag its --help lists: its own, the gates, limits, volume and prices of own-flags.ts. */
+const ACCEPTED = `--list, --show, --${VALUE_OPTIONS.filter((o) => o !== 'show').join(', --')}, --allow_block_write, --assert, --junit, --github, `
+  + '--max-runtime, --max-size, --max-memory, --volume, --instance, --prices, --no-cloud-lookup';
 
 function parseLoops(text: string): number {
   if (!/^\d+$/.test(text)) throw new VolbenchError('EINVALID_VALUE', `--loops takes a whole number, not '${text}'`, { field: '--loops', accepted: '1 to 1000' });
@@ -88,16 +92,29 @@ function listText(): string {
   return listSuites().map((s) => describeSuite(loadSuite(s.name))).join('\n');
 }
 
-async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo): Promise<number> {
+/**
+ * The volume behind the suite's target, as `run` finds it: --volume and --instance, or on EC2
+ * what AWS says of the EBS volume the target is on (unless --no-cloud-lookup).
+ */
+async function suiteCloud(args: SuiteArgs, gates: OwnFlags, io: CommandIo, deps: CloudLookupDeps): Promise<CloudContext | undefined> {
+  const target = args.options.filename ?? args.options.directory;
+  const flags = { volume: gates.cloud?.volume, instance: gates.cloud?.instance ?? gates.instance, lookup: gates.cloudLookup };
+  const cloud = target === undefined ? gates.cloud : await cloudForRun([target], flags, (line) => io.stderr.write(`volbench: ${line}\n`), deps);
+  if (gates.instance && !cloud) throw instanceNeedsVolume();
+  return cloud;
+}
+
+async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo, deps: CloudLookupDeps): Promise<number> {
   const name = args.name!;
   checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
+  const cloud = await suiteCloud(args, gates, io, deps);
   const options: SuiteRunOptions = {
     ...args.options,
     assertions: gates.asserts,
     limits: gates.limits,
-    ...(gates.cloud ? { cloud: gates.cloud } : {}),
+    ...(cloud ? { cloud } : {}),
     signal: controller.signal,
   };
   // Every check (suite, target, options, assertions) before any I/O.
@@ -121,8 +138,8 @@ async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo):
   }
 }
 
-export async function suiteCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
+export async function suiteCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
+  const gates = extractOwnFlags(argv, { volumeFromAws: true, warn: warnTo(io) });
   const args = parseSuiteArgs(gates.rest);
   if (args.list) {
     io.stdout.write(listText());
@@ -138,5 +155,5 @@ export async function suiteCommand(argv: string[], io: CommandIo): Promise<numbe
       accepted: listSuites().map((s) => s.name).join(', '),
     });
   }
-  return runSuiteCommand(args, gates, io);
+  return runSuiteCommand(args, gates, io, deps);
 }

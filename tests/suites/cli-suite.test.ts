@@ -33,8 +33,9 @@ describe('volbench suite', () => {
     mkdirSync(directory);
     const junit = scratch.path('kdm.xml');
     const started = Date.now();
+    // --no-cloud-lookup as run takes it (on EC2: do not ask AWS which volume the target is).
     const out = await volbench([
-      'suite', 'kdiskmark', '--directory', directory, '--size=4m', '--runtime', '1', '--loops', '2', '--output-format=json',
+      'suite', 'kdiskmark', '--directory', directory, '--size=4m', '--runtime', '1', '--loops', '2', '--output-format=json', '--no-cloud-lookup',
       '--assert', 'RND4K-Q32T1-read.iops >= 1', '--assert', 'RND4K-Q1T1-read.clat_ns.p99.5 <= 1s',
       '--assert', 'SEQ1M-Q8T1-write.io_bytes > 4MiB', '--junit', junit,
     ]);
@@ -88,6 +89,10 @@ describe('volbench suite', () => {
     const unknown = await volbench(['suite', 'kdiskmark', '--directory', directory, '--assert', 'RND4K-Q64T1-read.iops >= 1']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("there is no job named 'RND4K-Q64T1-read' (jobs: SEQ1M-Q8T1-read, SEQ1M-Q1T1-read");
+    // What suite takes, as its --help lists it.
+    const bogus = await volbench(['suite', 'kdiskmark', '--directory', directory, '--bogus']);
+    expect(bogus.code).toBe(2);
+    for (const flag of ['--volume', '--instance', '--prices', '--max-runtime', '--no-cloud-lookup']) expect(bogus.stderr).toMatch(new RegExp(`accepted: .*${flag}`));
     const noTarget = await volbench(['suite', 'ars']);
     expect(noTarget.code).toBe(2);
     expect(noTarget.stderr).toContain('suite ars: needs a target');
