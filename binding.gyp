@@ -15,6 +15,7 @@
         "native/crc32c.cc",
         "native/free_map.cc",
         "native/job.cc",
+        "native/nvme_log_page.cc",
         "native/offsets.cc",
         "native/page_cache.cc",
         "native/probe.cc",

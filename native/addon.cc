@@ -1,8 +1,9 @@
-// volbench's native surface: seven functions, nothing else.
+// volbench's native surface: eight functions, nothing else.
 #include <napi.h>
 
 #include "beneath.h"
 #include "convert.h"
+#include "nvme_log_page.h"
 #include "probe.h"
 #include "root_call.h"
 #include "stuck_tally.h"
@@ -103,22 +104,75 @@ Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
       [result](Napi::Env e) -> Napi::Value { return TargetInfoToJs(e, *result); });
 }
 
-// removeFile(ref, dev, ino, anchor?, deadlineMs?): unlinks a regular file beneath a held
-// directory, only while it is still that file, its directories walked without following links,
-// on a thread of its own. Resolves to 0 or an errno; null as probeTarget.
+// removeFile(ref, dev, ino, anchor?, deadlineMs?, stamp?): unlinks a regular file beneath a
+// held directory, only while it is still that file (and, with a stamp, has that FileStamp), its
+// directories walked without following links, on a thread of its own. Resolves to 0 or an
+// errno; null as probeTarget.
 Napi::Value RemoveFileJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt())
-    throw Napi::TypeError::New(env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number)");
+  if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt() || (info.Length() > 5 && !info[5].IsString()))
+    throw Napi::TypeError::New(
+        env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string)");
   const PathRef ref = PathRefFromJs(info[0], "ref");
   bool lossless = true;
   const uint64_t dev = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
   const uint64_t ino = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+  const std::string stamp = info.Length() > 5 ? info[5].As<Napi::String>().Utf8Value() : "";
   auto err = std::make_shared<int>(0);
   return CallOnRoot(
       env, RootCallArgs(info, 3, "volbench-remove", ref.dir_fd),
-      [ref, dev, ino, err](int dir_fd) { *err = UnlinkBeneath(PathRef{dir_fd, ref.name}, dev, ino, false); },
+      [ref, dev, ino, stamp, err](int dir_fd) { *err = UnlinkBeneath(PathRef{dir_fd, ref.name}, dev, ino, false, stamp); },
       [err](Napi::Env e) -> Napi::Value { return Napi::Number::New(e, *err); });
+}
+
+// The request of readNvmeLogPage: {path, charDevice, rdev, lid, nsid, bytes, timeoutMs}.
+NvmeLogPageRequest NvmeRequestFromJs(Napi::Env env, Napi::Value v) {
+  const char* usage = "readNvmeLogPage({path, charDevice, rdev: bigint, lid, nsid, bytes, timeoutMs}, anchor?, deadlineMs?)";
+  if (!v.IsObject()) throw Napi::TypeError::New(env, usage);
+  Napi::Object o = v.As<Napi::Object>();
+  if (!o.Get("path").IsString() || !o.Get("charDevice").IsBoolean() || !o.Get("rdev").IsBigInt() || !o.Get("lid").IsNumber() ||
+      !o.Get("nsid").IsNumber() || !o.Get("bytes").IsNumber() || !o.Get("timeoutMs").IsNumber())
+    throw Napi::TypeError::New(env, usage);
+  NvmeLogPageRequest r;
+  r.path = o.Get("path").As<Napi::String>().Utf8Value();
+  r.char_device = o.Get("charDevice").As<Napi::Boolean>().Value();
+  bool lossless = true;
+  r.rdev = o.Get("rdev").As<Napi::BigInt>().Uint64Value(&lossless);
+  const double lid = o.Get("lid").As<Napi::Number>().DoubleValue();
+  const double nsid = o.Get("nsid").As<Napi::Number>().DoubleValue();
+  const double bytes = o.Get("bytes").As<Napi::Number>().DoubleValue();
+  const double timeout = o.Get("timeoutMs").As<Napi::Number>().DoubleValue();
+  if (!(lid >= 0 && lid <= 255) || !(nsid >= 0 && nsid <= 4294967295.0) || !(bytes >= 4 && bytes <= kMaxNvmeLogPageBytes) ||
+      !(timeout >= 0 && timeout <= 3600000) || !lossless)
+    throw Napi::RangeError::New(env, "readNvmeLogPage: lid 0-255, nsid 32 bits, bytes 4-65536, timeoutMs 0-3600000");
+  r.lid = static_cast<uint8_t>(lid);
+  r.nsid = static_cast<uint32_t>(nsid);
+  r.bytes = static_cast<uint32_t>(bytes);
+  if (r.bytes % 4 != 0) throw Napi::RangeError::New(env, "readNvmeLogPage: bytes must be a multiple of 4");
+  r.timeout_ms = static_cast<uint32_t>(timeout);
+  return r;
+}
+
+// readNvmeLogPage(request, anchor?, deadlineMs?): one NVMe log page (nvme_log_page.h), on a
+// thread of its own with a deadline (root_call.h): resolves to {errno, syscall, why, status,
+// data: Buffer | null}; null as probeTarget.
+Napi::Value ReadNvmeLogPageJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const NvmeLogPageRequest request = NvmeRequestFromJs(env, info.Length() > 0 ? info[0] : env.Undefined());
+  auto result = std::make_shared<NvmeLogPageResult>();
+  return CallOnRoot(
+      env, RootCallArgs(info, 1, "volbench-nvme-log", -1),
+      [request, result](int) { *result = ReadNvmeLogPage(request); },
+      [result](Napi::Env e) -> Napi::Value {
+        Napi::Object out = Napi::Object::New(e);
+        out.Set("errno", result->err);
+        out.Set("syscall", result->syscall);
+        out.Set("why", result->why);
+        out.Set("status", result->status);
+        if (result->data.empty()) out.Set("data", e.Null());
+        else out.Set("data", Napi::Buffer<uint8_t>::Copy(e, result->data.data(), result->data.size()));
+        return out;
+      });
 }
 
 // stuck(): the process's stuck threads (stuck_tally.h): {limit, threads, memoryBytes, entries}.
@@ -165,6 +219,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cancel", Napi::Function::New(env, Cancel, "cancel"));
   exports.Set("probeTarget", Napi::Function::New(env, ProbeTargetJs, "probeTarget"));
   exports.Set("removeFile", Napi::Function::New(env, RemoveFileJs, "removeFile"));
+  exports.Set("readNvmeLogPage", Napi::Function::New(env, ReadNvmeLogPageJs, "readNvmeLogPage"));
   exports.Set("engines", Napi::Function::New(env, Engines, "engines"));
   exports.Set("stuck", Napi::Function::New(env, StuckJs, "stuck"));
   exports.Set("setStuckLimit", Napi::Function::New(env, SetStuckLimitJs, "setStuckLimit"));

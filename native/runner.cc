@@ -162,13 +162,15 @@ void Run::LayOut() {
     meter.tick = [this] { PostProgressIfDue(); };
     for (size_t k = 0; k < jobs_.size(); k++)
       if (jobs_[k]->plan().path == p.path) layout_of_[k] = static_cast<int>(layouts_.size() - 1);
-    std::string what;
+    std::string what, stamp;
     Expect laid_out;
-    const int err =
-        LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out, &meter);
+    const int err = LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what,
+                               &laid_out, &stamp, &meter);
+    // Created, even if the layout stopped after: whoever removes the run's files must know it.
+    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew)
+      created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino, stamp});
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
-    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew) created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino});
     for (auto& other : jobs_) {
       if (other->plan().path != p.path) continue;
       // Every job of the file opens the file laid out here, and nothing else.
@@ -192,6 +194,7 @@ void Run::CreateLogs(size_t j) {
     int err = fd < 0 ? -fd : VerifyOpened(fd, p.log_expects[k], p.forbidden, &why);
     struct stat st;
     if (err == 0 && fstat(fd, &st) < 0) err = errno;
+    const std::string stamp = err == 0 ? FileStamp(fd) : "";
     if (fd >= 0) close(fd);
     if (err != 0) {
       job.FailEarly(err, "open", "creating log " + p.LogPath(k) + (why.empty() ? "" : ": " + why));
@@ -199,7 +202,7 @@ void Run::CreateLogs(size_t j) {
     }
     const Expect made{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
     job.ExpectLog(k, made);
-    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino});
+    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino, stamp});
   }
 }
 

@@ -48,20 +48,22 @@ export type {
   BurstOptions, Cliff, RatePoint, UntilBaseline, VolbenchBurst, VolbenchBurstCatalog, VolbenchJobAnalysis,
 } from './analysis/index.js';
 export {
-  checkPlacement, checkVolume, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, parseVolumeSpec, priceVolume, volumeType,
-  Volume, volumeFromJson, volumeOf, volumeMonthly, instanceHourly, HOURS_PER_MONTH,
+  checkPlacement, directionOf, entitlement, instanceType, loadCatalog, parseVolume, parseVolumes, priceVolume, volumeType,
+  Volume, volumeFromJson, volumeOf, volumeMonthly, instanceHourly, HOURS_PER_MONTH, scaleEntitlement, emulationBanner, bindingOf, cloudFacts,
 } from './cloud/index.js';
 export type {
-  BoundBy, CloudContext, DatedPrice, Direction, Entitlement, EntitlementQuery, LabelledVolume, VolumeInput, VolumeJson, VolumePrice, VolumeSpec, VolumeTypeInfo,
+  BoundBy, BoundBySource, CloudContext, DatedPrice, Direction, Entitlement, EntitlementQuery, LabelledVolume, Limit, VolbenchEmulation, VolumeInput, VolumeJson, VolumePrice,
+  VolumeSpec, VolumeTypeInfo,
 } from './cloud/index.js';
-export { finishRun, withCloud } from './run/finish.js';
+export type { VolbenchEbsStats } from './fio-output/index.js';
+export { finishRun } from './run/finish.js';
 export type { FinishOptions } from './run/finish.js';
 export {
-  buildPublishReport, renderReport, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,
-  catalogPricer,
+  buildPublishReport, renderReport, renderReportFiles, renderMarkdown, renderCsv, renderJson, renderHtml, readReportFile, readReportS3, parseReportInput, REPORT_FORMATS,
+  REPORT_FILES, catalogPricer,
 } from './publish/index.js';
 export type {
-  Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, ReportFormat, CloudVolumeFields, VolumePrice as ReportVolumePrice,
+  Report, ReportContext, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, ReportFormat, CloudVolumeFields, VolumePrice as ReportVolumePrice,
   PriceVolume,
 } from './publish/index.js';
 export { VERSION } from './version.js';

@@ -114,12 +114,18 @@ function listTable(rows: ReadonlyArray<CatalogVolumeType & { provider: string; d
 
 /** One line: entitled (no merging), merged where that differs, the volume's burst and the instance's. */
 export function entitledText(e: Entitlement): string {
-  const m = e.merged;
-  const merged = m.iops !== e.iops ? `; ${n(m.iops)} IOPS, ${m.throughputMiBps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
-  const burst = e.burst ? `; bursts to ${e.burst.level} ${e.burst.unit} from a baseline of ${e.burst.baseline} (${e.burst.seconds_from_full} s from a full bucket)` : '';
+  const { entitled: r, entitled_merged: m } = e;
+  const merged = m.iops !== r.iops ? `; ${n(m.iops)} IOPS, ${m.mibps} MiB/s if small sequential I/Os merge (${m.bound_by})` : '';
   const ib = e.instance_burst;
-  const inst = ib ? `; after the instance's ${ib.seconds / 60} min burst: ${n(ib.iops)} IOPS, ${ib.throughputMiBps} MiB/s (${ib.bound_by})` : '';
-  return `${n(e.iops)} IOPS, ${e.throughputMiBps} MiB/s, bound by ${e.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burst}${inst}`;
+  const inst = ib ? `; after the instance's ${ib.after_s / 60} min burst: ${n(ib.iops)} IOPS, ${ib.mibps} MiB/s (${ib.bound_by})` : '';
+  return `${n(r.iops)} IOPS, ${r.mibps} MiB/s, bound by ${r.bound_by} (counted in ${e.counted_io_kib} KiB I/Os: ${e.counted_per_io} per I/O)${merged}${burstText(e.burst)}${inst}`;
+}
+
+/** `; bursts to 3000 IOPS from a baseline of 600: a full bucket lasts 13,500 s at this rate (2,250 s at the burst level)`. */
+function burstText(b: Entitlement['burst']): string {
+  if (!b) return '';
+  const life = b.seconds_at_job_rate === null ? 'this rate does not drain it' : `a full bucket lasts ${n(b.seconds_at_job_rate)} s at this rate`;
+  return `; bursts to ${b.level} ${b.unit} from a baseline of ${b.baseline}: ${life} (${n(b.seconds_from_full)} s at the burst level)`;
 }
 
 /** `catalog refresh --instances`: the limits file from DescribeInstanceTypes, to --out or stdout. */
@@ -141,6 +147,38 @@ async function refreshInstances(values: { instances?: boolean; region?: string; 
     io.stderr.write(`volbench: ${file.instances.length} instance types from ec2:DescribeInstanceTypes in ${region} as of ${file.as_of} (${file.source}, ${file.confidence}) -> ${values.out}\n`);
   }
   if (skipped.length) io.stderr.write(`volbench: ${skipped.length} types without EBS-optimized limits left out (e.g. ${skipped.slice(0, 3).join(', ')})\n`);
+  return 0;
+}
+
+interface EntitledFlags {
+  provider?: string;
+  size?: string;
+  iops?: string;
+  throughput?: string;
+  bs?: string;
+  rw?: string;
+  'burst-balance'?: string;
+  instance?: string;
+  'instance-baseline'?: boolean;
+}
+
+/** `catalog entitled TYPE`: what the volume delivers at a block size and pattern (on an instance). */
+function entitledOf(type: string | undefined, values: EntitledFlags, out: (data: unknown, text: string) => void): number {
+  const spec = volumeFrom(type, values);
+  const bs = parseSize(values.bs ?? '4k', { field: '--bs' });
+  const rw = values.rw ?? (bs >= 1024 * 1024 ? 'read' : 'randread');
+  if (!RW.includes(rw)) throw new VolbenchError('EINVALID_ARGS', `catalog: --rw '${rw}' is not one of fio's`, { field: '--rw', accepted: RW.join(', ') });
+  let burstBalance: number | undefined;
+  if (values['burst-balance'] !== undefined) {
+    burstBalance = Number(values['burst-balance']);
+    if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
+  }
+  checkPlacement(spec, values.instance, '--instance', '--size');
+  const e = entitlement(spec, {
+    bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
+  });
+  const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
+  out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
   return 0;
 }
 
@@ -183,24 +221,8 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
         `$${p.storage.toFixed(2)} storage + $${p.iops.toFixed(2)} IOPS + $${p.throughput.toFixed(2)} throughput = $${p.total.toFixed(2)} a month (${p.source}, as of ${p.as_of})\n`);
       return 0;
     }
-    case 'entitled': {
-      const spec = volumeFrom(type, values);
-      const bs = parseSize(values.bs ?? '4k', { field: '--bs' });
-      const rw = values.rw ?? (bs >= 1024 * 1024 ? 'read' : 'randread');
-      if (!RW.includes(rw)) throw new VolbenchError('EINVALID_ARGS', `catalog: --rw '${rw}' is not one of fio's`, { field: '--rw', accepted: RW.join(', ') });
-      let burstBalance: number | undefined;
-      if (values['burst-balance'] !== undefined) {
-        burstBalance = Number(values['burst-balance']);
-        if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
-      }
-      checkPlacement(spec, values.instance, '--instance', '--size');
-      const e = entitlement(spec, {
-        bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
-      });
-      const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
-      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
-      return 0;
-    }
+    case 'entitled':
+      return entitledOf(type, values, out);
     case 'refresh':
       return refreshInstances(values, io);
     default:

@@ -30,6 +30,8 @@ Usage:
   volbench catalog refresh --instances       EC2 instance limits from DescribeInstanceTypes
   volbench report RESULT.json ...            price/performance tables and charts (--format
                                              md|csv|json|html, --out; --server URL --run ID)
+  volbench ebs-stats DEVICE | --page FILE   a Nitro volume's own statistics (NVMe log page
+                                             0xD0): time over each limit, latency histograms
   volbench prices refresh --region R         EBS prices from the AWS Price List API, to a file
                                              that --prices FILE (or VOLBENCH_PRICES) uses in
                                              place of the shipped prices (catalog, fleet,
@@ -71,8 +73,8 @@ export function takePricesFlag(args: string[]): string[] {
   return rest;
 }
 
-export async function main(argv: string[], io: CommandIo): Promise<number> {
-  const [command, ...given] = argv;
+/** The answer to --version, --help, `help` and a command's --help, before any command parses anything; undefined otherwise. */
+async function answeredAtOnce(command: string | undefined, given: string[], io: CommandIo): Promise<number | undefined> {
   switch (command) {
     case '--version':
     case '-v':
@@ -93,6 +95,13 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     io.stdout.write(await commandUsage(command));
     return 0;
   }
+  return undefined;
+}
+
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...given] = argv;
+  const answered = await answeredAtOnce(command, given, io);
+  if (answered !== undefined || command === undefined) return answered ?? 2;
   const rest = PRICING_COMMANDS.has(command) ? takePricesFlag(given) : given;
   switch (command) {
     case 'run':
@@ -109,7 +118,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     case 'fleet': {
       // Loaded only here: the AWS SDK clients cost other commands their start-up.
-      const { fleetCommand } = await import('./fleet-command.js');
+      const { fleetCommand } = await import('./fleet/index.js');
       return fleetCommand(rest, io);
     }
     case 'sweep':
@@ -118,6 +127,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       return analysisCommand(command, rest, io);
     case 'report':
       return reportCommand(rest, io);
+    case 'ebs-stats': {
+      const { ebsStatsCommand } = await import('./ebs-stats-command.js');
+      return ebsStatsCommand(rest, io);
+    }
     case 'prices': {
       const { pricesCommand } = await import('./prices-command.js');
       return pricesCommand(rest, io);

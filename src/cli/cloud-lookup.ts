@@ -4,11 +4,11 @@
  * before any I/O. Runs on anything else (a file on a local disk, tmpfs, a loop device) ask
  * nothing and wait for nothing. `--no-cloud-lookup` or VOLBENCH_CLOUD_LOOKUP=off turns it off.
  */
-import { checkAgainstAws, describe, knownInstance, recogniseVolume, type CloudContext, type VolumeSpec } from '../cloud/index.js';
+import { checkAgainstAws, describe, knownInstance, recogniseVolume, type CloudContext, type Volume } from '../cloud/index.js';
 import { identifyTarget } from '../device/index.js';
 
 export interface CloudFlags {
-  volume?: VolumeSpec;
+  volume?: Volume;
   instance?: string;
   /** false: --no-cloud-lookup. */
   lookup?: boolean;

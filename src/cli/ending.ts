@@ -4,6 +4,8 @@
  * GitHub annotations), and the exit status: 130 when interrupted, 1 when a job ended with an
  * error or an assertion failed, else 0.
  */
+import { isAmazonModel } from '../device/ebs-stats-source.js';
+import { EMULATED_NVME_ENV } from '../device/emulated-nvme.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { gateExitStatus, reportGates } from './gate-report.js';
 import type { CommandIo } from './io.js';
@@ -29,6 +31,18 @@ export function reportJobTrouble(result: FioResult, io: CommandIo): void {
   }
 }
 
+/**
+ * Why the run has no EBS statistics, one line on stderr, only where a user expects them: a
+ * target on an Amazon NVMe volume, or the test seam set (a local disk's result says it too,
+ * but quietly: volbench.ebs_stats_unavailable).
+ */
+export function reportMissingEbsStats(result: FioResult, io: CommandIo): void {
+  const why = result.volbench.ebs_stats_unavailable;
+  if (why === undefined) return;
+  const expected = result.volbench.targets.some((t) => isAmazonModel(t.model)) || why.includes(EMULATED_NVME_ENV);
+  if (expected) io.stderr.write(`volbench: no EBS statistics (bound_by comes from the model): ${why}\n`);
+}
+
 export interface Ending {
   io: CommandIo;
   /** The command's gate flags; without them no gate is reported (demo). */
@@ -40,6 +54,7 @@ export interface Ending {
 /** Reports the run's trouble and its gates; the command's exit status. */
 export function endCommand(result: FioResult, { io, gates, name = 'volbench' }: Ending): number {
   reportJobTrouble(result, io);
+  reportMissingEbsStats(result, io);
   const outcomes = result.volbench.assertions ?? [];
   if (gates) reportGates(outcomes, gates, io, result, name);
   return gateExitStatus(exitStatus(result), outcomes);

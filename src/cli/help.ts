@@ -17,12 +17,13 @@ const USAGES: Readonly<Record<string, UsageLoader>> = {
   suite: async () => (await import('./suite-command.js')).SUITE_USAGE,
   compare: async () => (await import('./compare-command.js')).COMPARE_USAGE,
   report: async () => (await import('./report-command.js')).REPORT_USAGE,
-  fleet: async () => (await import('./fleet-command.js')).FLEET_USAGE,
+  fleet: async () => (await import('./fleet/usage.js')).FLEET_USAGE,
   catalog: async () => (await import('./catalog-command.js')).CATALOG_USAGE,
   prices: async () => (await import('./prices-command.js')).PRICES_USAGE,
   sweep: async () => (await import('./sweep-command.js')).SWEEP_USAGE,
   uniformity: async () => (await import('./uniformity-command.js')).UNIFORMITY_USAGE,
   rotational: async () => (await import('./rotational-command.js')).ROTATIONAL_USAGE,
+  'ebs-stats': async () => (await import('./ebs-stats-command.js')).EBS_STATS_USAGE,
 };
 
 /** Every command, in the order the overview lists them. */

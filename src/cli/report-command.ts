@@ -4,10 +4,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 
-import { activePrices, staleWarning } from '../cloud/index.js';
+import { activePrices, defaultPriceRegion, staleWarning } from '../cloud/index.js';
 import { VolbenchError } from '../errors.js';
 import {
-  buildPublishReport, catalogPricer, DEFAULT_PRICE_REGION, parseRankBy, parseUnits, readReportFile, renderReport, REPORT_FORMATS,
+  buildPublishReport, catalogPricer, parseRankBy, parseUnits, readReportFile, renderReport, REPORT_FORMATS,
   type ReportFormat, type ThroughputUnit, type VerdictMetric,
 } from '../publish/index.js';
 import { isS3Url, parseS3Url, readReportS3 } from '../publish/read-s3.js';
@@ -27,7 +27,7 @@ VOLBENCH_TOKEN). A result may be an S3 URL: s3://bucket/key.json, or s3://bucket
 every .json object under it (a fleet's results), read with the default AWS credential chain.
 
 A result that names its volume (volbench.cloud: run --volume, fleets) is priced from the
-catalog in the result's region, or --region (default ${DEFAULT_PRICE_REGION}) when it names none;
+catalog in the result's region, or --region (default ${defaultPriceRegion('aws')}) when it names none;
 the price list's date is printed under each table.
 
 A row is labelled by its volume (gp3 500 GiB 3000/125), else by its target; repeats get the

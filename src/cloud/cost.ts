@@ -11,7 +11,7 @@ import { catalogProviders, loadCatalog, loadInstancePrices } from './catalog.js'
 import { priceVolume } from './volume-price.js';
 import { priceRegions } from './price-source.js';
 import type { Confidence } from './schema.js';
-import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+import type { Volume } from './volume.js';
 
 /** The month a monthly price is prorated over: 730 hours (AWS's basis, 8,760 / 12). */
 export const HOURS_PER_MONTH = 730;
@@ -49,8 +49,7 @@ export interface PriceOptions {
 }
 
 /** A volume's monthly price in `region` (default: its provider's), or undefined where none is known. */
-export function volumeMonthly(volume: Volume | VolumeSpec, region?: string, opts: PriceOptions = {}): DatedPrice | undefined {
-  const v = volumeOf(volume);
+export function volumeMonthly(v: Volume, region?: string, opts: PriceOptions = {}): DatedPrice | undefined {
   const home = v.catalog.default_region;
   const where = pricedRegion(priceRegions(v.type), region ?? home, home, opts.fallback ?? false);
   if (!where) return undefined;

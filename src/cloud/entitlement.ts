@@ -6,13 +6,13 @@
  * (Azure) performs as the smallest tier that holds it; instance store as its instance's device.
  */
 import { VolbenchError } from '../errors.js';
+import type { EntitledRate, Limit, ModelEntitlement, VolumeBurst } from '../fio-output/entitlement-section.js';
 import { instanceType } from './catalog.js';
 import type { VolumeTypeInfo } from './schema.js';
 import { checkPlacement, instanceStoreOf } from './placement.js';
-import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+import type { Volume } from './volume.js';
 
-/** Which limit binds (the contract's values; `latency` is the run's, set from what it measured). */
-export type BoundBy = 'volume-iops' | 'volume-throughput' | 'burst-credits' | 'instance-iops' | 'instance-bandwidth' | 'instance-burst';
+export type { EntitledRate, Limit } from '../fio-output/entitlement-section.js';
 
 export interface EntitlementQuery {
   /** The job's block size in bytes. */
@@ -26,14 +26,16 @@ export interface EntitlementQuery {
   instanceBurst?: boolean;
   /**
    * A sequential pattern: small I/Os may reach the volume merged up to the counted size
-   * (`merged`); `iops` assumes they do not (O_DIRECT at low depth).
+   * (`entitled_merged`); `entitled` assumes they do not (O_DIRECT at low depth).
    */
   sequential?: boolean;
   /**
    * Reads, writes or both (default reads): where a type states them apart (GCP pd-standard,
-   * instance store), a mix gets the harmonic mean of the two, half and half.
+   * instance store), a mix gets the two weighted by `rwmixread`.
    */
   direction?: Direction;
+  /** A mix's reads, percent of its I/Os (fio's rwmixread; default 50). */
+  rwmixread?: number;
   /**
    * Burst credits left, 0–1 of a full bucket (a new volume starts full). 0: the baseline only.
    * Undefined: full.
@@ -41,31 +43,11 @@ export interface EntitlementQuery {
   burstBalance?: number;
 }
 
-/** A rate the volume should deliver and the limit that sets it. */
-export interface EntitledRate {
-  /** I/Os per second of the job's size. */
-  iops: number;
-  /** MiB/s at that rate. */
-  throughputMiBps: number;
-  bound_by: BoundBy;
-  /** How many of the provider's counted I/Os one job I/O is. */
-  counted_per_io: number;
-}
-
-/** `iops`, `throughputMiBps`, `bound_by`: the bound with no merging of small sequential I/O (`entitled`). */
-export interface Entitlement extends EntitledRate {
-  /** The I/O size the provider counts in. */
-  counted_io_kib: number;
-  /** The bound with small sequential I/Os merged up to the counted size (`entitled_merged`); the same for random I/O. */
-  merged: EntitledRate;
-  /**
-   * Given an instance whose EBS limits burst (30 minutes a day at their maximum): what the
-   * volume delivers once that is spent, when lower than now.
-   */
-  instance_burst?: { seconds: number; iops: number; throughputMiBps: number; bound_by: 'instance-burst' };
-  /** For a volume that bursts: the baseline after the bucket is empty, and how long a full one lasts. */
-  burst?: { level: number; baseline: number; unit: 'IOPS' | 'MiB/s'; seconds_from_full: number };
-}
+/**
+ * The model's answer in the result's own shape (`volbench.jobs[].entitlement` without what the
+ * job measured): `entitled`, `entitled_merged`, the counting, and the bursts.
+ */
+export type Entitlement = ModelEntitlement;
 
 /** The rw values whose I/Os are sequential: the provider merges small ones up to its I/O size. */
 export const SEQUENTIAL_RW: ReadonlySet<string> = new Set(['read', 'write', 'rw', 'readwrite', 'trim']);
@@ -79,30 +61,45 @@ export function directionOf(rw: string): Direction {
   return 'read';
 }
 
-/** A read and a write limit as one for the direction: a half-and-half mix shares the device. */
-function forDirection(read: number, write: number, d: Direction | undefined): number {
-  if (d === 'write') return write;
-  if (d === 'mixed') return 2 / (1 / read + 1 / write);
+/**
+ * A read and a write limit as one for the direction: a mix shares the device, each I/O taking
+ * its direction's time, so the mix's rate is the harmonic mean weighted by its share of reads.
+ */
+function forDirection(read: number, write: number, q: Pick<EntitlementQuery, 'direction' | 'rwmixread'>): number {
+  if (q.direction === 'write') return write;
+  if (q.direction === 'mixed') {
+    const reads = Math.min(100, Math.max(0, q.rwmixread ?? 50)) / 100;
+    return 1 / (reads / read + (1 - reads) / write);
+  }
   return read;
 }
 
 /** IOPS that scale with size: a base plus so many per GiB, between the type's min and max. */
-function sizedIops(t: VolumeTypeInfo, sizeGiB: number, d: Direction | undefined): number {
+function sizedIops(t: VolumeTypeInfo, sizeGiB: number, q: EntitlementQuery): number {
   const i = t.iops;
   const at = (perGib: number, max: number) => Math.min(max, Math.max(i.min ?? 0, (i.base ?? 0) + perGib * sizeGiB));
   const read = at(i.per_gib ?? 0, i.max);
-  return i.write_per_gib === undefined && i.write_max === undefined ? read : forDirection(read, at(i.write_per_gib ?? i.per_gib ?? 0, i.write_max ?? i.max), d);
+  return i.write_per_gib === undefined && i.write_max === undefined ? read : forDirection(read, at(i.write_per_gib ?? i.per_gib ?? 0, i.write_max ?? i.max), q);
 }
 
 const KiB = 1024;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const MiB = 1024 * 1024;
 
+/**
+ * A volume's bucket: its levels and life from full, and what the job's rate is held against: a
+ * bucket of `bucket` credits (counted I/Os, or MiB as charged) refilled at `refill` a second.
+ */
+interface Bucket extends Omit<VolumeBurst, 'seconds_at_job_rate'> {
+  bucket: number;
+  refill: number;
+}
+
 /** The volume's own limits for the job, before the instance's. */
 interface VolumeLimits {
   iops: number;
   mibps: number;
-  burst?: Entitlement['burst'];
+  burst?: Bucket;
   /** The volume's bucket is empty: which of its limits fell to the baseline (false: none). */
   burstBinds: false | 'iops' | 'throughput' | 'both';
 }
@@ -112,7 +109,8 @@ function tierLimits(tier: NonNullable<Volume['tier']>, t: VolumeTypeInfo, balanc
   const b = t.burst;
   const out: VolumeLimits = { iops: tier.iops, mibps: tier.throughput_mibps, burstBinds: false };
   if (b?.kind === 'credits' && tier.size_gib <= b.up_to_gib && tier.iops < b.iops) {
-    out.burst = { level: b.iops, baseline: tier.iops, unit: 'IOPS', seconds_from_full: b.minutes * 60 };
+    const seconds = b.minutes * 60;
+    out.burst = { level: b.iops, baseline: tier.iops, unit: 'IOPS', seconds_from_full: seconds, bucket: (b.iops - tier.iops) * seconds, refill: tier.iops };
     if (balance > 0) {
       out.iops = b.iops;
       out.mibps = Math.max(out.mibps, b.throughput_mibps);
@@ -132,17 +130,19 @@ function iopsLimits(spec: Volume, q: EntitlementQuery, balance: number, out: Vol
     out.iops = baseline;
     if (spec.sizeGiB < b.below_gib && baseline < b.level) {
       const refill = b.refill_per_gib_s * spec.sizeGiB;
-      out.burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)) };
+      out.burst = { level: b.level, baseline, unit: 'IOPS', seconds_from_full: Math.round(b.bucket / (b.level - refill)), bucket: b.bucket, refill };
       if (balance > 0) out.iops = b.level;
       else out.burstBinds = 'iops';
     }
   } else if (t.iops.provisioned) {
     out.iops = spec.provisionedIops ?? t.iops.max;
+    // io1 and io2 deliver more than 32,000 IOPS only to instances built on Nitro.
+    if (t.iops.non_nitro_max !== undefined && q.instance && instanceType(q.instance).hypervisor === 'xen') out.iops = Math.min(out.iops, t.iops.non_nitro_max);
   } else if (t.iops.per_mibps !== undefined) {
     // Hyperdisk Throughput: IOPS come with the provisioned throughput.
     out.iops = Math.min(t.iops.max, t.iops.per_mibps * (spec.provisionedThroughputMiBps ?? 0));
   } else if (t.iops.per_gib !== undefined) {
-    out.iops = sizedIops(t, spec.sizeGiB, q.direction);
+    out.iops = sizedIops(t, spec.sizeGiB, q);
   } else {
     out.iops = t.iops.max;
   }
@@ -160,7 +160,8 @@ function throughputLimits(spec: Volume, q: EntitlementQuery, balance: number, ou
     if (b?.kind === 'throughput') {
       const level = Math.min(b.level_max, b.level_per_tib * tib);
       if (level > base) {
-        out.burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round((b.bucket_mib_per_tib * tib) / (level - base)) };
+        const bucket = b.bucket_mib_per_tib * tib;
+        out.burst = { level: round2(level), baseline: round2(base), unit: 'MiB/s', seconds_from_full: Math.round(bucket / (level - base)), bucket, refill: base };
         if (balance > 0) out.mibps = level;
         else out.burstBinds = 'throughput';
       }
@@ -171,7 +172,7 @@ function throughputLimits(spec: Volume, q: EntitlementQuery, balance: number, ou
     out.mibps = tp.small_max;
   } else if (tp.per_gib !== undefined) {
     const at = (max: number) => Math.min(max, (tp.base ?? 0) + tp.per_gib! * spec.sizeGiB);
-    out.mibps = tp.write_max === undefined ? at(tp.max) : forDirection(at(tp.max), at(tp.write_max), q.direction);
+    out.mibps = tp.write_max === undefined ? at(tp.max) : forDirection(at(tp.max), at(tp.write_max), q);
   } else if (tp.per_iops_bands !== undefined) {
     // io1: the band with the largest floor under the volume's IOPS.
     const band = tp.per_iops_bands.filter((x) => x.above_iops < out.iops).sort((x, y) => y.above_iops - x.above_iops)[0] ?? tp.per_iops_bands[0];
@@ -194,7 +195,7 @@ function volumeLimits(spec: Volume, q: EntitlementQuery): VolumeLimits {
         field: 'instance', accepted: 'an instance type whose instance store IOPS the catalog has',
       });
     }
-    return { iops: forDirection(store.random_read_iops_4k, store.write_iops_4k, q.direction) / store.devices, mibps: Infinity, burstBinds: false };
+    return { iops: forDirection(store.random_read_iops_4k, store.write_iops_4k, q) / store.devices, mibps: Infinity, burstBinds: false };
   }
   if (spec.tier) return tierLimits(spec.tier, t, balance);
   const out: VolumeLimits = { iops: 0, mibps: Infinity, burstBinds: false };
@@ -212,27 +213,42 @@ function instanceRate(name: string, burstLeft: boolean): InstanceRate {
   return burstLeft ? { iops: ebs.max_iops, bytes: (ebs.max_mbps * 1e6) / 8 } : { iops: ebs.baseline_iops, bytes: (ebs.baseline_mbps * 1e6) / 8 };
 }
 
-/**
- * The job's rate under the volume's limits and, given one, the instance's: I/Os are counted in
- * the provider's size (merged or not), HDD charges an unmerged small I/O as a whole counted one
- * against its throughput, and the instance's bandwidth sees the job's own bytes.
- */
-function rate(spec: Volume, limits: VolumeLimits, bs: number, merged: boolean, inst: InstanceRate | undefined, spent: boolean): EntitledRate {
-  const t = spec.catalog;
+/** How many of the provider's counted I/Os one I/O of `bs` bytes is: a fraction where small sequential ones merge. */
+export function countedPerIo(t: VolumeTypeInfo, bs: number, merged: boolean): number {
   const countedBytes = t.io_size_kib * KiB;
-  const perIo = merged && bs < countedBytes ? bs / countedBytes : Math.max(1, Math.ceil(bs / countedBytes));
-  const charged = t.small_io_charged_whole && !(merged && bs < countedBytes) ? perIo * countedBytes : bs;
-  const byIops = limits.iops / perIo;
-  const byThroughput = (limits.mibps * MiB) / charged;
-  let iops = Math.min(byIops, byThroughput);
-  let bound: BoundBy = byIops <= byThroughput ? 'volume-iops' : 'volume-throughput';
+  return merged && bs < countedBytes ? bs / countedBytes : Math.max(1, Math.ceil(bs / countedBytes));
+}
+
+/** The bytes an I/O of `bs` spends of the throughput limit and its credits: HDD charges an unmerged small I/O whole. */
+function chargedBytes(t: VolumeTypeInfo, bs: number, merged: boolean): number {
+  const countedBytes = t.io_size_kib * KiB;
+  return t.small_io_charged_whole && !(merged && bs < countedBytes) ? countedPerIo(t, bs, merged) * countedBytes : bs;
+}
+
+/** The volume's own limit for I/O of `bs`: IOPS or throughput, an exact tie going to throughput on HDD. */
+function volumeRate(t: VolumeTypeInfo, limits: VolumeLimits, bs: number, merged: boolean): { iops: number; bound: Limit } {
+  const byIops = limits.iops / countedPerIo(t, bs, merged);
+  const byThroughput = (limits.mibps * MiB) / chargedBytes(t, bs, merged);
+  // A disk's I/Os of its counted size are as many as its MiB/s allow: the bytes bind.
+  const iopsBind = t.media === 'hdd' ? byIops < byThroughput : byIops <= byThroughput;
+  let bound: Limit = iopsBind ? 'volume-iops' : 'volume-throughput';
   // An empty bucket names the limit only where the bucket lowered it: gp2 600 GiB at 256 KiB is
   // held by its 250 MiB/s with or without credits.
   const lowered = limits.burstBinds === 'both' || (limits.burstBinds === 'iops' ? bound === 'volume-iops' : limits.burstBinds === 'throughput' && bound === 'volume-throughput');
   if (lowered) bound = 'burst-credits';
+  return { iops: Math.min(byIops, byThroughput), bound };
+}
+
+/**
+ * The job's rate under the volume's limits and, given one, the instance's: I/Os are counted in
+ * the provider's size (merged or not), and the instance's bandwidth sees the job's own bytes.
+ */
+function rate(t: VolumeTypeInfo, limits: VolumeLimits, bs: number, merged: boolean, inst: InstanceRate | undefined, spent: boolean): EntitledRate {
+  let { iops, bound } = volumeRate(t, limits, bs, merged);
   if (inst) {
     // The instance counts what EBS counts: merged small sequential I/O is one I/O per counted size.
-    const instIops = inst.iops / (merged && bs < countedBytes ? perIo : 1);
+    const perIo = countedPerIo(t, bs, merged);
+    const instIops = inst.iops / (perIo < 1 ? perIo : 1);
     if (instIops < iops) {
       iops = instIops;
       bound = spent ? 'instance-burst' : 'instance-iops';
@@ -242,34 +258,44 @@ function rate(spec: Volume, limits: VolumeLimits, bs: number, merged: boolean, i
       bound = spent ? 'instance-burst' : 'instance-bandwidth';
     }
   }
-  return { iops: round2(iops), throughputMiBps: round2((iops * bs) / MiB), bound_by: bound, counted_per_io: perIo };
+  return { iops: round2(iops), mibps: round2((iops * bs) / MiB), bound_by: bound };
 }
 
-/** What `volume` should deliver (plain figures are made a Volume first: deprecated, pass one). */
-export function entitlement(volume: Volume | VolumeSpec, q: EntitlementQuery): Entitlement {
-  const spec = volumeOf(volume);
-  checkPlacement(spec, q.instance);
-  const limits = volumeLimits(spec, q);
+/**
+ * A bucket's life at the job's entitled rate: it drains at what the job spends (counted I/Os, or
+ * MiB as charged) above the refill; null where the job's rate does not drain it.
+ */
+function burstAtRate(t: VolumeTypeInfo, b: Bucket, entitled: EntitledRate, bs: number): VolumeBurst {
+  const { bucket, refill, ...levels } = b;
+  const spent = b.unit === 'IOPS' ? entitled.iops * countedPerIo(t, bs, false) : (entitled.iops * chargedBytes(t, bs, false)) / MiB;
+  const drains = spent > b.baseline && spent > refill;
+  return { ...levels, seconds_at_job_rate: drains ? Math.round(bucket / (spent - refill)) : null };
+}
+
+/** What `volume` should deliver to I/O of `q.bs`, in the result's own shape. */
+export function entitlement(volume: Volume, q: EntitlementQuery): Entitlement {
+  checkPlacement(volume, q.instance);
+  const t = volume.catalog;
+  const limits = volumeLimits(volume, q);
   // An instance's EBS limits bound EBS volumes; instance store is not behind them.
-  const ebsInstance = q.instance && !spec.catalog.from_instance ? q.instance : undefined;
+  const ebsInstance = q.instance && !t.from_instance ? q.instance : undefined;
   const burstLeft = q.instanceBurst ?? true;
   const daily = ebsInstance ? instanceType(ebsInstance).ebs.burst : undefined;
   const inst = ebsInstance ? instanceRate(ebsInstance, burstLeft) : undefined;
   // Only an instance that bursts has a burst to have spent.
-  const at = (merged: boolean, r = inst, spent = !burstLeft && daily !== undefined) => rate(spec, limits, q.bs, merged && q.sequential === true, r, spent);
+  const at = (merged: boolean, r = inst, spent = !burstLeft && daily !== undefined) => rate(t, limits, q.bs, merged && q.sequential === true, r, spent);
   const entitled = at(false);
   let instanceBurst: Entitlement['instance_burst'];
   if (ebsInstance && daily && burstLeft) {
     const after = at(false, instanceRate(ebsInstance, false), true);
-    if (after.iops < entitled.iops) {
-      instanceBurst = { seconds: daily.minutes_per_day * 60, iops: after.iops, throughputMiBps: after.throughputMiBps, bound_by: 'instance-burst' };
-    }
+    if (after.iops < entitled.iops) instanceBurst = { after_s: daily.minutes_per_day * 60, iops: after.iops, mibps: after.mibps, bound_by: 'instance-burst' };
   }
   return {
-    ...entitled,
-    counted_io_kib: spec.catalog.io_size_kib,
-    merged: at(true),
-    ...(limits.burst ? { burst: limits.burst } : {}),
+    entitled,
+    entitled_merged: at(true),
+    counted_io_kib: t.io_size_kib,
+    counted_per_io: countedPerIo(t, q.bs, false),
     ...(instanceBurst ? { instance_burst: instanceBurst } : {}),
+    ...(limits.burst ? { burst: burstAtRate(t, limits.burst, entitled, q.bs) } : {}),
   };
 }

@@ -1,11 +1,11 @@
 export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
 export type { CatalogDates, CatalogVolumeType } from './catalog.js';
 export {
-  catalogTypeOf, checkPlacement, checkVolume, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
+  catalogTypeOf, checkPlacement, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
   Volume, volumeFields, volumeFromJson, volumeOf,
 } from './volume.js';
 export type { VolumeFields, VolumeInput, VolumeJson, VolumeSpec } from './volume.js';
-export { parseVolume, parseVolumes, parseVolumeSpec, volumeFromSettingsText } from './volume-text.js';
+export { parseVolume, parseVolumes, volumeFromSettingsText } from './volume-text.js';
 export type { LabelledVolume, VolumeTextOptions } from './volume-text.js';
 export { priceVolume } from './volume-price.js';
 export type { VolumePrice } from './volume-price.js';
@@ -17,8 +17,17 @@ export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, rea
 export type { PricesFileData } from './price-source.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './aws-price-list.js';
 export type { ParsedPrices, RefreshOptions } from './aws-price-list.js';
-export { directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
-export type { BoundBy, Direction, EntitledRate, Entitlement, EntitlementQuery } from './entitlement.js';
+export { countedPerIo, directionOf, entitlement, SEQUENTIAL_RW } from './entitlement.js';
+export type { Direction, EntitledRate, Entitlement, EntitlementQuery, Limit } from './entitlement.js';
+export type { BoundBy, BoundBySource } from '../fio-output/entitlement-section.js';
+export { bindingOf, LATENCY_NEAR, MEASURED_BINDS, modelBinding, SHORT_OF_ENTITLED } from './binding.js';
+export type { Binding, BindingFacts } from './binding.js';
+export { emulationBanner, scaleEntitlement } from './emulation.js';
+export type { VolbenchEmulation } from './emulation.js';
+export { jobShape, mergedOptions } from './job-shape.js';
+export type { DirMeasure, JobShape } from './job-shape.js';
+export { jobEntitlement } from './job-entitlement.js';
+export type { JobFacts } from './job-entitlement.js';
 export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { cloudFacts } from './annotate.js';
 export type { CloudContext } from './annotate.js';

@@ -1,6 +1,8 @@
 /**
  * `volbench catalog refresh --instances`: EC2 instance types' EBS limits (baseline and maximum
- * bandwidth and IOPS), architectures and instance store from EC2 DescribeInstanceTypes, as the
+ * bandwidth and IOPS), their platform (hypervisor, NVMe and EBS-optimized support: io1/io2 above
+ * 32,000 IOPS need Nitro, and only NVMe volumes answer the statistics page), architectures and
+ * instance store from EC2 DescribeInstanceTypes, as the
  * limits file (catalog/aws-ec2-instances.json) dated and sourced. Instance store IOPS are not in
  * that API: a type the file already has keeps them, with their own source. Prices are another
  * file's (aws-ec2-prices.json) and are not touched.
@@ -16,7 +18,10 @@ type InstanceCatalogData = z.infer<typeof InstanceCatalog>;
 /** The fields of one DescribeInstanceTypes entry that the limits file reads. */
 export interface DescribedType {
   InstanceType?: string;
+  Hypervisor?: string;
   EbsInfo?: {
+    NvmeSupport?: string;
+    EbsOptimizedSupport?: string;
     EbsOptimizedInfo?: {
       BaselineBandwidthInMbps?: number; MaximumBandwidthInMbps?: number; BaselineIops?: number; MaximumIops?: number;
     };
@@ -59,6 +64,14 @@ export async function describeInstanceTypes(region: string, opts: { profile?: st
 }
 
 const TYPE_NAME = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+const HYPERVISORS = ['nitro', 'xen'] as const;
+const NVME = ['unsupported', 'supported', 'required'] as const;
+const EBS_OPTIMIZED = ['unsupported', 'supported', 'default'] as const;
+
+/** `v` when it is one of `known`: an API's enum read into the file's, anything else left out. */
+function oneOf<T extends string>(v: unknown, known: readonly T[]): T | undefined {
+  return typeof v === 'string' && (known as readonly string[]).includes(v) ? (v as T) : undefined;
+}
 const positive = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;
 
 /** The source a refresh names: the API's region, or the stand-in's own words. */
@@ -93,11 +106,17 @@ function entryOf(d: DescribedType, before: InstanceTypeInfo | undefined, dated: 
       ...(kept && 'random_read_iops_4k' in iops ? { source: kept.source, as_of: kept.as_of, ...(kept.confidence ? { confidence: kept.confidence } : {}) } : dated),
     };
   }
+  const hypervisor = oneOf(d.Hypervisor, HYPERVISORS);
+  const nvme = oneOf(d.EbsInfo?.NvmeSupport, NVME);
+  const optimized = oneOf(d.EbsInfo?.EbsOptimizedSupport, EBS_OPTIMIZED);
   return {
     type: name,
+    ...(hypervisor ? { hypervisor } : {}),
     ebs: {
       baseline_mbps: bMbps, max_mbps: mMbps, baseline_iops: bIops, max_iops: mIops,
       ...(bursts ? { burst: { minutes_per_day: BURST_MINUTES_PER_DAY } } : {}),
+      ...(nvme ? { nvme_support: nvme } : {}),
+      ...(optimized ? { ebs_optimized_support: optimized } : {}),
       ...dated,
     },
     ...(archs.length ? { architectures: archs } : {}),

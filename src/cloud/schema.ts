@@ -42,6 +42,8 @@ export const IopsModel = z.object({
   per_gib_min: positive.optional(),
   /** IOPS that come with each provisioned MiB/s (Hyperdisk Throughput: 4), up to `max`. */
   per_mibps: positive.optional(),
+  /** The most IOPS delivered to an instance not built on Nitro (io1, io2: 32,000), whatever is provisioned. */
+  non_nitro_max: positive.optional(),
   typical: positive.optional(),
   provisioned: z.boolean(),
   ...dated,
@@ -122,6 +124,13 @@ export const SizeTier = z.object({
   throughput_mibps: positive,
 }).strict();
 
+/**
+ * How long one I/O takes with nothing queued (a 16 KiB random read on an idle volume), the
+ * provider's figure where it states one: a job whose latency is near it and whose depth is too
+ * low for the entitled rate is bound by latency, not by a limit.
+ */
+export const Latency = z.object({ unloaded_us: positive, ...dated }).strict();
+
 export const Delivery = z.object({ fraction: z.number().gt(0).lte(1), of_time: z.number().gt(0).lte(1), ...dated }).strict();
 
 export const IopsTier = z.object({ up_to: positive.nullable(), usd: nonNegative }).strict();
@@ -158,6 +167,7 @@ export const VolumeType = z.object({
   iops: IopsModel,
   throughput_mibps: ThroughputModel,
   burst: BurstModel.optional(),
+  latency: Latency.optional(),
   /** Fixed size tiers, smallest first; size_gib.max is the largest. */
   tiers: z.array(SizeTier).min(1).optional(),
   /**
@@ -211,6 +221,8 @@ const datedFields = {
 
 export const InstanceType = z.object({
   type: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/),
+  /** DescribeInstanceTypes' Hypervisor: nitro or xen; absent for bare metal (built on Nitro, without a hypervisor). */
+  hypervisor: z.enum(['nitro', 'xen']).optional(),
   ebs: z.object({
     baseline_mbps: z.number().positive(),
     max_mbps: z.number().positive(),
@@ -218,6 +230,10 @@ export const InstanceType = z.object({
     max_iops: z.number().positive(),
     /** Smaller sizes run at their maximum for this long a day, then at their baseline. */
     burst: z.object({ minutes_per_day: z.number().positive() }).strict().optional(),
+    /** EbsInfo.NvmeSupport: whether EBS volumes appear as NVMe devices (and answer the statistics page). */
+    nvme_support: z.enum(['unsupported', 'supported', 'required']).optional(),
+    /** EbsInfo.EbsOptimizedSupport: unsupported, supported (to be asked for), or default (always on). */
+    ebs_optimized_support: z.enum(['unsupported', 'supported', 'default']).optional(),
     ...datedFields,
   }).strict(),
   /** The CPU architectures it runs (x86_64, arm64), as DescribeInstanceTypes names them. */

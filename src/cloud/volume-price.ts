@@ -5,7 +5,7 @@
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
 import { priceRegions, regionPrice } from './price-source.js';
-import { volumeOf, type Volume, type VolumeSpec } from './volume.js';
+import type { Volume } from './volume.js';
 
 export interface VolumePrice {
   region: string;
@@ -23,10 +23,9 @@ export interface VolumePrice {
 
 const cents = (n: number) => Math.round(n * 100) / 100;
 
-/** A volume's monthly price in `region`, by component (plain figures are made a Volume first: deprecated, pass one). */
-export function priceVolume(volume: Volume | VolumeSpec, region: string): VolumePrice {
-  const spec = volumeOf(volume);
-  const t = spec.catalog;
+/** A volume's monthly price in `region`, by component. */
+export function priceVolume(volume: Volume, region: string): VolumePrice {
+  const t = volume.catalog;
   const p = regionPrice(t.type, region);
   if (!p) {
     const known = priceRegions(t.type);
@@ -36,13 +35,13 @@ export function priceVolume(volume: Volume | VolumeSpec, region: string): Volume
     });
   }
   // A tiered disk is billed as the smallest tier that holds it; instance store comes with the instance.
-  const tier = spec.tier;
-  const storage = t.from_instance ? 0 : tier ? p.tier_month?.[tier.name] : spec.sizeGiB * p.storage_gb_month;
+  const tier = volume.tier;
+  const storage = t.from_instance ? 0 : tier ? p.tier_month?.[tier.name] : volume.sizeGiB * p.storage_gb_month;
   if (storage === undefined) {
     throw new VolbenchError('EINVALID_VALUE', `no ${t.type} ${tier!.name} price for region '${region}'`, { field: 'region', accepted: priceRegions(t.type).join(', ') });
   }
   let iops = 0;
-  const provisioned = spec.provisionedIops ?? 0;
+  const provisioned = volume.provisionedIops ?? 0;
   const billable = Math.max(0, provisioned - (t.iops.included ?? 0));
   if (p.iops_month_tiers) {
     let from = 0;
@@ -55,7 +54,7 @@ export function priceVolume(volume: Volume | VolumeSpec, region: string): Volume
   } else if (p.iops_month !== undefined) {
     iops = billable * p.iops_month;
   }
-  const tp = spec.provisionedThroughputMiBps ?? 0;
+  const tp = volume.provisionedThroughputMiBps ?? 0;
   const throughput = p.throughput_mibps_month !== undefined ? Math.max(0, tp - (t.throughput_mibps.included ?? 0)) * p.throughput_mibps_month : 0;
   return {
     region, currency: 'USD', ...(tier ? { tier: tier.name } : {}), storage: cents(storage), iops: cents(iops), throughput: cents(throughput),

@@ -145,11 +145,3 @@ export function parseVolumes(text: string, opts: VolumeTextOptions = {}): Labell
     return { label: n === 1 ? volume.label : `${volume.label}-${n}`, volume };
   });
 }
-
-/**
- * Parses TYPE:size=500g,iops=6000,throughput=250.
- * @deprecated Use `parseVolume(text, { field, onOldForm })`: the canonical form is gp3:500g:iops=6000.
- */
-export function parseVolumeSpec(text: string, field = '--volume'): Volume {
-  return parseVolume(text, { field, onOldForm: () => {} });
-}

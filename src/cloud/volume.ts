@@ -160,11 +160,3 @@ export function volumeFromJson(json: VolumeJson, where = 'volume'): Volume {
     ...(json.throughput_mibps !== undefined ? { throughputMiBps: json.throughput_mibps } : {}),
   }, { type: `${where}.type`, size: `${where}.size_gib`, iops: `${where}.iops`, throughput: `${where}.throughput_mibps` });
 }
-
-/**
- * Refuses a volume its type does not allow, naming the limit and its source.
- * @deprecated Make a `Volume` once (`volumeOf`, `parseVolume`) and read `volume.catalog`.
- */
-export function checkVolume(spec: VolumeSpec, field = 'volume'): CatalogVolumeType {
-  return volumeOf(spec, field).catalog;
-}

@@ -1,7 +1,8 @@
 /**
- * Calls on a root's filesystem: target probes and the removal of a run's files. A stat, an open
- * or an unlink on a frozen filesystem or an ailing device can take forever, and a thread stuck
- * in the kernel cannot be taken back. So each call runs on a thread of the engine's own with a
+ * Calls on a root's filesystem: target probes, the removal of a run's files, and on a device the
+ * read of an NVMe log page. A stat, an open, an unlink or an admin command on a frozen
+ * filesystem or an ailing device can take forever, and a thread stuck in the kernel cannot be
+ * taken back. So each call runs on a thread of the engine's own with a
  * deadline (never on libuv's pool, which every other file operation of the process needs), at
  * most one at a time per root; a call past its deadline is answered ESTUCK, and its root is
  * answered ESTUCK at once until the call returns. A root where a job was given up on (its I/O
@@ -9,7 +10,7 @@
  * threads as it may (setStuckThreadLimit).
  */
 import { nativeAddon } from '../engine/addon.js';
-import type { NativePathRef, NativeStuck, NativeTargetInfo } from '../engine/native-types.js';
+import type { NativeNvmeLogPage, NativeNvmeLogPageRequest, NativePathRef, NativeStuck, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
 
 /** How long a probe or a removal may take before its root counts as not answering. */
@@ -61,9 +62,13 @@ function refuseFullTally(tally: NativeStuck): never {
 
 /**
  * Runs `start` on `anchor` once no other call is in flight there, and refuses a stuck root or
- * a full tally first (ESTUCK). `start` begins the native call (null: the tally refused it).
+ * a full tally first (ESTUCK). `start` begins the native call (null: the tally refused it). A
+ * call past its deadline is answered ESTUCK; `onLate` is then handed the call itself, which
+ * settles if and when its device answers.
  */
-async function onRoot<T>(anchor: string, what: string, start: () => Promise<T> | null): Promise<T> {
+async function onRoot<T>(
+  anchor: string, what: string, start: () => Promise<T> | null, onLate?: (call: Promise<T>) => void, deadlineMs = ROOT_CALL_DEADLINE_MS,
+): Promise<T> {
   for (let busy = inFlight.get(anchor); busy !== undefined; busy = inFlight.get(anchor)) await busy;
   refuseStuckRoot(anchor);
   const call = start();
@@ -74,11 +79,14 @@ async function onRoot<T>(anchor: string, what: string, start: () => Promise<T> |
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new VolbenchError('ESTUCK',
-      `target root ${anchor} does not answer: ${what} has not returned in ${ROOT_CALL_DEADLINE_MS / 1000} s; runs on it are refused until it does`,
-      { path: anchor })), ROOT_CALL_DEADLINE_MS);
+      `target root ${anchor} does not answer: ${what} has not returned in ${deadlineMs / 1000} s; runs on it are refused until it does`,
+      { path: anchor })), deadlineMs);
   });
   try {
     return await Promise.race([call, deadline]);
+  } catch (err) {
+    if (err instanceof VolbenchError && err.code === 'ESTUCK') onLate?.(call);
+    throw err;
   } finally {
     clearTimeout(timer);
     if (inFlight.get(anchor) === turn) inFlight.delete(anchor);
@@ -91,7 +99,26 @@ export function probeBeneath(path: string, ref: NativePathRef, anchor: string): 
   return onRoot(anchor, `a probe of ${path}`, () => nativeAddon().probeTarget(path, ref, anchor, ROOT_CALL_DEADLINE_MS));
 }
 
-/** Removes `ref` while it is still the file (dev, ino), on `anchor`'s turn: 0 or an errno. */
-export function removeBeneath(ref: NativePathRef, dev: bigint, ino: bigint, anchor: string): Promise<number> {
-  return onRoot(anchor, `the removal of ${ref.realPath ?? ref.name}`, () => nativeAddon().removeFile(ref, dev, ino, anchor, ROOT_CALL_DEADLINE_MS));
+/**
+ * Removes `ref` while it is still the file (dev, ino) with that stamp (native FileStamp; '' for
+ * none), on `anchor`'s turn: 0 or an errno. Past the deadline it rejects ESTUCK, after handing
+ * `onLate` the removal that goes on.
+ */
+export function removeBeneath(
+  ref: NativePathRef, file: { dev: bigint; ino: bigint; stamp: string }, anchor: string, onLate?: (call: Promise<number>) => void,
+): Promise<number> {
+  return onRoot(anchor, `the removal of ${ref.realPath ?? ref.name}`,
+    () => nativeAddon().removeFile(ref, file.dev, file.ino, anchor, ROOT_CALL_DEADLINE_MS, file.stamp), onLate);
+}
+
+/**
+ * How long an NVMe log page read may take: one admin command that a healthy controller answers
+ * in well under a millisecond. The kernel's own timeout for the command is shorter still.
+ */
+export const NVME_LOG_PAGE_DEADLINE_MS = 2000;
+
+/** Reads an NVMe log page from the device `request` names, on the device's turn (`anchor`: its path). */
+export function readNvmeLogPageOn(request: NativeNvmeLogPageRequest, anchor: string): Promise<NativeNvmeLogPage> {
+  return onRoot(anchor, `a read of NVMe log page 0x${request.lid.toString(16)}`,
+    () => nativeAddon().readNvmeLogPage(request, anchor, NVME_LOG_PAGE_DEADLINE_MS), undefined, NVME_LOG_PAGE_DEADLINE_MS);
 }

@@ -2,8 +2,9 @@
  * Loads the native addon: a build from source (node-gyp's build/Release or build/Debug) when there
  * is one, else the prebuilt binary the package carries for this platform (prebuilt.ts). The same
  * paths work from `src/` (tests) and from `dist/` (the published package): both sit two levels
- * under the package root. VOLBENCH_ADDON names another build to load instead (the sanitizer
- * build, `npm run build:asan`).
+ * under the package root. VOLBENCH_ADDON, a development switch, names another build to load
+ * instead (the sanitizer build, `npm run build:asan`), only from a file this user or root owns
+ * that no one else can change (owned-path.ts).
  *
  * The addon checks the plans it is handed and throws TypeError or RangeError when one breaks
  * the contract (a missing field, a value out of range): a fault of volbench, not of the user's
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { VolbenchError } from '../errors.js';
 import type { NativeAddon } from './native-types.js';
+import { untrustedReason } from './owned-path.js';
 import { choosePrebuilt, hostPlatform } from './prebuilt.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -60,6 +62,13 @@ export function addonChoice(): AddonChoice {
     if (!existsSync(path)) {
       throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which does not exist; unset it or build that addon`);
     }
+    const why = untrustedReason(path);
+    if (why !== null) {
+      throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which is not loaded: ${why}; unset it, or keep the build where only you (or root) can write`, {
+        field: 'VOLBENCH_ADDON',
+        accepted: 'a file owned by this user or root, in directories owned by this user or root, none writable by group or others',
+      });
+    }
     return { path, from: 'VOLBENCH_ADDON', why: 'VOLBENCH_ADDON names it' };
   }
   const built = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p)).find((p) => existsSync(p));
@@ -94,6 +103,13 @@ function heldOpen<A extends unknown[], R>(deadlineAt: number, fn: (...args: A) =
   };
 }
 
+/** A function an older build of the addon lacks: it fails when called, not when the addon loads. */
+function lacking<F>(name: string): F {
+  return (() => {
+    throw new VolbenchError('ENATIVE', `this build of the native engine has no ${name}: rebuild it (npm run build:native)`);
+  }) as F;
+}
+
 function load(): NativeAddon {
   const require = createRequire(import.meta.url);
   const raw = require(addonPath()) as NativeAddon;
@@ -102,6 +118,8 @@ function load(): NativeAddon {
     cancel: wrapped('a cancel', raw.cancel.bind(raw)),
     probeTarget: wrapped('a target probe', heldOpen(3, raw.probeTarget.bind(raw))),
     removeFile: wrapped('a file removal', heldOpen(4, raw.removeFile.bind(raw))),
+    readNvmeLogPage: wrapped('an NVMe log page read',
+      heldOpen(2, raw.readNvmeLogPage?.bind(raw) ?? lacking<NativeAddon['readNvmeLogPage']>('readNvmeLogPage'))),
     engines: wrapped('the engine list', raw.engines.bind(raw)),
     stuck: wrapped('the stuck tally', raw.stuck.bind(raw)),
     setStuckLimit: wrapped('a stuck-thread limit', raw.setStuckLimit.bind(raw)),

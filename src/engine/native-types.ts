@@ -40,6 +40,8 @@ export interface NativeCreatedFile {
   file: number;
   dev: bigint;
   ino: bigint;
+  /** Its birth time and inode generation, as the engine read them ('' where the filesystem keeps neither): native FileStamp. */
+  stamp: string;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -398,6 +400,34 @@ export interface NativeStuck {
   entries: NativeStuckEntry[];
 }
 
+/** Which log page to read from which device (native/nvme_log_page.h). */
+export interface NativeNvmeLogPageRequest {
+  path: string;
+  /** A controller's character device (/dev/nvme1) rather than a namespace's block device. */
+  charDevice: boolean;
+  /** st_rdev the opened device must have. */
+  rdev: bigint;
+  lid: number;
+  nsid: number;
+  /** A multiple of 4, at most 65,536. */
+  bytes: number;
+  /** The command's timeout in the kernel; 0 the driver's default. */
+  timeoutMs: number;
+}
+
+/** What a log page read came to: the page, or the call that failed, or the controller's status. */
+export interface NativeNvmeLogPage {
+  /** errno of the failed call, 0 when none failed. */
+  errno: number;
+  /** "open", "fstat", "ioctl", or "" */
+  syscall: string;
+  /** Why an opened path was refused (not the device looked at), or "". */
+  why: string;
+  /** The controller's NVMe status (0: success). */
+  status: number;
+  data: Buffer | null;
+}
+
 export interface NativeAddon {
   /**
    * Starts the jobs of one stonewall group together; resolves when all have ended. With
@@ -420,10 +450,17 @@ export interface NativeAddon {
   probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino`, its directories walked without following links; on a thread of its own as
-   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
+   * `ino` (and, with a stamp, has that birth time and generation: ESTALE otherwise), its
+   * directories walked without following links; on a thread of its own as probeTarget.
+   * Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string): Promise<number> | null;
+  /**
+   * One NVMe log page through the kernel's admin passthrough (Get Log Page), on a thread of its
+   * own as probeTarget: the device opened must be the one `request` names (kind and rdev) before
+   * any command goes to it. Null as probeTarget.
+   */
+  readNvmeLogPage(request: NativeNvmeLogPageRequest, anchor?: string, deadlineMs?: number): Promise<NativeNvmeLogPage> | null;
   /** The process's stuck threads: jobs given up on, and calls on roots (stuck once past their deadline). */
   stuck(): NativeStuck;
   /** The most stuck threads the process keeps (default 64). */

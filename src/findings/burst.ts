@@ -6,15 +6,18 @@
  * whose work above the baseline comes to that is the bucket running dry; a run that stayed above
  * the baseline to the end measured the burst, and is told how long a run would have to be.
  */
-import { entitlement, instanceType, volumeFromJson, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
-import { SEQUENTIAL_RW } from '../cloud/entitlement.js';
+import { entitlement, instanceType, volumeFromJson, type Volume } from '../cloud/index.js';
+import { countedPerIo, SEQUENTIAL_RW } from '../cloud/entitlement.js';
+import { scaleEntitlement } from '../cloud/emulation.js';
+import { mergedOptions } from '../cloud/job-shape.js';
+import type { VolbenchEmulation } from '../fio-output/ebs-stats-section.js';
 import type { FioJob, FioJson, VolbenchCloud, VolbenchJob, VolbenchSeriesPoint } from '../fio-output/fio-result.js';
 import { findCliff, medianRate, MIN_SIDE, type RatePoint } from './cliff.js';
 import type { VolbenchBurst, VolbenchBurstCatalog } from '../fio-output/analysis-sections.js';
 
 export interface BurstOptions {
   /** The volume behind the result; default: the one `volbench.cloud.volume` names, if any. */
-  volume?: Volume | VolumeSpec;
+  volume?: Volume;
   /** The EC2 instance type it was attached to; default: `volbench.cloud.instance_type`, if the catalog knows it. */
   instance?: string;
 }
@@ -54,15 +57,16 @@ interface JobShape {
   sequential: boolean;
 }
 
-function jobShape(job: FioJob | undefined): JobShape {
+/** The job's I/O size and pattern; `rw` as fio merged it ([global] under the job's own section), else the job's own. */
+function jobShape(job: FioJob | undefined, rw?: string): JobShape {
   let ios = 0;
   let bytes = 0;
   for (const d of DIRS) {
     ios += finite(job?.[d]?.total_ios);
     bytes += finite(job?.[d]?.io_bytes);
   }
-  const rw = job?.['job options']?.rw ?? job?.['job options']?.readwrite ?? 'read';
-  return { bs: ios > 0 ? Math.max(1, Math.round(bytes / ios)) : 4096, sequential: SEQUENTIAL_RW.has(rw) };
+  const mode = rw ?? job?.['job options']?.rw ?? job?.['job options']?.readwrite ?? 'read';
+  return { bs: ios > 0 ? Math.max(1, Math.round(bytes / ios)) : 4096, sequential: SEQUENTIAL_RW.has(mode) };
 }
 
 function ratePoints(series: unknown, unit: VolbenchBurst['unit']): RatePoint[] {
@@ -114,16 +118,22 @@ const seconds = (s: number): string => `${grouped(s, s < 100 ? 1 : 0)} s`;
 const level = (n: number, unit: VolbenchBurst['unit']): string => `${grouped(n, n < 100 ? 1 : 0)} ${unit}`;
 const creditUnit = (unit: VolbenchBurst['unit']): string => (unit === 'IOPS' ? 'IOPS·s' : 'MiB');
 
-/** The catalog's burst model for this volume and job, or null when the volume does not burst. */
-function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog, 'credits' | 'matches' | 'seconds_needed'> | null {
+/**
+ * The catalog's burst model for this volume and job, or null when the volume does not burst. On
+ * an emulated volume, as it was held: levels by the rate factor, the bucket by rate and time (so
+ * it lasts `time` as long), and its credits in the same units as the rates measured.
+ */
+function burstModel(volume: Volume, shape: JobShape, scale?: VolbenchEmulation): Omit<VolbenchBurstCatalog, 'credits' | 'matches' | 'seconds_needed'> | null {
   // A volume without a burst model is not entitled here (instance store would need its instance).
   const model = volume.catalog.burst;
   if (!model) return null;
-  const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential });
+  const e = scaleEntitlement(entitlement(volume, { bs: shape.bs, sequential: shape.sequential }), scale);
   if (!e.burst) return null;
+  const perIo = countedPerIo(volume.catalog, shape.bs, shape.sequential);
   // Azure's credits: a full bucket lasts `minutes` at the burst level, above the tier's target.
-  const bucket = model.kind === 'iops' ? model.bucket : model.kind === 'credits' ? (e.burst.level - e.burst.baseline) * e.burst.seconds_from_full
-    : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
+  const full = model.kind === 'iops' ? model.bucket : model.kind === 'credits' ? undefined : (model.bucket_mib_per_tib * volume.sizeGiB) / 1024;
+  // Azure's credits are what a full bucket spends above the tier's target in its minutes (already scaled).
+  const bucket = full === undefined ? (e.burst.level - e.burst.baseline) * e.burst.seconds_from_full : full * (scale ? scale.rate * scale.time : 1);
   return {
     volume: `${volume.type} ${grouped(volume.sizeGiB)} GiB`,
     unit: e.burst.unit,
@@ -131,7 +141,7 @@ function burstModel(volume: Volume, shape: JobShape): Omit<VolbenchBurstCatalog,
     baseline: e.burst.baseline,
     bucket,
     seconds_from_full: e.burst.seconds_from_full,
-    counted_per_io: e.burst.unit === 'IOPS' ? e.merged.counted_per_io : chargedShare(volume, shape.bs, e.merged.counted_per_io),
+    counted_per_io: e.burst.unit === 'IOPS' ? perIo : chargedShare(volume, shape.bs, perIo),
   };
 }
 
@@ -208,11 +218,11 @@ function flatMessage(b: VolbenchBurst, model: Model | null, durationS: number): 
  * The rate, in `unit`, the job falls to when the instance's daily EBS burst is spent and its
  * baseline binds; null when the instance does not burst or its baseline is not what binds.
  */
-function instanceBaseline(volume: Volume, instance: string | undefined, shape: JobShape, unit: VolbenchBurst['unit']): number | null {
+function instanceBaseline(volume: Volume, instance: string | undefined, shape: JobShape, unit: VolbenchBurst['unit'], scale?: VolbenchEmulation): number | null {
   if (!instance || volume.catalog.from_instance || volume.provider !== 'aws') return null;
-  const e = entitlement(volume, { bs: shape.bs, sequential: shape.sequential, instance });
+  const e = scaleEntitlement(entitlement(volume, { bs: shape.bs, sequential: shape.sequential, instance }), scale);
   if (!e.instance_burst) return null;
-  return unit === 'IOPS' ? e.instance_burst.iops : e.instance_burst.throughputMiBps;
+  return unit === 'IOPS' ? e.instance_burst.iops : e.instance_burst.mibps;
 }
 
 /** A cliff down to the instance's EBS baseline: its 30 minutes a day at its maximum ended. */
@@ -224,10 +234,16 @@ function instanceCliff(b: VolbenchBurst, instance: string, baseline: number): bo
   return true;
 }
 
+/** What the analysis of one job knows beside its volume: its rw as fio merged it, and an emulated volume's scale. */
+export interface JobBurstContext {
+  rw?: string;
+  emulation?: VolbenchEmulation;
+}
+
 /** The burst analysis of one job, or undefined when its series is too short to say anything. */
-export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume | VolumeSpec, instance?: string): VolbenchBurst | undefined {
-  const shape = jobShape(job);
-  const model = volume ? burstModel(volumeOf(volume), shape) : null;
+export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, 'series'>, volume?: Volume, instance?: string, ctx: JobBurstContext = {}): VolbenchBurst | undefined {
+  const shape = jobShape(job, ctx.rw);
+  const model = volume ? burstModel(volume, shape, ctx.emulation) : null;
   const unit: VolbenchBurst['unit'] = model?.unit ?? 'IOPS';
   const points = ratePoints(vj.series, unit);
   if (points.every((p) => p.rate === 0)) return undefined;
@@ -246,7 +262,7 @@ export function analyseJobBurst(job: FioJob | undefined, vj: Pick<VolbenchJob, '
     b.message = message;
     if (catalog) b.catalog = catalog;
     if (model) b.never_left_burst = false;
-    const instRate = volume ? instanceBaseline(volumeOf(volume), instance, shape, unit) : null;
+    const instRate = volume ? instanceBaseline(volume, instance, shape, unit, ctx.emulation) : null;
     // A cliff the volume's bucket explains stays the volume's.
     if (instRate !== null && !catalog?.matches) instanceCliff(b, instance!, instRate);
   } else {
@@ -272,7 +288,8 @@ export function analyseBurst<T extends FioJson>(result: T, options: BurstOptions
   const fioJobs = Array.isArray(result.jobs) ? result.jobs : [];
   const jobs = vb.jobs.map((vj, i) => {
     if (typeof vj !== 'object' || vj === null) return vj;
-    const burst = analyseJobBurst(fioJobs[i], vj, volume, instance);
+    const rw = fioJobs[i] ? mergedOptions(result, i).rw : undefined;
+    const burst = analyseJobBurst(fioJobs[i], vj, volume, instance, { ...(rw ? { rw } : {}), ...(vb.cloud?.emulation ? { emulation: vb.cloud.emulation } : {}) });
     const earlier = typeof vj.analysis === 'object' && vj.analysis !== null ? vj.analysis : {};
     const { burst: _old, ...rest } = earlier;
     const analysis = burst ? { ...rest, burst } : rest;

@@ -63,22 +63,33 @@ function jobEntitlement(result: FioJson, index: number): VolbenchEntitlement | u
 export function jobRatio(result: FioJson, index: number): { ratio: number; bound_by: string; flag: AboveCause | null } | null {
   const e = jobEntitlement(result, index);
   const job = result.jobs[index];
-  if (!e || !job || !(e.expected_iops > 0)) return null;
-  return { ratio: e.ratio, bound_by: e.bound_by, flag: flagOf(e.ratio, volumeIdentified(result), isBuffered(job, result)) };
+  if (!e || !job || !(e.entitled.iops > 0)) return null;
+  const ratio = e.measured_vs_entitled;
+  return { ratio, bound_by: e.bound_by, flag: flagOf(ratio, volumeIdentified(result), isBuffered(job, result)) };
 }
 
 const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
 
+/** What the binding limit is called in words, and where it comes from. */
+function boundText(e: VolbenchEntitlement): string {
+  const depth = e.depth_needed !== undefined ? ` (${e.depth_needed} in flight needed)` : '';
+  const source = e.bound_by_source === 'ebs-stats' ? ` (measured; the model says ${e.bound_by_model ?? e.bound_by})` : '';
+  return `bound_by=${e.bound_by}${depth}${source}`;
+}
+
 /**
  * `  entitled     : 3,000 IOPS, 11.7 MiB/s at bs=4096; measured/entitled=18.08 ⚑ (not the named
- * volume); bound_by=volume-iops`: what the named volume allows the job, against what it did.
+ * volume); bound_by=volume-iops`: what the named volume allows the job (as an emulated volume
+ * was held to it: the scale said), against what it did.
  */
 export function entitledLine(result: FioJson, index: number): string {
   const e = jobEntitlement(result, index);
   const r = jobRatio(result, index);
   if (!e || !r) return '';
+  const scale = result.volbench?.cloud?.emulation;
+  const rate = scale?.rate ?? 1;
   const flag = r.flag ? ` ⚑ (${r.flag})` : '';
-  const depth = e.depth_needed !== undefined ? ` (${e.depth_needed} in flight needed)` : '';
-  return `  entitled     : ${grouped(e.expected_iops)} IOPS, ${(e.expected_bw_bytes / 1048576).toFixed(1)} MiB/s at bs=${e.bs};`
-    + ` measured/entitled=${r.ratio.toFixed(2)}${flag}; bound_by=${r.bound_by}${depth}\n`;
+  const scaled = scale ? ` (emulated: rates ×${scale.rate})` : '';
+  return `  entitled     : ${grouped(e.entitled.iops * rate)} IOPS, ${(e.entitled.mibps * rate).toFixed(1)} MiB/s at bs=${e.bs}${scaled};`
+    + ` measured/entitled=${r.ratio.toFixed(2)}${flag}; ${boundText(e)}\n`;
 }

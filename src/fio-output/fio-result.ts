@@ -9,6 +9,8 @@ import { z } from 'zod';
 import {
   volbenchJobAnalysisSchema, volbenchRotationalSchema, volbenchSweepSchema, volbenchUniformitySchema,
 } from './analysis-sections.js';
+import { volbenchEbsStatsSchema, volbenchEmulationSchema } from './ebs-stats-section.js';
+import { volbenchEntitlementSchema } from './entitlement-section.js';
 
 const numberMap = z.record(z.string(), z.number());
 
@@ -133,42 +135,13 @@ export const volbenchJobLoopsSchema = z.object({
   values: z.array(volbenchLoopValuesSchema).describe('Each loop, in run order'),
 }).describe('Suite runs only: every loop of this test');
 
-const entitledRateSchema = z.object({
-  iops: z.number(),
-  mibps: z.number(),
-  bound_by: z.string(),
-});
-
 /**
  * The version of the document's volbench section and the entitlement contract in it: raised by
- * any change to either (fields are only ever added). Absent: written before the field existed.
+ * any change to either. 3: one entitlement shape (no `ratio`, `expected_iops` or
+ * `expected_bw_bytes`; `bound_by_source`, per-direction shares), EBS statistics per job, an
+ * emulated volume's scale. Absent: written before the field existed.
  */
-export const VOLBENCH_SCHEMA_VERSION = 2;
-
-export const volbenchEntitlementSchema = z.object({
-  bs: z.number().describe("The job's average I/O size, bytes (its bytes over its I/Os)"),
-  expected_iops: z.number(),
-  expected_bw_bytes: z.number(),
-  measured_iops: z.number(),
-  measured_bw_bytes: z.number(),
-  ratio: z.number().describe('measured / expected IOPS'),
-  bound_by: z.string().describe('The limit that binds: volume-iops, volume-throughput, burst-credits, instance-iops, instance-bandwidth, '
-    + 'instance-burst, or latency (too few I/Os in flight to reach any limit)'),
-  depth_needed: z.number().optional().describe('With latency: the I/Os in flight the expected IOPS need at the measured latency'),
-  entitled: entitledRateSchema.optional()
-    .describe('The bound with no merging of small sequential I/O (what O_DIRECT at low depth gets); expected_iops is its iops'),
-  entitled_merged: entitledRateSchema.optional()
-    .describe('The bound with small sequential I/Os merged up to the counted size, where the provider merges; the same as entitled for random I/O'),
-  measured_vs_entitled: z.number().optional().describe('Measured IOPS over entitled.iops (the same figure as ratio); above 1.10 is flagged'),
-  counted_io_kib: z.number().optional().describe('The I/O size the provider counts in (256 KiB EBS SSD, 1 MiB EBS HDD)'),
-  counted_per_io: z.number().optional().describe("How many counted I/Os one of the job's is, unmerged"),
-  instance_burst: z.object({
-    after_s: z.number().describe("Seconds at the instance's maximum EBS rates (30 minutes a day)"),
-    iops: z.number(),
-    mibps: z.number(),
-    bound_by: z.literal('instance-burst'),
-  }).optional().describe("Given an instance whose EBS limits burst: what the job is entitled to once the instance's daily burst is spent, when lower"),
-}).describe('What the catalog says the volume should deliver to the job, against what it measured');
+export const VOLBENCH_SCHEMA_VERSION = 3;
 
 export const volbenchJobSchema = z.object({
   jobname: z.string(),
@@ -202,6 +175,8 @@ export const volbenchJobSchema = z.object({
   loops: volbenchJobLoopsSchema.optional(),
   entitlement: volbenchEntitlementSchema.optional().describe('Given the volume (--volume): what it should deliver to this job, and what it did'),
   analysis: volbenchJobAnalysisSchema.optional(),
+  ebs_stats: volbenchEbsStatsSchema.optional()
+    .describe("Where the volume answers NVMe log page 0xD0 (EBS on Nitro, or an emulated volume): its statistics over the job"),
 });
 
 export const volbenchPriceSchema = z.object({
@@ -236,6 +211,7 @@ export const volbenchCloudSchema = z.object({
     throughput_mibps: z.number().optional(),
   }).optional(),
   price: volbenchPriceSchema.optional(),
+  emulation: volbenchEmulationSchema.optional(),
 }).describe('The volume and instance a run measured (--volume, --instance, or what AWS says)');
 
 export const volbenchSuiteTestSchema = z.object({
@@ -287,7 +263,7 @@ export const volbenchTargetSchema = z.object({
 
 export const volbenchSectionSchema = z.object({
   version: z.string(),
-  schema_version: z.int().optional().describe('The shape of this section (VOLBENCH_SCHEMA_VERSION): raised with any change, fields only added; absent before 2'),
+  schema_version: z.int().optional().describe('The shape of this section (VOLBENCH_SCHEMA_VERSION): raised with any change (CHANGELOG.md says what changed); absent before 2'),
   kernel: z.string(),
   targets: z.array(volbenchTargetSchema),
   jobs: z.array(volbenchJobSchema).describe('One per entry of jobs, same order'),
@@ -302,6 +278,8 @@ export const volbenchSectionSchema = z.object({
   uniformity: volbenchUniformitySchema.optional(),
   rotational: volbenchRotationalSchema.optional(),
   cloud: volbenchCloudSchema.optional(),
+  ebs_stats_unavailable: z.string().optional()
+    .describe("Why no job carries ebs_stats (not Nitro, not EBS, no privilege): said once per result"),
 }).describe("volbench's own facts: engine, cancel and error per job, per-second series, target identity, " +
   'and for suites, gates, analyses and cloud volumes what they add');
 
@@ -354,7 +332,7 @@ export type VolbenchSeriesPoint = z.infer<typeof volbenchSeriesPointSchema>;
 export type VolbenchLoopDir = z.infer<typeof volbenchLoopDirSchema>;
 export type VolbenchLoopValues = z.infer<typeof volbenchLoopValuesSchema>;
 export type VolbenchJobLoops = z.infer<typeof volbenchJobLoopsSchema>;
-export type VolbenchEntitlement = z.infer<typeof volbenchEntitlementSchema>;
+export type { VolbenchEntitlement } from './entitlement-section.js';
 export type VolbenchJob = z.infer<typeof volbenchJobSchema>;
 export type VolbenchPrice = z.infer<typeof volbenchPriceSchema>;
 export type VolbenchCloud = z.infer<typeof volbenchCloudSchema>;

@@ -85,6 +85,8 @@ export function foldRuns(runs: readonly FoldRun[], section: Partial<VolbenchSect
     });
   }
   const hasDiskUtil = runs.some((r) => r.result.disk_util !== undefined);
+  // Why some run had no EBS statistics: each run's reason, once.
+  const unavailable = [...new Set(runs.flatMap((r) => r.result.volbench.ebs_stats_unavailable ?? []))];
   const diskUtil = combineDiskUtil(runs.map((r) => ({ diskUtil: r.result.disk_util ?? [], durationMs: r.durationMs })));
   return {
     'fio version': first['fio version'],
@@ -94,6 +96,8 @@ export function foldRuns(runs: readonly FoldRun[], section: Partial<VolbenchSect
     ...(first['global options'] ? { 'global options': first['global options'] } : {}),
     jobs,
     ...(hasDiskUtil ? { disk_util: diskUtil } : {}),
-    volbench: withJobFile({ ...first.volbench, targets, jobs: volbench, ...section }, mergedJobFile(runs.map((r) => r.result.volbench.job_file))),
+    volbench: withJobFile({
+      ...first.volbench, targets, jobs: volbench, ...(unavailable.length ? { ebs_stats_unavailable: unavailable.join('; ') } : {}), ...section,
+    }, mergedJobFile(runs.map((r) => r.result.volbench.job_file))),
   };
 }

@@ -9,6 +9,10 @@ export type {
   FioDirStats, FioJob, FioJson, FioLatStats, FioResult, FioSyncStats,
   VolbenchJob, VolbenchSection, VolbenchSeriesDir, VolbenchSeriesPoint, VolbenchTarget,
 } from './fio-result.js';
+export {
+  ebsLatencyBinSchema, volbenchEbsStatsSchema, volbenchEmulationSchema,
+  type EbsLatencyBin, type VolbenchEbsStats, type VolbenchEmulation,
+} from './ebs-stats-section.js';
 export type { DiskUtil, OutputFormat, ReportJob, RunReportInput, TargetIdentity } from './types.js';
 
 import { formatJson } from './format-json.js';

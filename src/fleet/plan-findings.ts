@@ -58,8 +58,8 @@ export function testEntitlements(volume: Volume, instance: string | undefined, t
     const e = entitlement(volume, { bs: t.bs, sequential: SEQUENTIAL_RW.has(t.rw), direction: directionOf(t.rw), instance });
     const ib = e.instance_burst;
     return {
-      test: t.name, bs: t.bs, rw: t.rw, iops: e.iops, mibps: e.throughputMiBps, bound_by: e.bound_by,
-      ...(ib ? { after_instance_burst: { seconds: ib.seconds, iops: ib.iops, mibps: ib.throughputMiBps } } : {}),
+      test: t.name, bs: t.bs, rw: t.rw, iops: e.entitled.iops, mibps: e.entitled.mibps, bound_by: e.entitled.bound_by,
+      ...(ib ? { after_instance_burst: { seconds: ib.after_s, iops: ib.iops, mibps: ib.mibps } } : {}),
     };
   });
 }

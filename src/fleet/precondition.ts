@@ -46,12 +46,12 @@ export function preconditionFor(volume: Volume, instance: string | undefined, su
   // An instance the catalog lacks bounds nothing here: the volume's own rates (the plan warns of it).
   if (!loadInstances().some((i) => i.type === instance)) instance = undefined;
   const spec = parseSpec(sizedSpec(loadSuite(suiteName), overrides));
-  const fastest = entitlement(volume, { bs: 64 * MiB, sequential: true, ...(instance ? { instance } : {}), direction: 'read' }).throughputMiBps * MiB;
+  const fastest = entitlement(volume, { bs: 64 * MiB, sequential: true, ...(instance ? { instance } : {}), direction: 'read' }).entitled.mibps * MiB;
   const jobs = spec.jobs.map((j) => j.options).filter((o) => READS.has(o.rw));
   if (jobs.length === 0) return undefined;
   const raw = Math.max(...jobs.map((o) => reach(o, device, fastest)));
   const bytes = Math.min(device, Math.ceil(raw / WRITE_BS) * WRITE_BS);
-  const writeBps = entitlement(volume, { bs: WRITE_BS, sequential: true, ...(instance ? { instance } : {}), direction: 'write' }).throughputMiBps * MiB;
+  const writeBps = entitlement(volume, { bs: WRITE_BS, sequential: true, ...(instance ? { instance } : {}), direction: 'write' }).entitled.mibps * MiB;
   return { bytes, seconds: writeBps > 0 ? bytes / writeBps : 0 };
 }
 

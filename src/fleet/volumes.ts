@@ -39,14 +39,6 @@ export function fleetVolumeTypes(): string[] {
   return loadCatalog().filter((c) => c.provider === 'aws').flatMap((c) => c.types.map((t) => t.type));
 }
 
-/**
- * EBS volume types, and the instance's own NVMe (instance store).
- * @deprecated The catalog says which: fleetVolumeTypes().
- */
-export const FLEET_VOLUME_TYPES: readonly string[] = fleetVolumeTypes();
-/** @deprecated A volume type is a string the catalog knows. */
-export type FleetVolumeType = string;
-
 /** A fleet member's volume as a plan and a state file keep it: its label and its figures. */
 export interface FleetVolume extends VolumeSpec {
   label: string;
@@ -57,14 +49,6 @@ export interface FleetVolume extends VolumeSpec {
 /** A labelled volume as the plan keeps it. */
 export function fleetVolume({ label, volume }: LabelledVolume): FleetVolume {
   return { label, ...volume.toJSON() };
-}
-
-/**
- * Parses --volumes (field names the flag in errors).
- * @deprecated Use fleetVolumes(text, instanceType): Volumes checked for the fleet's instance type.
- */
-export function parseFleetVolumes(text: string, field = '--volumes'): FleetVolume[] {
-  return fleetVolumes(text, undefined, field).map(fleetVolume);
 }
 
 /** A plan's volume made a Volume again (plans and state files keep figures). */

@@ -8,12 +8,6 @@ import { defaultPriceRegion, volumeMonthly, volumeOf, volumeType } from '../clou
 import { VolbenchError } from '../errors.js';
 import type { PriceVolume } from './cloud-fields.js';
 
-/**
- * Where an AWS result that does not say its region is priced; other providers' use their catalog's default region.
- * @deprecated The catalog says it: defaultPriceRegion('aws').
- */
-export const DEFAULT_PRICE_REGION = defaultPriceRegion('aws');
-
 /** A pricer for reports: a result's region, else `defaultRegion` for AWS and each provider's default for the others. */
 export function catalogPricer(defaultRegion: string = defaultPriceRegion('aws')): PriceVolume {
   return (fields, region) => {

@@ -3,16 +3,18 @@
  * same renderer for `volbench report` and the service's report routes and pages.
  */
 export { buildPublishReport, columnKey, MIN_SERIES_POINTS } from './model.js';
-export type { Report, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, RowStatus, SeriesPoint } from './model.js';
-export type { CloudVolumeFields, VolumePrice, JobEntitlement, PriceVolume } from './cloud-fields.js';
+export type { PriceMetric, Report, ReportContext, ReportGroup, ReportRow, ReportColumn, ReportCell, ReportInput, ReportOptions, RowStatus, SeriesPoint } from './model.js';
+export { readResult, type ReadResult } from './read-result.js';
+export { contextLine, rehearsalBanner } from './context.js';
+export type { CloudVolumeFields, VolumePrice, PriceVolume } from './cloud-fields.js';
 export { renderMarkdown, renderCsv, renderJson } from './render-text.js';
 export { renderHtml } from './render-html.js';
 export { groupCharts, reportCharts } from './charts.js';
 export type { ReportChart } from './charts.js';
 export { readReportFile, parseReportInput } from './read-input.js';
-export { catalogPricer, DEFAULT_PRICE_REGION } from './catalog-price.js';
+export { catalogPricer } from './catalog-price.js';
 export { readReportS3, parseS3Url, isS3Url } from './read-s3.js';
-export { renderReport, REPORT_FORMATS, REPORT_CONTENT_TYPES } from './render.js';
+export { renderReport, renderReportFiles, REPORT_FILES, REPORT_FORMATS, REPORT_CONTENT_TYPES } from './render.js';
 export type { ReportFormat } from './render.js';
 export type { RenderOptions } from './render.js';
 export { reportVerdicts, verdictText, parseRankBy } from './verdicts.js';

@@ -1,36 +1,26 @@
 /**
  * The report's data: one table per suite (or per set of job names), one row per target or
- * volume, one column per test and metric, plus what the charts draw. Every renderer (Markdown,
- * CSV, JSON, HTML, the service's pages) reads this and nothing else.
+ * volume, one column per test and metric, price cells per test, plus what the charts draw and
+ * what the results were measured on. Every renderer (Markdown, CSV, JSON, HTML, the service's
+ * pages) reads this and nothing else.
  */
-import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
-import type { FioDirStats, FioJob, FioJson, VolbenchJob } from '../fio-output/fio-result.js';
-import {
-  readBurst, readCloud, readEntitlement, readSweep,
-  type CloudVolumeFields, type JobBurst, type PriceVolume, type SweepCurve, type VolumePrice,
-} from './cloud-fields.js';
-import { cellEntitlement, isBuffered, NO_ENTITLEMENT, aboveText, type AboveCause, type CellEntitlement, type EntitledFacts } from './entitled.js';
+import { suiteManifest } from '../suites/manifest.js';
+import { cloudFields, type CloudVolumeFields, type JobBurst, type PriceVolume, type VolumePrice } from './cloud-fields.js';
+import { PRICE_METRICS, priceCells, testCell, dirsDone, type CellState, type PriceMetric, type ReportCell, type RowFacts } from './cells.js';
+import { reportContext, reportTitle, type ReportContext } from './context.js';
+import { details, type RowDetails } from './details.js';
+import { draftsOf, type Draft, type ReportInput } from './drafts.js';
+import { aboveText, NO_ENTITLEMENT } from './entitled.js';
 import { disambiguate, rowLabel } from './labels.js';
+import { readCloudSection, type ReadResult } from './read-result.js';
 import { reportVerdicts, type Verdict, type VerdictMetric } from './verdicts.js';
-import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, suiteOf, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
+import { genericTestColumns, METRIC_UNITS, namedSuites, namedTestColumns, type ColumnSpec, type Dir, type Metric } from './suite-columns.js';
 
-/** A document to report on, or a run that ended without one. */
-export interface ReportInput {
-  /** Where it came from: a file name, a URL, a run id. */
-  source: string;
-  result?: FioJson | null;
-  /** The run's status when it is known (a service's run); a result implies finished. */
-  status?: string;
-  error?: string | null;
-  /** The suite of a run without a result, so it lands in its suite's table. */
-  suite?: string | null;
-  /** The job names of a run without a result (from its spec), for the same reason. */
-  jobNames?: readonly string[];
-  /** What is known of the volume of a run without a result (`volbench.cloud`'s shape): its row still names it and its price. */
-  cloud?: unknown;
-  /** The row's label, over the volume's or the target's (`report --label`). */
-  label?: string;
-}
+export type { CellState, PriceMetric, ReportCell } from './cells.js';
+export type { ReportContext } from './context.js';
+export type { ReportInput } from './drafts.js';
+export { MIN_SERIES_POINTS } from './details.js';
+export type { RowDetails, SeriesPoint, TestFigures } from './details.js';
 
 export interface ReportOptions {
   /** Prices a volume whose result carries no price (the catalog's priceVolume). */
@@ -45,15 +35,10 @@ export interface ReportOptions {
   reprice?: boolean;
   /** The figure every verdict ranks by, over each question's own. */
   rankBy?: VerdictMetric;
-}
-
-export type CellState = 'ok' | 'missing' | 'failed' | 'cancelled';
-
-export interface ReportCell extends Omit<CellEntitlement, 'flag'> {
-  value: number | null;
-  state: CellState;
-  /** measured_vs_entitled above 1.10: its likely cause. */
-  flag: AboveCause | null;
+  /** The report's title, over the one made from what it compares. */
+  title?: string;
+  /** The command that made the results (a fleet's, a rehearsal's), for the context line. */
+  command?: string;
 }
 
 export interface ReportColumn extends ColumnSpec {
@@ -64,40 +49,6 @@ export interface ReportColumn extends ColumnSpec {
 }
 
 export type RowStatus = 'finished' | 'failed' | 'cancelled' | 'partial';
-
-export interface SeriesPoint {
-  /** The end of the interval the point measures, seconds into the job: the first is about 1. */
-  t_s: number;
-  iops: number;
-  mibps: number;
-  /** Completion latency over the interval, µs: the mean, and the p99 (an upper bound for numjobs > 1). */
-  clat_mean_us: number;
-  clat_p99_us: number;
-}
-
-/** Fewer points than this draw no line worth a chart (a sub-second test has one). */
-export const MIN_SERIES_POINTS = 3;
-
-/** What the charts of one row draw besides its cells. */
-/** One test and direction's figures, for the grouped chart. */
-export interface TestFigures {
-  test: string;
-  dir: Dir;
-  iops: number;
-  mibps: number;
-  clat_mean_us: number | null;
-  clat_p99_us: number | null;
-}
-
-export interface RowDetails {
-  /** Per test and direction done (`SEQ1M-Q8T1-read read`), in the document's order. */
-  tests: TestFigures[];
-  /** Per test and direction (`RND4K-Q1T1-read read`): [percentile, µs] pairs of clat. */
-  percentiles: Record<string, Array<[number, number]>>;
-  /** Per test and direction: the per-second series. */
-  series: Record<string, SeriesPoint[]>;
-  sweep: SweepCurve[];
-}
 
 export interface ReportRow {
   /** The volume (`gp3 500 GiB 3000/125`), else the target; `--label` over both; where two rows share one, the target or a short run id is added. */
@@ -124,17 +75,18 @@ export interface ReportRow {
   price_confidence: 'H' | 'M' | 'L' | null;
   status: RowStatus;
   error: string | null;
+  /** The price source in words: `list price, confirmed` (H), `secondary source` (M), `unverified` (L). */
+  price_source: string | null;
+  /**
+   * By column key (`TEST:dir:metric`), and per test its price cells (`TEST:usd_per_1000_iops`,
+   * `TEST:usd_per_mibps`).
+   */
   cells: Record<string, ReportCell>;
   /** The headline figures: the row's best IOPS and best MiB/s over its columns (the rule every view uses). */
   headline_iops: number | null;
   headline_mibps: number | null;
-  usd_per_1000_iops: number | null;
-  usd_per_mibps: number | null;
-  /** Measured over entitled, of the headline's test (`measured_vs_entitled_test`). */
-  measured_vs_entitled: number | null;
-  bound_by: string | null;
-  /** The test the summary's measured/entitled and bound by come from (`RND4K-Q32T1-read`). */
-  measured_vs_entitled_test: string | null;
+  /** The test each price column reads for this row: the group's, or where the group has none (ad hoc jobs), the row's own headline test. */
+  priced_at: Record<PriceMetric, string | null>;
   /** Each cell above the tolerance: `RND4K-Q32T1-read IOPS: 13.65× entitled (not the named volume)`. */
   flags: string[];
   notes: string[];
@@ -146,10 +98,16 @@ export interface ReportGroup {
   suite: string | null;
   title: string;
   columns: ReportColumn[];
+  /** The test each price column reads, the same for every row (the suite's question's test); null: each row at its own. */
+  price_tests: Record<PriceMetric, string | null>;
   rows: ReportRow[];
 }
 
 export interface Report {
+  /** What the report compares, on what (`aws-ssd on 3 volumes, m6i.large`). */
+  title: string;
+  /** What the results were measured on: the context line, the rehearsal banner, the statistics note. */
+  context: ReportContext;
   generated_at: string;
   groups: ReportGroup[];
   /** The dates of the price lists the $ columns use. */
@@ -163,6 +121,9 @@ export interface Report {
 const MIB = 1024 * 1024;
 const DIRS: readonly Dir[] = ['read', 'write'];
 
+/** A price source's confidence in a reader's words. */
+const PRICE_WORDS: Readonly<Record<'H' | 'M' | 'L', string>> = { H: 'list price, confirmed', M: 'secondary source', L: 'unverified' };
+
 export function columnKey(c: ColumnSpec): string {
   return `${c.test}:${c.dir}:${c.metric}`;
 }
@@ -174,137 +135,16 @@ function column(c: ColumnSpec, named: boolean): ReportColumn {
   return { ...c, key: columnKey(c), label, unit };
 }
 
-/** One test's entries in a document, for one target. */
-interface TestEntry {
-  jobs: FioJob[];
-  vb: Array<VolbenchJob | undefined>;
-}
-
-function dirStats(job: FioJob, dir: Dir): FioDirStats | undefined {
-  return job[dir] ?? (job.mixed && dir === 'read' ? job.mixed : undefined);
-}
-
-function percentileUs(s: FioDirStats | undefined, key: string): number | null {
-  const ns = s?.clat_ns?.percentile?.[key] ?? s?.lat_ns?.percentile?.[key];
-  return typeof ns === 'number' ? ns / 1000 : null;
-}
-
-function entryState(e: TestEntry): CellState {
-  if (e.vb.some((v) => v?.cancelled)) return 'cancelled';
-  if (e.jobs.some((j) => j.error !== 0) || e.vb.some((v) => v?.error_message)) return 'failed';
-  return 'ok';
-}
-
-function metricValue(e: TestEntry, dir: Dir, metric: Metric): number | null {
-  const stats = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined);
-  if (stats.length === 0) return null;
-  if (metric === 'iops') return stats.reduce((a, s) => a + s.iops, 0);
-  if (metric === 'mibps') return stats.reduce((a, s) => a + s.bw_bytes, 0) / MIB;
-  // Latency: of the entry that did the most I/O (entries of one test are alike).
-  const most = stats.reduce((a, s) => (s.total_ios > a.total_ios ? s : a));
-  return percentileUs(most, metric === 'p50_us' ? '50.000000' : '99.000000');
-}
-
-function cellOf(e: TestEntry | undefined, c: ColumnSpec, facts: EntitledFacts | undefined): ReportCell {
-  if (!e) return { ...NO_ENTITLEMENT, value: null, state: 'missing' };
-  const state = entryState(e);
-  if (state !== 'ok') return { ...NO_ENTITLEMENT, value: null, state };
-  const value = metricValue(e, c.dir, c.metric);
-  const ent = facts ? cellEntitlement(value, c.metric, facts) : NO_ENTITLEMENT;
-  return value === null ? { ...ent, value: null, state: 'missing' } : { ...ent, value, state };
-}
-
-function dirsDone(e: TestEntry): Dir[] {
-  return DIRS.filter((d) => e.jobs.some((j) => (dirStats(j, d)?.total_ios ?? 0) > 0));
-}
-
-/**
- * Which volume a target is on: a job file under --directory is a target of its own per job,
- * but all of them are one volume, so they make one row.
- */
-function volumeKey(doc: FioJson, target: number): string {
-  const t = doc.volbench?.targets?.[target];
-  if (!t) return `target ${target}`;
-  return t.ebs_volume_id ?? t.disk ?? t.device ?? t.mount_point ?? t.path;
-}
-
-interface VolumeTests {
-  /** The first target index on the volume (the one `volbench.cloud` is read for). */
-  target: number;
-  key: string;
-  tests: Map<string, TestEntry>;
-  /** The paths of the volume's targets, in the order first used. */
-  paths: string[];
-}
-
-/** One path, or the directory several share (a suite's files under --directory). */
-function targetPathOf(paths: readonly string[]): string | undefined {
-  if (paths.length <= 1) return paths[0];
-  const split = paths.map((p) => p.split('/'));
-  const common: string[] = [];
-  for (let i = 0; split.every((parts) => i < parts.length - 1 && parts[i] === split[0][i]); i++) common.push(split[0][i]);
-  return common.length > 1 || common[0] === '' ? common.join('/') || '/' : paths[0];
-}
-
-/** One document's tests, by volume and job name, in the document's order. */
-function testsByVolume(doc: FioJson): VolumeTests[] {
-  const out = new Map<string, VolumeTests>();
-  doc.jobs.forEach((job, i) => {
-    const vb = doc.volbench?.jobs?.[i];
-    const target = typeof vb?.target === 'number' ? vb.target : 0;
-    const key = volumeKey(doc, target);
-    const volume = out.get(key) ?? { target, key, tests: new Map<string, TestEntry>(), paths: [] };
-    out.set(key, volume);
-    const path = doc.volbench?.targets?.[target]?.path;
-    if (typeof path === 'string' && !volume.paths.includes(path)) volume.paths.push(path);
-    const name = String(job.jobname);
-    const entry = volume.tests.get(name) ?? { jobs: [], vb: [] };
-    volume.tests.set(name, entry);
-    entry.jobs.push(job);
-    entry.vb.push(vb);
-  });
-  return [...out.values()];
-}
-
-function cloudOf(doc: FioJson | null | undefined, target: number): CloudVolumeFields | undefined {
-  const raw = (doc?.volbench as { cloud?: unknown } | undefined)?.cloud;
-  return readCloud(Array.isArray(raw) ? raw[target] : raw);
-}
-
-interface Draft {
-  input: ReportInput;
-  target: number;
-  volume: string;
-  tests: Map<string, TestEntry>;
-  groupKey: string;
-  suite: string | null;
-  /** Where the row's jobs ran: one target's path, or the directory its targets share. */
-  targetPath?: string;
-}
-
-function draftsOf(input: ReportInput): Draft[] {
-  const doc = input.result;
-  const declared = doc?.volbench?.suite?.name ?? input.suite ?? undefined;
-  if (!doc) {
-    const names = input.jobNames ?? [];
-    const suite = suiteOf(declared, names);
-    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    const groupKey = known ? `suite:${suite}` : names.length ? `jobs:${names.join('\n')}` : 'none';
-    return [{ input, target: 0, volume: '', tests: new Map(), groupKey, suite: known ? suite : null }];
-  }
-  const volumes = testsByVolume(doc);
-  if (volumes.length === 0) volumes.push({ target: 0, key: '', tests: new Map(), paths: [] });
-  return volumes.map(({ target, key: volume, tests, paths }) => {
-    const suite = suiteOf(declared, [...tests.keys()]);
-    const known = suite !== null && Object.hasOwn(namedSuites(), suite);
-    const groupKey = known ? `suite:${suite}` : `jobs:${[...tests.keys()].join('\n')}`;
-    return { input, target, volume, tests, suite: known ? suite : null, groupKey, targetPath: targetPathOf(paths) };
-  });
+/** A test's p99 columns where a row's volume answered its statistics page and the suite has none: EBS's p99 goes beside volbench's. */
+function withEbsLatency(cols: ColumnSpec[], test: string, drafts: readonly Draft[]): ColumnSpec[] {
+  if (cols.some((c) => c.metric === 'p99_us')) return cols;
+  const measured = drafts.some((d) => d.tests.get(test)?.vb.some((v) => v?.ebs_stats));
+  return measured ? [...cols, ...[...new Set(cols.map((c) => c.dir))].map((dir) => ({ test, dir, metric: 'p99_us' as const }))] : cols;
 }
 
 function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportColumn[] {
   if (suite !== null) {
-    return namedSuites()[suite].flatMap((t) => (namedTestColumns(t) ?? genericTestColumns(t, DIRS)).map((c) => column(c, true)));
+    return namedSuites()[suite].flatMap((t) => withEbsLatency(namedTestColumns(t) ?? genericTestColumns(t, DIRS), t, drafts).map((c) => column(c, true)));
   }
   const dirs = new Map<string, Set<Dir>>();
   for (const d of drafts) {
@@ -316,55 +156,28 @@ function groupColumns(suite: string | null, drafts: readonly Draft[]): ReportCol
   }
   return [...dirs].flatMap(([name, set]) => {
     const named = namedTestColumns(name);
-    if (named) return named.map((c) => column(c, true));
+    if (named) return withEbsLatency(named, name, drafts).map((c) => column(c, true));
     return genericTestColumns(name, DIRS.filter((d) => set.has(d))).map((c) => column(c, false));
   });
 }
 
-function details(d: Draft): RowDetails {
-  const percentiles: RowDetails['percentiles'] = {};
-  const series: RowDetails['series'] = {};
-  const tests: TestFigures[] = [];
-  for (const [name, e] of d.tests) {
-    // A test that failed or was cancelled draws nothing, as its cells show no number.
-    if (entryState(e) !== 'ok') continue;
-    for (const dir of dirsDone(e)) {
-      const most = e.jobs.map((j) => dirStats(j, dir)).filter((s): s is FioDirStats => s !== undefined)
-        .reduce<FioDirStats | undefined>((a, s) => (a === undefined || s.total_ios > a.total_ios ? s : a), undefined);
-      const mean = most?.clat_ns?.mean ?? most?.lat_ns?.mean;
-      tests.push({
-        test: name, dir, iops: metricValue(e, dir, 'iops') ?? 0, mibps: metricValue(e, dir, 'mibps') ?? 0,
-        clat_mean_us: typeof mean === 'number' ? mean / 1000 : null, clat_p99_us: metricValue(e, dir, 'p99_us'),
-      });
-      const pct = most?.clat_ns?.percentile ?? most?.lat_ns?.percentile;
-      if (pct) {
-        percentiles[`${name} ${dir}`] = Object.entries(pct)
-          .map(([k, ns]): [number, number] => [Number(k), ns / 1000])
-          .filter(([p, us]) => Number.isFinite(p) && Number.isFinite(us))
-          .sort((a, b) => a[0] - b[0]);
-      }
-      const points = e.vb[0]?.series;
-      if (Array.isArray(points) && points.length >= MIN_SERIES_POINTS) {
-        series[`${name} ${dir}`] = points.map((p) => ({
-          // t_ms is the interval's end already. Tenths of a second: the volumes' samples line up
-          // in the chart's table.
-          t_s: Math.round(p.t_ms / 100) / 10,
-          iops: p[dir]?.iops ?? 0,
-          mibps: (p[dir]?.bw_bytes ?? 0) / MIB,
-          clat_mean_us: (p[dir]?.clat_mean_ns ?? 0) / 1000,
-          clat_p99_us: (p[dir]?.clat_p99_ns ?? 0) / 1000,
-        }));
-      }
-    }
-  }
-  const sweep = readSweep((d.input.result?.volbench as { sweep?: unknown } | undefined)?.sweep);
-  return { tests, percentiles, series, sweep };
+/**
+ * The test each price column reads, the same for every row: the suite's question of that price,
+ * else its question of the underlying figure, else its first column of it. A group of ad hoc
+ * jobs has none: each row is priced at its own headline test.
+ */
+function groupPriceTests(suite: string | null, columns: readonly ReportColumn[]): Record<PriceMetric, string | null> {
+  if (suite === null) return { usd_per_1000_iops: null, usd_per_mibps: null };
+  const questions = suiteManifest().find((s) => s.name === suite)?.questions ?? [];
+  const pick = (price: PriceMetric, base: Metric): string | null =>
+    questions.find((q) => q.metric === price)?.test ?? questions.find((q) => q.metric === base)?.test ?? columns.find((c) => c.metric === base)?.test ?? null;
+  return { usd_per_1000_iops: pick('usd_per_1000_iops', 'iops'), usd_per_mibps: pick('usd_per_mibps', 'mibps') };
 }
 
-function rowStatus(input: ReportInput, cells: ReportCell[]): RowStatus {
-  if (!input.result) return input.status === 'cancelled' ? 'cancelled' : 'failed';
-  if (cells.some((c) => c.state === 'cancelled') || input.status === 'cancelled') return 'cancelled';
-  if (cells.some((c) => c.state === 'failed') || input.status === 'failed') return cells.some((c) => c.state === 'ok') ? 'partial' : 'failed';
+function rowStatus(d: Draft, cells: ReportCell[]): RowStatus {
+  if (!d.doc) return d.input.status === 'cancelled' ? 'cancelled' : 'failed';
+  if (cells.some((c) => c.state === 'cancelled') || d.input.status === 'cancelled') return 'cancelled';
+  if (cells.some((c) => c.state === 'failed') || d.input.status === 'failed') return cells.some((c) => c.state === 'ok') ? 'partial' : 'failed';
   return 'finished';
 }
 
@@ -378,15 +191,6 @@ export function headline(columns: readonly ReportColumn[], cells: Record<string,
   return best;
 }
 
-/** What a test needs to be held against its volume: its entitlement, and why it could be above it. */
-function entitledFacts(d: Draft, test: string, dir: Dir, identified: boolean): EntitledFacts | undefined {
-  const e = d.tests.get(test);
-  const doc = d.input.result;
-  if (!e || !doc) return undefined;
-  const entitlement = readEntitlement((e.vb[0] as { entitlement?: unknown } | undefined)?.entitlement, dir);
-  return entitlement ? { entitlement, identified, buffered: e.jobs.some((j) => isBuffered(j, doc)) } : undefined;
-}
-
 const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** " (3,000 → 300 IOPS, the catalog's full bucket)": what the analysis adds to a cliff's time. */
@@ -395,17 +199,17 @@ function cliffDetail(b: JobBurst): string {
   if (b.level_before !== undefined && b.level_after !== undefined) {
     parts.push(`${grouped(b.level_before)} → ${grouped(b.level_after)}${b.unit ? ` ${b.unit}` : ''}`);
   }
-  if (b.matches_catalog !== undefined) parts.push(b.matches_catalog ? "the catalog's full bucket" : "not the catalog's full bucket");
+  if (b.catalog?.matches !== undefined) parts.push(b.catalog.matches ? "the catalog's full bucket" : "not the catalog's full bucket");
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 function burstNotes(d: Draft): string[] {
   const notes: string[] = [];
   for (const [name, e] of d.tests) {
-    const burst = readBurst((e.vb[0] as { analysis?: unknown } | undefined)?.analysis);
+    const burst = e.vb[0]?.analysis?.burst;
     if (burst?.cliff_at_s !== undefined) notes.push(`${name}: burst cliff at ${Math.round(burst.cliff_at_s)} s${cliffDetail(burst)}`);
     else if (burst?.never_left_burst) {
-      notes.push(`${name}: never left the burst${burst.seconds_needed ? ` (a full bucket lasts ${grouped(burst.seconds_needed)} s at this rate)` : ''}`);
+      notes.push(`${name}: never left the burst${burst.catalog?.seconds_needed ? ` (a full bucket lasts ${grouped(burst.catalog.seconds_needed)} s at this rate)` : ''}`);
     }
   }
   return notes;
@@ -418,17 +222,6 @@ function priceOf(cloud: CloudVolumeFields | undefined, options: ReportOptions): 
   return price && region ? { ...price, region } : price;
 }
 
-/** The summary's measured/entitled: of the IOPS headline's test, else the MiB/s headline's. */
-function summaryEntitlement(columns: readonly ReportColumn[], cells: Record<string, ReportCell>) {
-  for (const metric of ['iops', 'mibps'] as const) {
-    const h = headline(columns, cells, metric);
-    const cell = h ? cells[h.col.key] : undefined;
-    if (h && cell && cell.measured_vs_entitled !== null) return { ratio: cell.measured_vs_entitled, boundBy: cell.bound_by, test: h.col.test };
-  }
-  const bound = columns.find((c) => cells[c.key]?.bound_by);
-  return { ratio: null, boundBy: bound ? cells[bound.key].bound_by : null, test: bound?.test ?? null };
-}
-
 function flagsOf(columns: readonly ReportColumn[], cells: Record<string, ReportCell>): string[] {
   return columns.flatMap((c) => {
     const cell = cells[c.key];
@@ -436,21 +229,39 @@ function flagsOf(columns: readonly ReportColumn[], cells: Record<string, ReportC
   });
 }
 
-function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOptions, multiTarget: boolean): ReportRow {
-  const cloud = cloudOf(d.input.result, d.target) ?? readCloud(d.input.cloud);
-  const noResult = !d.input.result;
-  const deadState: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
-  const identified = cloud?.volume_id !== undefined;
+/** The cells of a row: one per column, and each test's price cells. */
+function rowCells(d: Draft, columns: readonly ReportColumn[], facts: RowFacts | null): Record<string, ReportCell> {
   const cells: Record<string, ReportCell> = {};
-  for (const col of columns) {
-    cells[col.key] = noResult ? { ...NO_ENTITLEMENT, value: null, state: deadState } : cellOf(d.tests.get(col.test), col, entitledFacts(d, col.test, col.dir, identified));
+  const dead: CellState = d.input.status === 'cancelled' ? 'cancelled' : 'failed';
+  for (const col of columns) cells[col.key] = facts ? testCell(d.tests.get(col.test), col, facts) : { ...NO_ENTITLEMENT, value: null, state: dead };
+  const tests = new Set([...columns.map((c) => c.test), ...d.tests.keys()]);
+  for (const test of tests) {
+    const e = d.tests.get(test);
+    if (facts && e) Object.assign(cells, priceCells(test, e, facts));
+    else for (const metric of PRICE_METRICS) cells[`${test}:${metric}`] = { ...NO_ENTITLEMENT, value: null, state: facts ? 'missing' : dead };
   }
+  return cells;
+}
+
+/** The test each price column reads for a row: the group's, else the row's own best. */
+function pricedAt(group: Record<PriceMetric, string | null>, columns: readonly ReportColumn[], cells: Record<string, ReportCell>): Record<PriceMetric, string | null> {
+  return {
+    usd_per_1000_iops: group.usd_per_1000_iops ?? headline(columns, cells, 'iops')?.col.test ?? null,
+    usd_per_mibps: group.usd_per_mibps ?? headline(columns, cells, 'mibps')?.col.test ?? null,
+  };
+}
+
+function buildRow(d: Draft, columns: readonly ReportColumn[], priceTests: Record<PriceMetric, string | null>, options: ReportOptions, multiTarget: boolean): ReportRow {
+  const cloud = cloudFields(d.doc?.volbench?.cloud) ?? cloudFields(readCloudSection(d.input.cloud));
   const price = priceOf(cloud, options);
   const usd = price?.usd_per_month ?? null;
+  const facts: RowFacts | null = d.doc ? {
+    doc: d.doc, rate: d.doc.volbench?.cloud?.emulation?.rate ?? 1, identified: cloud?.volume_id !== undefined, usdPerMonth: usd,
+  } : null;
+  const cells = rowCells(d, columns, facts);
   const iops = headline(columns, cells, 'iops');
   const mibps = headline(columns, cells, 'mibps');
-  const summary = summaryEntitlement(columns, cells);
-  const target = d.input.result?.volbench?.targets?.[d.target];
+  const target = d.doc?.volbench?.targets?.[d.target];
   const sizeGib = cloud?.size_gib ?? (target?.is_block_device && target.size_bytes > 0 ? target.size_bytes / (1024 * MIB) : null);
   const targetPath = d.targetPath ?? target?.path;
   const label = rowLabel({ override: d.input.label, cloud, targetPath, source: d.input.source, volumeKey: multiTarget ? d.volume : '' });
@@ -469,16 +280,13 @@ function buildRow(d: Draft, columns: readonly ReportColumn[], options: ReportOpt
     price_as_of: price?.as_of || null,
     price_region: price?.region ?? null,
     price_confidence: price?.confidence ?? null,
-    status: rowStatus(d.input, Object.values(cells)),
-    error: d.input.error ?? firstError(d) ?? null,
+    price_source: price ? PRICE_WORDS[price.confidence ?? 'H'] : null,
+    status: rowStatus(d, Object.values(cells)),
+    error: d.error ?? firstError(d) ?? null,
     cells,
     headline_iops: iops?.value ?? null,
     headline_mibps: mibps?.value ?? null,
-    usd_per_1000_iops: usdPer1000Iops(usd, iops?.value),
-    usd_per_mibps: usdPerMibps(usd, mibps?.value),
-    measured_vs_entitled: summary.ratio,
-    bound_by: summary.boundBy,
-    measured_vs_entitled_test: summary.test,
+    priced_at: pricedAt(priceTests, columns, cells),
     flags: flagsOf(columns, cells),
     notes: burstNotes(d),
     details: details(d),
@@ -499,6 +307,21 @@ function groupTitle(suite: string | null, key: string): string {
   return `Jobs ${key.slice('jobs:'.length).split('\n').join(', ')}`;
 }
 
+/** The price lists the $ columns use, by region and date; a list is as sure as its least sure price. */
+function priceLists(groups: readonly ReportGroup[]): { dates: string[]; prices: Report['prices'] } {
+  const dates = new Set<string>();
+  const prices = new Map<string, { region: string | null; as_of: string; confidence?: 'M' | 'L' }>();
+  for (const r of groups.flatMap((g) => g.rows)) {
+    if (!r.price_as_of) continue;
+    dates.add(r.price_as_of);
+    const key = `${r.price_as_of} ${r.price_region ?? ''}`;
+    const was = prices.get(key)?.confidence;
+    const confidence = was === 'L' || r.price_confidence === 'L' ? 'L' : was === 'M' || r.price_confidence === 'M' ? 'M' : undefined;
+    prices.set(key, { region: r.price_region, as_of: r.price_as_of, ...(confidence ? { confidence } : {}) });
+  }
+  return { dates: [...dates].sort(), prices: [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p) };
+}
+
 /** The report over `inputs`, rows in the order given, groups in the order first seen. */
 export function buildPublishReport(inputs: readonly ReportInput[], options: ReportOptions = {}): Report {
   const groups = new Map<string, Draft[]>();
@@ -510,30 +333,22 @@ export function buildPublishReport(inputs: readonly ReportInput[], options: Repo
     }
   }
   const out: ReportGroup[] = [];
+  const seen: Array<{ doc: ReadResult; volume: string | null }> = [];
   for (const [key, drafts] of groups) {
     const suite = drafts[0].suite;
     const columns = groupColumns(suite, drafts);
+    const priceTests = groupPriceTests(suite, columns);
     const targetsPerSource = new Map<ReportInput, number>();
     for (const d of drafts) targetsPerSource.set(d.input, (targetsPerSource.get(d.input) ?? 0) + 1);
-    const rows = disambiguate(drafts.map((d) => buildRow(d, columns, options, (targetsPerSource.get(d.input) ?? 0) > 1)));
-    out.push({ suite, title: groupTitle(suite, key), columns, rows });
+    const rows = disambiguate(drafts.map((d) => buildRow(d, columns, priceTests, options, (targetsPerSource.get(d.input) ?? 0) > 1)));
+    drafts.forEach((d, i) => d.doc && seen.push({ doc: d.doc, volume: rows[i].volume }));
+    out.push({ suite, title: groupTitle(suite, key), columns, price_tests: priceTests, rows });
   }
-  const dates = new Set<string>();
-  const prices = new Map<string, { region: string | null; as_of: string; confidence?: 'M' | 'L' }>();
-  for (const g of out) {
-    for (const r of g.rows) {
-      if (!r.price_as_of) continue;
-      dates.add(r.price_as_of);
-      const key = `${r.price_as_of} ${r.price_region ?? ''}`;
-      // A list is as sure as its least sure price: L before M before H.
-      const was = prices.get(key)?.confidence;
-      const confidence = was === 'L' || r.price_confidence === 'L' ? 'L' : was === 'M' || r.price_confidence === 'M' ? 'M' : undefined;
-      prices.set(key, { region: r.price_region, as_of: r.price_as_of, ...(confidence ? { confidence } : {}) });
-    }
-  }
-  const sorted = [...prices.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);
+  const { dates, prices } = priceLists(out);
+  const context = reportContext(seen, out.flatMap((g) => (g.suite === null ? [] : [g.suite])), options.command);
   return {
-    generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: [...dates].sort(), prices: sorted,
+    title: options.title ?? reportTitle(context), context,
+    generated_at: options.generatedAt ?? new Date().toISOString(), groups: out, price_dates: dates, prices,
     verdicts: reportVerdicts(out, options.rankBy),
   };
 }

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { Report, ReportGroup } from './model.js';
 import { CHART_HEIGHT, CHART_WIDTH, groupCharts, type ChartOption, type ReportChart } from './charts.js';
 import { FLAG_LEGEND, groupTable, hasFlags, leadingCount, type TextTable } from './table.js';
-import { pricesLine, verdictLines } from './render-text.js';
+import { openingLines, pricesLine, verdictLines } from './render-text.js';
 import type { ThroughputUnit } from './units.js';
 
 export { CHART_HEIGHT, CHART_WIDTH };
@@ -39,7 +39,8 @@ figure.chart .data{max-height:${CHART_HEIGHT}px;overflow:auto}
 figure.chart .data table{margin:0}
 figure.chart details summary{cursor:pointer;color:#555}
 details.detail>summary{cursor:pointer;font-weight:600;margin:1em 0}
-.prices,.source{color:#555;font-size:90%}
+.prices,.source,.context{color:#555;font-size:90%}
+.banner{background:#fff4d6;border-left:4px solid #c90;padding:.4em 1em;font-weight:600}
 .svg-download{font-size:90%}
 td.failed,td.cancelled{color:#b00}
 td.flagged{color:#a60;font-weight:600}
@@ -60,7 +61,7 @@ function leadAttrs(i: number, lead: number): string {
 export function tableHtml(t: TextTable, className = '', lead = 0): string {
   const head = `<thead><tr>${t.header.map((h, i) => `<th scope="col"${leadAttrs(i, lead)}>${escapeHtml(h)}</th>`).join('')}</tr></thead>`;
   const body = t.rows.map((r) => `<tr>${r.map((c, i) => {
-    const state = c === 'failed' || c === 'cancelled' ? c : c.endsWith(' ⚑') ? 'flagged' : '';
+    const state = c === 'failed' || c === 'cancelled' ? c : c.includes(' ⚑') ? 'flagged' : '';
     const attrs = i < lead ? leadAttrs(i, lead) : state ? ` class="${state}"` : '';
     return i === 0 ? `<th scope="row"${attrs}>${escapeHtml(c)}</th>` : `<td${attrs}>${escapeHtml(c)}</td>`;
   }).join('')}</tr>`).join('');
@@ -111,7 +112,7 @@ export interface HtmlOptions {
 }
 
 function groupHtml(echarts: EChartsModule, report: Report, group: ReportGroup, options: HtmlOptions): string {
-  const source = `volbench report, ${report.generated_at.slice(0, 10)}. ${pricesLine(report)}`;
+  const source = `${report.title}, ${report.generated_at.slice(0, 10)}. ${pricesLine(report)}`;
   const charts = groupCharts(group, { units: options.units, source });
   const main = charts.filter((c) => !c.detail).map((c) => figureHtml(echarts, c)).join('\n');
   const detail = charts.filter((c) => c.detail);
@@ -126,7 +127,11 @@ function groupHtml(echarts: EChartsModule, report: Report, group: ReportGroup, o
 
 export async function renderHtml(report: Report, options: HtmlOptions = {}): Promise<string> {
   const echarts = loadECharts();
-  const title = options.title ?? 'volbench report';
+  const title = options.title ?? report.title;
+  const open = openingLines(report);
+  const opening = (open.banner ? `<p class="banner">${escapeHtml(open.banner)}</p>\n` : '')
+    + (open.context ? `<p class="context">${escapeHtml(open.context)}</p>\n` : '')
+    + (open.note ? `<p class="context">${escapeHtml(open.note)}</p>\n` : '');
   const sections = report.groups.map((group) => groupHtml(echarts, report, group, options));
   const verdicts = verdictLines(report, options);
   const verdictHtml = verdicts.length === 0 ? ''
@@ -136,7 +141,8 @@ export async function renderHtml(report: Report, options: HtmlOptions = {}): Pro
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><h1>${escapeHtml(title)}</h1><p>Generated ${escapeHtml(report.generated_at)}.</p>
+<body><h1>${escapeHtml(title)}</h1>
+${opening}<p class="context">Generated ${escapeHtml(report.generated_at)}.</p>
 ${verdictHtml}${sections.join('\n')}
 </body></html>
 `;

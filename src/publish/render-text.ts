@@ -1,5 +1,7 @@
 /** The report as Markdown (for READMEs and pull requests), CSV and JSON (for scripts). */
 import { basisText, costBasis } from '../cloud/cost.js';
+import { contextLine, ebsStatsNote, rehearsalBanner } from './context.js';
+import { csvTable } from './csv-table.js';
 import type { Report } from './model.js';
 import { FLAG_LEGEND, groupTable, hasFlags, type TableOptions } from './table.js';
 import { verdictText } from './verdicts.js';
@@ -9,17 +11,30 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&l
 /**
  * Text from results (job names, labels, errors) as Markdown that shows it as written: raw HTML
  * (`<img onerror=...>`) would be rendered by GitHub and most viewers, so `<`, `>` and `&` become
- * entities; a pipe would end the cell and a newline the row.
+ * entities; a pipe would end the cell and a newline the row. Nothing in it may become a link or
+ * an image: `[` and `]` are escaped (no `![x](http://...)`, `[x](javascript:...)` or reference
+ * link), and the `:` of `://` and the dot of `www.` are entities, which GFM's autolinks do not
+ * take for a URL (`http://...` stays text). An e-mail address may still show as a mailto: link,
+ * which neither runs nor fetches anything.
  */
 function mdCell(text: string): string {
   return text
     .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
+    .replace(/:\/\//g, '&#58;//')
+    .replace(/(www)\./gi, '$1&#46;')
+    .replace(/[\\[\]|]/g, (c) => `\\${c}`)
     .replace(/[\r\n]+/g, ' ');
 }
 
-/** The footer: each price list the $ columns use, by region and date. */
+/**
+ * The first screen's lines under the title: what was measured on (the context line), the
+ * rehearsal banner where the volumes were emulated, and, once, where no statistics were read.
+ */
+export function openingLines(report: Report): { context: string; banner: string | null; note: string | null } {
+  return { context: contextLine(report.context), banner: rehearsalBanner(report.context), note: ebsStatsNote(report.context) };
+}
+
+/** The footer: each price list the $ columns use, by region and date (each row's Price column says how sure its price is). */
 export function pricesLine(report: Report): string {
   if (report.prices.length === 0) return 'No prices: the $ columns are empty.';
   const sure = { M: ' (confidence M: a secondary or remembered source)', L: ' (confidence L: not verified)' } as const;
@@ -34,7 +49,11 @@ export function verdictLines(report: Report, options: TableOptions = {}): string
 }
 
 export function renderMarkdown(report: Report, options: TableOptions = {}): string {
-  const parts: string[] = [];
+  const parts: string[] = [`# ${mdCell(report.title)}`, ''];
+  const open = openingLines(report);
+  if (open.banner) parts.push(`> **${mdCell(open.banner)}**`, '');
+  if (open.context) parts.push(mdCell(open.context), '');
+  if (open.note) parts.push(mdCell(open.note), '');
   const verdicts = verdictLines(report, options);
   if (verdicts.length) parts.push('## Verdict', '', ...verdicts.map((v) => `- ${mdCell(v)}`), '');
   for (const group of report.groups) {
@@ -67,11 +86,12 @@ function csvField(text: string): string {
 
 /**
  * One block per group, each with its own header line and a leading `Suite` column, blocks
- * separated by an empty line: tables of different suites have different columns.
+ * separated by an empty line: tables of different suites have different columns. Every figure
+ * is a number in a column of its own (csv-table.ts).
  */
 export function renderCsv(report: Report, options: TableOptions = {}): string {
   const blocks = report.groups.map((group) => {
-    const t = groupTable(group, options);
+    const t = csvTable(group, options);
     const suite = group.suite ?? group.title;
     return [['Suite', ...t.header], ...t.rows.map((r) => [suite, ...r])].map((r) => r.map(csvField).join(',')).join('\r\n');
   });

@@ -1,5 +1,5 @@
 /** One entry for every format, for the CLI and the service. */
-import type { Report } from './model.js';
+import { buildPublishReport, type Report, type ReportInput, type ReportOptions } from './model.js';
 import { renderHtml } from './render-html.js';
 import { renderCsv, renderJson, renderMarkdown } from './render-text.js';
 import type { ThroughputUnit } from './units.js';
@@ -30,4 +30,19 @@ export async function renderReport(report: Report, format: ReportFormat, options
     case 'json':
       return renderJson(report);
   }
+}
+
+/** The files one report is published as: `report.json`, `report.md`, `report.html`. */
+export const REPORT_FILES = { json: 'report.json', md: 'report.md', html: 'report.html' } as const;
+
+/**
+ * One report of `inputs` in every file format at once, for a caller that publishes them side by
+ * side (a study, the rehearsal): each result's own scale and statistics are applied as any
+ * report applies them, so the files cannot disagree with `volbench report` on the same results.
+ */
+export async function renderReportFiles(inputs: readonly ReportInput[], options: ReportOptions & RenderOptions = {}): Promise<{ report: Report; files: Record<string, string> }> {
+  const report = buildPublishReport(inputs, options);
+  const files: Record<string, string> = {};
+  for (const [format, name] of Object.entries(REPORT_FILES) as Array<[ReportFormat, string]>) files[name] = await renderReport(report, format, options);
+  return { report, files };
 }

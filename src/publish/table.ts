@@ -1,9 +1,12 @@
 /**
- * A report group as a table of strings: the one layout Markdown, CSV and HTML share, so the
- * three formats cannot disagree on a cell. Numbers are rounded for reading; JSON keeps them whole.
+ * A report group as a table of strings: the one layout Markdown and HTML share, so the formats
+ * cannot disagree on a cell. Numbers are rounded for reading, a measured figure with what the
+ * volume allows it beside (`1,415 / 1,500 (0.94×)`); JSON keeps them whole, and the CSV
+ * (csv-table.ts) gives each its own numeric column.
  */
+import type { CellEntitlement } from './entitled.js';
+import type { PriceMetric, ReportCell, ReportColumn, ReportGroup, ReportRow } from './model.js';
 import type { Metric } from './suite-columns.js';
-import type { ReportCell, ReportColumn, ReportGroup, ReportRow } from './model.js';
 import { dollars, inUnit, type ThroughputUnit } from './units.js';
 
 export interface TextTable {
@@ -23,12 +26,47 @@ function compact(v: number | null): string {
 
 const METRIC_DIGITS: Record<Metric, number> = { iops: 0, mibps: 1, p50_us: 1, p99_us: 1 };
 
-/** A cell as read: rounded, in the table's throughput unit, ⚑ where it is above what the volume allows. */
+/** A figure as read: IOPS grouped by thousands, MiB/s with a decimal, latency with one. */
+function figure(v: number | null, metric: Metric, unit: ThroughputUnit): string {
+  if (v === null || !Number.isFinite(v)) return '';
+  const x = metric === 'mibps' ? inUnit(v, unit) : v;
+  return metric === 'iops' ? Math.round(x).toLocaleString('en-US') : x.toLocaleString('en-US', { minimumFractionDigits: METRIC_DIGITS[metric], maximumFractionDigits: METRIC_DIGITS[metric] });
+}
+
+/** `1,415 / 1,500 (0.94×)`: measured beside entitled, where the volume entitles it; `named` adds the unit after the figures. */
+function measuredText(value: number | null, c: CellEntitlement, metric: Metric, unit: ThroughputUnit, named = ''): string {
+  const measured = figure(value, metric, unit);
+  if (c.entitled === null || c.measured_vs_entitled === null) return `${measured}${named}`;
+  return `${measured} / ${figure(c.entitled, metric, unit)}${named} (${c.measured_vs_entitled.toFixed(2)}×)${c.flag ? ' ⚑' : ''}`;
+}
+
+/** A cell as read: measured against entitled, EBS's p99 beside volbench's, ⚑ where it is above what the volume allows. */
 export function cellText(cell: ReportCell | undefined, metric: Metric, unit: ThroughputUnit = 'MiB/s'): string {
   if (!cell) return '';
   if (cell.state === 'failed' || cell.state === 'cancelled') return cell.state;
-  const value = metric === 'mibps' && cell.value !== null ? inUnit(cell.value, unit) : cell.value;
-  return `${fixed(value, METRIC_DIGITS[metric])}${cell.flag ? ' ⚑' : ''}`;
+  const ebs = cell.ebs_p99_us !== undefined ? ` (EBS ${figure(cell.ebs_p99_us, metric, unit)})` : '';
+  const flag = cell.flag && cell.entitled === null ? ' ⚑' : '';
+  return `${measuredText(cell.value, cell, metric, unit)}${ebs}${flag}`;
+}
+
+const pct = (share: number): string => `${Math.round(share * 100)}%`;
+
+/**
+ * What bound a test, in words: the limit and where the answer comes from (`volume-iops
+ * (measured: 97% of the time)`, `volume-iops (model)`), `latency (40 in flight needed)`, or a
+ * shortfall nothing explains, saying whether the volume's statistics were read.
+ */
+export function boundText(c: CellEntitlement): string {
+  if (!c.bound_by) return '';
+  if (c.bound_by_source === 'ebs-stats') {
+    const model = c.bound_by_model && c.bound_by_model !== c.bound_by ? `; model: ${c.bound_by_model}` : '';
+    return `${c.bound_by} (measured${c.exceeded_share !== undefined ? `: ${pct(c.exceeded_share)} of the time` : ''}${model})`;
+  }
+  if (c.bound_by === 'below-entitlement') {
+    return c.exceeded_share !== undefined ? `below entitlement, no EBS limit exceeded (at most ${pct(c.exceeded_share)} of the time)` : 'below entitlement, cause not measured';
+  }
+  if (c.bound_by === 'latency' && c.depth_needed !== undefined) return `latency (${c.depth_needed.toLocaleString('en-US')} in flight needed; model)`;
+  return `${c.bound_by} (model)`;
 }
 
 export function statusText(row: ReportRow): string {
@@ -40,22 +78,11 @@ export function columnLabel(c: ReportColumn, unit: ThroughputUnit): string {
   return c.metric === 'mibps' && unit !== 'MiB/s' ? c.label.replace(/MiB\/s$/, unit) : c.label;
 }
 
-/** `1.02 at RND4K-Q32T1-read`: the summary's ratio names the test it comes from. */
-function summaryRatio(r: ReportRow): string {
-  if (r.measured_vs_entitled === null) return '';
-  return `${r.measured_vs_entitled.toFixed(2)}${r.measured_vs_entitled_test ? ` at ${r.measured_vs_entitled_test}` : ''}`;
-}
-
-function summaryBound(r: ReportRow): string {
-  if (!r.bound_by) return '';
-  return r.measured_vs_entitled_test && r.measured_vs_entitled === null ? `${r.bound_by} at ${r.measured_vs_entitled_test}` : r.bound_by;
-}
-
 /** `not the named volume: SEQ1M-Q8T1-read MiB/s 4.97×, …`: the flagged cells, by cause. */
 function flagsText(r: ReportRow): string {
   const byCause = new Map<string, string[]>();
   for (const [key, cell] of Object.entries(r.cells)) {
-    if (!cell.flag || cell.measured_vs_entitled === null) continue;
+    if (!cell.flag || cell.measured_vs_entitled === null || key.split(':').length !== 3) continue;
     const [test, , metric] = key.split(':');
     byCause.set(cell.flag, [...(byCause.get(cell.flag) ?? []), `${test} ${metric === 'iops' ? 'IOPS' : 'MiB/s'} ${cell.measured_vs_entitled.toFixed(2)}×`]);
   }
@@ -69,22 +96,64 @@ export function hasFlags(group: ReportGroup): boolean {
   return group.rows.some((r) => r.flags.length > 0);
 }
 
+/** The price cell a row's price column reads, and the test it is at. */
+export function priceCell(r: ReportRow, metric: PriceMetric): { cell: ReportCell; test: string } | null {
+  const test = r.priced_at[metric];
+  const cell = test === null ? undefined : r.cells[`${test}:${metric}`];
+  return test !== null && cell ? { cell, test } : null;
+}
+
+/** The test the summary columns (measured / entitled, bound by) read: the IOPS price's, else the MiB/s price's. */
+export function summaryCell(r: ReportRow): { cell: ReportCell; test: string; metric: 'iops' | 'mibps' } | null {
+  const iops = priceCell(r, 'usd_per_1000_iops');
+  if (iops && iops.cell.state === 'ok') return { ...iops, metric: 'iops' };
+  const mibps = priceCell(r, 'usd_per_mibps');
+  return mibps && mibps.cell.state === 'ok' ? { ...mibps, metric: 'mibps' } : null;
+}
+
 interface FixedColumn {
-  header: (unit: ThroughputUnit) => string;
-  text: (r: ReportRow, unit: ThroughputUnit) => string;
-  /** Whether the column says anything in this group (price and volume columns are left out without a volume). */
+  header: (group: ReportGroup, unit: ThroughputUnit) => string;
+  text: (r: ReportRow, group: ReportGroup, unit: ThroughputUnit) => string;
+  /** Whether the column says anything in this row (a column no row fills is left out). */
   has: (r: ReportRow) => boolean;
 }
 
-const perUnit = (r: ReportRow, unit: ThroughputUnit): number | null => (r.usd_per_mibps === null ? null : r.usd_per_mibps / inUnit(1, unit));
+/** ` at TEST` after a header where every row reads the one test; in the cell where each reads its own. */
+const atGroup = (g: ReportGroup, metric: PriceMetric): string => (g.price_tests[metric] ? ` at ${g.price_tests[metric]}` : '');
+const atRow = (g: ReportGroup, metric: PriceMetric, test: string): string => (g.price_tests[metric] ? '' : ` at ${test}`);
+const summaryMetric = (g: ReportGroup): PriceMetric => (g.price_tests.usd_per_1000_iops || !g.price_tests.usd_per_mibps ? 'usd_per_1000_iops' : 'usd_per_mibps');
 
-/** First, and kept in view in the HTML: what a reader decides by. */
+function priceColumn(metric: PriceMetric): FixedColumn {
+  const per = (r: ReportRow, unit: ThroughputUnit): number | null => {
+    const v = priceCell(r, metric)?.cell.value ?? null;
+    return v === null || metric === 'usd_per_1000_iops' ? v : v / inUnit(1, unit);
+  };
+  return {
+    header: (g, u) => `${metric === 'usd_per_1000_iops' ? '$ per 1,000 IOPS' : `$ per ${u}`}${atGroup(g, metric)}`,
+    text: (r, g, u) => {
+      const p = priceCell(r, metric);
+      const v = per(r, u);
+      return p && v !== null ? `${dollars(v)}${atRow(g, metric, p.test)}` : '';
+    },
+    has: (r) => priceCell(r, metric)?.cell.value != null,
+  };
+}
+
+/** First, and kept in view in the HTML: what a reader decides by, all at the price column's test. */
 export const LEADING: readonly FixedColumn[] = [
   { header: () => 'Label', text: (r) => r.label, has: () => true },
-  { header: () => '$ per 1,000 IOPS', text: (r) => dollars(r.usd_per_1000_iops), has: (r) => r.usd_per_1000_iops !== null },
-  { header: (u) => `$ per ${u}`, text: (r, u) => dollars(perUnit(r, u)), has: (r) => r.usd_per_mibps !== null },
-  { header: () => 'Measured / entitled', text: summaryRatio, has: (r) => r.measured_vs_entitled !== null },
-  { header: () => 'Bound by', text: summaryBound, has: (r) => r.bound_by !== null },
+  priceColumn('usd_per_1000_iops'),
+  priceColumn('usd_per_mibps'),
+  {
+    header: (g) => `Measured / entitled${atGroup(g, summaryMetric(g))}`,
+    text: (r, g, u) => {
+      const s = summaryCell(r);
+      if (!s || s.cell.entitled === null) return '';
+      return `${measuredText(s.cell.measured ?? null, s.cell, s.metric, u, s.metric === 'iops' ? ' IOPS' : ` ${u}`)}${atRow(g, summaryMetric(g), s.test)}`;
+    },
+    has: (r) => summaryCell(r)?.cell.entitled != null,
+  },
+  { header: (g) => `Bound by${atGroup(g, summaryMetric(g))}`, text: (r) => boundText(summaryCell(r)?.cell ?? { bound_by: null } as CellEntitlement), has: (r) => !!summaryCell(r)?.cell.bound_by },
 ];
 
 const VOLUME: readonly FixedColumn[] = [
@@ -93,6 +162,7 @@ const VOLUME: readonly FixedColumn[] = [
   { header: () => 'Prov. IOPS', text: (r) => fixed(r.provisioned_iops, 0), has: (r) => r.provisioned_iops !== null },
   { header: () => 'Prov. MiB/s', text: (r) => compact(r.provisioned_mibps), has: (r) => r.provisioned_mibps !== null },
   { header: () => '$/month', text: (r) => fixed(r.usd_per_month, 2), has: (r) => r.usd_per_month !== null },
+  { header: () => 'Price', text: (r) => r.price_source ?? '', has: (r) => r.price_source !== null },
 ];
 
 const TRAILING: readonly FixedColumn[] = [
@@ -115,9 +185,9 @@ export function groupTable(group: ReportGroup, options: TableOptions = {}): Text
   const unit = options.units ?? 'MiB/s';
   const shown = (cols: readonly FixedColumn[]): FixedColumn[] => cols.filter((c) => group.rows.some(c.has));
   const [lead, volume, trail] = [shown(LEADING), shown(VOLUME), shown(TRAILING)];
-  const header = [...lead, ...volume].map((c) => c.header(unit))
-    .concat(group.columns.map((c) => columnLabel(c, unit)), trail.map((c) => c.header(unit)));
-  const rows = group.rows.map((r) => [...lead, ...volume].map((c) => c.text(r, unit))
-    .concat(group.columns.map((c) => cellText(r.cells[c.key], c.metric, unit)), trail.map((c) => c.text(r, unit))));
+  const header = [...lead, ...volume].map((c) => c.header(group, unit))
+    .concat(group.columns.map((c) => columnLabel(c, unit)), trail.map((c) => c.header(group, unit)));
+  const rows = group.rows.map((r) => [...lead, ...volume].map((c) => c.text(r, group, unit))
+    .concat(group.columns.map((c) => cellText(r.cells[c.key], c.metric, unit)), trail.map((c) => c.text(r, group, unit))));
   return { header, rows };
 }

@@ -4,8 +4,8 @@
  * over how many repeats. Rows that share a label (`base_label`) are repeats of one volume: the
  * median ranks, the range shows, and a runner-up inside the winner's range is no clear winner.
  */
-import { usdPer1000Iops, usdPerMibps } from '../cloud/cost.js';
 import { VolbenchError } from '../errors.js';
+import { ownValue } from '../own-key.js';
 import { QUESTION_METRICS, suiteManifest, type SuiteQuestion } from '../suites/manifest.js';
 import type { AboveCause } from './entitled.js';
 import type { Dir } from './suite-columns.js';
@@ -14,7 +14,6 @@ import { dollars, inUnit, type ThroughputUnit } from './units.js';
 /** What a verdict reads of a report row (the model's VerdictRow has these; the model calls this module). */
 export interface VerdictRow {
   base_label: string;
-  usd_per_month: number | null;
   cells: Record<string, { value: number | null; flag: AboveCause | null }>;
   details: { tests: Array<{ test: string; dir: Dir; iops: number; mibps: number; clat_p99_us: number | null }> };
 }
@@ -63,10 +62,11 @@ export function parseRankBy(text: string, field = '--rank-by'): VerdictMetric {
   throw new VolbenchError('EINVALID_VALUE', `${field} takes ${QUESTION_METRICS.join(', ')}, not '${text}'`, { field, accepted: QUESTION_METRICS.join(', ') });
 }
 
-/** A row's figure for a test and metric, or null (no result, no price). */
+const isPrice = (metric: VerdictMetric): metric is 'usd_per_1000_iops' | 'usd_per_mibps' => metric === 'usd_per_1000_iops' || metric === 'usd_per_mibps';
+
+/** A row's figure for a test and metric, or null (no result, no price): a price is the row's cell at that test, the one its table shows. */
 export function rowFigure(row: VerdictRow, test: string, metric: VerdictMetric): number | null {
-  if (metric === 'usd_per_1000_iops') return usdPer1000Iops(row.usd_per_month, rowFigure(row, test, 'iops')) ?? null;
-  if (metric === 'usd_per_mibps') return usdPerMibps(row.usd_per_month, rowFigure(row, test, 'mibps')) ?? null;
+  if (isPrice(metric)) return ownValue(row.cells, `${test}:${metric}`)?.value ?? null;
   const figures = row.details.tests.filter((t) => t.test === test);
   const f = figures.find((t) => test.endsWith(`-${t.dir}`)) ?? figures[0];
   if (!f) return null;
@@ -84,10 +84,10 @@ interface Candidate {
   flag: AboveCause | null;
 }
 
-/** The flag of the cell the figure is read from (a price figure: of its IOPS or MiB/s cell). */
+/** The flag of the cell the figure is read from (a price figure: its own cell, the test's whole rate against its entitlement). */
 function figureFlag(row: VerdictRow, test: string, metric: VerdictMetric): AboveCause | null {
-  const base = metric === 'usd_per_1000_iops' ? 'iops' : metric === 'usd_per_mibps' ? 'mibps' : metric;
-  return Object.entries(row.cells).find(([key, c]) => key.startsWith(`${test}:`) && key.endsWith(`:${base}`) && c.flag)?.[1].flag ?? null;
+  if (isPrice(metric)) return ownValue(row.cells, `${test}:${metric}`)?.flag ?? null;
+  return Object.entries(row.cells).find(([key, c]) => key.startsWith(`${test}:`) && key.endsWith(`:${metric}`) && c.flag)?.[1].flag ?? null;
 }
 
 function median(values: readonly number[]): number {

@@ -27,11 +27,3 @@ export function finishRun(result: FioResult, options: FinishOptions = {}): FioRe
   const found = analyseBurst(facts, { volume });
   return judged(found, [...(options.assertions ?? [])]);
 }
-
-/**
- * A result with the cloud facts of `ctx` and the findings held against its volume.
- * @deprecated A run ends with finishRun; this is its first two steps, for a result made elsewhere.
- */
-export function withCloud(result: FioResult, ctx: CloudContext): FioResult {
-  return finishRun(result, { cloud: ctx });
-}

@@ -14,14 +14,18 @@ import { planRun, type PlanOptions, type RunPlan } from '../plan/index.js';
 import {
   diskUtilDelta, diskUtilDevices, identifyTarget, snapshotDiskStats, snapshotFromTexts, type DiskStatsSnapshot, type ExcludedInterval,
 } from '../device/index.js';
+import { EbsStatsWatch, type EbsReads } from '../device/ebs-stats-watch.js';
 import { buildReport, type FioResult } from '../fio-output/index.js';
+import { collectEntries } from '../fio-output/entries.js';
 import { volumeOf } from '../cloud/index.js';
 import type { ReportJob } from '../fio-output/types.js';
 import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
-import type { RunFiles } from './run-files.js';
+import { createdFiles, type RunFiles } from './run-files.js';
+import type { HeldTargets } from '../plan/held-targets.js';
+import { withEbsStats, type StageReads } from './ebs-stats-attach.js';
 
 /** How a planned run is followed and stopped. */
 export interface RunControl {
@@ -36,10 +40,15 @@ export interface RunControl {
    */
   untilBaseline?: UntilBaseline;
   /**
-   * Where the run records the files it creates and opens, by identity: a suite or a sweep
-   * passes one through its runs, and removes only what it recorded (RunFiles).
+   * Where the run records the files it creates, by identity: a suite or a sweep passes one
+   * through its runs, and removes only what it recorded (RunFiles).
    */
   files?: RunFiles;
+  /**
+   * The directories and files the plans of a sweep's points or a suite's tests share: told
+   * what each stage laid out and opened, which the next plan must find (planRun's `held`).
+   */
+  held?: HeldTargets;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
@@ -72,11 +81,14 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
 class StageFiles {
   private readonly seen = new Map<string, NativeExpect>();
 
-  record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
+  /** `held`: the runs after this one are told too. */
+  record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[], held?: HeldTargets): void {
     plans.forEach((p, i) => {
       const opened = results[i]?.opened;
       if (p.isBlockDevice || !opened || opened.ino === 0n) return;
-      this.seen.set(p.path, p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n });
+      const seen: NativeExpect = p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n };
+      this.seen.set(p.path, seen);
+      held?.saw(p.path, seen);
     });
   }
 
@@ -89,15 +101,17 @@ class StageFiles {
  * Runs the plan's stages in order. `stats` (taken just before) names the devices whose counters
  * disk_util reports: each stage's run reads them again once it has laid its files out, and
  * those layouts come back as intervals for disk_util to leave out, as fio's baseline follows
- * its layout.
+ * its layout. `ebs` reads the EBS statistics of the stage's targets before and after it.
  */
 async function runStages(
   plan: RunPlan,
   options: RunControl,
   stats: DiskStatsSnapshot,
-): Promise<{ results: NativeJobResult[][]; layouts: ExcludedInterval[] }> {
+  ebs: EbsStatsWatch,
+): Promise<{ results: NativeJobResult[][]; layouts: ExcludedInterval[]; ebsReads: Array<StageReads | undefined> }> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
   const layouts: ExcludedInterval[] = [];
+  const ebsReads: Array<StageReads | undefined> = [];
   const files = new StageFiles();
   const statPaths = stats.devices.map((d) => d.statFile);
   for (let stage = 0; stage < plan.stages; stage++) {
@@ -109,26 +123,35 @@ async function runStages(
     } else {
       const startedAt = Date.now();
       const from = stage === 0 ? stats : await snapshotDiskStats(stats.devices.map((d) => d.name));
+      const ebsTargets = members.filter(({ job }) => engineSpec(job.options.ioengine).touchesTarget).map(({ job }) => job.targetIndex);
+      // Read again once the run has laid new files out (it says so before its jobs start): the
+      // layout's writes are not the jobs'.
+      let ebsFrom: Promise<EbsReads> = ebs.read(ebsTargets);
+      await ebsFrom;
       const run = await runNativeGroup(plans, {
         signal: options.signal,
         statPaths,
-        onCreated: (created) => options.files?.created(plans, created),
+        onCreated: (created) => {
+          options.files?.created(plans, created);
+          if (created.some((c) => c.file === 0)) ebsFrom = ebs.read(ebsTargets);
+          for (const { planned, file } of createdFiles(plans, created)) options.held?.saw(planned, { kind: 'file', dev: file.dev, ino: file.ino, rdev: 0n });
+        },
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
       });
       out = run.jobs;
+      ebsReads[stage] = { from: await ebsFrom, to: await ebs.read(ebsTargets) };
       if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
     }
-    files.record(plans, out);
-    options.files?.opened(plans, out);
+    files.record(plans, out, options.held);
     let at = 0;
     for (const { job, index } of members) {
       results[index] = out.slice(at, at + job.instances.length);
       at += job.instances.length;
     }
   }
-  return { results, layouts };
+  return { results, layouts, ebsReads };
 }
 
 /**
@@ -171,16 +194,34 @@ function jobFileOf(spec: ParsedSpec): string | null {
   }
 }
 
+/** Whether a job whose engine touches its device (not null) has target `i`. */
+function touched(plan: RunPlan, i: number): boolean {
+  return plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget);
+}
+
+/** Each result entry's stage and target: its first member's (an entry's members share a stage); null where it touches no device. */
+function entryStages(plan: RunPlan, jobs: ReportJob[]): Array<{ stage: number; targetIndex: number } | null> {
+  return collectEntries(jobs).map((e) => {
+    const job = plan.jobs[jobs.indexOf(e.members[0]?.job)];
+    return job && engineSpec(job.options.ioengine).touchesTarget ? { stage: job.stage, targetIndex: job.targetIndex } : null;
+  });
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  // An engine that touches no device (null) adds nothing to disk_util.
-  const devices = diskUtilDevices(
-    before.filter((_, i) => plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget)),
-  );
+  // An engine that touches no device (null) adds nothing to disk_util or the EBS statistics.
+  const devices = diskUtilDevices(before.filter((_, i) => touched(plan, i)));
   const statsBefore = await snapshotDiskStats(devices);
-  const { results, layouts } = await runStages(plan, control, statsBefore);
+  const ebs = await EbsStatsWatch.start(before.map((t, i) => (touched(plan, i) ? t : null)));
+  let stages;
+  try {
+    stages = await runStages(plan, control, statsBefore, ebs);
+  } finally {
+    ebs.close();
+  }
+  const { results, layouts, ebsReads } = stages;
   // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
   const seen = watch?.seen && !options.signal?.aborted ? watch.seen : null;
   if (seen) results.forEach((rs) => rs.forEach((r) => (r.cancelled = false)));
@@ -215,8 +256,9 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     volbenchVersion: VERSION,
     jobFile: jobFileOf(plan.spec),
   });
+  const measured = withEbsStats(result, ebs, ebsReads, entryStages(plan, jobs));
   const until = options.untilBaseline?.volume;
-  return finishRun(result, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });
+  return finishRun(measured, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });
 }
 
 /** Plans (every check before any I/O) and runs a parsed spec. */

@@ -4,7 +4,7 @@
  * (plus a margin, within the caller's --max-runtime), and the run stops once its series shows the
  * cliff and enough of the level after it to call that level the baseline.
  */
-import { entitlement, volumeOf, type Volume, type VolumeSpec } from '../cloud/index.js';
+import { entitlement, type Volume } from '../cloud/index.js';
 import { untilBaselineRuntimeSec } from '../findings/burst.js';
 import { VolbenchError } from '../errors.js';
 import type { ParsedSpec } from '../jobspec/types.js';
@@ -14,7 +14,7 @@ import { findCliff, MIN_SIDE, type RatePoint } from '../findings/cliff.js';
 
 export interface UntilBaseline {
   /** The volume the run measures: the catalog's burst model says how long to run. */
-  volume: Volume | VolumeSpec;
+  volume: Volume;
 }
 
 /**
@@ -31,9 +31,8 @@ function refuse(message: string, accepted: string): never {
 }
 
 /** The burst model's unit and run length for `volume`, refused when the volume does not burst. */
-export function baselineRun(given: Volume | VolumeSpec | undefined): { unit: 'IOPS' | 'MiB/s'; secondsFromFull: number; runtimeSec: number } {
-  if (!given) refuse(`${FIELD} needs --volume: the catalog's burst model of the volume says how long to run`, 'e.g. --volume gp2:100g');
-  const volume = volumeOf(given);
+export function baselineRun(volume: Volume | undefined): { unit: 'IOPS' | 'MiB/s'; secondsFromFull: number; runtimeSec: number } {
+  if (!volume) refuse(`${FIELD} needs --volume: the catalog's burst model of the volume says how long to run`, 'e.g. --volume gp2:100g');
   const burst = volume.catalog.burst ? entitlement(volume, { bs: 4096 }).burst : undefined;
   if (!burst) refuse(`${FIELD}: ${volume.type} ${volume.sizeGiB} GiB does not burst (the catalog): it runs at its baseline from the start`, 'a volume that bursts: gp2 under 1 TiB, st1, sc1');
   return { unit: burst.unit, secondsFromFull: burst.seconds_from_full, runtimeSec: untilBaselineRuntimeSec(burst.seconds_from_full) };

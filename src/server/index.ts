@@ -11,5 +11,5 @@
 // First: on a Node older than volbench needs, this import fails with the reason.
 import '../require-node.js';
 export { buildServer } from './http/app.js';
-export type { ServerConfig } from './config.js';
-export { certificateFingerprint, readTlsFiles, type TlsIdentity } from './http/tls.js';
+export type { ServerConfig, TlsIdentity } from './config.js';
+export { certificateFingerprint, readTlsFiles } from './http/tls.js';

@@ -15,9 +15,3 @@ export type SuiteDefinition = SuiteEntry;
 export function suiteDefinitions(): readonly SuiteDefinition[] {
   return manifestEntries();
 }
-
-/**
- * The shipped suites.
- * @deprecated The manifest says them: suiteDefinitions() (suites/index.json).
- */
-export const SUITES: readonly SuiteDefinition[] = suiteDefinitions();

@@ -2,7 +2,7 @@
  * Named suites: fio job files shipped in the package (suites/*.fio), run test by test with
  * KDiskMark-style loops and folded into one fio document.
  */
-export { SUITES, suiteDefinitions } from './catalog.js';
+export { suiteDefinitions } from './catalog.js';
 export type { SuiteDefinition, SuiteTarget } from './catalog.js';
 export { fleetDefaultSuite, manifestTests, QUESTION_METRICS, suiteManifest } from './manifest.js';
 export type { ManifestSuite, SuiteQuestion } from './manifest.js';

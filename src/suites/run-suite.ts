@@ -6,13 +6,13 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { removeFiles } from '../device/anchor.js';
-import { RunFiles } from '../run/run-files.js';
+import { leftInPlaceNotes, removeFiles } from '../device/remove-files.js';
+import { RunFiles, withNotes } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
 import { judged, type Assertion } from '../gates/index.js';
-import { planRun, stagesOf } from '../plan/index.js';
+import { HeldTargets, planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult, VolbenchSuiteTest } from '../fio-output/fio-result.js';
 import type { RunProgress } from '../run/progress.js';
@@ -110,12 +110,12 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
  * The files these jobs' unlink asks for, removed here when their last loop (testSpec) never
  * ran: those the suite's runs recorded, each only while it is still that file (RunFiles).
  */
-async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<void> {
+async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<string[]> {
   const cwd = options.cwd ?? process.cwd();
   const paths = jobs
     .filter(({ options: o }) => o.unlink && engineSpec(o.ioengine).touchesTarget)
     .flatMap(({ options: o }) => Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(options.files.of(paths), options.roots);
+  return leftInPlaceNotes(await removeFiles(options.files.of(paths), options.roots));
 }
 
 function interrupted(result: FioResult): boolean {
@@ -139,13 +139,16 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
     if (where && options.onSuiteProgress) options.onSuiteProgress({ ...where, ...clock.progress(p), run: p });
     else if (where) clock.progress(p);
   };
-  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, onProgress };
+  // Each test is planned beneath the directories the first one used, against the files it laid out.
+  const held = options.held ?? new HeldTargets();
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, held, onProgress };
   const done: TestRuns[] = [];
   const walls: VolbenchSuiteTest[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
   // suite that stops early (cancelled, failed) removes those of this test and every later one.
   let stoppedIn: number | null = null;
+  let left: string[] = [];
   try {
     for (const [t, test] of tests.entries()) {
       stoppedIn = t;
@@ -170,10 +173,14 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       stoppedIn = null;
     }
   } finally {
-    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    try {
+      if (stoppedIn !== null) left = await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    } finally {
+      if (options.held === undefined) held.release();
+    }
   }
   const info = { name: suite.name, file: suite.path, loops, wall_ms: Date.now() - suiteStarted, tests: walls };
-  return judged(mergeSuiteRuns(done, info), prepared.assertions);
+  return judged(withNotes(mergeSuiteRuns(done, info), left), prepared.assertions);
 }
 
 /**

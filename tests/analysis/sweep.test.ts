@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runSweep } from '../../src/analysis/sweep.js';
-import { runJobs } from '../../src/index.js';
+import { parseVolume, runJobs } from '../../src/index.js';
 import { harmonicScore } from '../../src/findings/optimum.js';
 import type { VolbenchSweep } from '../../src/fio-output/analysis-sections.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
@@ -143,9 +143,9 @@ describe('sweeps on a file', () => {
   });
 
   it('says what the named volume should deliver at each point', async () => {
-    const result = await runSweep(template(file, { size: '16m', runtime: '100ms' }), { maxDepth: 2, cloud: { volume: { type: 'gp3', sizeGiB: 100 } } });
+    const result = await runSweep(template(file, { size: '16m', runtime: '100ms' }), { maxDepth: 2, cloud: { volume: parseVolume('gp3:100g') } });
     expect(result.volbench.cloud?.volume).toEqual({ type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 });
-    expect(result.volbench.jobs.map((j) => j.entitlement?.expected_iops)).toEqual(result.volbench.sweep!.points.map(() => 3000));
+    expect(result.volbench.jobs.map((j) => j.entitlement?.entitled.iops)).toEqual(result.volbench.sweep!.points.map(() => 3000));
   });
 
   it('stops once p99 passes the limit, and when cancelled keeps what ran', async () => {

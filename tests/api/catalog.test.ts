@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { entitlement, loadCatalog, loadInstances, priceVolume } from '../../src/cloud/index.js';
+import { entitlement, loadCatalog, loadInstances, parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -43,17 +43,17 @@ describe('catalog routes', () => {
     assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', res);
     expect(res.body.volume).toEqual({ type: 'gp3', size_gib: 500, iops: 6000, throughput_mibps: 250 });
     expect(res.body.price).toMatchObject({ region: 'us-east-1', storage: 40, iops: 15, throughput: 5, total: 60 });
-    expect(res.body.entitlement).toMatchObject({ bs: 4096, rw: 'randread', iops: 6000, bound_by: 'volume-iops' });
+    expect(res.body.entitlement).toMatchObject({ bs: 4096, rw: 'randread', entitled: { iops: 6000, bound_by: 'volume-iops' } });
   });
 
   it('entitles gp2 100 GiB on m6i.large as the library does, with its burst', async () => {
     const res = await server.client.get('/v1/catalog/aws/gp2?size=100g&instance=m6i.large&bs=4k');
     expect(res.status).toBe(200);
-    const e = entitlement({ type: 'gp2', sizeGiB: 100 }, { bs: 4096, sequential: false, instance: 'm6i.large' });
-    expect(res.body.entitlement).toMatchObject({ iops: e.iops, bound_by: e.bound_by, instance: 'm6i.large' });
+    const e = entitlement(parseVolume('gp2:100g'), { bs: 4096, sequential: false, instance: 'm6i.large' });
+    expect(res.body.entitlement).toMatchObject({ entitled: e.entitled, instance: 'm6i.large' });
     expect(res.body.entitlement.burst).toMatchObject({ baseline: 300, level: 3000 });
     // The default region's price, from the same catalog.
-    expect(res.body.price.total).toBe(priceVolume({ type: 'gp2', sizeGiB: 100 }, 'us-east-1').total);
+    expect(res.body.price.total).toBe(priceVolume(parseVolume('gp2:100g'), 'us-east-1').total);
   });
 
   it('refuses what the type does not allow, naming the query field; unknown types are 404 with the closest', async () => {
@@ -80,15 +80,15 @@ describe('catalog routes', () => {
     expect(pd.status).toBe(200);
     assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', pd);
     expect(pd.body.price).toMatchObject({ region: 'us-central1', total: 10 });
-    expect(pd.body.entitlement).toMatchObject({ iops: 3600, bound_by: 'volume-iops' });
+    expect(pd.body.entitlement.entitled).toMatchObject({ iops: 3600, bound_by: 'volume-iops' });
     const p10 = await server.client.get('/v1/catalog/azure/premium-ssd?size=100g');
     expect(p10.status).toBe(200);
     assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', p10);
     expect(p10.body.price).toMatchObject({ region: 'eastus', tier: 'P10', total: 19.71 });
-    expect(p10.body.entitlement.burst).toEqual({ level: 3500, baseline: 500, unit: 'IOPS', seconds_from_full: 1800 });
+    expect(p10.body.entitlement.burst).toEqual({ level: 3500, baseline: 500, unit: 'IOPS', seconds_from_full: 1800, seconds_at_job_rate: 1800 });
     const v2 = await server.client.get('/v1/catalog/azure/premium-ssd-v2?size=100g&bs=1m');
     expect(v2.body.volume).toEqual({ type: 'premium-ssd-v2', size_gib: 100, iops: 3000, throughput_mibps: 125 });
-    expect(v2.body.entitlement).toMatchObject({ throughput_mibps: 125, bound_by: 'volume-throughput' });
+    expect(v2.body.entitlement.entitled).toMatchObject({ mibps: 125, bound_by: 'volume-throughput' });
     const region = await refused('/v1/catalog/gcp/pd-ssd?size=100g&region=us-centrl1', 'query.region');
     expect(region.detail).toContain("did you mean 'us-central1'");
     const cap = await refused('/v1/catalog/azure/premium-ssd-v2?size=10g&iops=6000', 'query.iops');
@@ -104,7 +104,7 @@ describe('catalog routes', () => {
     expect(res.status).toBe(200);
     assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', res);
     expect(res.body.price).toMatchObject({ total: 0 });
-    expect(res.body.entitlement).toMatchObject({ iops: 62500, instance: 'i4i.xlarge', counted_io_kib: 4 });
+    expect(res.body.entitlement).toMatchObject({ entitled: { iops: 62500 }, instance: 'i4i.xlarge', counted_io_kib: 4 });
     const none = await server.client.get('/v1/catalog/aws/instance-store');
     expect(none.status).toBe(400);
     assertMatchesOpenApi('GET', '/v1/catalog/{provider}/{type}', none);

@@ -76,7 +76,7 @@ describe('report routes', () => {
     ]);
     expect(rows.map((r: { source: string }) => r.source)).toEqual([ids.a, ids.b, ids.running, ids.queued]);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(['finished', 'finished', 'cancelled', 'cancelled']);
-    const none = { entitled: null, entitled_merged: null, measured_vs_entitled: null, bound_by: null, flag: null };
+    const none = { entitled: null, entitled_merged: null, measured_vs_entitled: null, bound_by: null, bound_by_source: null, flag: null };
     expect(rows[2].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled', ...none });
     expect(rows[3].cells['rr:read:iops']).toEqual({ value: null, state: 'cancelled', ...none });
     const md = await server.client.get(`/v1/report?${q}&format=md`);

@@ -25,7 +25,7 @@ describe('a run with a volume', () => {
     const cloud = res.body.result.volbench.cloud;
     expect(cloud).toEqual({ provider: 'aws', instance_type: 'm6i.large', volume: { type: 'gp3', size_gib: 200, iops: 5000, throughput_mibps: 125 } });
     const e = res.body.result.volbench.jobs[0].entitlement;
-    expect(e).toMatchObject({ bs: 4096, expected_iops: 5000 });
+    expect(e).toMatchObject({ bs: 4096, entitled: { iops: 5000 } });
     expect(e.measured_iops).toBeCloseTo(res.body.result.jobs[0].read.iops, 6);
     const again = await server.client.get(`/v1/runs/${res.body.id}`);
     expect(again.body.volume).toEqual(volume);
@@ -42,7 +42,7 @@ describe('a run with a volume', () => {
     const vb = res.body.result.volbench;
     expect(vb.cloud.volume).toEqual({ type: 'io2', size_gib: 100, iops: 10000 });
     expect(vb.jobs.length).toBeGreaterThan(1);
-    for (const job of vb.jobs) expect(job.entitlement.expected_iops).toBeGreaterThan(0);
+    for (const job of vb.jobs) expect(job.entitlement.entitled.iops).toBeGreaterThan(0);
   });
 
   it('a run without one has volume null', async () => {

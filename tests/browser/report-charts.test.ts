@@ -131,8 +131,8 @@ describe.skipIf(NO_BROWSER !== null)('the report in chromium, as a reader sees i
       }
       // All of the source line, on as many lines (text elements) as it takes.
       const bare = (t: string): string => t.replace(/\s/g, '');
-      const whole = bare(`volbench report, ${report.generated_at.slice(0, 10)}. ${pricesLine(report)}`);
-      const at = chart.texts.findIndex((t: { text: string }) => t.text.startsWith('volbench report, '));
+      const whole = bare(`${report.title}, ${report.generated_at.slice(0, 10)}. ${pricesLine(report)}`);
+      const at = chart.texts.findIndex((t: { text: string }) => t.text.startsWith(`${report.title}, `));
       expect(at, chart.title).toBeGreaterThanOrEqual(0);
       let joined = '';
       for (const t of chart.texts.slice(at)) {

@@ -116,7 +116,7 @@ describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
     expect(seenByReader.verdictBottom).toBeLessThan(900);
     expect(seenByReader.labels).toEqual(['gp3 100 GiB 3000/125', 'gp3 500 GiB 6000/250', 'io2 100 GiB 16000 IOPS', 'gp2 1000 GiB']);
     // aws-ssd has no MiB/s test: no $ per MB/s column to leave empty.
-    expect(seenByReader.header.slice(0, 3)).toEqual(['Label', '$ per 1,000 IOPS', 'Type']);
+    expect(seenByReader.header.slice(0, 3)).toEqual(['Label', '$ per 1,000 IOPS at RND16K-Q1T16-read', 'Type']);
     // Scrolled to the far right, the label and the first price column have not moved.
     expect(seenByReader.scrolled).toBe(true);
     expect(seenByReader.after).toEqual(seenByReader.before);

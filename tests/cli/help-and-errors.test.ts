@@ -27,7 +27,7 @@ const RUN_ONLY = ['--until-baseline', '--until-steady'];
 
 describe('help', () => {
   it('every command has a usage of its own', async () => {
-    expect(COMMANDS).toEqual(['run', 'demo', 'doctor', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational']);
+    expect(COMMANDS).toEqual(['run', 'demo', 'doctor', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational', 'ebs-stats']);
     const usages = await Promise.all(COMMANDS.map(commandUsage));
     usages.forEach((text, i) => expect(text).toContain(`volbench ${COMMANDS[i]}`));
     expect(new Set(usages).size).toBe(COMMANDS.length);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolume, parseVolumeSpec, priceVolume } from '../../src/cloud/index.js';
+import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { errorOf } from '../helpers/errors.js';
 import { VolbenchError } from '../../src/errors.js';
 
@@ -40,51 +40,51 @@ describe('the shipped catalog', () => {
 
 describe('prices', () => {
   it('gp3 500 GiB, 6,000 IOPS, 250 MiB/s in us-east-1: $40 + $15 + $5 = $60.00 a month', () => {
-    const p = priceVolume(parseVolumeSpec('gp3:size=500g,iops=6000,throughput=250'), 'us-east-1');
+    const p = priceVolume(parseVolume('gp3:size=500g:iops=6000:throughput=250'), 'us-east-1');
     expect([p.storage, p.iops, p.throughput, p.total]).toEqual([40, 15, 5, 60]);
     expect(p.as_of).toMatch(/^\d{4}-/);
   });
 
   it('io2 prices its IOPS in tiers (≤ 32,000; ≤ 64,000; above)', () => {
-    const p = priceVolume(parseVolumeSpec('io2:size=200g,iops=80000'), 'us-east-1');
+    const p = priceVolume(parseVolume('io2:size=200g:iops=80000'), 'us-east-1');
     expect(p.storage).toBe(25);
     expect(p.iops).toBeCloseTo(32000 * 0.065 + 32000 * 0.0455 + 16000 * 0.03185, 2);
   });
 
   it('names the closest region it knows', () => {
-    expect(() => priceVolume(parseVolumeSpec('gp3:size=100g'), 'us-east-7')).toThrow(/did you mean 'us-east-1'/);
+    expect(() => priceVolume(parseVolume('gp3:size=100g'), 'us-east-7')).toThrow(/did you mean 'us-east-1'/);
   });
 });
 
 describe('entitlement', () => {
   it('gp2 100 GiB: 300 IOPS baseline, 3,000 burst, 2,000 s of burst from a full bucket', () => {
-    const full = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 4 * KiB });
-    expect(full.iops).toBe(3000);
-    expect(full.burst).toEqual({ level: 3000, baseline: 300, unit: 'IOPS', seconds_from_full: 2000 });
-    const empty = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 4 * KiB, burstBalance: 0 });
-    expect(empty.iops).toBe(300);
-    expect(empty.bound_by).toBe('burst-credits');
+    const full = entitlement(parseVolume('gp2:size=100g'), { bs: 4 * KiB });
+    expect(full.entitled.iops).toBe(3000);
+    expect(full.burst).toEqual({ level: 3000, baseline: 300, unit: 'IOPS', seconds_from_full: 2000, seconds_at_job_rate: 2000 });
+    const empty = entitlement(parseVolume('gp2:size=100g'), { bs: 4 * KiB, burstBalance: 0 });
+    expect(empty.entitled.iops).toBe(300);
+    expect(empty.entitled.bound_by).toBe('burst-credits');
   });
 
   it('st1 2 TiB: 80 MiB/s base, 500 MiB/s burst, 1 MiB I/Os', () => {
-    const burst = entitlement(parseVolumeSpec('st1:size=2t'), { bs: MiB, sequential: true });
-    expect(burst.throughputMiBps).toBe(500);
+    const burst = entitlement(parseVolume('st1:size=2t'), { bs: MiB, sequential: true });
+    expect(burst.entitled.mibps).toBe(500);
     expect(burst.burst).toMatchObject({ level: 500, baseline: 80, unit: 'MiB/s' });
-    expect(entitlement(parseVolumeSpec('st1:size=2t'), { bs: MiB, sequential: true, burstBalance: 0 }).throughputMiBps).toBe(80);
+    expect(entitlement(parseVolume('st1:size=2t'), { bs: MiB, sequential: true, burstBalance: 0 }).entitled.mibps).toBe(80);
   });
 
   it('counts I/Os the provider\'s way: a 1 MiB read on gp3 is four 256 KiB I/Os', () => {
-    const e = entitlement(parseVolumeSpec('gp3:size=500g,iops=16000,throughput=1000'), { bs: MiB });
+    const e = entitlement(parseVolume('gp3:size=500g:iops=16000:throughput=1000'), { bs: MiB });
     expect(e.counted_per_io).toBe(4);
     // 16,000 counted IOPS / 4 = 4,000 MiB/s worth, so throughput (1,000 MiB/s) binds.
-    expect(e.bound_by).toBe('volume-throughput');
-    expect(e.throughputMiBps).toBe(1000);
-    const small = entitlement(parseVolumeSpec('gp3:size=500g,iops=6000,throughput=250'), { bs: 4 * KiB });
-    expect(small).toMatchObject({ iops: 6000, bound_by: 'volume-iops', counted_per_io: 1 });
+    expect(e.entitled.bound_by).toBe('volume-throughput');
+    expect(e.entitled.mibps).toBe(1000);
+    const small = entitlement(parseVolume('gp3:size=500g:iops=6000:throughput=250'), { bs: 4 * KiB });
+    expect(small).toMatchObject({ entitled: { iops: 6000, bound_by: 'volume-iops' }, counted_per_io: 1 });
   });
 
   it('io2 at its ratio: 500 IOPS per GiB on a 100 GiB volume is 50,000', () => {
-    expect(entitlement(parseVolumeSpec('io2:size=100g,iops=50000'), { bs: 16 * KiB }).iops).toBe(50000);
+    expect(entitlement(parseVolume('io2:size=100g:iops=50000'), { bs: 16 * KiB }).entitled.iops).toBe(50000);
   });
 });
 
@@ -141,20 +141,20 @@ describe('instances', () => {
   });
 
   it('an instance\'s EBS limits bind when they are lower than the volume\'s', () => {
-    const fast = parseVolumeSpec('gp3:size=500g,iops=16000,throughput=1000');
+    const fast = parseVolume('gp3:size=500g:iops=16000:throughput=1000');
     // m6i.large bursts to 10 Gbps (1,250 MB/s), above the volume's 1,000 MiB/s...
-    expect(entitlement(fast, { bs: MiB, instance: 'm6i.large' }).bound_by).toBe('volume-throughput');
+    expect(entitlement(fast, { bs: MiB, instance: 'm6i.large' }).entitled.bound_by).toBe('volume-throughput');
     // ...but its baseline is 650 Mbps: 81.25 MB/s, 77.5 one-MiB I/Os a second.
     // Its daily burst spent, its baseline binds: named instance-burst.
     const base = entitlement(fast, { bs: MiB, instance: 'm6i.large', instanceBurst: false });
-    expect(base.bound_by).toBe('instance-burst');
-    expect(base.iops).toBeCloseTo(81.25e6 / MiB, 1);
-    expect(entitlement(fast, { bs: 4 * KiB, instance: 'm6i.large', instanceBurst: false })).toMatchObject({ iops: 3600, bound_by: 'instance-burst' });
+    expect(base.entitled.bound_by).toBe('instance-burst');
+    expect(base.entitled.iops).toBeCloseTo(81.25e6 / MiB, 1);
+    expect(entitlement(fast, { bs: 4 * KiB, instance: 'm6i.large', instanceBurst: false }).entitled).toMatchObject({ iops: 3600, bound_by: 'instance-burst' });
     // m5.4xlarge does not burst: its limits are instance-iops and instance-bandwidth.
-    expect(entitlement(parseVolumeSpec('io2:size=500g,iops=64000'), { bs: 4 * KiB, instance: 'm5.4xlarge', instanceBurst: false }).bound_by).toBe('instance-iops');
+    expect(entitlement(parseVolume('io2:size=500g:iops=64000'), { bs: 4 * KiB, instance: 'm5.4xlarge', instanceBurst: false }).entitled.bound_by).toBe('instance-iops');
   });
 
   it('names the closest instance type it knows', () => {
-    expect(() => entitlement(parseVolumeSpec('gp3:size=100g'), { bs: 4096, instance: 'm6i.lage' })).toThrow(/did you mean 'm6i.large'/);
+    expect(() => entitlement(parseVolume('gp3:size=100g'), { bs: 4096, instance: 'm6i.lage' })).toThrow(/did you mean 'm6i.large'/);
   });
 });

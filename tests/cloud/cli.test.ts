@@ -22,7 +22,19 @@ describe('volbench catalog', () => {
     const out = await volbench(['catalog', 'entitled', 'gp2', '--size', '100g', '--bs', '4k']);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain('3,000 IOPS');
-    expect(out.stdout).toContain('from a baseline of 300 (2000 s from a full bucket)');
+    expect(out.stdout).toContain('from a baseline of 300: a full bucket lasts 2,000 s at this rate (2,000 s at the burst level)');
+  });
+
+  // Broke: the bucket's life was given at the burst rate whatever the job's: gp2 200 GiB at
+  // 256 KiB drains it at 1,000 IOPS (its 250 MiB/s), in 13,500 s, not the 2,250 s a 3,000 IOPS job takes.
+  it("gives a gp2 bucket's life at the job's own rate", async () => {
+    const out = await volbench(['catalog', 'entitled', 'gp2', '--size', '200g', '--bs', '256k', '--format', 'json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).entitlement).toMatchObject({
+      entitled: { iops: 1000, bound_by: 'volume-throughput' }, burst: { level: 3000, baseline: 600, seconds_from_full: 2250, seconds_at_job_rate: 13500 },
+    });
+    const text = await volbench(['catalog', 'entitled', 'gp2', '--size', '200g', '--bs', '256k']);
+    expect(text.stdout).toContain('a full bucket lasts 13,500 s at this rate (2,250 s at the burst level)');
   });
 
   it('refuses gp3 with 20,000 IOPS on 10 GiB: "at most 500 IOPS per GiB", with its source', async () => {

@@ -11,10 +11,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateVolumeCommand, EC2Client } from '@aws-sdk/client-ec2';
 
-import { forgetInstanceIdentity, instanceIdentity, recogniseVolume } from '../../src/cloud/index.js';
+import { forgetInstanceIdentity, instanceIdentity, parseVolume, recogniseVolume } from '../../src/cloud/index.js';
 import { cloudForRun } from '../../src/cli/cloud-lookup.js';
 import { runCommand, type CommandIo } from '../../src/cli/run-command.js';
-import { parseVolumeSpec } from '../../src/cloud/index.js';
 import { VolbenchError } from '../../src/errors.js';
 import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
 
@@ -192,7 +191,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
     const e = doc.volbench.jobs[0].entitlement;
     expect(e.bs).toBe(4096);
     // gp3 at 6000 IOPS; m6i.large's EBS maximum (20,000 IOPS) is above it.
-    expect(e.expected_iops).toBe(6000);
+    expect(e.entitled.iops).toBe(6000);
     expect(cap.err()).not.toContain('cloud lookup');
   });
 
@@ -216,15 +215,15 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
 
   it('a --volume that contradicts AWS is refused before any I/O, naming what AWS reports', async () => {
     const warn: string[] = [];
-    const err = await cloudForRun(['/x'], { volume: parseVolumeSpec('gp3:size=100g') }, (l) => warn.push(l), { volumeIdsOf: async () => [volumeId] })
+    const err = await cloudForRun(['/x'], { volume: parseVolume('gp3:size=100g') }, (l) => warn.push(l), { volumeIdsOf: async () => [volumeId] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VolbenchError);
     expect(err).toMatchObject({ code: 'EINVALID_VALUE', field: '--volume' });
     expect((err as Error).message).toMatch(new RegExp(`--volume says gp3 100 GiB, but AWS reports ${volumeId} as gp3 500 GiB, 6000 IOPS`));
     // What the flag does not state is not a contradiction: gp3:size=500g claims no IOPS.
-    const ok = await cloudForRun(['/x'], { volume: parseVolumeSpec('gp3:size=500g') }, (l) => warn.push(l), { volumeIdsOf: async () => [volumeId] });
+    const ok = await cloudForRun(['/x'], { volume: parseVolume('gp3:size=500g') }, (l) => warn.push(l), { volumeIdsOf: async () => [volumeId] });
     expect(ok?.volume).toMatchObject({ type: 'gp3', sizeGiB: 500, iops: 6000 });
-    const iops = await cloudForRun(['/x'], { volume: parseVolumeSpec('gp3:size=500g,iops=3000') }, () => {}, { volumeIdsOf: async () => [volumeId] }).catch((e: unknown) => e);
+    const iops = await cloudForRun(['/x'], { volume: parseVolume('gp3:size=500g:iops=3000') }, () => {}, { volumeIdsOf: async () => [volumeId] }).catch((e: unknown) => e);
     expect(iops).toMatchObject({ code: 'EINVALID_VALUE', field: '--volume' });
     const inst = await cloudForRun(['/x'], { instance: 'm6i.xlarge' }, () => {}, { volumeIdsOf: async () => [volumeId] }).catch((e: unknown) => e);
     expect(inst).toMatchObject({ code: 'EINVALID_VALUE', field: '--instance' });
@@ -239,7 +238,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
         forgetInstanceIdentity();
         const warn: string[] = [];
         const t0 = performance.now();
-        const ctx = await cloudForRun(['/x'], { volume: parseVolumeSpec('gp3:size=10g') }, (l) => warn.push(l), {
+        const ctx = await cloudForRun(['/x'], { volume: parseVolume('gp3:size=10g') }, (l) => warn.push(l), {
           volumeIdsOf: async () => [volumeId], env: { AWS_EC2_METADATA_SERVICE_ENDPOINT: endpoint },
         });
         expect(performance.now() - t0).toBeLessThan(1500);

@@ -3,7 +3,8 @@
  * serves AWS's data) written as the instance limits file, dated and sourced: more than 1,000
  * types where the hand-copied file had 49, m6i.large at 650 / 10,000 Mbps and 3,600 / 40,000
  * IOPS with its 30 minutes a day, instance store IOPS kept from AWS's page where the file had
- * them. The shipped file is that output for moto 5.2.5.
+ * them, and each type's platform: its hypervisor (io1/io2 pass 32,000 IOPS only on Nitro), NVMe and
+ * EBS-optimized support. The shipped file is that output for moto 5.2.5.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,11 @@ describe.skipIf(skip)(`catalog refresh --instances against moto${skip ? ` (skipp
     const m6i = file.instances.find((i) => i.type === 'm6i.large')!;
     expect(m6i.ebs).toMatchObject({ baseline_mbps: 650, max_mbps: 10000, baseline_iops: 3600, max_iops: 40000, burst: { minutes_per_day: 30 }, confidence: 'M' });
     expect(m6i.architectures).toEqual(['x86_64']);
+    expect(m6i.hypervisor).toBe('nitro');
+    expect(m6i.ebs).toMatchObject({ nvme_support: 'required', ebs_optimized_support: 'default' });
+    const m4 = file.instances.find((i) => i.type === 'm4.large')!;
+    expect(m4.hypervisor).toBe('xen');
+    expect(m4.ebs).toMatchObject({ nvme_support: 'unsupported', ebs_optimized_support: 'default' });
     expect(m6i.instance_store).toBeUndefined();
     // A size at its maximum all day does not burst.
     expect(file.instances.find((i) => i.type === 'm5.4xlarge')!.ebs.burst).toBeUndefined();
@@ -70,7 +76,11 @@ describe('the shipped instance limits', () => {
   it("are DescribeInstanceTypes as moto 5.2.5 serves it, dated, at M", () => {
     const text = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'catalog', 'aws-ec2-instances.json'), 'utf8'));
     const file = InstanceCatalog.parse(text);
-    expect(file).toMatchObject({ source: 'AWS DescribeInstanceTypes as served by moto 5.2.5', as_of: '2026-10-27', confidence: 'M' });
+    expect(file).toMatchObject({ source: 'AWS DescribeInstanceTypes as served by moto 5.2.5', as_of: '2026-11-29', confidence: 'M' });
+    // The platform, for the 32,000 IOPS cap and for plans that need Nitro: every Xen type says so.
+    expect(loadInstances().filter((i) => i.hypervisor === 'xen').map((i) => i.type.split('.')[0]))
+      .toEqual(expect.arrayContaining(['m4', 'c4', 'r4', 'i3', 'x1', 'd2', 'h1']));
+    expect(loadInstances().find((i) => i.type === 'm6i.large')!.hypervisor).toBe('nitro');
     expect(loadInstances().length).toBeGreaterThan(1000);
     expect(loadInstances().find((i) => i.type === 'm6i.large')!.ebs).toMatchObject({ baseline_mbps: 650, max_mbps: 10000, baseline_iops: 3600, max_iops: 40000 });
     // Prices are their own file, and every priced type has limits.

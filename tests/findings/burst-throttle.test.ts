@@ -11,7 +11,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rm
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { formatNormal, parseVolumeSpec, runJobs } from '../../src/index.js';
+import { formatNormal, parseVolume, runJobs } from '../../src/index.js';
 import type { FioResult } from '../../src/fio-output/index.js';
 import { MiB } from '../helpers/run-fixtures.js';
 import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
@@ -104,7 +104,7 @@ describe.skipIf(throttleUnavailableReason() !== null)('burst analysis of a run w
     }, 3700);
     // gp2 100 GiB's full bucket lasts 2,000 s: the run would go on to --max-runtime, 30 s, but
     // stops once the cliff and a few seconds after it show.
-    const result = await runJobs(job(device, '1s'), { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') }, limits: { maxRuntimeSec: 30 } });
+    const result = await runJobs(job(device, '1s'), { untilBaseline: { volume: parseVolume('gp2:size=100g') }, limits: { maxRuntimeSec: 30 } });
     clearTimeout(timer);
     expect(loweredAtMs).toBeGreaterThan(0);
     const burst = result.volbench.jobs[0].analysis!.burst!;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { afterAll } from 'vitest';
 
-import { analyseBurst, parseVolumeSpec, runJobs } from '../../src/index.js';
+import { analyseBurst, parseVolume, runJobs } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { findCliff, type RatePoint } from '../../src/findings/cliff.js';
@@ -171,10 +171,10 @@ describe('--until-baseline', () => {
     const file = scratch.path('never.bin');
     const spec = { jobs: [{ name: 'b', filename: file, size: '1m', rw: 'randread' }] };
     const cases: Array<[Parameters<typeof runJobs>, RegExp]> = [
-      [[spec, { untilBaseline: { volume: parseVolumeSpec('gp3:size=100g') } }], /gp3 100 GiB does not burst/],
-      [[spec, { untilBaseline: { volume: parseVolumeSpec('gp2:size=2000g') } }], /gp2 2000 GiB does not burst/],
-      [[{ jobs: [spec.jobs[0], { ...spec.jobs[0], name: 'c', stonewall: 1 }] }, { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') } }], /runs one stage/],
-      [[{ jobs: [{ ...spec.jobs[0], ramp_time: '20s' }] }, { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') }, limits: { maxRuntimeSec: 10 } }], /no runtime within --max-runtime 10s/],
+      [[spec, { untilBaseline: { volume: parseVolume('gp3:size=100g') } }], /gp3 100 GiB does not burst/],
+      [[spec, { untilBaseline: { volume: parseVolume('gp2:size=2000g') } }], /gp2 2000 GiB does not burst/],
+      [[{ jobs: [spec.jobs[0], { ...spec.jobs[0], name: 'c', stonewall: 1 }] }, { untilBaseline: { volume: parseVolume('gp2:size=100g') } }], /runs one stage/],
+      [[{ jobs: [{ ...spec.jobs[0], ramp_time: '20s' }] }, { untilBaseline: { volume: parseVolume('gp2:size=100g') }, limits: { maxRuntimeSec: 10 } }], /no runtime within --max-runtime 10s/],
     ];
     for (const [args, message] of cases) {
       const err = await volbenchError(runJobs(...args));
@@ -203,7 +203,7 @@ describe('--until-baseline', () => {
     // No cliff on a file: the run goes to its --max-runtime, 2 s, and says it measured the burst.
     const file = scratch.path('short.bin');
     const result = await runJobs({ jobs: [{ name: 'b', filename: file, size: '1m', rw: 'randread', ioengine: 'psync', rate_iops: 500 }] },
-      { untilBaseline: { volume: parseVolumeSpec('gp2:size=100g') }, limits: { maxRuntimeSec: 2 } });
+      { untilBaseline: { volume: parseVolume('gp2:size=100g') }, limits: { maxRuntimeSec: 2 } });
     expect(result.jobs[0]['job options']).toMatchObject({ time_based: '1', runtime: '2s' });
     expect(result.jobs[0].job_runtime).toBeGreaterThanOrEqual(1900);
     const burst = result.volbench.jobs[0].analysis!.burst!;

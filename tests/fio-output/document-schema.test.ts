@@ -14,7 +14,7 @@ import { analyseBurst } from '../../src/findings/burst.js';
 import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { runJobs } from '../../src/run/run-jobs.js';
 import { runSuite } from '../../src/suites/index.js';
-import { fioResultSchema as served } from '../../src/server/schemas/fio-result.js';
+import { fioResultSchema as served } from '../../src/api/fio-result.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 
 /** `schema` with every object closed: an unknown key is an error, not dropped. */
@@ -80,5 +80,35 @@ describe("the output document's schema", () => {
     expect(problems(extra).join('\n')).toMatch(/^volbench\.jobs\.0: Unrecognized key: "novel"/);
     const { members: _m, ...short } = result.volbench.jobs[0];
     expect(problems({ ...result, volbench: { ...result.volbench, jobs: [short] } }).join('\n')).toMatch(/^volbench\.jobs\.0\.members: /);
+  });
+});
+
+describe("the EBS statistics contract (NVMe log page 0xD0, read before and after each job)", () => {
+  const limits = { volume_iops: 9.1e6, volume_throughput: 0, instance_iops: 0, instance_throughput: 0 };
+  const stats = {
+    source: 'emulated', device: '/dev/nvme1n1', page: 'ebs', elapsed_us: 10e6,
+    exceeded_us: limits, exceeded_share: { ...limits, volume_iops: 0.91 },
+    read_ops: 30000, write_ops: 0, read_bytes: 30000 * 4096, write_bytes: 0, read_time_us: 30000 * 600, write_time_us: 0,
+    read_io_latency_histogram: [{ lower_us: 512, upper_us: 1024, count: 30000 }], write_io_latency_histogram: [],
+  };
+
+  it("takes a job's ebs_stats, the result's ebs_stats_unavailable and an emulated volume's scale, key for key", async () => {
+    const result = await runJobs({ jobs: [{ name: 'n', ioengine: 'null', rw: 'randread', bs: '4k', size: '1m' }] });
+    const doc = {
+      ...result,
+      volbench: {
+        ...result.volbench,
+        jobs: [{ ...result.volbench.jobs[0], ebs_stats: stats }],
+        cloud: { provider: 'aws', emulation: { rate: 0.25, time: 0.1 } },
+        ebs_stats_unavailable: 'not an NVMe device: /dev/loop7',
+      },
+    };
+    expect(problems(doc)).toEqual([]);
+    expect(served.parse(doc)).toEqual(doc);
+    const { exceeded_share: _s, ...short } = stats;
+    const lacking = { ...doc, volbench: { ...doc.volbench, jobs: [{ ...doc.volbench.jobs[0], ebs_stats: short }] } };
+    expect(problems(lacking).join('\n')).toMatch(/^volbench\.jobs\.0\.ebs_stats\.exceeded_share: /);
+    const badScale = { ...doc, volbench: { ...doc.volbench, cloud: { provider: 'aws', emulation: { rate: 0, time: 0.1 } } } };
+    expect(problems(badScale).join('\n')).toMatch(/^volbench\.cloud\.emulation\.rate: /);
   });
 });

@@ -4,12 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { fleetVolumes, formatPlan, parseFleetVolumes, planFleet } from '../../src/fleet/index.js';
+import { fleetVolume, fleetVolumes, formatPlan, planFleet } from '../../src/fleet/index.js';
+
+const parseFleetVolumes = (text: string) => fleetVolumes(text, undefined);
 import { errorOf } from '../helpers/errors.js';
 
 describe('--volumes', () => {
   it('reads type, size, IOPS and throughput, and labels each volume (a repeat gets -2)', () => {
-    expect(parseFleetVolumes('gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t,gp3:500g,instance-store')).toEqual([
+    expect(parseFleetVolumes('gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2t,gp3:500g,instance-store').map(fleetVolume)).toEqual([
       { label: 'gp3-500g', type: 'gp3', sizeGiB: 500 },
       { label: 'gp3-500g-6000iops-250mibs', type: 'gp3', sizeGiB: 500, iops: 6000, throughputMiBps: 250 },
       { label: 'io2-500g-16000iops', type: 'io2', sizeGiB: 500, iops: 16000 },

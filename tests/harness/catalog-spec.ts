@@ -5,8 +5,8 @@
 // model moves or changes, only this file follows it. It reads the library's sources, so it never
 // sees a stale build's catalog.
 import {
-  SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, volumeOf, volumeType,
-  type Entitlement, type Volume, type VolumeSpec,
+  SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, scaleEntitlement, volumeOf, volumeType,
+  type Entitlement, type Volume, type VolumeInput,
 } from '../../src/cloud/index.js';
 import type { LimiterSpec, Rates, Scale, ThrottleSpec } from './throttle-model.js';
 
@@ -20,15 +20,15 @@ const SMALL_IO = 4096;
 function volumeRates(spec: Volume, countedBytes: number, burstBalance: number, hdd: boolean): Rates {
   const small = entitlement(spec, { bs: SMALL_IO, sequential: false, burstBalance });
   const large = entitlement(spec, { bs: LARGE_IO, sequential: true, burstBalance });
-  const bps = Math.round(large.throughputMiBps * MiB);
+  const bps = Math.round(large.entitled.mibps * MiB);
   // HDD: small I/Os are bound by throughput (each counts whole), which smallIoCountsWhole expresses.
   if (hdd) return { bps };
-  const iops = small.iops;
+  const iops = small.entitled.iops;
   return iops * countedBytes > bps ? { iops, bps } : { iops };
 }
 
 /** A checked volume from its text (either grammar) or its figures. */
-function volumeFrom(volume: Volume | VolumeSpec | string): Volume {
+function volumeFrom(volume: Volume | VolumeInput | string): Volume {
   return typeof volume === 'string' ? parseVolume(volume, { field: 'volume', onOldForm: () => {} }) : volumeOf(volume);
 }
 
@@ -36,7 +36,7 @@ function volumeFrom(volume: Volume | VolumeSpec | string): Volume {
  * The throttle spec of `volume` (a VolumeSpec or its text, 'gp2:size=100g') behind `instance`'s
  * EBS limits (omit it for the volume alone), in AWS's own numbers: scale with scaleSpec().
  */
-export function specFromCatalog(volume: Volume | VolumeSpec | string, instance?: string): ThrottleSpec {
+export function specFromCatalog(volume: Volume | VolumeInput | string, instance?: string): ThrottleSpec {
   const spec = volumeFrom(volume);
   const type = volumeType(spec.type);
   if (type.from_instance) throw new RangeError(`${spec.type}: instance store has no EBS model to throttle to`);
@@ -71,13 +71,9 @@ export function specFromCatalog(volume: Volume | VolumeSpec | string, instance?:
   return { limiters };
 }
 
-/** An entitlement (from src/cloud's entitlement()) as the scaled emulation should deliver it. */
-export function scaledEntitlement(e: Entitlement, scale: Scale): Entitlement {
-  const out: Entitlement = { ...e, iops: e.iops * scale.rate, throughputMiBps: e.throughputMiBps * scale.rate };
-  if (e.burst) {
-    out.burst = { ...e.burst, level: e.burst.level * scale.rate, baseline: e.burst.baseline * scale.rate, seconds_from_full: e.burst.seconds_from_full * scale.time };
-  }
-  return out;
+/** An entitlement (from src/cloud's entitlement()) as the scaled emulation should deliver it: the library's own scaling. */
+export function scaledEntitlement<E extends Entitlement>(e: E, scale: Scale): E {
+  return scaleEntitlement(e, scale);
 }
 
 /**
@@ -85,6 +81,6 @@ export function scaledEntitlement(e: Entitlement, scale: Scale): Entitlement {
  * `bs` bytes in mode `rw`, with a full bucket (what a result's service calls the job's
  * entitlement, before it looks at the measured rate).
  */
-export function modelEntitlement(volume: Volume | VolumeSpec, instance: string | undefined, bs: number, rw: string): Entitlement {
+export function modelEntitlement(volume: Volume | VolumeInput, instance: string | undefined, bs: number, rw: string): Entitlement {
   return entitlement(volumeOf(volume), { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), ...(instance ? { instance } : {}) });
 }

@@ -9,6 +9,8 @@ Lines written to `ctl` change how `disk.img` behaves from then on:
     stall read|write|any OFFSET LENGTH never answer I/O that touches the range (until `release`)
     stall-after read|write|any BYTES   never answer such I/O once BYTES more have been served
     release                            answer the stalled I/O (with EIO) and stall no more
+    delay read|write|any MICROSECONDS  answer every such I/O that much later (each on its own, so
+                                       I/Os in flight together wait together: a device's latency)
     clear                              behave again
 
 Reading `ctl` gives counters: `served_bytes failed stalled`. `disk.img` is opened with
@@ -52,6 +54,7 @@ class FaultFS(pyfuse3.Operations):
         super().__init__()
         self.data = bytearray(size)
         self.rules = []
+        self.delays = {}
         self.served = 0
         self.failed = 0
         self.stalled = 0
@@ -67,6 +70,7 @@ class FaultFS(pyfuse3.Operations):
             verb = words[0]
             if verb == "clear":
                 self.rules = []
+                self.delays = {}
             elif verb == "release":
                 self.rules = [r for r in self.rules if not r.kind.startswith("stall")]
                 self.release_event.set()
@@ -75,10 +79,15 @@ class FaultFS(pyfuse3.Operations):
                 self.rules.append(Rule(verb, words[1], int(words[2]), int(words[3]), self.served))
             elif verb in ("eio-after", "stall-after") and len(words) == 3:
                 self.rules.append(Rule(verb, words[1], int(words[2]), 0, self.served))
+            elif verb == "delay" and len(words) == 3 and words[1] in ("read", "write", "any"):
+                self.delays[words[1]] = int(words[2]) / 1e6
             else:
                 raise pyfuse3.FUSEError(errno.EINVAL)
 
     async def apply_rules(self, direction, offset, length):
+        delay = self.delays.get(direction, self.delays.get("any", 0))
+        if delay > 0:
+            await trio.sleep(delay)
         for rule in list(self.rules):
             if not rule.matches(direction, offset, length, self.served):
                 continue

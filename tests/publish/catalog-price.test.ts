@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { parseVolume } from '../../src/cloud/volume-text.js';
 import { priceVolume } from '../../src/cloud/volume-price.js';
 import { catalogPricer } from '../../src/publish/catalog-price.js';
 
@@ -16,10 +17,10 @@ describe('catalogPricer', () => {
 
   it('prices GCP and Azure disks in their own default regions, as the catalog does', () => {
     const gcp = price({ provider: 'gcp', volume_type: 'pd-ssd', size_gib: 200 });
-    expect(gcp?.usd_per_month).toBe(priceVolume({ type: 'pd-ssd', sizeGiB: 200 }, 'us-central1').total);
+    expect(gcp?.usd_per_month).toBe(priceVolume(parseVolume('pd-ssd:200g'), 'us-central1').total);
     expect(gcp?.usd_per_month).toBeGreaterThan(0);
     const azure = price({ provider: 'azure', volume_type: 'premium-ssd', size_gib: 100 });
-    expect(azure?.usd_per_month).toBe(priceVolume({ type: 'premium-ssd', sizeGiB: 100 }, 'eastus').total);
+    expect(azure?.usd_per_month).toBe(priceVolume(parseVolume('premium-ssd:100g'), 'eastus').total);
   });
 
   it('leaves unpriced a type of another provider than the result names, an unknown type or region, or no size', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { priceVolume } from '../../src/cloud/index.js';
+import { parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { volbench } from '../helpers/cli.js';
 import { FIXTURES } from './helpers.js';
 
@@ -65,10 +65,15 @@ describe('volbench report', () => {
       const out = await volbench(['report', file, '--format', 'json', ...(region ? ['--region', region] : [])]);
       expect(out.code, out.stderr).toBe(0);
       const row = JSON.parse(out.stdout).groups[0].rows[0];
-      const price = priceVolume({ type: 'gp3', sizeGiB: 100, iops: 4000 }, region ?? 'us-east-1');
+      const price = priceVolume(parseVolume('gp3:100g:iops=4000'), region ?? 'us-east-1');
       expect(row).toMatchObject({ type: 'gp3', size_gib: 100, provisioned_iops: 4000, usd_per_month: price.total, price_as_of: price.as_of, price_region: price.region });
-      expect(row.bound_by).toMatch(/^(latency|volume-iops|instance-iops)$/);
-      expect(row.measured_vs_entitled).toBeGreaterThan(0);
+      // An ad hoc job is priced at its own test, its cell carrying the entitlement and what bound it.
+      expect(row.priced_at).toEqual({ usd_per_1000_iops: 'rr', usd_per_mibps: 'rr' });
+      const cell = row.cells['rr:usd_per_1000_iops'];
+      expect(cell.bound_by).toMatch(/^(latency|volume-iops|instance-iops|below-entitlement)$/);
+      expect(cell).toMatchObject({ entitled: 4000, bound_by_source: 'model' });
+      expect(cell.measured_vs_entitled).toBeGreaterThan(0);
+      expect(cell.value).toBeCloseTo(price.total / (cell.measured / 1000), 6);
       // The footer names the region and the date of the prices.
       const md = await volbench(['report', file, ...(region ? ['--region', region] : [])]);
       const sure = price.confidence === 'M' ? ' (confidence M: a secondary or remembered source)' : price.confidence === 'L' ? ' (confidence L: not verified)' : '';

@@ -17,6 +17,24 @@ export function fixture(name: string): FioJson {
 
 type Loose = Record<string, any>;
 
+/**
+ * A job's entitlement as a result of schema 3 states it: `iops` entitled (bound as said, by the
+ * model unless said), held against what the fixture's job measured.
+ */
+export function entitlementOf(doc: FioJson, jobname: string, e: { iops: number; bound_by?: string; bound_by_source?: string; bs?: number } & Loose): Loose {
+  const job = doc.jobs.find((j) => j.jobname === jobname)!;
+  const dirs = [job.read, job.write].filter((d) => d && d.total_ios > 0);
+  const measured = dirs.reduce((s, d) => s + d!.iops, 0);
+  const bs = e.bs ?? Math.round(dirs.reduce((s, d) => s + d!.io_bytes, 0) / dirs.reduce((s, d) => s + d!.total_ios, 0));
+  const { iops, bound_by: bound = 'volume-iops', bound_by_source: source = 'model', ...rest } = e;
+  const rate = { iops, mibps: Math.round((iops * bs / 1048576) * 100) / 100, bound_by: bound === 'latency' || bound === 'below-entitlement' || bound === 'job-rate' ? 'volume-iops' : bound };
+  return {
+    entitled: rate, entitled_merged: rate, counted_io_kib: 256, counted_per_io: Math.max(1, Math.ceil(bs / 262144)),
+    bs, measured_iops: measured, measured_bw_bytes: dirs.reduce((s, d) => s + d!.bw_bytes, 0),
+    measured_vs_entitled: Math.round((measured / iops) * 1000) / 1000, bound_by: bound, bound_by_source: source, ...rest,
+  };
+}
+
 /** Adds what the catalog and the burst analysis put in a result (they write these keys). */
 export function withCloud(doc: FioJson, cloud: Loose, jobs: Record<string, Loose> = {}): FioJson {
   const out = structuredClone(doc) as FioJson & { volbench: Loose };
@@ -31,11 +49,15 @@ export function withCloud(doc: FioJson, cloud: Loose, jobs: Record<string, Loose
  * that failed without a result; then a kdiskmark result, a job of its own and fio's own output.
  */
 export function mixedInputs(): ReportInput[] {
-  const a = withCloud(fixture('aws-ssd-vol-a.json'),
-    { provider: 'aws', label: 'gp3-a', volume: { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 }, price: { usd_per_month: 2000, as_of: '2026-11-01' } },
-    { 'RND16K-Q1T16-read': { entitlement: { expected_iops: 3000, bound_by: 'volume' } }, 'RND16K-Q1T16-write': { analysis: { burst: { cliff_at_s: 1.4, level_before: 3000, level_after: 300.4, unit: 'IOPS', catalog: { matches: false } } } } });
+  const docA = fixture('aws-ssd-vol-a.json');
+  const burst = { points: 3, unit: 'IOPS', cliff: true, cliff_at_s: 1.4, level_before: 3000, level_after: 300.4, message: 'cliff',
+    catalog: { volume: 'gp3 100 GiB', unit: 'IOPS', level: 3000, baseline: 300, bucket: 5.4e6, seconds_from_full: 2000, counted_per_io: 1, matches: false } };
+  const a = withCloud(docA,
+    { provider: 'aws', fleet: { id: 'f0', label: 'gp3-a' }, volume: { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 }, price: { usd_per_month: 2000, as_of: '2026-11-01', source: 'https://aws.amazon.com/ebs/pricing/' } },
+    { 'RND16K-Q1T16-read': { entitlement: entitlementOf(docA, 'RND16K-Q1T16-read', { iops: 3000 }) }, 'RND16K-Q1T16-write': { analysis: { burst } } });
   const b = withCloud(fixture('aws-ssd-vol-b.json'), { provider: 'aws', region: 'us-east-1', volume: { type: 'io2', size_gib: 50, iops: 16000 }, fleet: { id: 'f1', label: 'io2-b' } },
-    { 'RND16K-Q1T16-write': { analysis: { burst: { never_left_burst: true, catalog: { seconds_needed: 2000 } } } } });
+    { 'RND16K-Q1T16-write': { analysis: { burst: { points: 3, unit: 'IOPS', cliff: false, never_left_burst: true, message: 'burst',
+      catalog: { volume: 'io2 50 GiB', unit: 'IOPS', level: 3000, baseline: 300, bucket: 5.4e6, seconds_from_full: 2000, counted_per_io: 1, seconds_needed: 2000 } } } } });
   const c = structuredClone(fixture('aws-ssd-vol-c.json'));
   c.volbench!.jobs[1].cancelled = true;
   return [

@@ -32,7 +32,10 @@ describe('HTML report', () => {
     const saved = /href="data:image\/svg\+xml;base64,([^"]+)"/.exec(html)!;
     const svg = Buffer.from(saved[1], 'base64').toString();
     expect(svg.startsWith('<svg')).toBe(true);
-    expect(svg).toContain('volbench report, ');
+    expect(svg).toContain(`${report.title}, `);
+    // The first screen: the report's title and what it measured on.
+    expect(html).toContain(`<h1>${report.title}</h1>`);
+    expect(html).toContain('<p class="context">gp3 100 GiB 3000/125, io2 50 GiB 16000 IOPS · aws-ssd, kdiskmark · ');
   });
 
   it('asks for nothing over the network', async () => {
@@ -43,17 +46,21 @@ describe('HTML report', () => {
   });
 
   it('escapes labels that come from results', async () => {
-    const doc = withCloud(fixture('aws-ssd-vol-a.json'), { provider: 'aws', label: '<img src=x onerror=alert(1)>&', price: { usd_per_month: 10, as_of: '2026-01-01' } });
+    const doc = withCloud(fixture('aws-ssd-vol-a.json'), { provider: 'aws', fleet: { id: 'f', label: '<img src=x onerror=alert(1)>&' }, price: { usd_per_month: 10, as_of: '2026-01-01', source: 'x' } });
     const html = await renderHtml(buildPublishReport([{ source: 'x.json', result: doc }]));
     expect(html).not.toContain('<img');
     expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;&#38;');
   });
 
-  it('draws sweep curves when a result carries them, and nothing for a malformed sweep', async () => {
+  it('draws sweep curves when a result carries them; a malformed sweep fails its row, naming where', async () => {
+    const point = (depth: number, iops: number, p99: number) => ({
+      value: depth, iodepth: depth, numjobs: 1, job: `qd${depth}`, iops, bw_bytes: iops * 4096, clat_mean_ns: p99 / 2, clat_p50_ns: p99 / 2,
+      clat_p99_ns: p99, clat_p999_ns: p99, throughput_norm: iops / 350, latency_norm: 1, score: 1,
+    });
     const doc = fixture('custom-randrw.json') as any;
     doc.volbench.sweep = {
-      name: 'randread 4k', optimum: { value: 4 },
-      points: [{ iodepth: 1, iops: 100, clat_p99_ns: 20000 }, { iodepth: 4, iops: 350, clat_p99_ns: 45000 }, { iodepth: 'x' }],
+      over: 'iodepth', alpha: 0.5, max_depth: 4, max_p99_ns: null, stopped: 'max_depth', max_iops: 350,
+      points: [point(1, 100, 20000), point(4, 350, 45000)], optimum: { ...point(4, 350, 45000), speedup: 3.5 },
     };
     const bad = fixture('custom-randrw.json') as any;
     bad.volbench.sweep = 'not a sweep';
@@ -68,5 +75,6 @@ describe('HTML report', () => {
     expect(lines[1].yAxisIndex).toBe(1);
     const none = buildPublishReport([{ source: 's.json', result: bad }]);
     expect(groupCharts(none.groups[0]).filter((c) => c.kind === 'sweep')).toEqual([]);
+    expect(none.groups[0].rows[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/^s\.json: volbench\.sweep: /) });
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, catalogPricer, renderHtml, renderJson, renderMarkdown, verdictText, type ReportInput } from '../../src/publish/index.js';
 import { aboveCause, isBuffered } from '../../src/fio-output/entitled.js';
-import { fixture, withCloud } from './helpers.js';
+import { entitlementOf, fixture, withCloud } from './helpers.js';
 
 const GP3 = { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 };
 const IO2 = { type: 'io2', size_gib: 100, iops: 16000 };
@@ -84,11 +84,11 @@ describe('verdicts', () => {
 
 describe('measured against entitled, per test', () => {
   it('flags each cell above 1.10 with its likely cause, in JSON, Markdown and HTML', async () => {
-    const entitlement = { 'RND16K-Q1T16-read': { entitlement: { bs: 16384, expected_iops: 3000, expected_bw_bytes: 3000 * 16384, measured_iops: 0, measured_bw_bytes: 0, ratio: 0, bound_by: 'volume-iops' } } };
+    const entitled = (name: string) => ({ 'RND16K-Q1T16-read': { entitlement: entitlementOf(fixture(name), 'RND16K-Q1T16-read', { iops: 3000 }) } });
     const docs = [
-      { source: 'local.json', result: withCloud(fixture('aws-ssd-vol-a.json'), { provider: 'aws', volume: GP3 }, entitlement) },
+      { source: 'local.json', result: withCloud(fixture('aws-ssd-vol-a.json'), { provider: 'aws', volume: GP3 }, entitled('aws-ssd-vol-a.json')) },
       // Identified as the volume (it carries the id), through O_DIRECT: the model is what is wrong.
-      { source: 'found.json', result: withCloud(fixture('aws-ssd-vol-b.json'), { provider: 'aws', volume: { ...GP3, id: 'vol-0abc' } }, entitlement) },
+      { source: 'found.json', result: withCloud(fixture('aws-ssd-vol-b.json'), { provider: 'aws', volume: { ...GP3, id: 'vol-0abc' } }, entitled('aws-ssd-vol-b.json')) },
     ];
     const report = buildPublishReport(docs);
     const doc = JSON.parse(renderJson(report));
@@ -98,14 +98,14 @@ describe('measured against entitled, per test', () => {
     expect(cell(1)).toMatchObject({ entitled: 3000, bound_by: 'volume-iops', flag: 'above the model' });
     // The write test has no entitlement in these results: nothing to hold it against.
     expect(doc.groups[0].rows[0].cells['RND16K-Q1T16-write:write:iops']).toMatchObject({ entitled: null, measured_vs_entitled: null, flag: null });
-    expect(doc.groups[0].rows[0].measured_vs_entitled_test).toBe('RND16K-Q1T16-read');
+    expect(doc.groups[0].rows[0].priced_at.usd_per_1000_iops).toBe('RND16K-Q1T16-read');
     const md = renderMarkdown(report);
-    expect(md).toContain('| 1700752 ⚑ |');
+    expect(md).toContain('| 1,700,752 / 3,000 (566.92×) ⚑ |');
     expect(md).toContain('not the named volume: RND16K-Q1T16-read IOPS 566.92×');
     expect(md).toContain('above the model: RND16K-Q1T16-read IOPS 556.39×');
-    expect(md).toContain('| 566.92 at RND16K-Q1T16-read | volume-iops |');
+    expect(md).toContain('| 1,700,752 / 3,000 IOPS (566.92×) ⚑ | volume-iops (model) |');
     const html = await renderHtml(report);
-    expect(html).toContain('<td class="flagged">1700752 ⚑</td>');
+    expect(html).toContain('<td class="flagged">1,700,752 / 3,000 (566.92×) ⚑</td>');
     // The verdict read from a flagged figure says so.
     const iops = report.verdicts.find((v) => v.metric === 'iops' && v.test === 'RND16K-Q1T16-read')!;
     expect(iops.flag).toBe('not the named volume');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../harness/throttle-model.js';
 import { scaledEntitlement, specFromCatalog } from '../harness/catalog-spec.js';
-import { entitlement, parseVolumeSpec } from '../../src/cloud/index.js';
+import { entitlement, parseVolume } from '../../src/cloud/index.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -163,7 +163,7 @@ describe('the catalog adapter', () => {
     const v = spec.limiters[0];
     expect(v).toMatchObject({ baseline: { iops: 300 }, burst: { iops: 3000 }, bucket: { unit: 'ios', size: 5_400_000, refillPerS: 300 }, countedIoBytes: 256 * KiB });
     expect(secondsFromFull(v)).toBeCloseTo(2000);
-    const e = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 16 * KiB });
+    const e = entitlement(parseVolume('gp2:size=100g'), { bs: 16 * KiB });
     expect(e.burst!.seconds_from_full).toBeCloseTo(secondsFromFull(v), 0);
   });
 
@@ -182,9 +182,9 @@ describe('the catalog adapter', () => {
   });
 
   it('scaledEntitlement scales rates by rate and the burst\'s duration by time', () => {
-    const e = entitlement(parseVolumeSpec('gp2:size=100g'), { bs: 16 * KiB });
+    const e = entitlement(parseVolume('gp2:size=100g'), { bs: 16 * KiB });
     const s = scaledEntitlement(e, { rate: 0.25, time: 0.01 });
-    expect(s.iops).toBeCloseTo(e.iops * 0.25);
+    expect(s.entitled.iops).toBeCloseTo(e.entitled.iops * 0.25);
     expect(s.burst!.seconds_from_full).toBeCloseTo(e.burst!.seconds_from_full * 0.01);
   });
 });

@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { regionPrice } from '../../src/cloud/index.js';
-import { instanceHourly } from '../../src/fleet/prices.js';
+import { instanceHourly, regionPrice } from '../../src/cloud/index.js';
 import { readEndpointMap } from '../../src/fleet/run.js';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { buildPublishReport, catalogPricer, renderMarkdown } from '../../src/publish/index.js';

@@ -11,10 +11,11 @@ import {
 } from '../../cloud/index.js';
 import { InstanceType, ProviderCatalog } from '../../cloud/schema.js';
 import { VolbenchError } from '../../errors.js';
+import { modelEntitlementSchema } from '../../fio-output/entitlement-section.js';
 import { parseSize } from '../../jobspec/index.js';
 import { volumeTypeNotFound } from '../problems/service-problems.js';
-import { jsonResponse, problemResponse } from '../schemas/problem.js';
-import { named } from '../schemas/registry.js';
+import { jsonResponse, problemResponse } from '../../api/problem.js';
+import { named } from '../../api/registry.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 
@@ -56,17 +57,8 @@ const volumeAnswer = named('CatalogVolume', z.object({
     bs: z.number().int(),
     rw: z.string(),
     instance: z.string().optional(),
-    iops: z.number(),
-    throughput_mibps: z.number(),
-    bound_by: z.string().describe('volume-iops, volume-throughput, burst-credits, instance-iops, instance-bandwidth or instance-burst'),
-    counted_io_kib: z.number(),
-    counted_per_io: z.number(),
-    entitled_merged: z.object({ iops: z.number(), throughput_mibps: z.number(), bound_by: z.string() })
-      .describe('With small sequential I/Os merged up to the counted size; iops above is with none merged'),
-    burst: z.object({ level: z.number(), baseline: z.number(), unit: z.string(), seconds_from_full: z.number() }).optional(),
-    instance_burst: z.object({ after_s: z.number(), iops: z.number(), throughput_mibps: z.number(), bound_by: z.literal('instance-burst') }).optional()
-      .describe("With an instance whose EBS limits burst: the rate once its 30 minutes a day are spent, when lower"),
-  }),
+    ...modelEntitlementSchema.shape,
+  }).describe("The model's answer for I/O of bs in mode rw, in the shape a result's entitlement has"),
 }).describe("One volume's monthly price and what it should deliver"));
 
 const QUERY_FIELDS = { type: 'type', size: 'query.size', iops: 'query.iops', throughput: 'query.throughput', suite: 'query' };
@@ -130,13 +122,7 @@ export function registerCatalogRoutes(app: ZodApp, _deps: RouteDeps): void {
       price,
       entitlement: {
         bs, rw, ...(q.instance !== undefined ? { instance: q.instance } : {}),
-        iops: e.iops, throughput_mibps: e.throughputMiBps, bound_by: e.bound_by,
-        counted_io_kib: e.counted_io_kib, counted_per_io: e.counted_per_io,
-        entitled_merged: { iops: e.merged.iops, throughput_mibps: e.merged.throughputMiBps, bound_by: e.merged.bound_by },
-        ...(e.burst ? { burst: e.burst } : {}),
-        ...(e.instance_burst ? {
-          instance_burst: { after_s: e.instance_burst.seconds, iops: e.instance_burst.iops, throughput_mibps: e.instance_burst.throughputMiBps, bound_by: e.instance_burst.bound_by },
-        } : {}),
+        ...e,
       },
     };
   });

@@ -103,7 +103,7 @@ export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number, mo
     if (!served) return;
     const rw = String(job['job options']?.rw ?? doc['global options']?.rw ?? '');
     const m = model(served.bs, rw);
-    const e = { ...served, bound_by: m.bound_by, expected_iops: m.iops, expected_bw_bytes: m.iops * served.bs };
+    const e = { ...served, bound_by: m.entitled.bound_by, expected_iops: m.entitled.iops, expected_bw_bytes: m.entitled.iops * served.bs };
     const bytesBound = BYTES_BOUND.has(e.bound_by);
     const unit = bytesBound ? 'MiB/s' : 'IOPS';
     const d = dirOf(job);
@@ -113,7 +113,7 @@ export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number, mo
     tests.push({
       test: job.jobname, rw, bs: e.bs, measured: round(measured), entitled: round(entitled), unit,
       ratio: entitled > 0 ? round(measured / entitled, 3) : null, bound_by: e.bound_by, gated, why,
-      ...(served.bound_by !== m.bound_by ? { service_bound_by: served.bound_by } : {}),
+      ...(served.bound_by !== m.entitled.bound_by ? { service_bound_by: served.bound_by } : {}),
     });
   });
   return tests;
