@@ -135,7 +135,14 @@ export async function compareStudy(input: StudyInput, opts: DriveOptions): Promi
   const prepared = await prepareStudy(input, opts);
   const { fleetId } = prepared.state;
   return leased(fleetId, opts, async (lease) => {
-    await startStudy(prepared, opts);
+    try {
+      await startStudy(prepared, opts);
+    } catch (err) {
+      // What it put up (its state, perhaps the spec and bundle) is taken down by the machine: a
+      // study left planned without its settings fails, and its teardown runs.
+      await drive(fleetId, lease, { ...opts, maxErrors: 1 }).catch(() => {});
+      throw err;
+    }
     return drive(fleetId, lease, opts);
   });
 }
