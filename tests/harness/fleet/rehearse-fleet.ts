@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import type { FioJson } from '../../../src/fio-output/fio-result.js';
@@ -35,6 +35,7 @@ import { startMoto } from '../moto.js';
 import { playMember, type PlannedMember, type PlayedMember } from './play-member.js';
 import { attachReportCells, studyReport, volumeTests, verdict, type ReapDemo, type Study, type StudyVolume } from './study.js';
 import { forward, freePort } from './forward.js';
+import { waitForStack } from './wait-stack.js';
 
 interface CliRun { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; fleetId?: string }
 /** A command that creates a fleet: its own state directory, and who to tell once the fleet exists. */
@@ -96,21 +97,6 @@ function cli(argv: string[], env: NodeJS.ProcessEnv, creates?: Creates): Promise
   });
 }
 
-async function waitForStack(cfn: CloudFormationClient, name: string, ms: number): Promise<Stack> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const s = (await cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      if (s?.StackStatus === 'CREATE_COMPLETE') return s;
-      if (s?.StackStatus && /FAILED|ROLLBACK|DELETE/.test(s.StackStatus)) throw new Error(`${name}: ${s.StackStatus}`);
-    } catch (err) {
-      if (!/does not exist/.test(String((err as Error).message))) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`${name}: not created within ${ms / 1000} s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /**
  * `fleet up` killed with SIGKILL once its stack exists (nothing of it can tear down), then
  * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag and
@@ -163,7 +149,7 @@ async function main() {
   log('This rehearsal tests the plumbing end to end, not AWS\'s model: the volumes are loop devices held to the catalog\'s own model.');
   log(`scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
-  const moto = await startMoto(REGION);
+  const moto = await startMoto(REGION, { logFile: join(out, 'moto.log') });
   // Each stack's creation waits for its member's Ready signal, as CloudFormation's creation policy makes it.
   const aws = new SignalStandIn({ moto: moto.endpoint, holdUntilReady: /^volbench-vb[0-9a-f]{10}-/ });
   const front = await aws.listen('127.0.0.1');
