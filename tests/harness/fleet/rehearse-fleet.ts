@@ -224,6 +224,8 @@ async function main() {
       try {
         const doc: FioJson = JSON.parse(readFileSync(file!, 'utf8'));
         entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024);
+        entry.emulation = doc.volbench?.cloud?.emulation ?? null;
+        if (doc.volbench?.ebs_stats_unavailable) entry.ebs_stats_unavailable = doc.volbench.ebs_stats_unavailable;
         entry.host = { instance_id: doc.volbench?.cloud?.instance_id, image_id: doc.volbench?.cloud?.image_id, kernel: doc.volbench?.kernel, version: doc.volbench?.version };
       } catch {
         entry.error ??= 'no result';

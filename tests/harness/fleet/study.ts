@@ -49,6 +49,10 @@ export interface StudyVolume {
   type: string;
   suite: string;
   tests: StudyTest[];
+  /** The scale the volume's result says it was emulated at (`volbench.cloud.emulation`), from its statistics page. */
+  emulation?: Scale | null;
+  /** Why the result's jobs have no statistics, as it says. */
+  ebs_stats_unavailable?: string;
   error?: string;
   boot?: Record<string, unknown>;
   throttle?: Pick<ThrottleState, 'events' | 'totals'>;
@@ -187,6 +191,9 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
     if (v.error) problems.push(`${v.label}: ${v.error}`);
     const gated = v.tests.filter((t) => t.gated);
     if (gated.length === 0) problems.push(`${v.label}: no gated test`);
+    if (v.tests.length > 0 && (v.emulation?.rate !== study.scale.rate || v.emulation?.time !== study.scale.time)) {
+      problems.push(`${v.label}: its result says volbench.cloud.emulation ${JSON.stringify(v.emulation ?? null)}, not the study's scale${v.ebs_stats_unavailable ? ` (${v.ebs_stats_unavailable})` : ''}`);
+    }
     for (const t of gated) {
       if (outside(t.ratio, low, high)) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
       else if (t.bound_by !== t.limit) problems.push(`${v.label} ${t.test}: bound by ${t.bound_by} (${t.bound_by_source}), where the model names ${t.limit}`);
