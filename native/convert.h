@@ -20,6 +20,8 @@ JobPlan PlanFromJs(const Napi::Object& obj);
 PathRef PathRefFromJs(Napi::Value v, const char* name);
 
 Napi::Object JobResultToJs(Napi::Env env, Job& job);
+// A status report's statistics of `job`, in JobResultToJs's shape.
+Napi::Object StatusToJs(Napi::Env env, Job& job, const StatusSnapshot& s);
 Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info);
 // {limit, threads, memoryBytes, entries: [{kind: 'job' | 'call', anchor, ios, threads, memoryBytes}]}.
 Napi::Object StuckTotalsToJs(Napi::Env env, const StuckTotals& totals);

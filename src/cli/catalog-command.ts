@@ -137,6 +137,38 @@ async function refreshInstances(values: { instances?: boolean; region?: string; 
   return 0;
 }
 
+interface EntitledFlags {
+  provider?: string;
+  size?: string;
+  iops?: string;
+  throughput?: string;
+  bs?: string;
+  rw?: string;
+  'burst-balance'?: string;
+  instance?: string;
+  'instance-baseline'?: boolean;
+}
+
+/** `catalog entitled TYPE`: what the volume delivers at a block size and pattern (on an instance). */
+function entitledOf(type: string | undefined, values: EntitledFlags, out: (data: unknown, text: string) => void): number {
+  const spec = volumeFrom(type, values);
+  const bs = parseSize(values.bs ?? '4k', { field: '--bs' });
+  const rw = values.rw ?? (bs >= 1024 * 1024 ? 'read' : 'randread');
+  if (!RW.includes(rw)) throw new VolbenchError('EINVALID_ARGS', `catalog: --rw '${rw}' is not one of fio's`, { field: '--rw', accepted: RW.join(', ') });
+  let burstBalance: number | undefined;
+  if (values['burst-balance'] !== undefined) {
+    burstBalance = Number(values['burst-balance']);
+    if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
+  }
+  checkPlacement(spec, values.instance, '--instance', '--size');
+  const e = entitlement(spec, {
+    bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
+  });
+  const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
+  out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
+  return 0;
+}
+
 export async function catalogCommand(argv: string[], io: CommandIo): Promise<number> {
   let parsed;
   try {
@@ -178,24 +210,8 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
         `$${p.storage.toFixed(2)} storage + $${p.iops.toFixed(2)} IOPS + $${p.throughput.toFixed(2)} throughput = $${p.total.toFixed(2)} a month (${p.source}, as of ${p.as_of})\n`);
       return 0;
     }
-    case 'entitled': {
-      const spec = volumeFrom(type, values);
-      const bs = parseSize(values.bs ?? '4k', { field: '--bs' });
-      const rw = values.rw ?? (bs >= 1024 * 1024 ? 'read' : 'randread');
-      if (!RW.includes(rw)) throw new VolbenchError('EINVALID_ARGS', `catalog: --rw '${rw}' is not one of fio's`, { field: '--rw', accepted: RW.join(', ') });
-      let burstBalance: number | undefined;
-      if (values['burst-balance'] !== undefined) {
-        burstBalance = Number(values['burst-balance']);
-        if (!(burstBalance >= 0 && burstBalance <= 1)) throw new VolbenchError('EINVALID_ARGS', '--burst-balance takes 0 to 1', { field: '--burst-balance', accepted: '0–1 of a full bucket' });
-      }
-      checkPlacement(spec, values.instance, '--instance', '--size');
-      const e = entitlement(spec, {
-        bs, sequential: SEQUENTIAL.has(rw), direction: directionOf(rw), burstBalance, instance: values.instance, instanceBurst: !values['instance-baseline'],
-      });
-      const on = values.instance && !spec.catalog.from_instance ? ` on ${values.instance}` : '';
-      out({ volume: spec, bs, rw, instance: values.instance, entitlement: e }, `${describeVolume(spec, values.instance)}${on} at ${values.bs ?? '4k'} ${rw}: ${entitledText(e)}\n`);
-      return 0;
-    }
+    case 'entitled':
+      return entitledOf(type, values, out);
     case 'refresh':
       return refreshInstances(values, io);
     default:

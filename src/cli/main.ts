@@ -72,8 +72,8 @@ export function takePricesFlag(args: string[]): string[] {
   return rest;
 }
 
-export async function main(argv: string[], io: CommandIo): Promise<number> {
-  const [command, ...given] = argv;
+/** The answer to --version, --help, `help` and a command's --help, before any command parses anything; undefined otherwise. */
+async function answeredAtOnce(command: string | undefined, given: string[], io: CommandIo): Promise<number | undefined> {
   switch (command) {
     case '--version':
     case '-v':
@@ -94,6 +94,13 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     io.stdout.write(await commandUsage(command));
     return 0;
   }
+  return undefined;
+}
+
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...given] = argv;
+  const answered = await answeredAtOnce(command, given, io);
+  if (answered !== undefined || command === undefined) return answered ?? 2;
   const rest = PRICING_COMMANDS.has(command) ? takePricesFlag(given) : given;
   switch (command) {
     case 'run':
@@ -110,7 +117,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     case 'fleet': {
       // Loaded only here: the AWS SDK clients cost other commands their start-up.
-      const { fleetCommand } = await import('./fleet-command.js');
+      const { fleetCommand } = await import('./fleet/index.js');
       return fleetCommand(rest, io);
     }
     case 'sweep':

@@ -54,11 +54,21 @@ export function progressLine(p: RunProgress): string {
   return `Jobs: ${running} (f=${running}): [${phase}(${running})][${(p.fraction * 100).toFixed(1)}%][${bw}][${iops} IOPS][eta ${eta(p.etaMs)}]`;
 }
 
-/** Writes progress lines over each other on a terminal; does nothing elsewhere. */
+/**
+ * Writes progress lines over each other on a terminal; does nothing elsewhere. With
+ * `newlineEveryMs` (fio's --eta-newline), a line is kept, and the next starts on a line of its
+ * own, each time that long has passed since the last one was kept, as fio's display does.
+ */
 export class ProgressPrinter {
   private lastWidth = 0;
+  private keptAt = 0;
+  private keepNext = false;
 
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly newlineEveryMs = 0,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get enabled(): boolean {
     return Boolean(this.stream.isTTY);
@@ -67,9 +77,18 @@ export class ProgressPrinter {
   update(p: RunProgress): void {
     if (!this.enabled) return;
     const line = progressLine(p);
+    const start = this.keepNext ? '\n' : '\r';
+    if (this.keepNext) this.lastWidth = 0;
+    this.keepNext = false;
     const pad = this.lastWidth > line.length ? ' '.repeat(this.lastWidth - line.length) : '';
     this.lastWidth = line.length;
-    this.stream.write(`\r${line}${pad}`);
+    this.stream.write(`${start}${line}${pad}`);
+    const t = this.now();
+    if (this.keptAt === 0) this.keptAt = t;
+    else if (this.newlineEveryMs > 0 && t - this.keptAt > this.newlineEveryMs) {
+      this.keptAt = t;
+      this.keepNext = true;
+    }
   }
 
   done(): void {

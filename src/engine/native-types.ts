@@ -34,12 +34,14 @@ export interface NativePathRef {
   realPath?: string;
 }
 
-/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat) and its identity. */
+/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat, 6 on its other files) and its identity. */
 export interface NativeCreatedFile {
   job: number;
   file: number;
   dev: bigint;
   ino: bigint;
+  /** Its birth time and inode generation, as the engine read them ('' where the filesystem keeps neither): native FileStamp. */
+  stamp: string;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -139,6 +141,8 @@ export interface NativeJobPlan {
   fioReseed: boolean;
   /** Keep fio's random map: every block once per pass. */
   randomMap: boolean;
+  /** Keep fio's map even for one block size (its order of offsets shows: plan/random-map.ts keepsFioMap). */
+  fioMap: boolean;
   /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
   distribution: number;
   distributionParam: number;
@@ -189,6 +193,33 @@ export interface NativeJobPlan {
   measureHugePages: boolean;
   /** The CPUs the instance's thread is pinned to (sched_setaffinity); empty: not pinned. */
   cpus: number[];
+  /**
+   * The job's other files (filename=a:b, nrfiles), each opened, laid out, claimed and removed as
+   * its target is; empty for a job of one file.
+   */
+  moreFiles: NativeFileTarget[];
+  /** How the I/Os are spread over the files: 0 round robin, 1 sequential, 2 random (fio's file_service_type). */
+  fileService: number;
+  /** I/Os per turn of a file (fio's `roundrobin:N`, `random:N`), at least 1. */
+  fileServiceNr: number;
+  /** fio's seed for the random file choice. */
+  fioSeedFile: bigint;
+  /** fio's --status-interval: a status report every this often while the run goes on (0: none). */
+  statusIntervalNs: number;
+}
+
+/** One of a job's files beyond its first: where it is, what it must be, and its region. */
+export interface NativeFileTarget {
+  /** For messages; the engine opens `target`. */
+  path: string;
+  target: NativePathRef;
+  unlinkTarget: NativePathRef | null;
+  expect: NativeExpect;
+  isBlockDevice: boolean;
+  exclusive: boolean;
+  layoutBytes: number;
+  regionOffset: number;
+  regionBytes: number;
 }
 
 /** Count, extremes and Welford accumulators of a latency, in ns. */
@@ -280,6 +311,8 @@ export interface NativeJobResult {
   tid: number;
   /** The regular file the job opened (0n when none): a later stage must find that file there. */
   opened: { dev: bigint; ino: bigint; rdev: bigint };
+  /** The same for the job's other files, in the order of NativeJobPlan.moreFiles. */
+  moreOpened: Array<{ dev: bigint; ino: bigint; rdev: bigint }>;
   dirs: [NativeDirResult, NativeDirResult, NativeDirResult];
   sync: { totalIos: number; lat: NativeLatStats; latHist: Float64Array };
   usrNs: number;
@@ -421,7 +454,12 @@ export interface NativeAddon {
    */
   runJobs(
     plans: NativeJobPlan[],
-    onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
+    /**
+     * Progress about once a second; with plans' `statusIntervalNs`, also a status report every
+     * interval (`status`: per plan its statistics as of then, its final result once it ended,
+     * null before it has any), with empty `p` and `created`.
+     */
+    onProgress: (p: NativeProgress[], created: NativeCreatedFile[], status?: Array<NativeJobResult | null>) => void,
     statPaths?: string[],
   ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */
@@ -435,10 +473,11 @@ export interface NativeAddon {
   probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino`, its directories walked without following links; on a thread of its own as
-   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
+   * `ino` (and, with a stamp, has that birth time and generation: ESTALE otherwise), its
+   * directories walked without following links; on a thread of its own as probeTarget.
+   * Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string): Promise<number> | null;
   /**
    * One NVMe log page through the kernel's admin passthrough (Get Log Page), on a thread of its
    * own as probeTarget: the device opened must be the one `request` names (kind and rdev) before

@@ -10,6 +10,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteParameterCommand } from '@aws-sdk/client-ssm';
 
 import { awsCall, type FleetClients } from './aws.js';
+import { fleetLog, type OnFleetEvent } from './events.js';
 import { existingVolumes, fleetInstances, fleetObjects, fleetParameters, liveInstances, volumesOn } from './fleet-resources.js';
 import { fleetStacks } from './member-stacks.js';
 import { saveState, type FleetState } from './state.js';
@@ -18,7 +19,8 @@ export interface DownOptions {
   clients: FleetClients;
   stateDir: string;
   maxWaitSec?: number;
-  log?: (line: string) => void;
+  /** `tearing-down`, what AWS answered on the way (`log`), then `torn-down`. */
+  onEvent?: OnFleetEvent;
 }
 
 export interface DownResult {
@@ -69,8 +71,9 @@ async function deleteLeftBehind(instances: string[], volumes: string[], clients:
  */
 export async function fleetDown(state: FleetState, opts: DownOptions): Promise<DownResult> {
   const { clients } = opts;
-  const log = opts.log ?? (() => {});
+  const log = fleetLog(state.fleetId, opts.onEvent);
   const labels = state.members.map((m) => m.label);
+  opts.onEvent?.({ event: 'tearing-down', fleetId: state.fleetId });
   state.status = 'deleting';
   await saveState(state, opts.stateDir, clients).catch(() => {});
   const stacks = await fleetStacks(state.fleetId, labels, clients);
@@ -101,5 +104,6 @@ export async function fleetDown(state: FleetState, opts: DownOptions): Promise<D
   if (leftAlone.length) log(`left alone, as no stack of fleet ${state.fleetId} made them (they lack its tag or no stack of it names them): ${leftAlone.join(', ')}`);
   state.status = remaining.length ? 'failed' : 'down';
   await saveState(state, opts.stateDir, clients).catch(() => {});
+  opts.onEvent?.({ event: 'torn-down', fleetId: state.fleetId, remaining, leftAlone });
   return { remaining, leftAlone };
 }

@@ -9,11 +9,12 @@ import { PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { AddTagsToResourceCommand } from '@aws-sdk/client-ssm';
 
 import { awsCall, type FleetClients } from './aws.js';
+import { fleetLog, type OnFleetEvent } from './events.js';
 import { fleetInstances, fleetObjects, fleetParameters, liveInstances } from './fleet-resources.js';
 import { fleetStacks } from './member-stacks.js';
 import { FLEET_TAG } from './names.js';
 import { saveState, type FleetState } from './state.js';
-import { EXPIRES_TAG } from './ttl.js';
+import { checkWorkloadFits, expiresAt, EXPIRES_TAG } from './ttl.js';
 
 /** The tag moves on what the fleet made as its stacks and tags say, never on what a state names. */
 export async function extendFleet(state: FleetState, expires: string, clients: FleetClients, stateDir: string): Promise<boolean> {
@@ -33,4 +34,26 @@ export async function extendFleet(state: FleetState, expires: string, clients: F
   state.expiresAt = expires;
   await saveState(state, stateDir, clients);
   return true;
+}
+
+export interface FitOptions {
+  clients: FleetClients;
+  stateDir: string;
+  /** The fleet's life from `now` (`run --ttl`): the expiry moves there first (never earlier). */
+  ttlSec?: number;
+  now?: Date;
+  onEvent?: OnFleetEvent;
+}
+
+/**
+ * Before a workload of `needsSec` on a fleet that is up: refused when the fleet's life cannot
+ * hold it (checkWorkloadFits); with `ttlSec`, the expiry moves to that long from now, and a log
+ * event says so.
+ */
+export async function fitWorkload(state: FleetState, needsSec: number, opts: FitOptions): Promise<void> {
+  const now = opts.now ?? new Date();
+  checkWorkloadFits(state, needsSec, opts.ttlSec, now);
+  if (opts.ttlSec === undefined) return;
+  const later = expiresAt(now, opts.ttlSec);
+  if (await extendFleet(state, later, opts.clients, opts.stateDir)) fleetLog(state.fleetId, opts.onEvent)(`fleet ${state.fleetId}: now expires at ${later}`);
 }

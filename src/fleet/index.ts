@@ -16,18 +16,31 @@ export { fleetCertificate } from './certificate.js';
 export type { CertificateOptions, FleetCertificate } from './certificate.js';
 export { preflight } from './preflight.js';
 export type { Preflight, PreflightInput } from './preflight.js';
-export { defaultTtlSec, expiresAt, EXPIRES_TAG, fleetNow, parseTtl, secondsLeft } from './ttl.js';
+export { checkWorkloadFits, defaultTtlSec, expiresAt, EXPIRES_TAG, fleetNow, parseTtl, secondsLeft } from './ttl.js';
 export type { UpOptions } from './stacks.js';
 export type { DownOptions, DownResult } from './down.js';
 export { readEndpointMap, runFleet } from './run.js';
 export type { FleetRunOptions, MemberResult, RunWorkload } from './run.js';
-export { fleetReportInputs } from './report.js';
+export { fleetReport, fleetReportInputs, savedResults } from './report.js';
 export { expired, findExpired, reapFleets } from './reap.js';
 export type { Reaped, ReapOptions, ReapPlan } from './reap.js';
 export { fleetStacks, memberEndpoint, memberFingerprint, parseEndpoint } from './member-stacks.js';
 export type { FleetStacks, MemberStack } from './member-stacks.js';
 export { ResultFiles } from './result-files.js';
 export { parseFleetState } from './state-schema.js';
-export { deleteStacksNow } from './teardown.js';
-export type { StacksDeleted } from './teardown.js';
-export { extendFleet } from './extend.js';
+export { deleteStacksNow, deleteStacksOnAbort } from './teardown.js';
+export type { AbortTeardownOptions, StacksDeleted } from './teardown.js';
+export { extendFleet, fitWorkload } from './extend.js';
+export type { FitOptions } from './extend.js';
+export { jobFileSeconds, workloadSeconds } from './workload.js';
+export { compareFleet, studyPassed } from './compare.js';
+export type { CompareOptions, CompareOutcome } from './compare.js';
+export { createMemberStack } from './member-stack.js';
+export type { MemberStackInput, MemberStackOptions, MemberStackOutcome } from './member-stack.js';
+export { stackParameters } from './stack-parameters.js';
+export type { FleetStackSettings } from './stack-parameters.js';
+export { FLEET_EVENT_NAMES, fleetLog } from './events.js';
+export type {
+  FleetCreated, FleetEvent, FleetEventName, FleetKept, FleetLog, FleetReportEvent, FleetTearingDown, FleetTornDown, MemberFailed, MemberOutcome,
+  MemberProgress, MemberResultEvent, MemberUp, OnFleetEvent,
+} from './events.js';

@@ -141,7 +141,7 @@ function suiteJobs(name: string, field: string, runtime?: string): { jobs: Parse
 }
 
 /** Seconds a suite's timed stages take, times its loops. */
-function suiteSeconds(name: string, field: string, runtime?: string): number {
+export function suiteSeconds(name: string, field: string, runtime?: string): number {
   const { jobs, loops } = suiteJobs(name, field, runtime);
   return timedSeconds(jobs) * loops;
 }
@@ -173,6 +173,46 @@ function entitled(volumes: readonly LabelledVolume[], input: FleetPlanInput, sui
   return { tests, findings };
 }
 
+/** What one member runs: its suite (none for a job file), checked and timed, and what it writes first. */
+interface MemberWork {
+  suite?: string;
+  seconds: number;
+  precondition?: Precondition;
+}
+
+/** Each member's suite checked (and timed) first: a bad name is refused naming where it was given. */
+function memberWork(volumes: readonly LabelledVolume[], input: FleetPlanInput, suiteName: string): MemberWork[] {
+  const own = volumes.map((v, i) => ({ suite: v.volume.suite, field: `--volumes[${i}].suite` })).filter((s) => s.suite !== undefined);
+  if (input.workloadSeconds !== undefined && own.length) {
+    throw new VolbenchError('EINVALID_ARGS', `${own[0].field}: a job file runs on every member; suite= is for fleets that run suites`, { field: own[0].field, accepted: 'no suite= with --job' });
+  }
+  if (suiteName !== AUTO) suiteSeconds(suiteName, '--suite', input.runtime);
+  if (input.workloadSeconds !== undefined) return volumes.map(() => ({ seconds: 0 }));
+  const suites = volumes.map((v, i) => suiteOf(v.volume, suiteName, `--volumes[${i}]`));
+  return volumes.map((v, i) => {
+    const suite = suites[i];
+    const seconds = suiteSeconds(suite, v.volume.suite ? `--volumes[${i}].suite` : suiteName === AUTO ? `--volumes[${i}]` : '--suite', input.runtime);
+    const precondition = input.precondition === false ? undefined
+      : preconditionFor(v.volume, input.instanceType, suite, input.runtime === undefined ? {} : { runtime: input.runtime });
+    return { suite, seconds, ...(precondition ? { precondition } : {}) };
+  });
+}
+
+/** What the estimate cannot vouch for: an instance without a price or limits, prices of another region or an old date. */
+function planWarnings(input: FleetPlanInput, hourly: DatedPrice | undefined, members: readonly FleetMember[]): string[] {
+  const warnings: string[] = [];
+  if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
+  else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
+  if (!loadInstances().some((t) => t.type === input.instanceType)) warnings.push(`no EBS limits known for ${input.instanceType}: the tests are entitled by the volume alone`);
+  // Old prices make an old estimate: say so, naming each date once.
+  const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
+  for (const d of [...dates].sort()) {
+    const stale = staleWarning(d);
+    if (stale) warnings.push(stale);
+  }
+  return warnings;
+}
+
 export function planFleet(input: FleetPlanInput): FleetPlan {
   if (input.volumes.length === 0) {
     throw new VolbenchError('EINVALID_ARGS', 'a fleet needs at least one volume', { field: '--volumes', accepted: 'e.g. gp3:500g,io2:500g:iops=16000' });
@@ -180,52 +220,26 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   const volumes = labelled(input);
   const fleetId = input.fleetId ?? newFleetId();
   const suiteName = input.suite ?? AUTO;
-  const own = volumes.map((v, i) => ({ suite: v.volume.suite, field: `--volumes[${i}].suite` })).filter((s) => s.suite !== undefined);
-  if (input.workloadSeconds !== undefined && own.length) {
-    throw new VolbenchError('EINVALID_ARGS', `${own[0].field}: a job file runs on every member; suite= is for fleets that run suites`, { field: own[0].field, accepted: 'no suite= with --job' });
-  }
-  if (suiteName !== AUTO) suiteSeconds(suiteName, '--suite', input.runtime);
-  const suites = input.workloadSeconds !== undefined ? volumes.map(() => undefined) : volumes.map((v, i) => suiteOf(v.volume, suiteName, `--volumes[${i}]`));
-  // Each member's suite checked (and timed) first: a bad name is refused naming where it was given.
-  const suiteSecs = suites.map((name, i) => name === undefined ? 0
-    : suiteSeconds(name, volumes[i].volume.suite ? `--volumes[${i}].suite` : suiteName === AUTO ? `--volumes[${i}]` : '--suite', input.runtime));
-  const preconditions = volumes.map((v, i) => {
-    const suite = suites[i];
-    if (suite === undefined || input.precondition === false) return undefined;
-    return preconditionFor(v.volume, input.instanceType, suite, input.runtime === undefined ? {} : { runtime: input.runtime });
-  });
-  const preSeconds = Math.max(0, ...preconditions.map((p) => p?.seconds ?? 0));
+  const work = memberWork(volumes, input, suiteName);
+  const preSeconds = Math.max(0, ...work.map((w) => w.precondition?.seconds ?? 0));
   // The members run at once: the study lasts as long as its longest suite and precondition.
-  const workloadSeconds = input.workloadSeconds ?? Math.max(...suiteSecs.map((secs, i) => secs + (preconditions[i]?.seconds ?? 0)));
+  const workloadSeconds = input.workloadSeconds ?? Math.max(...work.map((w) => w.seconds + (w.precondition?.seconds ?? 0)));
   const hours = (SETUP_SECONDS + workloadSeconds + TEARDOWN_SECONDS) / 3600;
-  const warnings: string[] = [];
   const hourly = instanceHourly(input.instanceType, input.region);
-  if (!hourly) warnings.push(`no price known for ${input.instanceType}: the estimate leaves the instances out`);
-  else if (hourly.region_used) warnings.push(`prices are ${hourly.region_used}'s (as of ${hourly.as_of}); ${input.region}'s may differ`);
-  if (!loadInstances().some((t) => t.type === input.instanceType)) warnings.push(`no EBS limits known for ${input.instanceType}: the tests are entitled by the volume alone`);
-  const { tests, findings } = entitled(volumes, input, suites);
+  const { tests, findings } = entitled(volumes, input, work.map((w) => w.suite));
   const members: FleetMember[] = volumes.map((v, i) => ({
     label: v.label,
     volume: fleetVolume(v),
     cloudVolume: v.volume.json(),
-    ...(suites[i] ? { suite: suites[i] } : {}),
-    ...(preconditions[i] ? { precondition: preconditions[i] } : {}),
+    ...(work[i].suite ? { suite: work[i].suite } : {}),
+    ...(work[i].precondition ? { precondition: work[i].precondition } : {}),
     stackName: stackNameFor(fleetId, v.label),
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
     ...(tests[i].length ? { tests: tests[i] } : {}),
   }));
-  // Old prices make an old estimate: say so, naming each date once.
-  const dates = new Set([hourly?.as_of, ...members.map((m) => m.volumeMonthly?.as_of)].filter((d): d is string => d !== undefined));
-  for (const d of [...dates].sort()) {
-    const stale = staleWarning(d);
-    if (stale) warnings.push(stale);
-  }
-  const estimatedUsd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), hours);
-  const usdFor = (seconds: number) => {
-    const usd = fleetUsd(hourly, members.map((m) => m.volumeMonthly), seconds / 3600);
-    return usd === undefined ? {} : { usd };
-  };
-  const cost = planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h'));
+  const usdFor = (h: number) => fleetUsd(hourly, members.map((m) => m.volumeMonthly), h);
+  const estimatedUsd = usdFor(hours);
+  const preUsd = usdFor(preSeconds / 3600);
   // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
   const volumesOnly = hourly ? undefined : volumesOnlyUsd(members.map((m) => m.volumeMonthly), hours);
   return {
@@ -235,16 +249,16 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     suite: suiteName,
     ...(input.runtime !== undefined ? { runtime: input.runtime } : {}),
     members,
-    ...(preSeconds > 0 ? { precondition: { seconds: preSeconds, ...usdFor(preSeconds) } } : {}),
+    ...(preSeconds > 0 ? { precondition: { seconds: preSeconds, ...(preUsd === undefined ? {} : { usd: preUsd }) } } : {}),
     ...(hourly ? { instanceHourly: hourly } : {}),
     hours,
     workloadSeconds,
     ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
     ...(volumesOnly === undefined ? {} : { volumesOnlyUsd: volumesOnly }),
     findings,
-    cost,
+    cost: planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h')),
     ttlSec: input.ttlSec ?? defaultTtlSec(hours),
-    warnings,
+    warnings: planWarnings(input, hourly, members),
   };
 }
 

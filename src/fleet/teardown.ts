@@ -8,6 +8,7 @@
 import { DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 
 import type { FleetClients } from './aws.js';
+import { fleetLog, type OnFleetEvent } from './events.js';
 import { strangerReason } from './member-stacks.js';
 import { stackNameFor } from './names.js';
 import { saveState, type FleetState } from './state.js';
@@ -42,4 +43,32 @@ export async function deleteStacksNow(state: FleetState, clients: FleetClients, 
   // The S3 copy is best effort within the same budget; the local file is written first.
   await Promise.race([saveState(state, stateDir, clients).catch(() => saveState(state, stateDir)), new Promise((r) => setTimeout(r, withinMs).unref())]).catch(() => {});
   return out;
+}
+
+/** States whose stacks were asked to go already: a signal's first step is taken once. */
+const requested = new WeakSet<FleetState>();
+
+export interface AbortTeardownOptions {
+  clients: FleetClients;
+  stateDir: string;
+  onEvent?: OnFleetEvent;
+}
+
+/**
+ * A signal's first step, on `signal`'s abort (at once if it has): DeleteStack for every member
+ * of the fleet, once per fleet whoever asks; the caller's teardown waits for the deletion. Says
+ * what was asked, as a log event. Returns what stops listening.
+ */
+export function deleteStacksOnAbort(signal: AbortSignal | undefined, state: FleetState, opts: AbortTeardownOptions): () => void {
+  if (!signal) return () => {};
+  const log = fleetLog(state.fleetId, opts.onEvent);
+  const onAbort = () => {
+    if (requested.has(state)) return;
+    requested.add(state);
+    void deleteStacksNow(state, opts.clients, opts.stateDir).then((done) => log(`fleet ${state.fleetId}: deletion requested for ${done.requested.length} stack(s)` +
+      `${done.failed.length ? `; not for ${done.failed.map((f) => `${f.stack} (${f.reason})`).join(', ')}` : ''}`), (err: Error) => log(`fleet ${state.fleetId}: ${err.message}`));
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }

@@ -50,3 +50,27 @@ export function fleetNow(given?: string, env: NodeJS.ProcessEnv = process.env): 
   }
   return new Date(ms);
 }
+
+const minutes = (sec: number) => Math.ceil(sec / 60);
+
+/**
+ * Refuses a workload of `needsSec` that the fleet's life cannot hold (EPREFLIGHT, naming
+ * `field`): with a TTL given (`ttlSec`, from `now`: the expiry it sets, or moves to), one shorter
+ * than the workload; without, less time left before the fleet's expiry than the workload, for
+ * its members would shut down under it. Nothing is created or run when it refuses.
+ */
+export function checkWorkloadFits(state: { fleetId: string; expiresAt?: string }, needsSec: number, ttlSec?: number, now = new Date(),
+  field = '--ttl'): void {
+  const accepted = `${field} of at least ${minutes(needsSec)}m`;
+  if (ttlSec !== undefined) {
+    if (needsSec <= ttlSec) return;
+    throw new VolbenchError('EPREFLIGHT', `fleet ${state.fleetId}: ${field} of ${minutes(ttlSec)} min is shorter than the workload (${minutes(needsSec)} min)`,
+      { field, accepted });
+  }
+  if (!state.expiresAt) return;
+  const left = secondsLeft(state.expiresAt, now);
+  if (needsSec <= left) return;
+  throw new VolbenchError('EPREFLIGHT', `fleet ${state.fleetId} expires at ${state.expiresAt} (${Math.max(0, Math.floor(left / 60))} min left), ` +
+    `and the workload takes ${minutes(needsSec)} min: its members would shut down under it; give ${field} to extend it (from now), or run a shorter workload`,
+  { field, accepted });
+}

@@ -5,9 +5,26 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
-import type { ReportBudgets } from './reports/report-renderer.js';
-import type { TlsIdentity } from './http/tls.js';
 
+/** What the service serves over TLS: PEM text, as Node's tls.createServer takes it. */
+export interface TlsIdentity {
+  cert: string;
+  key: string;
+}
+
+/** The report renderer's budgets (reports/report-renderer.ts), in its units. */
+export interface ReportBudgets {
+  /** Longest one render may take, in ms. */
+  timeoutMs: number;
+  /** Largest answer, in bytes. */
+  maxBytes: number;
+  /** Heap of one render thread (V8's old generation), in bytes. */
+  memoryBytes: number;
+  /** Renders at once, each on a thread of its own. */
+  concurrency: number;
+  /** Renders that may wait for a thread; one more is answered 429. */
+  queueLimit: number;
+}
 
 export interface ServerConfig {
   /** Where the SQLite database (and a generated token) live. */
@@ -42,6 +59,14 @@ export interface ServerConfig {
   keepRuns?: number;
   /** Largest request body. */
   bodyLimitBytes?: number;
+  /**
+   * Client connections kept at once; past it a new one takes the place of the oldest with no
+   * request in flight (connections.ts). Default: the descriptor limit less a quarter of it (at
+   * most 1,024 less), for the service's own files.
+   */
+  maxConnections?: number;
+  /** How long a connection may stay open without sending a byte, in ms (default 10 s). */
+  silentTimeoutMs?: number;
   /** Longest ?wait a request may ask for, in seconds. */
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */

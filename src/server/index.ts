@@ -9,5 +9,5 @@
  * HTTPS: `buildServer({ ..., tls: readTlsFiles('cert.pem', 'key.pem') })`.
  */
 export { buildServer } from './http/app.js';
-export type { ServerConfig } from './config.js';
-export { certificateFingerprint, readTlsFiles, type TlsIdentity } from './http/tls.js';
+export type { ServerConfig, TlsIdentity } from './config.js';
+export { certificateFingerprint, readTlsFiles } from './http/tls.js';

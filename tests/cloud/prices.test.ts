@@ -219,7 +219,7 @@ describe('volbench prices refresh, and --prices', () => {
     // A result that carries a price of its own is repriced from the file it was asked for.
     const result = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/publish/aws-ssd-vol-a.json'), 'utf8'));
     result.volbench.cloud = { provider: 'aws', region: 'eu-central-1', volume: { type: 'gp3', size_gib: 500, iops: 6000, throughput_mibps: 250 },
-      price: { usd_per_month: 1, as_of: '2026-01-01' } };
+      price: { usd_per_month: 1, as_of: '2026-01-01', source: 'an older price list' } };
     const resultFile = join(dir, 'result.json');
     writeFileSync(resultFile, JSON.stringify(result));
     const carried = await run(['report', resultFile, '--format', 'json'], bareEnv());

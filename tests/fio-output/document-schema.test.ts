@@ -14,7 +14,7 @@ import { analyseBurst } from '../../src/findings/burst.js';
 import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { runJobs } from '../../src/run/run-jobs.js';
 import { runSuite } from '../../src/suites/index.js';
-import { fioResultSchema as served } from '../../src/server/schemas/fio-result.js';
+import { fioResultSchema as served } from '../../src/api/fio-result.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 
 /** `schema` with every object closed: an unknown key is an error, not dropped. */

@@ -1,6 +1,7 @@
 /**
  * `volbench fleet` refuses before it creates anything: a study over --max-cost, a volume it
- * cannot create, no region; and `fleet plan` needs no AWS at all.
+ * cannot create, no region, a flag the subcommand does not take; and `fleet plan` needs no AWS
+ * at all.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,13 @@ describe('volbench fleet', () => {
     expect(bad.stderr).toContain('[--volumes[0].iops]');
     const noRegion = await volbench(['fleet', 'plan', '--volumes', 'gp3:100g', '--state-dir', stateDir], undefined);
     expect(noRegion.code).toBe(2);
+  });
+
+  it('refuses a flag the subcommand does not take, naming it and listing its own', async () => {
+    const out = await volbench(['fleet', 'plan', '--volumes', 'gp3:100g', '--keep', ...offline]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('fleet plan does not take --keep [--keep]');
+    expect(out.stderr).toMatch(/accepted: --volumes, .*--strict, --region/);
   });
 
   it('down and run name the fleet they do not know', async () => {

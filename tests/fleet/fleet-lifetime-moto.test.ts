@@ -50,6 +50,13 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     });
   }
 
+  /** The fleet id `up --format json` names on its first line, the `created` event. */
+  function createdId(stdout: string): string {
+    const first = JSON.parse(stdout.split('\n')[0]) as { event: string; fleetId: string };
+    expect(first.event).toBe('created');
+    return first.fleetId;
+  }
+
   /** Everything of the fleet still in moto, found without its tags (moto drops some). */
   async function leftovers(fleetId: string): Promise<string[]> {
     const cfn = new CloudFormationClient(config());
@@ -170,7 +177,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
   it('down from a second machine (its own state directory, the state only in S3) leaves nothing', async () => {
     const up = await fleet(['up', ...common(), '--format', 'json'], join(work, 'first'));
     expect(up.code, up.stderr).toBe(0);
-    const id = JSON.parse(up.stdout).fleetId as string;
+    const id = createdId(up.stdout);
     const second = join(work, 'second');
     const listed = await fleet(['list', '--bucket', BUCKET, '--region', 'us-east-1', '--format', 'json'], second);
     expect(listed.code, listed.stderr).toBe(0);
@@ -278,7 +285,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     const armArgs = args.map((a) => a.replace('linux-x64', 'linux-arm64'));
     const up = await fleet(['up', ...armArgs, '--instance-profile', 'volbench-existing', '--format', 'json'], join(work, 'graviton'));
     expect(up.code, up.stderr).toBe(0);
-    const id = JSON.parse(up.stdout).fleetId as string;
+    const id = createdId(up.stdout);
     const cfn = new CloudFormationClient(config());
     const ec2 = new EC2Client(config());
     for (const label of LABELS) {

@@ -141,13 +141,19 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
 
   let fleetId = '';
 
-  it('up: one stack per volume, with its type, size and the fleet\'s tag', async () => {
+  it('up: one stack per volume, with its type, size and the fleet\'s tag; --format json prints its events, created first', async () => {
     const out = await fleet(['up', ...common(), '--format', 'json']);
     expect(out.code, out.stderr).toBe(0);
-    const state = JSON.parse(out.stdout);
-    fleetId = state.fleetId;
-    expect(fleetId).toMatch(/^vb[0-9a-f]{10}$/);
-    expect(state.members.map((m: { status: string }) => m.status)).toEqual(['created', 'created']);
+    const lines = out.stdout.trimEnd().split('\n');
+    // The line a script reads the fleet id from: stable, its first two keys in this order.
+    expect(lines[0]).toMatch(/^\{"event":"created","fleetId":"vb[0-9a-f]{10}",/);
+    const events = lines.map((l) => JSON.parse(l) as { event: string; fleetId: string; label?: string });
+    const created = events[0] as unknown as { fleetId: string; members: string[]; expiresAt: string };
+    fleetId = created.fleetId;
+    expect(created).toMatchObject({ region: 'us-east-1', instanceType: 'm6i.large', members: LABELS });
+    expect(events.every((e) => e.fleetId === fleetId)).toBe(true);
+    expect(events.filter((e) => e.event === 'member-up').map((e) => e.label).sort()).toEqual([...LABELS].sort());
+    expect(events.map((e) => e.event)).not.toContain('member-failed');
     const cfn = new CloudFormationClient(config());
     for (const [label, type, size] of [['gp3-1g', 'gp3', '1'], ['io2-4g-400iops', 'io2', '4']]) {
       const stack = (await cfn.send(new DescribeStacksCommand({ StackName: `volbench-${fleetId}-${label}` }))).Stacks![0];
@@ -156,11 +162,12 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       expect(params).toMatchObject({
         VolumeType: type, VolumeSize: size, FleetId: fleetId, AllowedCidr: '10.0.0.1/32', TokenParameterName: `/volbench/${fleetId}/${label}/token`,
         Architecture: 'x86_64', MaxSizeBytes: '0', PublicAddress: 'true', PackageKey: `${fleetId}/bundle/volbench-0.0.0-linux-x64.tar.gz`,
+        PackageBucket: BUCKET, ResultsBucket: BUCKET,
       });
       expect(params.PackageSha256).toMatch(/^[0-9a-f]{64}$/);
       expect(params.SubnetId).toMatch(/^subnet-/);
       expect(stack.Tags).toContainEqual({ Key: 'volbench:fleet', Value: fleetId });
-      expect(stack.Tags).toContainEqual({ Key: 'volbench:expires', Value: state.expiresAt });
+      expect(stack.Tags).toContainEqual({ Key: 'volbench:expires', Value: created.expiresAt });
       expect(stack.Outputs!.find((o) => o.OutputKey === 'PublicEndpoint')?.OutputValue).toMatch(/^https:\/\//);
       // The data volume is the launch template's mapping (moto does not launch it: AWS does).
       const ec2 = new EC2Client(config());
@@ -176,7 +183,9 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     }
     cfn.destroy();
     // The tarball went to S3 for the instances to install.
-    expect(JSON.stringify(state)).toContain(BUCKET);
+    const s3 = new S3Client({ ...config(), forcePathStyle: true });
+    await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/bundle/volbench-0.0.0-linux-x64.tar.gz` }));
+    s3.destroy();
   }, 120_000);
 
   it('run: the workload on every member through --endpoint-map; fio\'s JSON saved per volume, locally and in S3', async () => {
@@ -221,14 +230,15 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     ssm.destroy();
   }, 120_000);
 
-  it('compare: SIGINT in the middle of the run cancels it and still tears the fleet down', async () => {
+  it('compare: SIGINT in the middle of the run cancels it and still tears the fleet down; its events as JSON lines', async () => {
     let sent = false;
     let id = '';
     // The map is written first, with two free ports; the services start there once the fleet's
     // token exists (compare waits for a member that does not listen yet).
     const ports = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await freePort()] as const)));
     writeFileSync(join(work, 'map-next.json'), JSON.stringify(Object.fromEntries(LABELS.map((l) => [l, `http://127.0.0.1:${ports[l]}`]))));
-    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'map-next.json'), '--out', join(work, 'results')],
+    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'map-next.json'), '--out', join(work, 'results'),
+      '--format', 'json'],
       (stderr, child) => {
         const m = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr);
         if (m && !id) {
@@ -253,6 +263,15 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     expect(out.code, out.stderr).toBe(130);
     expect(out.stderr).toContain('nothing of it remains');
     expect(await remainsOf(id)).toEqual([]);
+    // stdout: one event a line, in the order the study went; the teardown says nothing remains.
+    const events = out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { event: string; fleetId: string; label?: string; status?: string; remaining?: string[] });
+    expect(events[0]).toMatchObject({ event: 'created', fleetId: id, members: LABELS });
+    expect(events.every((e) => e.fleetId === id)).toBe(true);
+    const order = [...new Set(events.map((e) => e.event).filter((e) => e !== 'log' && e !== 'progress'))];
+    expect(order).toEqual(['created', 'member-up', 'result', 'report', 'tearing-down', 'torn-down']);
+    expect(events.filter((e) => e.event === 'result').map((e) => [e.label, e.status]).sort()).toEqual(LABELS.map((l) => [l, 'cancelled']));
+    expect(events.find((e) => e.event === 'report')).toMatchObject({ report: { groups: expect.any(Array) } });
+    expect(events.at(-1)).toMatchObject({ event: 'torn-down', remaining: [] });
   }, 180_000);
 
   it('a subnet that does not exist is refused before anything is created, naming --subnet', async () => {

@@ -1,13 +1,15 @@
 /**
  * The small rules of a fleet's life and placement: an instance type's architecture (Graviton
  * gets arm64), the default time to live and --ttl's bounds, the expiry tag's form and the
- * clock override, and what reap takes as expired.
+ * clock override, what reap takes as expired, and the one rule that a workload must fit the
+ * fleet's life (a --ttl shorter than it, or less time left than it, is refused alike).
  */
 import { describe, expect, it } from 'vitest';
 
 import { bundleArch, instanceArchitecture } from '../../src/fleet/architecture.js';
 import { expired } from '../../src/fleet/reap.js';
-import { defaultTtlSec, expiresAt, fleetNow, parseTtl, secondsLeft } from '../../src/fleet/ttl.js';
+import { checkWorkloadFits, defaultTtlSec, expiresAt, fleetNow, parseTtl, secondsLeft } from '../../src/fleet/ttl.js';
+import { errorOf } from '../helpers/errors.js';
 
 describe('instanceArchitecture', () => {
   it('gives Graviton families arm64 and every other x86_64', () => {
@@ -54,5 +56,27 @@ describe('time to live', () => {
     expect(expired([{ Key: 'volbench:expires', Value: 'never' }], now)).toBe(false);
     expect(expired([{ Key: 'volbench:fleet', Value: 'vb0123456789' }], now)).toBe(false);
     expect(expired(undefined, now)).toBe(false);
+  });
+});
+
+describe('checkWorkloadFits', () => {
+  const now = new Date('2030-01-01T00:00:00Z');
+  const fleet = { fleetId: 'vb0123456789', expiresAt: '2030-01-01T00:20:00Z' };
+
+  it('refuses a --ttl shorter than the workload, and the time left short of it, with one code naming --ttl', () => {
+    const short = errorOf(() => checkWorkloadFits(fleet, 45 * 60, 30 * 60, now));
+    expect(short).toMatchObject({ code: 'EPREFLIGHT', field: '--ttl', accepted: '--ttl of at least 45m' });
+    expect(short.message).toBe('fleet vb0123456789: --ttl of 30 min is shorter than the workload (45 min)');
+    const late = errorOf(() => checkWorkloadFits(fleet, 45 * 60, undefined, now));
+    expect(late).toMatchObject({ code: 'EPREFLIGHT', field: '--ttl', accepted: '--ttl of at least 45m' });
+    expect(late.message).toMatch(/^fleet vb0123456789 expires at 2030-01-01T00:20:00Z \(20 min left\), and the workload takes 45 min: /);
+  });
+
+  it('lets a workload the TTL (from now) holds run, though the expiry it moves is nearer; and one the time left holds', () => {
+    expect(() => checkWorkloadFits(fleet, 45 * 60, 45 * 60, now)).not.toThrow();
+    expect(() => checkWorkloadFits(fleet, 20 * 60, undefined, now)).not.toThrow();
+    expect(() => checkWorkloadFits({ fleetId: fleet.fleetId }, 7 * 86400, undefined, now)).not.toThrow();
+    // Past the expiry: nothing is left, and it says 0 min, not a negative time.
+    expect(errorOf(() => checkWorkloadFits(fleet, 60, undefined, new Date('2030-01-01T01:00:00Z'))).message).toContain('(0 min left)');
   });
 });

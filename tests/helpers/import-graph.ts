@@ -24,6 +24,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['run'],
   ['suites', 'compare'],
   ['analysis'],
+  // The HTTP contract as zod: what the service answers and the fleet parses.
+  ['api'],
   ['publish'],
   ['fleet'],
   // The library entry (src/index.ts): loads no service, no CLI and no fleet.

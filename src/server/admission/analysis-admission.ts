@@ -20,7 +20,7 @@ import { admitSpec, planOptionsFor, type AdmissionContext, type AdmittedSpec } f
 import { authorizePath, checkPathText } from './path-policy.js';
 import { assertionNotApplicable } from '../problems/service-problems.js';
 import type { TargetRoot } from './roots.js';
-import type { AnalysisRunRequest, RunAnalysisBody } from '../schemas/analysis-request.js';
+import type { AnalysisRunRequest, RunAnalysisBody } from '../../api/analysis-request.js';
 import { parseTimeNs } from '../../jobspec/index.js';
 
 /** What an analysis step reports as it goes: a sweep point, a uniformity chunk, a batch of reads. */

@@ -8,7 +8,7 @@ import { VolbenchError } from '../../errors.js';
 import { bindAssertion, parseAssertion, type Assertion, type AssertionOutcome } from '../../gates/index.js';
 import { formatJson } from '../../fio-output/index.js';
 import type { ParsedSpec } from '../../jobspec/types.js';
-import type { Gate } from '../schemas/assertion.js';
+import type { Gate } from '../../api/assertion.js';
 import { assertionNotApplicable, invalidAssertion } from '../problems/service-problems.js';
 
 function assertionProblem(err: unknown, field: string, unbound: boolean): unknown {

@@ -10,13 +10,13 @@ import { admitSpec, type AdmissionContext, type AdmittedSpec } from './spec-admi
 import { specFromJobFile } from './job-file.js';
 import type { TargetRoot } from './roots.js';
 import { bindRunAssertions, parseRunAssertions } from './run-assertions.js';
-import type { RunVolume, SuiteRunRequest } from '../schemas/run-request.js';
+import type { RunVolume, SuiteRunRequest } from '../../api/run-request.js';
 import { checkPlacement, volumeFromJson, type CloudContext } from '../../cloud/index.js';
-import type { RunSuiteBody } from '../schemas/run.js';
+import type { RunSuiteBody } from '../../api/run.js';
 import type { RunRow } from '../store/runs.js';
 import { admitSuite } from './suite-admission.js';
 import { admitAnalysis, type AdmittedAnalysis } from './analysis-admission.js';
-import type { AnalysisRunRequest } from '../schemas/analysis-request.js';
+import type { AnalysisRunRequest } from '../../api/analysis-request.js';
 
 export type RunRequest =
   | { kind: 'spec'; spec: JobSpec; jobFile: string | null; asserts: string[]; volume?: RunVolume }

@@ -8,8 +8,10 @@
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
 import type { CloudContext } from '../../cloud/index.js';
-import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../../plan/index.js';
-import { instancePath } from '../../plan/targets.js';
+import {
+  blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type HeldTargets, type PlanOptions, type RunPlan,
+} from '../../plan/index.js';
+import { instancePaths } from '../../plan/targets.js';
 import { checkInstanceNameLength } from '../../plan/name-length.js';
 import { parseSpec } from '../../jobspec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../../jobspec/types.js';
@@ -20,6 +22,7 @@ import { queueKeyOf } from './device-key.js';
 import { authorizePath, checkPathText, reservedInodes, type PathScope } from './path-policy.js';
 import { blockWriteNotAllowed, logNotAFile } from '../problems/service-problems.js';
 import { anchorRoots, type TargetRoot } from './roots.js';
+import { ROOT_MEMORY_SHARE, rootMemoryBytes } from './held-memory.js';
 
 export interface AdmissionContext extends PathScope {
   limits: Limits;
@@ -31,6 +34,11 @@ export interface AdmissionContext extends PathScope {
    * of admission; a run the full queue refuses anyway is refused without it.
    */
   queueGate?: (queueKeys: () => Promise<string[]>) => Promise<void>;
+  /**
+   * The directories the run's paths are in, held from its admission until it ends: its plan at
+   * start (and a suite's tests, an analysis's runs) resolve beneath them, never by name again.
+   */
+  held?: HeldTargets;
 }
 
 export interface AdmittedSpec {
@@ -48,9 +56,10 @@ const LOG_OPTIONS = ['write_bw_log', 'write_iops_log', 'write_lat_log'] as const
 function checkJobPathTexts(spec: ParsedSpec, i: number): void {
   const job = spec.jobs[i];
   const o = job.options;
-  if (o.directory !== undefined) checkPathText(o.directory, optionField(job, i, 'directory'));
+  // Every name of a list: each is a file (or a directory) of the job.
+  for (const directory of o.directory ?? []) checkPathText(directory, optionField(job, i, 'directory'));
   const inDirectory = o.directory !== undefined;
-  if (o.filename !== undefined) checkPathText(o.filename, optionField(job, i, 'filename'), inDirectory);
+  if (o.filename !== undefined) o.filename.forEach((name) => checkPathText(name, optionField(job, i, 'filename'), inDirectory));
   else checkPathText(o.name, optionField(job, i, 'name'), inDirectory);
   // Log prefixes may be relative: a bare write_bw_log is the job's name, in the default root.
   for (const option of LOG_OPTIONS) {
@@ -73,14 +82,16 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string,
   const used = new Set<TargetRoot>();
   for (const [i, { options: o }] of spec.jobs.entries()) {
     const field = targetField(spec, o, i);
-    if (o.directory !== undefined) await authorizePath(o.directory, optionField(spec.jobs[i], i, 'directory'), scope);
+    for (const directory of o.directory ?? []) await authorizePath(directory, optionField(spec.jobs[i], i, 'directory'), scope);
     for (let instance = 0; instance < o.numjobs; instance++) {
-      const path = instancePath(o, instance, cwd);
-      checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
-      const target = await authorizePath(path, field, scope);
-      used.add(target.root);
-      if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
-        throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
+      // Every file of the instance, each as a job's one target is.
+      for (const path of instancePaths(o, instance, cwd)) {
+        checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
+        const target = await authorizePath(path, field, scope);
+        used.add(target.root);
+        if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
+          throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
+        }
       }
     }
   }
@@ -91,7 +102,9 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string,
 async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<void> {
   for (const [i, job] of plan.jobs.entries()) {
     for (const instance of job.instances) {
-      await authorizePath(instance.path, targetField(plan.spec, job.options, i), scope);
+      for (const path of [instance.path, ...instance.moreFiles.map((f) => f.path)]) {
+        await authorizePath(path, targetField(plan.spec, job.options, i), scope);
+      }
       const logs: Array<[string, (typeof LOG_OPTIONS)[number]]> = [
         [instance.bwLogPath, 'write_bw_log'],
         [instance.iopsLogPath, 'write_iops_log'],
@@ -132,12 +145,12 @@ async function queueKeysOf(jobs: readonly JobPaths[]): Promise<string[]> {
 
 /** The planned run's keys: the paths its instances will open. */
 function queueKeys(plan: RunPlan): Promise<string[]> {
-  return queueKeysOf(plan.jobs.map((j) => ({ options: j.options, paths: j.instances.map((p) => p.path) })));
+  return queueKeysOf(plan.jobs.map((j) => ({ options: j.options, paths: j.instances.flatMap((p) => [p.path, ...p.moreFiles.map((f) => f.path)]) })));
 }
 
 /** The same keys before planning: the paths fio's rules give each instance (the plan's own). */
 function specQueueKeys(spec: ParsedSpec, cwd: string): Promise<string[]> {
-  return queueKeysOf(spec.jobs.map(({ options: o }) => ({ options: o, paths: Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)) })));
+  return queueKeysOf(spec.jobs.map(({ options: o }) => ({ options: o, paths: Array.from({ length: o.numjobs }, (_, i) => instancePaths(o, i, cwd)).flat() })));
 }
 
 const ENGINE_ONLY_KEY = 'engine:null';
@@ -152,7 +165,9 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     defaultTarget: base.kind === 'directory' ? { directory: base.realPath } : { filename: base.realPath },
     limits: {
       maxRuntimeSec: limits.maxRuntimeSec, maxSizeBytes: limits.maxSizeBytes, maxInstances: limits.maxInstances,
-      maxMemoryBytes: limits.maxMemoryBytes,
+      // A run may take what one root's runs may (held-memory.ts), not the whole budget.
+      maxMemoryBytes: rootMemoryBytes(limits.maxMemoryBytes),
+      maxMemorySource: `${ROOT_MEMORY_SHARE * 100}% of --max-memory, what one root's runs may take at once`,
     },
     repeats,
     // Decided by the root alone, whatever the spec's allow_block_write says.
@@ -161,6 +176,7 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     // Opened by the engine beneath the roots' held descriptors, never by name.
     roots: anchorRoots(ctx.roots),
     forbidden: reservedInodes(ctx.reserved),
+    ...(ctx.held ? { held: ctx.held } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import { admitSpec, type AdmissionContext, type AdmitOptions, type AdmittedSpec 
 import { authorizePath, checkPathText } from './path-policy.js';
 import { HttpProblem } from '../problems/http-problem.js';
 import type { TargetRoot } from './roots.js';
-import type { SuiteRunRequest } from '../schemas/run-request.js';
+import type { SuiteRunRequest } from '../../api/run-request.js';
 import { ownValue } from '../../own-key.js';
 
 export interface AdmittedSuite extends AdmittedSpec {

@@ -13,9 +13,10 @@ import { VolbenchError } from '../../errors.js';
 import { setStuckThreadLimit } from '../../device/root-calls.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, reportBudgetsOf, type ServerConfig } from '../config.js';
-import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
+import { SILENT_TIMEOUT_MS, connectionCap, descriptorLimit, limitConnections } from './connections.js';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './error-handler.js';
 import { registerJsonBodies } from './json-body.js';
-import { validatorCompiler } from '../schemas/keyed-union.js';
+import { validatorCompiler } from './validator.js';
 import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { closeRoots, resolveRoots } from '../admission/roots.js';
@@ -28,6 +29,7 @@ import { ReportRenderer } from '../reports/report-renderer.js';
 import { registerWebRoutes } from './web.js';
 import { registerListRoute } from '../routes/runs-list.js';
 import { registerSubmitRoute } from '../routes/runs-submit.js';
+import { MAX_PARAM_LENGTH } from '../routes/common.js';
 import { registerSuiteRoutes } from '../routes/suites.js';
 import { registerCatalogRoutes } from '../routes/catalog.js';
 import { registerTargetsRoute } from '../routes/targets.js';
@@ -76,6 +78,8 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     registerAuth(app, config.token);
     await registerOpenApi(app);
     const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
+    const cap = config.maxConnections ?? connectionCap(descriptorLimit());
+    service.metrics.watchConnections({ ...limitConnections(app.server, { maxConnections: cap, silentTimeoutMs: config.silentTimeoutMs ?? SILENT_TIMEOUT_MS }), cap });
     // preClose, before Fastify waits for open connections: stopping the runs sends their final
     // events, which ends the SSE streams that would otherwise hold the close up.
     app.addHook('preClose', async () => service.close());

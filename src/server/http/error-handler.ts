@@ -13,9 +13,10 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 import { HttpProblem, INTERNAL_PROBLEM, knownProblem, PROBLEM_CONTENT_TYPE, problemType, type Problem } from '../problems/http-problem.js';
 import { shuttingDown } from '../problems/service-problems.js';
-import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from '../schemas/run-request.js';
-import { ANALYSIS_SHAPE, isAnalysisBody } from '../schemas/analysis-request.js';
+import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from '../../api/run-request.js';
+import { ANALYSIS_SHAPE, isAnalysisBody } from '../../api/analysis-request.js';
 import { ownValue } from '../../own-key.js';
+import { MAX_PARAM_LENGTH } from '../routes/common.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
 export function fieldFromPointer(pointer: string): string {
@@ -53,9 +54,6 @@ function validationProblem(err: FastifyError & { validation: ValidationIssue[] }
     ...(context === 'body' ? { code: 'EINVALID_SPEC', accepted: isAnalysisBody(body) ? ANALYSIS_SHAPE : isSuiteBody(body) ? SUITE_SHAPE : SPEC_SHAPE } : {}),
   };
 }
-
-/** Longest path parameter (a run id, a suite name) the router takes; longer is 414. */
-export const MAX_PARAM_LENGTH = 100;
 
 /** `detail` replaces Fastify's message where that echoes the whole URL back. */
 const FASTIFY_CODES: Record<string, { slug: string; title: string; detail?: string }> = {

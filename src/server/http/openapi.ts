@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 import { VERSION } from '../../version.js';
-import { apiSchemas } from '../schemas/registry.js';
+import { apiSchemas } from '../../api/registry.js';
 
 type Transform = ReturnType<typeof createJsonSchemaTransform>;
 type TransformInput = Parameters<Transform>[0];

@@ -9,12 +9,8 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 
 import { VolbenchError } from '../../errors.js';
+import type { TlsIdentity } from '../config.js';
 
-/** What the service serves over TLS: PEM text, as Node's tls.createServer takes it. */
-export interface TlsIdentity {
-  cert: string;
-  key: string;
-}
 
 /** A certificate chain or a key is a few KiB; a larger file is not one. */
 const MAX_PEM_BYTES = 1 << 20;

@@ -14,8 +14,8 @@ import { VolbenchError } from '../../errors.js';
 import { modelEntitlementSchema } from '../../fio-output/entitlement-section.js';
 import { parseSize } from '../../jobspec/index.js';
 import { volumeTypeNotFound } from '../problems/service-problems.js';
-import { jsonResponse, problemResponse } from '../schemas/problem.js';
-import { named } from '../schemas/registry.js';
+import { jsonResponse, problemResponse } from '../../api/problem.js';
+import { named } from '../../api/registry.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 

@@ -2,11 +2,13 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-import { MAX_PARAM_LENGTH } from '../http/error-handler.js';
 import { runNotFound } from '../problems/service-problems.js';
-import { problemResponse } from '../schemas/problem.js';
+import { problemResponse } from '../../api/problem.js';
 import type { RunService } from '../runs/run-service.js';
 import type { RunRow } from '../store/runs.js';
+
+/** Longest path parameter (a run id, a suite name) the router takes; longer is 414. */
+export const MAX_PARAM_LENGTH = 100;
 
 export const runParams = z.object({ id: z.string().describe('Run id') });
 

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 
 import { VERSION } from '../../version.js';
-import { jsonResponse } from '../schemas/problem.js';
-import { named } from '../schemas/registry.js';
+import { jsonResponse } from '../../api/problem.js';
+import { named } from '../../api/registry.js';
 import { anyRouteResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 

@@ -13,7 +13,7 @@ import { THROUGHPUT_UNITS } from '../../publish/units.js';
 import { QUESTION_METRICS } from '../../suites/manifest.js';
 import type { ReportRun } from '../reports/report-task.js';
 import { isTerminal } from '../runs/run-service.js';
-import { problemResponse } from '../schemas/problem.js';
+import { problemResponse } from '../../api/problem.js';
 import { runNotEnded } from '../problems/service-problems.js';
 import type { RunService } from '../runs/run-service.js';
 import { BAD_PARAM, clientGone, getRunOr404, notFoundResponse, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';

@@ -2,10 +2,10 @@
 import { runJson } from '../runs/run-json.js';
 import { runView } from '../runs/run-view.js';
 import { isTerminal } from '../runs/run-service.js';
-import { jsonResponse } from '../schemas/problem.js';
-import { runSchema, type RunBody } from '../schemas/run.js';
+import { jsonResponse } from '../../api/problem.js';
+import { runSchema, type RunBody } from '../../api/run.js';
 import { runNotFound } from '../problems/service-problems.js';
-import { problemResponse } from '../schemas/problem.js';
+import { problemResponse } from '../../api/problem.js';
 import { BAD_PARAM, getRunOr404, notFoundResponse, pathParamResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 

@@ -8,8 +8,8 @@ import { z } from 'zod';
 
 import type { OutputFormat } from '../../fio-output/index.js';
 import { isTerminal } from '../runs/run-service.js';
-import { problemResponse } from '../schemas/problem.js';
-import { fioResultSchema } from '../schemas/fio-result.js';
+import { problemResponse } from '../../api/problem.js';
+import { fioResultSchema } from '../../api/fio-result.js';
 import { BAD_PARAM, clientGone, getRunOr404, pathParamResponses, renderBudgetResponses, runParams, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { noResult, runNotEnded } from '../problems/service-problems.js';

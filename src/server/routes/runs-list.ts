@@ -5,9 +5,9 @@
 import { z } from 'zod';
 
 import { runSummaryView } from '../runs/run-view.js';
-import { GATES } from '../schemas/assertion.js';
-import { jsonResponse, problemResponse } from '../schemas/problem.js';
-import { runListSchema, runStatusSchema } from '../schemas/run.js';
+import { GATES } from '../../api/assertion.js';
+import { jsonResponse, problemResponse } from '../../api/problem.js';
+import { runListSchema, runStatusSchema } from '../../api/run.js';
 import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { invalidRequest } from '../problems/service-problems.js';

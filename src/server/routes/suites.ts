@@ -5,8 +5,8 @@
 import { z } from 'zod';
 
 import { listSuites, loadSuite, type Suite } from '../../suites/index.js';
-import { jsonResponse, problemResponse } from '../schemas/problem.js';
-import { suiteListSchema, suiteSchema, type SuiteBody } from '../schemas/suite.js';
+import { jsonResponse, problemResponse } from '../../api/problem.js';
+import { suiteListSchema, suiteSchema, type SuiteBody } from '../../api/suite.js';
 import { pathParamResponses, tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 import { suiteNotFound } from '../problems/service-problems.js';

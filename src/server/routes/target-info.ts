@@ -10,7 +10,7 @@ import { readSysInt } from '../../device/sysfs.js';
 import type { TargetIdentity } from '../../fio-output/index.js';
 import { queueKeyOf } from '../admission/device-key.js';
 import type { TargetRoot } from '../admission/roots.js';
-import type { TargetBody } from '../schemas/target.js';
+import type { TargetBody } from '../../api/target.js';
 
 /** A device's size from sysfs (512-byte sectors whatever the block size). */
 function deviceSizeBytes(name: string): number | null {

@@ -1,7 +1,7 @@
 /** GET /v1/targets: each configured root and the device behind it. */
 import { describeTarget } from './target-info.js';
-import { jsonResponse } from '../schemas/problem.js';
-import { targetListSchema } from '../schemas/target.js';
+import { jsonResponse } from '../../api/problem.js';
+import { targetListSchema } from '../../api/target.js';
 import { tokenRouteResponses } from './common.js';
 import type { RouteDeps, ZodApp } from './types.js';
 

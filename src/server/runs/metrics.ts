@@ -6,7 +6,7 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { FioResult } from '../../fio-output/index.js';
-import { RUN_STATUSES, type RunStatus } from '../schemas/run.js';
+import { RUN_STATUSES, type RunStatus } from '../../api/run.js';
 
 export interface MetricsSources {
   runsByStatus: () => Map<RunStatus, number>;
@@ -93,6 +93,27 @@ export class ServiceMetrics {
         const { rendering, waiting } = stats();
         this.set({ state: 'rendering' }, rendering);
         this.set({ state: 'waiting' }, waiting);
+      },
+    });
+  }
+
+  /** The connections the service keeps (connections.ts): open now, and closed by its limits. */
+  watchConnections(counts: { open: () => number; dropped: () => number; cap: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'volbench_connections',
+      help: `Client connections open (at most ${counts.cap}; past it the oldest with no request in flight makes room)`,
+      registers,
+      collect() {
+        this.set(counts.open());
+      },
+    });
+    new Gauge({
+      name: 'volbench_connections_dropped',
+      help: 'Client connections closed by the connection limits: silent too long, made room for a newer one, or refused at the cap',
+      registers,
+      collect() {
+        this.set(counts.dropped());
       },
     });
   }

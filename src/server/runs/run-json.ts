@@ -7,7 +7,7 @@
 import { serializerCompiler } from 'fastify-type-provider-zod';
 
 import { runView } from './run-view.js';
-import { runSchema } from '../schemas/run.js';
+import { runSchema } from '../../api/run.js';
 import type { RunRow } from '../store/runs.js';
 
 const serialize = serializerCompiler({ schema: runSchema, method: 'GET', url: '/v1/runs/:id', httpStatus: '200' });

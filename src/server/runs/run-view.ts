@@ -1,7 +1,7 @@
 /** A stored run as the API shows it: ISO timestamps, links, and no internal bookkeeping. */
 import { runVolumeLabel } from '../../publish/labels.js';
 import type { RunProgress } from '../../run/progress.js';
-import type { RunBody, RunProgressBody, RunSummaryBody } from '../schemas/run.js';
+import type { RunBody, RunProgressBody, RunSummaryBody } from '../../api/run.js';
 import type { RunRow } from '../store/runs.js';
 
 export const API_PREFIX = '/v1';

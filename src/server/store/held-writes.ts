@@ -4,8 +4,8 @@
  * about that run, and the store's answers (get, result, events, lists, counts) are read through
  * it, so a full disk loses nothing and shows no run in a state it has left.
  */
-import type { Gate } from '../schemas/assertion.js';
-import type { RunStatus } from '../schemas/run.js';
+import type { Gate } from '../../api/assertion.js';
+import type { RunStatus } from '../../api/run.js';
 import type { StoredEvent } from './events.js';
 
 /** What a held run's row needs for lists and counts (the store's RunRow has it). */

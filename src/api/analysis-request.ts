@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import { jobSpecSchema } from '../../jobspec/index.js';
+import { jobSpecSchema } from '../jobspec/index.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';
 import { named } from './registry.js';
 

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 
-import { jobSpecSchema } from '../../jobspec/index.js';
-import { suiteDefinitions } from '../../suites/index.js';
+import { jobSpecSchema } from '../jobspec/index.js';
+import { suiteDefinitions } from '../suites/index.js';
 import { keyedUnion } from './keyed-union.js';
 import { ASSERT_FORM, assertListSchema } from './assertion.js';
 import { named } from './registry.js';

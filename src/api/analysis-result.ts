@@ -3,7 +3,7 @@ import type { z } from 'zod';
 
 import {
   volbenchBurstSchema as burst, volbenchRotationalSchema as rotational, volbenchSweepSchema as sweep, volbenchUniformitySchema as uniformity,
-} from '../../fio-output/analysis-sections.js';
+} from '../fio-output/analysis-sections.js';
 import { lenient } from './documented.js';
 
 export const ANALYSIS_NAMES = new Map<z.ZodType, string>([

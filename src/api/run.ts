@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { jobSpecSchema } from '../../jobspec/index.js';
+import { jobSpecSchema } from '../jobspec/index.js';
 import { assertionOutcomeSchema, gateSchema } from './assertion.js';
 import { fioResultSchema } from './fio-result.js';
 import { problemSchema } from './problem.js';

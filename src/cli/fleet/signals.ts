@@ -4,7 +4,7 @@
  * status. After SIGHUP, or once a write fails (EPIPE, EIO: the terminal or pipe is gone), nothing
  * more is written: a teardown must not die of its own progress lines.
  */
-import type { CommandIo } from './io.js';
+import type { CommandIo } from '../io.js';
 
 const STATUS: Record<string, number> = { SIGINT: 130, SIGHUP: 129, SIGTERM: 143 };
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import type { VolbenchAssertion } from '../../fio-output/fio-result.js';
+import type { VolbenchAssertion } from '../fio-output/fio-result.js';
 import { named } from './registry.js';
 
 /** Enough for any gate a pipeline writes; the body limit bounds the text anyway. */
@@ -21,7 +21,7 @@ export const assertListSchema = z
       "'RND4K-Q32T1-read.iops >= 3000', 'rr.clat_ns.p99 <= 2ms'. Checked against the jobs before anything is queued.",
   );
 
-/** One assertion's outcome: the library's `volbench.assertions` entry (schemas/fio-result.ts documents it). */
+/** One assertion's outcome: the library's `volbench.assertions` entry (fio-result.ts beside it documents it). */
 export { assertionOutcomeSchema } from './fio-result.js';
 
 export const GATES = ['passed', 'failed'] as const;

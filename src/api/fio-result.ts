@@ -7,8 +7,8 @@ import { z } from 'zod';
 import {
   fioDirStatsSchema, fioJobSchema, fioResultSchema as library, volbenchAssertionSchema, volbenchJobLoopsSchema, volbenchLoopDirSchema,
   volbenchSuiteInfoSchema,
-} from '../../fio-output/fio-result.js';
-import { volbenchEbsStatsSchema, volbenchEmulationSchema } from '../../fio-output/ebs-stats-section.js';
+} from '../fio-output/fio-result.js';
+import { volbenchEbsStatsSchema, volbenchEmulationSchema } from '../fio-output/ebs-stats-section.js';
 import { ANALYSIS_NAMES } from './analysis-result.js';
 import { lenient } from './documented.js';
 

@@ -1,0 +1,77 @@
+/**
+ * The parameters of infra/cloudformation/instance.yaml for one member, spelled once: every key
+ * here is a parameter of the template (tests/infra checks the template's side), and a value left
+ * undefined takes the template's default.
+ */
+import type { Parameter } from '@aws-sdk/client-cloudformation';
+
+import type { Architecture } from './architecture.js';
+import { tlsKeyParameterName, tokenParameterName } from './names.js';
+import type { FleetMember, FleetPlan } from './plan.js';
+import type { Preflight } from './preflight.js';
+
+/** What every member of a fleet shares: where it runs, what it fetches, how long it lives. */
+export interface FleetStackSettings {
+  plan: FleetPlan;
+  architecture: Architecture;
+  /** ISO-8601 UTC, the fleet's `volbench:expires`. */
+  expiresAt: string;
+  ttlSec: number;
+  allowedCidr: string;
+  bucket: string;
+  bundleKey: string;
+  bundleSha256: string;
+  certKey: string;
+  tlsFingerprint: string;
+  where: Preflight;
+  instanceProfile?: string;
+  /** interactive (default): the member serves HTTPS for `fleet run`; autonomous: it runs the study's spec itself. */
+  mode?: 'interactive' | 'autonomous';
+  /** Autonomous: the SHA-256 of FLEET/study/spec.json, which the member checks. */
+  studySpecSha256?: string;
+}
+
+/**
+ * Seconds serve may run one workload: the fleet's life. The expiry is the real bound, and
+ * `fleet run --suite/--job/--ttl` may give a member a longer workload than the plan's: a
+ * runtime cap set from the plan would refuse it after --ttl had extended the fleet.
+ */
+function maxRuntimeSeconds(ttlSec: number): number {
+  return Math.max(600, ttlSec);
+}
+
+export function stackParameters(member: FleetMember, fleet: FleetStackSettings): Parameter[] {
+  const { plan, where } = fleet;
+  const v = member.volume;
+  const values: Record<string, string | undefined> = {
+    FleetId: plan.fleetId,
+    VolumeLabel: member.label,
+    InstanceType: plan.instanceType,
+    Architecture: fleet.architecture,
+    ExpiresAt: fleet.expiresAt,
+    AllowedCidr: fleet.allowedCidr,
+    VolumeType: v.type,
+    VolumeSize: String(v.sizeGiB || 1),
+    VolumeIops: String(v.iops ?? 0),
+    VolumeThroughput: String(v.throughputMiBps ?? 0),
+    TokenParameterName: tokenParameterName(plan.fleetId, member.label),
+    TlsKeyParameterName: tlsKeyParameterName(plan.fleetId),
+    TlsCertKey: fleet.certKey,
+    TlsFingerprint: fleet.tlsFingerprint,
+    ResultsBucket: fleet.bucket,
+    PackageBucket: fleet.bucket,
+    PackageKey: fleet.bundleKey,
+    PackageSha256: fleet.bundleSha256,
+    SubnetId: where.subnetId,
+    VpcId: where.vpcId,
+    PublicAddress: String(where.publicAddress),
+    // The whole device: the member measures its own volume and nothing else.
+    MaxSizeBytes: '0',
+    MaxRuntimeSeconds: String(maxRuntimeSeconds(fleet.ttlSec)),
+    PackageKmsKeyArn: where.kmsKeyArn,
+    InstanceProfileName: fleet.instanceProfile,
+    MemberMode: fleet.mode,
+    StudySpecSha256: fleet.studySpecSha256,
+  };
+  return Object.entries(values).flatMap(([ParameterKey, ParameterValue]) => (ParameterValue === undefined ? [] : [{ ParameterKey, ParameterValue }]));
+}
