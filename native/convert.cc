@@ -546,13 +546,17 @@ Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {
   return o;
 }
 
-ProgressSnapshot SnapshotProgress(Job& job) {
+ProgressSnapshot SnapshotProgress(Job& job, uint64_t now) {
   ProgressSnapshot s;
   JobProgress& p = job.progress();
   s.job_name = job.plan().job_name;
   s.instance = job.plan().instance;
   s.phase = static_cast<Phase>(p.phase.load(std::memory_order_acquire));
   s.elapsed_ms = p.elapsed_ms.load(std::memory_order_relaxed);
+  // The end of the runtime is known once the job has begun it: what is left of it is exact,
+  // where the elapsed time above is as of the last sample.
+  const uint64_t deadline = p.deadline_ns.load(std::memory_order_relaxed);
+  if (deadline != 0 && s.phase != Phase::kDone) s.ends_in_ms = deadline > now ? static_cast<int64_t>((deadline - now) / 1000000) : 0;
   for (int d = 0; d < kDirs; d++) {
     s.ios[d] = p.ios[d].load(std::memory_order_relaxed);
     s.bytes[d] = p.bytes[d].load(std::memory_order_relaxed);
@@ -610,6 +614,15 @@ Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& sna
     o.Set("ios", CountsToJs(env, s.ios, kDirs));
     o.Set("bytes", CountsToJs(env, s.bytes, kDirs));
     if (s.has_last) o.Set("last", SeriesPointToJs(env, s.last));
+    if (s.ends_in_ms >= 0) o.Set("endsInMs", static_cast<double>(s.ends_in_ms));
+    if (s.has_layout) {
+      Napi::Object l = Napi::Object::New(env);
+      l.Set("doneBytes", static_cast<double>(s.layout_done_bytes));
+      l.Set("totalBytes", static_cast<double>(s.layout_total_bytes));
+      l.Set("elapsedMs", static_cast<double>(s.layout_ms));
+      l.Set("ended", s.layout_ended);
+      o.Set("layout", l);
+    }
     a.Set(static_cast<uint32_t>(i), o);
   }
   return a;

@@ -188,6 +188,10 @@ void Run::LayOut() {
   // One layout per file, however many instances (or files of one job) share it, before any of
   // them starts.
   std::set<std::string> done;
+  size_t files = 0;
+  for (auto& job : jobs_) files += job->plan().FileCount();
+  layouts_.reserve(files);
+  layout_of_.assign(jobs_.size(), -1);
   for (size_t j = 0; j < jobs_.size(); j++) {
     const JobPlan& p = jobs_[j]->plan();
     for (size_t i = 0; i < p.FileCount(); i++) {
@@ -218,10 +222,15 @@ bool Run::LayOut1(size_t j, size_t i, const FileTarget& f) {
     }
   }
   laid_out_ = true;
+  // The layout's own progress, posted while it holds this thread; each job at the path reads it.
+  layouts_.emplace_back();
+  LayoutMeter& meter = layouts_.back();
+  meter.tick = [this] { PostProgressIfDue(); };
+  for (const auto& [k, m] : users) layout_of_[k] = static_cast<int>(layouts_.size() - 1);
   std::string what, stamp;
   Expect laid_out;
   const int err = LayoutFile(LayoutTarget{&f.target, &f.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what,
-                             &laid_out, &stamp);
+                             &laid_out, &stamp, &meter);
   // Created, even if the layout stopped after: whoever removes the run's files must know it. Files
   // a run created are numbered 0 (a job's target), 1 to 5 (its logs), 6 on (its other files).
   if (laid_out.kind == Expect::kFile && f.expect.kind == Expect::kNew)
@@ -294,6 +303,7 @@ void Run::Coordinate() {
   // The clock the jobs read once or twice per I/O, scaled before any of them starts.
   ClockInit();
   const uint64_t started_ns = NowNs();
+  next_post_ns_ = started_ns + 1'000'000'000ull;
   ClaimDevices();
   LayOut();
   ReadStatsAfterLayout(started_ns);
@@ -444,11 +454,31 @@ bool Run::JobEnded(const Job& job) {
   return job.progress_phase() == Phase::kDone;
 }
 
+void Run::PostProgressIfDue() {
+  const uint64_t now = NowNs();
+  if (now < next_post_ns_) return;
+  PostProgress();
+  next_post_ns_ = std::max<uint64_t>(next_post_ns_ + 1'000'000'000ull, now);
+}
+
 void Run::PostProgress() {
   auto* msg = new Message{};
   msg->created.swap(created_);
   msg->progress.reserve(jobs_.size());
-  for (auto& job : jobs_) msg->progress.push_back(SnapshotProgress(*job));
+  const uint64_t now = NowNs();
+  for (size_t j = 0; j < jobs_.size(); j++) {
+    ProgressSnapshot s = SnapshotProgress(*jobs_[j], now);
+    const int k = j < layout_of_.size() ? layout_of_[j] : -1;
+    if (k >= 0) {
+      const LayoutMeter& m = layouts_[static_cast<size_t>(k)];
+      s.has_layout = true;
+      s.layout_done_bytes = m.done_bytes;
+      s.layout_total_bytes = m.total_bytes;
+      s.layout_ms = ((m.ended_ns ? m.ended_ns : now) - m.started_ns) / 1000000;
+      s.layout_ended = m.ended_ns != 0;
+    }
+    msg->progress.push_back(s);
+  }
   if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
 }
 

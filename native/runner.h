@@ -74,6 +74,8 @@ class Run {
   void LayOut();
   // Lays out file `i` of job `j` for every job file at its path; false when cancelled.
   bool LayOut1(size_t j, size_t i, const FileTarget& f);
+  // Posts progress when the next report is due (during a layout, which holds this thread).
+  void PostProgressIfDue();
   // Reads the counter files after the layout, with the layout's duration.
   void ReadStatsAfterLayout(uint64_t started_ns);
   void CreateLogs(size_t job);
@@ -106,6 +108,12 @@ class Run {
   std::vector<std::string> stats_after_layout_;
   uint64_t layout_ns_ = 0;
   bool laid_out_ = false;
+  // Each file's layout as it goes (reserved up front: a meter's address does not move), and the
+  // meter of each job's file (-1: none laid out for it).
+  std::vector<LayoutMeter> layouts_;
+  std::vector<int> layout_of_;
+  // When the coordinator next reports progress (NowNs clock).
+  uint64_t next_post_ns_ = 0;
   // Files the layout created, until the next progress report takes them to JavaScript.
   std::vector<CreatedFile> created_;
   std::thread coordinator_;

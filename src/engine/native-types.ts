@@ -354,6 +354,19 @@ export interface NativeProgress {
   bytes: [number, number, number];
   /** The last completed one-second interval, when there is one. */
   last?: NativeSeriesPoint;
+  /** Ms until the job's runtime ends, as the report was taken: set once it has begun its runtime (its ramp included). */
+  endsInMs?: number;
+  /** The layout of the job's file, when the run laid one out (shared by every job of the file). */
+  layout?: NativeLayoutProgress;
+}
+
+/** How far a file's layout has got. */
+export interface NativeLayoutProgress {
+  doneBytes: number;
+  /** What the layout writes or allocates: 0 when the file was already large enough. */
+  totalBytes: number;
+  elapsedMs: number;
+  ended: boolean;
 }
 
 export interface NativeTargetInfo {

@@ -13,7 +13,7 @@ import type { RunProgress } from '../../src/run/progress.js';
 function progress(iops: number): RunProgress {
   const dir = { iops, bw_bytes: iops * 4096, clat_mean_ns: 0, clat_p99_ns: 0 };
   const none = { iops: 0, bw_bytes: 0, clat_mean_ns: 0, clat_p99_ns: 0 };
-  return { stage: 0, stages: 1, elapsedMs: 0, fraction: 0.5, etaMs: 1000, runningJobs: 1, read: dir, write: none, trim: none, instances: [] };
+  return { stage: 0, stages: 1, elapsedMs: 0, fraction: 0.5, etaMs: 1000, runningJobs: 1, status: 'r(1)', layouts: [], layingOut: false, read: dir, write: none, trim: none, instances: [] };
 }
 
 function terminal(isTTY = true): { stream: NodeJS.WriteStream; written: string[] } {
