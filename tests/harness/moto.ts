@@ -3,6 +3,7 @@
  * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 
 import { freePort } from './fleet/forward.js';
 
@@ -20,11 +21,17 @@ export function motoSkipReason(): string | undefined {
   return probe.status === 0 ? undefined : "moto server is not installed (pip install 'moto[server]')";
 }
 
-export async function startMoto(region = 'us-east-1'): Promise<Moto> {
+/** `logFile`: where moto's own log goes whole (each request, each traceback), for a run that must be read after. */
+export async function startMoto(region = 'us-east-1', { logFile }: { logFile?: string } = {}): Promise<Moto> {
   const port = await freePort();
   const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const log = logFile ? createWriteStream(logFile) : undefined;
+  child.once('exit', () => log?.end());
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+    log?.write(d);
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -5,8 +5,12 @@
  * the bundle in moto's S3, answers over TLS and runs its suite on a throttled loop volume.
  * Expected: every volume has a gated test and every gated measured/entitled is within
  * 0.85–1.10 (the emulation follows the catalog's model: anything else is a bug in the chain),
- * bound_by is the model's, and nothing is left in moto. A member whose bundle is bad fails
- * within a minute with its log's reason, and still nothing is left.
+ * bound (as the results say, measured from the volume's emulated EBS statistics page where it
+ * shows a limit exceeded) by the limit the model names, and nothing is left in moto. The report
+ * the rehearsal publishes (report.json, .md, .html) says it is a rehearsal, at which scale, and
+ * holds each test to its scaled entitlement: its gated SSD cells read 0.85–1.10, volume-iops,
+ * at least one measured. A member whose bundle is bad fails within a minute with its log's
+ * reason, and still nothing is left.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,10 +49,17 @@ function rehearse(args: string[]): Promise<Outcome> {
   });
 }
 
-interface StudyTest { test: string; measured: number; entitled: number; unit: string; ratio: number | null; bound_by: string; gated: boolean }
+interface StudyTest { test: string; dir: string; measured: number; entitled: number; unit: string; ratio: number | null; bound_by: string; bound_by_source: string; limit: string; gated: boolean }
+interface ReportCell { value: number | null; entitled: number | null; measured_vs_entitled: number | null; bound_by: string | null; bound_by_source: string | null }
+interface ReportJson {
+  title: string;
+  context: { rehearsal: { rate: number; time: number } | null; ebs_stats: string | null };
+  groups: Array<{ rows: Array<{ source: string; cells: Record<string, ReportCell> }> }>;
+}
 interface StudyVolume { label: string; type: string; suite: string; tests: StudyTest[]; error?: string; boot?: { signal: string; seconds_to_signal: number; reason?: string } }
 interface Study {
-  wall_s: number; scale: { rate: number; time: number }; volumes: StudyVolume[]; problems: string[];
+  wall_s: number; scale: { rate: number; time: number }; volumes: StudyVolume[]; problems: string[]; fleet_id: string;
+  report: { files: string[]; banner: string | null; rehearsal: { rate: number; time: number } | null };
   leftovers: Record<string, number>; leftover_items: Record<string, string[]>; leftovers_after_down: Record<string, number>; kept_in_s3: string[];
   reap: { killed_fleet: string; up_exit: string; found: { stacks: string[]; parameters: string[]; objects: string[] } };
 }
@@ -74,7 +85,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, and nothing is left', async () => {
+  it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, the report scaled and measured, and nothing is left', async () => {
     const out = join(work, 'study');
     // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
     // too much in 5 s for 0.85 to hold on a loaded machine.
@@ -86,15 +97,38 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(study.volumes.map((v) => [v.label, v.type, v.suite])).toEqual([['gp3-8g-250mibs', 'gp3', 'aws-ssd'], ['st1-2t', 'st1', 'aws-hdd']]);
     const [gp3, st1] = study.volumes;
     // gp3's 16 KiB random tests are held to its 3,000 IOPS (× 0.25); st1's 1 MiB sequential ones to
-    // its 500 MiB/s, 500 I/Os of its counted 1 MiB (× 0.25): the model names either limit.
-    expect(gp3.tests.map((t) => [t.test, t.bound_by, t.unit, t.entitled, t.gated])).toEqual([
-      ['RND16K-Q1T16-write', 'volume-iops', 'IOPS', 750, true], ['RND16K-Q1T16-read', 'volume-iops', 'IOPS', 750, true]]);
-    expect(st1.tests.map((t) => [t.test, t.entitled, t.gated])).toEqual([['SEQ1M-Q8T1-read', 125, true], ['SEQ1M-Q8T1-write', 125, true]]);
-    for (const t of st1.tests) expect(['volume-iops', 'volume-throughput']).toContain(t.bound_by);
+    // its 500 MiB/s (× 0.25): an HDD's tie binds on throughput. bound_by is the results' own.
+    expect(gp3.tests.map((t) => [t.test, t.bound_by, t.limit, t.unit, t.entitled, t.gated])).toEqual([
+      ['RND16K-Q1T16-write', 'volume-iops', 'volume-iops', 'IOPS', 750, true], ['RND16K-Q1T16-read', 'volume-iops', 'volume-iops', 'IOPS', 750, true]]);
+    expect(st1.tests.map((t) => [t.test, t.bound_by, t.limit, t.unit, t.entitled, t.gated])).toEqual([
+      ['SEQ1M-Q8T1-read', 'volume-throughput', 'volume-throughput', 'MiB/s', 125, true], ['SEQ1M-Q8T1-write', 'volume-throughput', 'volume-throughput', 'MiB/s', 125, true]]);
     for (const t of [...gp3.tests, ...st1.tests]) {
       expect(t.ratio, t.test).toBeGreaterThanOrEqual(0.85);
       expect(t.ratio, t.test).toBeLessThanOrEqual(1.1);
+      expect(['ebs-stats', 'model']).toContain(t.bound_by_source);
     }
+    // The published report: a rehearsal's, at the study's scale, from the results alone.
+    expect(study.report.files).toEqual(['report.json', 'report.md', 'report.html']);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ReportJson;
+    expect(report.context.rehearsal).toEqual({ rate: 0.25, time: 0.1 });
+    expect(report.context.ebs_stats).toBe('emulated');
+    expect(report.title).toMatch(/\(rehearsal\)$/);
+    // Its gated SSD cells: held to the scaled entitlement, bound by the volume's IOPS, measured.
+    const gp3Row = report.groups.flatMap((g) => g.rows).find((r) => r.source === join(out, 'results', study.fleet_id, 'gp3-8g-250mibs.json'));
+    expect(gp3Row, JSON.stringify(report.groups.flatMap((g) => g.rows.map((r) => r.source)))).toBeDefined();
+    const cells = gp3.tests.filter((t) => t.gated).map((t) => gp3Row!.cells[`${t.test}:${t.dir}:iops`]);
+    expect(cells).toHaveLength(2);
+    for (const c of cells) {
+      expect(c.entitled).toBe(750);
+      expect(c.measured_vs_entitled).toBeGreaterThanOrEqual(0.85);
+      expect(c.measured_vs_entitled).toBeLessThanOrEqual(1.1);
+      expect(c.bound_by).toBe('volume-iops');
+    }
+    expect(cells.some((c) => c.bound_by_source === 'ebs-stats'), JSON.stringify(cells)).toBe(true);
+    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match';
+    expect(study.report.banner).toBe(banner);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(banner);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(banner);
     // Listed by kind, not by tag: every kind the fleet creates, each empty.
     expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
       'security_groups', 'ssm_parameters', 'stacks', 'volumes']);
@@ -106,8 +140,9 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(study.reap.up_exit).toBe('SIGKILL');
     expect(study.reap.found.stacks).toEqual([`volbench-${study.reap.killed_fleet}-gp3-8g`]);
     expect(study.reap.found.parameters.length).toBeGreaterThan(0);
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3 8 GiB 3000\/250 \|/);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<html/i);
+    expect(readFileSync(join(out, 'compare.md'), 'utf8')).toContain(banner);
     expect(run.stderr).toMatch(/tests the plumbing end to end, not AWS's model/);
   }, 420_000);
 

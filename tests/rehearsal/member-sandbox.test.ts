@@ -6,6 +6,8 @@
  * the host's pinned client and runs I/O on the member's /dev/nvme1n1, a throttled loop device.
  * Its root and its network are its own: nothing else is reachable, nothing it writes reaches the
  * host, and shutdown ends the member alone. A failed step signals FAILURE with its reason.
+ * The volume publishes its EBS statistics page, which the member's service reads through the
+ * test seam (bound read-only into it): its result carries the page's deltas and the scale.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
+import { DEFAULT_AWSCLI_VENV, MEMBER_NVME_DIR, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
+import { VolumeThrottle } from '../harness/volume-throttle.js';
 import { networkSkipReason } from '../harness/sandbox/network.js';
 import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
 import { memberOfStack } from '../harness/sandbox/stack-member.js';
@@ -47,6 +50,9 @@ interface Fleet {
   dir: string;
   volume: LoopVolume;
   group: BlkioGroup;
+  throttle: VolumeThrottle;
+  /** Where the volume publishes its statistics page (the good member's seam). */
+  pages: string;
   fingerprint: string;
   sdk: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   clients: { ec2: EC2Client; ssm: SSMClient; s3: S3Client; cfn: CloudFormationClient };
@@ -97,7 +103,7 @@ async function upload(f: Fleet): Promise<void> {
   await f.clients.s3.send(new PutObjectCommand({ Bucket: 'volbench-results', Key: 'fleet/bundle.tgz', Body: readFileSync(join(f.dir, 'bundle.tgz')) }));
 }
 
-async function boot(f: Fleet, id: string, extra: { dnfFailure?: string; timeFactor?: number } = {}): Promise<{ member: Member; stack: string; instanceId: string; volumeId: string }> {
+async function boot(f: Fleet, id: string, extra: { dnfFailure?: string; timeFactor?: number; emulatedNvmeDir?: string } = {}): Promise<{ member: Member; stack: string; instanceId: string; volumeId: string }> {
   const stack = `volbench-fleet-${id}`;
   await createStack(f, stack);
   const { instanceId, az, volumeId } = await launch(f);
@@ -130,8 +136,14 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     f.dir = rehearsalDir();
     f.volume = createLoopVolume({ dir: f.dir, sizeBytes: 8 * GiB, tmpfsBytes: 256 * 1024 * 1024 });
     f.group = BlkioGroup.create('sandbox-test');
+    f.pages = join(f.dir, 'ebs-stats');
+    mkdirSync(f.pages, { mode: 0o700 });
+    // 1,600 IOPS at the rehearsal's rate factor: the kernel holds 400.
+    f.throttle = new VolumeThrottle({
+      group: f.group, majMin: f.volume.majMin, spec: { limiters: [{ name: 'volume', baseline: { iops: 1600 } }] }, scale: { rate: 0.25, time: 0.1 }, ebsStats: { dir: f.pages },
+    }).start();
     await upload(f);
-    const [g, b] = await Promise.all([boot(f, 'm1'), boot(f, 'm2', { dnfFailure: 'Error: Unable to find a match: nvme-cli', timeFactor: 0.02 })]);
+    const [g, b] = await Promise.all([boot(f, 'm1', { emulatedNvmeDir: f.pages }), boot(f, 'm2', { dnfFailure: 'Error: Unable to find a match: nvme-cli', timeFactor: 0.02 })]);
     good = g;
     bad = b;
     bootSeconds = (await good.member.booted).seconds;
@@ -144,6 +156,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     await bad?.member.stop();
     await f.aws?.close();
     await f.moto?.stop();
+    f.throttle?.stop();
     f.group?.remove();
     f.volume?.close();
     if (f.dir) rmSync(f.dir, { recursive: true, force: true });
@@ -177,15 +190,39 @@ describe.skipIf(skip)('a member in the sandbox', () => {
       const res = await client.fetch(`https://${good.member.address}:8443/v1/runs?wait=60`, {
         method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(job),
       });
-      const body = await res.json() as { status: string; result: { jobs: { read: { total_ios: number } }[] } };
+      const body = await res.json() as {
+        status: string;
+        result: { jobs: { read: { total_ios: number } }[]; volbench: { jobs: { ebs_stats?: { source: string; read_ops: number } }[]; cloud?: { emulation?: unknown }; ebs_stats_unavailable?: string } };
+      };
       expect(res.status, JSON.stringify(body).slice(0, 500)).toBe(200);
       const ios = body.result.jobs[0].read.total_ios;
       expect(ios).toBeGreaterThan(0);
       // Every I/O the member's service did went through the member's group on the loop device.
       expect(f.group.counters(f.volume.majMin).read.bios - before.read.bios).toBeGreaterThanOrEqual(ios);
+      // Its /dev/nvme1n1 is the loop device (the same major:minor), whose page the volume
+      // published on the host: the service read it through the seam, before and after the job.
+      const vb = body.result.volbench;
+      expect(vb.ebs_stats_unavailable, JSON.stringify(vb)).toBeUndefined();
+      expect(vb.jobs[0].ebs_stats?.source).toBe('emulated');
+      // The page is up to a tick (100 ms) old at either end of the 1 s job, later under load.
+      expect(vb.jobs[0].ebs_stats!.read_ops).toBeGreaterThan(ios / 2);
+      expect(vb.cloud?.emulation).toEqual({ rate: 0.25, time: 0.1 });
     } finally {
       client.close();
     }
+  });
+
+  it('sees its volume\'s statistics seam read-only, owned as the seam requires, and named in its services\' environment', async () => {
+    const m = good.member;
+    expect(m.env).toMatchObject({ VOLBENCH_EMULATED_NVME_DIR: MEMBER_NVME_DIR });
+    expect((await m.exec('stat', ['-c', '%u %a', MEMBER_NVME_DIR])).stdout.trim()).toBe('0 700');
+    expect((await m.exec('ls', [MEMBER_NVME_DIR])).stdout.split('\n')).toContain(`${f.volume.majMin}.page`);
+    expect((await m.exec('touch', [`${MEMBER_NVME_DIR}/x`])).code).not.toBe(0);
+    // The member's device is the published one: its major:minor names the page.
+    const rdev = (await m.exec('stat', ['-L', '-c', '%t:%T', '/dev/nvme1n1'])).stdout.trim().split(':').map((h) => parseInt(h, 16)).join(':');
+    expect(rdev).toBe(f.volume.majMin);
+    // The member without a seam has no variable: its service would not look.
+    expect(bad.member.env.VOLBENCH_EMULATED_NVME_DIR).toBeUndefined();
   });
 
   it('has a root of its own: host paths hidden, its writes kept from the host', async () => {

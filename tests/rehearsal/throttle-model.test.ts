@@ -122,6 +122,15 @@ describe('a bucket under a saturating workload', () => {
     expect(cliff.t).toBeLessThan(1.8 / (1 - 1800 / 86400) + TICK + 1e-6);
     expect(model.kernelLimits().read.iops).toBe(360);
   });
+
+  it('each limiter\'s rates are its phase\'s, read and write together (what the statistics page names)', () => {
+    const spec: ThrottleSpec = { limiters: [gp2Like.limiters[0], { name: 'instance', baseline: { iops: 3600, bps: 81.25e6 } }] };
+    const model = new ThrottleModel(scaleSpec(spec, { rate: 0.25, time: 0.0001 }));
+    expect(model.rates()).toEqual([{ name: 'volume', rates: { iops: 750 } }, { name: 'instance', rates: { iops: 900, bps: 20312500 } }]);
+    drive(model, 3, 16 * KiB);
+    expect(model.state().limiters[0].phase).toBe('baseline');
+    expect(model.rates()[0]).toEqual({ name: 'volume', rates: { iops: 75 } });
+  });
 });
 
 describe('what the kernel is told', () => {

@@ -3,11 +3,13 @@
  * model, measured by fio in the throttled group. Asserted on the throttle's own counters and on
  * bounds that must hold whatever the machine's load: every I/O fio did was charged to the group,
  * never more than the limit times the time plus one throttle slice and the queue in flight, and
- * after a bucket's cliff the kernel holds the baseline. A discarding backing lets a member write
- * more than its tmpfs holds.
+ * after a bucket's cliff the kernel holds the baseline, and the volume's EBS statistics page is
+ * told so (the time over the baseline counts as exceeded). A discarding backing lets a member
+ * write more than its tmpfs holds.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -104,8 +106,13 @@ describe.skipIf(skip)('a throttled loop device', () => {
     const scaled = scaleSpec(spec, scale).limiters[0];
     const cliffS = secondsFromFull(scaled);
     expect(cliffS).toBeCloseTo(1.2);
-    const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale, tickMs: 50 }).start();
+    const pages = join(dir, 'pages');
+    mkdirSync(pages, { mode: 0o700 });
+    const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale, tickMs: 50, ebsStats: { dir: pages } }).start();
+    const page = join(pages, `${volume.majMin}.page`);
     try {
+      expect(throttle.pageLimits()).toEqual({ volume: { iops: 1500 } });
+      expect(existsSync(page)).toBe(true);
       const run = await fio(group, volume.device, ['--rw=randread', '--bs=16k', '--iodepth=16', '--time_based', '--runtime=4']);
       const state = throttle.state();
       const cliff = state.events.find((e) => e.phase === 'baseline');
@@ -117,9 +124,15 @@ describe.skipIf(skip)('a throttled loop device', () => {
       expect(state.totals.read.bios).toBe(run.ios);
       // Everything the group did: the bucket plus its refill over the run, plus the slack.
       expect(state.totals.read.bios).toBeLessThanOrEqual(scaled.bucket!.size + 150 * (run.wallS + SLICE_S) + 1500 * SLICE_S + 16);
+      // The page's limit followed the cliff: 16 in flight against 150 IOPS for the rest of the
+      // run is demand over the limit it names (against the burst's 1,500 it would read nothing).
+      expect(throttle.pageLimits()).toEqual({ volume: { iops: 150 } });
+      const afterCliffUs = (run.wallS - cliff!.t) * 1e6;
+      expect(throttle.ebsPage()!.ebs_volume_performance_exceeded_iops).toBeGreaterThan(afterCliffUs * 0.5);
     } finally {
       throttle.stop();
     }
+    expect(existsSync(page)).toBe(false);
   });
 
   it('a discarding backing holds a few MiB of what a member writes, and reads back zeros', async () => {

@@ -3,8 +3,10 @@
  * `volbench fleet compare` runs against moto behind the SignalResource stand-in; each stack it
  * creates is played by a member sandbox (its rendered user data run unchanged as root, its loop
  * volume as /dev/nvme1n1 held to the catalog's model by the blkio throttle at the stated rate and
- * time factors); then the report, `fleet down`, a listing of everything left in moto, and
- * DIR/study.json. It tests the plumbing end to end, not AWS's model.
+ * time factors, publishing its EBS statistics page); then the report (DIR/report.json, .md, .html,
+ * from the results as `volbench report` reads them: scaled, with the rehearsal's banner),
+ * `fleet down`, a listing of everything left in moto, and DIR/study.json. It tests the plumbing
+ * end to end, not AWS's model.
  *
  * Options: --out DIR (required), --volumes V (default the study's four), --instance TYPE,
  * --runtime T (the suites' runtime, default 20s), --rate R (0.25), --time T (0.1),
@@ -15,24 +17,25 @@
  * is the built CLI (dist/), as a user's is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import type { FioJson } from '../../../src/fio-output/fio-result.js';
+import { catalogPricer, readReportFile, renderReportFiles } from '../../../src/publish/index.js';
 import { sweepStale, rehearsalDir } from '../loop-volume.js';
 import { SignalStandIn } from '../sandbox/signal-standin.js';
-import { modelEntitlement } from '../catalog-spec.js';
 import { watchCreated } from './fleet-created.js';
 import { leftovers } from './leftovers.js';
 import { startMoto } from '../moto.js';
 import { playMember, type PlannedMember, type PlayedMember } from './play-member.js';
-import { volumeTests, verdict, type ReapDemo, type Study, type StudyVolume } from './study.js';
+import { attachReportCells, studyReport, volumeTests, verdict, type ReapDemo, type Study, type StudyVolume } from './study.js';
 import { forward, freePort } from './forward.js';
+import { waitForStack } from './wait-stack.js';
 
 interface CliRun { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; fleetId?: string }
 /** A command that creates a fleet: its own state directory, and who to tell once the fleet exists. */
@@ -94,21 +97,6 @@ function cli(argv: string[], env: NodeJS.ProcessEnv, creates?: Creates): Promise
   });
 }
 
-async function waitForStack(cfn: CloudFormationClient, name: string, ms: number): Promise<Stack> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const s = (await cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      if (s?.StackStatus === 'CREATE_COMPLETE') return s;
-      if (s?.StackStatus && /FAILED|ROLLBACK|DELETE/.test(s.StackStatus)) throw new Error(`${name}: ${s.StackStatus}`);
-    } catch (err) {
-      if (!/does not exist/.test(String((err as Error).message))) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`${name}: not created within ${ms / 1000} s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /**
  * `fleet up` killed with SIGKILL once its stack exists (nothing of it can tear down), then
  * `fleet reap` with the clock past its expiry: what it finds by the volbench:expires tag and
@@ -137,11 +125,31 @@ async function reapDemo(env: NodeJS.ProcessEnv, cfn: CloudFormationClient): Prom
   return { killed_fleet: fleet, up_exit: upOut.signal ?? upOut.code, now, exit: reap.code, found };
 }
 
+/**
+ * The report of the results as `volbench report` renders them from the saved files (each
+ * result's own scale and statistics applied: the rehearsal's banner, entitlements scaled as the
+ * volumes were held), published as DIR/report.json, report.md and report.html; its first screen
+ * and each test's cell go into the study, which the goal holds to the same band.
+ */
+async function publishReport(study: Study, files: string[], resultFile: (label: string) => string | undefined): Promise<void> {
+  if (files.length === 0) return;
+  try {
+    const inputs = await Promise.all(files.map((f) => readReportFile(f)));
+    const { report, files: rendered } = await renderReportFiles(inputs, { priceVolume: catalogPricer(REGION), command: study.command });
+    for (const [name, text] of Object.entries(rendered)) writeFileSync(join(out, name), text);
+    study.report = studyReport(report, Object.keys(rendered));
+    attachReportCells(study.volumes, report, resultFile);
+    log(`report: ${Object.keys(rendered).join(', ')}: ${study.report.title}; ${study.report.banner ?? 'no rehearsal banner'}`);
+  } catch (err) {
+    study.notes.push(`report: ${(err as Error).message}`);
+  }
+}
+
 async function main() {
   log('This rehearsal tests the plumbing end to end, not AWS\'s model: the volumes are loop devices held to the catalog\'s own model.');
   log(`scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
-  const moto = await startMoto(REGION);
+  const moto = await startMoto(REGION, { logFile: join(out, 'moto.log') });
   // Each stack's creation waits for its member's Ready signal, as CloudFormation's creation policy makes it.
   const aws = new SignalStandIn({ moto: moto.endpoint, holdUntilReady: /^volbench-vb[0-9a-f]{10}-/ });
   const front = await aws.listen('127.0.0.1');
@@ -176,6 +184,7 @@ async function main() {
     study.command = `volbench ${argv.join(' ')}`;
     log(`running: ${study.command}`);
     let fleetId: string | undefined;
+    const resultFile = (label: string) => (fleetId ? join(out, 'results', fleetId, `${label}.json`) : undefined);
     let upAt = 0;
     const answering: number[] = [];
     const compare = cli(argv, env, { stateDir: join(out, 'state', 'compare'), onCreated: (id) => {
@@ -196,7 +205,8 @@ async function main() {
       }
     } });
     const result = await compare;
-    writeFileSync(join(out, 'report.md'), result.stdout);
+    // The table `fleet compare` printed, as its user saw it; report.* below are the published report.
+    writeFileSync(join(out, 'compare.md'), result.stdout);
     writeFileSync(join(out, 'compare.log'), result.stderr);
     study.compare_exit = result.code ?? result.signal;
     log(`fleet compare ended: ${result.code ?? result.signal}`);
@@ -210,24 +220,19 @@ async function main() {
       if (p.error) entry.error = p.error;
       if (p.boot) entry.boot = p.boot;
       if (p.throttle) entry.throttle = p.throttle;
-      const file = fleetId ? join(out, 'results', fleetId, `${pm.label}.json`) : undefined;
+      const file = resultFile(pm.label);
       try {
         const doc: FioJson = JSON.parse(readFileSync(file!, 'utf8'));
-        const v = pm.volume;
-        const spec = { type: v.type, sizeGiB: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughputMiBps: v.throughputMiBps } : {}) };
-        entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024, (bs, rw) => modelEntitlement(spec, instance, bs, rw));
+        entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024);
+        entry.emulation = doc.volbench?.cloud?.emulation ?? null;
+        if (doc.volbench?.ebs_stats_unavailable) entry.ebs_stats_unavailable = doc.volbench.ebs_stats_unavailable;
         entry.host = { instance_id: doc.volbench?.cloud?.instance_id, image_id: doc.volbench?.cloud?.image_id, kernel: doc.volbench?.kernel, version: doc.volbench?.version };
       } catch {
         entry.error ??= 'no result';
       }
       study.volumes.push(entry);
     }
-    const resultsDir = fleetId ? join(out, 'results', fleetId) : undefined;
-    const files = resultsDir && existsSync(resultsDir) ? readdirSync(resultsDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.json')).map((f) => join(resultsDir, f.name)) : [];
-    if (files.length) {
-      const html = await cli(['report', ...files, '--format', 'html', '--out', join(out, 'report.html')], env);
-      if (html.code !== 0) study.notes.push(`report.html: ${html.stderr.trim().split('\n').pop()}`);
-    }
+    await publishReport(study, plan.members.map((m) => resultFile(m.label)).filter((f): f is string => f !== undefined && existsSync(f)), resultFile);
     // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
     // A fleet's record, kept on purpose (reap keeps it too): its results and its state file, which
     // `fleet list --bucket` reads from another machine. Listed apart, not as leftovers.
