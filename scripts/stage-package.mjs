@@ -14,14 +14,15 @@ import { elfArch, tooNew } from './elf-check.mjs';
 export const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 export const ARCHES = ['x64', 'arm64'];
 
-/** `--arch x64|arm64` (required) and `--out PATH` from `argv`. */
+/** `--arch x64|arm64` (required), `--out PATH` and `--tarball FILE` (npm pack's, packed already) from `argv`. */
 export function archAndOut(argv, usage) {
-  const out = { arch: undefined, out: undefined };
+  const out = { arch: undefined, out: undefined, tarball: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => (inline !== undefined ? inline : argv[++i]);
     if (flag === '--arch') out.arch = value();
     else if (flag === '--out') out.out = resolve(value() ?? '');
+    else if (flag === '--tarball') out.tarball = resolve(value() ?? '');
     else throw new Error(`unknown argument ${argv[i]}; usage: ${usage}`);
   }
   if (!ARCHES.includes(out.arch)) throw new Error(`--arch must be x64 or arm64${out.arch ? `, not ${out.arch}` : ''}; usage: ${usage}`);
@@ -61,7 +62,7 @@ export function checkNativeModules(dir, arch) {
 }
 
 /** Compiles src/ into dist/ unless dist/ is newer than every source file (as make would). */
-function ensureDist() {
+export function ensureDist() {
   const newest = (dir, ext) => filesUnder(dir, (n) => n.endsWith(ext)).reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
   let built = 0;
   try {
@@ -73,15 +74,21 @@ function ensureDist() {
   if (!(built > newest(join(root, 'src'), '.ts'))) run('npm', ['run', 'build:ts', '--silent'], root);
 }
 
-/** The package for `arch`, installed for production into `dest` (made empty first). */
-export function stagePackage(dest, arch) {
-  ensureDist();
+/**
+ * The package for `arch`, installed for production into `dest` (made empty first): from
+ * `tarball` when given (npm pack's, of this checkout: the tests pack once per run), else packed now.
+ */
+export function stagePackage(dest, arch, tarball) {
   const tmp = mkdtempSync(join(tmpdir(), 'volbench-stage-'));
   try {
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
+    if (!tarball) {
+      ensureDist();
+      const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
+      tarball = join(tmp, packed.filename);
+    }
     rmSync(dest, { recursive: true, force: true });
     mkdirSync(dest, { recursive: true });
-    run('tar', ['xzf', join(tmp, packed.filename), '-C', dest, '--strip-components=1'], root);
+    run('tar', ['xzf', tarball, '-C', dest, '--strip-components=1'], root);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
