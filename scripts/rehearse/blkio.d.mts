@@ -2,7 +2,6 @@ import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import type { KernelLimits } from './throttle-model.mjs';
 
 export const BLKIO_ROOT: string;
-export function blkioSkipReason(): string | undefined;
 export function deviceNumbers(devicePath: string): string;
 export function deviceStat(majMin: string): { read: { ios: number; bytes: number }; write: { ios: number; bytes: number } };
 export interface Counters { read: { bios: number; bytes: number }; write: { bios: number; bytes: number } }

@@ -13,13 +13,6 @@ const LIMIT_FILES = {
   write: { iops: 'blkio.throttle.write_iops_device', bps: 'blkio.throttle.write_bps_device' },
 };
 
-/** Why the throttle cannot be used here, or undefined when it can. */
-export function blkioSkipReason() {
-  if (process.getuid?.() !== 0) return 'the blkio throttle needs root';
-  if (!existsSync(join(BLKIO_ROOT, LIMIT_FILES.read.iops))) return `cgroup v1 blkio with the throttle is not mounted at ${BLKIO_ROOT} (CONFIG_BLK_DEV_THROTTLING, a v1 hierarchy)`;
-  return undefined;
-}
-
 /** "MAJ:MIN" of a block device node, from sysfs. */
 export function deviceNumbers(devicePath) {
   const name = devicePath.replace(/^\/dev\//, '');

@@ -16,7 +16,10 @@ import { cloudForRun } from '../../src/cli/cloud-lookup.js';
 import { runCommand, type CommandIo } from '../../src/cli/run-command.js';
 import { parseVolumeSpec } from '../../src/cloud/index.js';
 import { VolbenchError } from '../../src/errors.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('tmpfs', 'moto');
 
 interface FakeImds {
   endpoint: string;
@@ -123,7 +126,7 @@ describe('the instance metadata service (IMDSv2)', () => {
   });
 });
 
-const reason = motoSkipReason();
+const reason = needs.missing('moto');
 
 describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${reason ? ` [skipped: ${reason}]` : ''}`, () => {
   let moto: Moto;
@@ -134,7 +137,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
   const dir = mkdtempSync('/dev/shm/volbench-identity-');
 
   beforeAll(async () => {
-    moto = await startMoto('us-east-1');
+    moto = await freshMoto('us-east-1');
     imds = await startImds(META);
     // The SDK reads its endpoint and credentials from the environment, as on a user's machine.
     Object.assign(process.env, moto.env, { AWS_EC2_METADATA_SERVICE_ENDPOINT: imds.endpoint });
@@ -151,7 +154,6 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
     await imds?.close();
-    await moto?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { bundleArch, instanceArchitecture } from '../../src/fleet/architecture.js';
 import { expired } from '../../src/fleet/reap.js';
 import { defaultTtlSec, expiresAt, fleetNow, parseTtl, secondsLeft } from '../../src/fleet/ttl.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('instanceArchitecture', () => {
   it('gives Graviton families arm64 and every other x86_64', () => {

@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 import { fleetVolumes, formatPlan, parseFleetVolumes, planFleet } from '../../src/fleet/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('--volumes', () => {
   it('reads type, size, IOPS and throughput, and labels each volume (a repeat gets -2)', () => {

@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { VolbenchError } from '../../src/errors.js';
 import { parseAssertion } from '../../src/gates/index.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 const MiB = 1024 * 1024;
 

@@ -12,6 +12,9 @@ import { parseAssertion } from '../../src/gates/index.js';
 import { anyText, assertionText, mutated } from '../helpers/arbitraries.js';
 import { answer } from '../helpers/errors.js';
 import { linearRatio, LINEAR_RATIO } from '../helpers/growth.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const RUNS = Number(process.env.VOLBENCH_PROPERTY_RUNS ?? 150);
 

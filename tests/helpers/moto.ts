@@ -1,26 +1,23 @@
 /**
- * A local AWS API emulator (moto server, PyPI `moto[server]`) for tests of the cloud code: real
- * AWS SDK v3 calls, pointed at it with AWS_ENDPOINT_URL. Started on a free port per test file.
+ * The AWS API emulator (moto server, PyPI `moto[server]`) for tests of the cloud code: real AWS
+ * SDK v3 calls, pointed at it with AWS_ENDPOINT_URL. The run has one server (the global setup
+ * starts it when a file first asks); each file that declares requires('moto') gets it reset to
+ * empty with /moto-api/reset. Files of the device project run one at a time, so none sees
+ * another's resources.
  */
-import { spawnSync } from 'node:child_process';
-
-import { startMoto as launch } from '../../scripts/rehearse/fleet/moto.mjs';
-
-/** Why moto cannot run here, or undefined when it can. */
-export function motoSkipReason(): string | undefined {
-  const probe = spawnSync('python3', ['-c', 'import moto.server'], { stdio: 'ignore' });
-  return probe.status === 0 ? undefined : "moto server is not installed (pip install 'moto[server]')";
-}
+import { fixture } from './fixtures.js';
 
 export interface Moto {
   endpoint: string;
   /** The environment an SDK client needs to talk to it (fake credentials, a region). */
   env: Record<string, string>;
-  stop(): Promise<void>;
 }
 
-export async function startMoto(region = 'us-east-1'): Promise<Moto> {
-  const { endpoint, stop } = await launch();
+/** The run's moto server, emptied of what earlier files made. */
+export async function freshMoto(region = 'us-east-1'): Promise<Moto> {
+  const endpoint = await fixture('moto');
+  const reset = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+  if (!reset.ok) throw new Error(`moto at ${endpoint} refused /moto-api/reset: HTTP ${reset.status}`);
   return {
     endpoint,
     env: {
@@ -29,6 +26,5 @@ export async function startMoto(region = 'us-east-1'): Promise<Moto> {
       AWS_ACCESS_KEY_ID: 'testing',
       AWS_SECRET_ACCESS_KEY: 'testing',
     },
-    stop,
   };
 }

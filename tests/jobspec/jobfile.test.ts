@@ -9,7 +9,10 @@ import { expandEnv } from '../../src/jobspec/expand.js';
 import { parseJobFile, parseJobFileSections, parseSpec, type JobSpec } from '../../src/jobspec/index.js';
 import { sectionsToSpec, type Section } from '../../src/jobspec/sections.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 describe('job file syntax', () => {
   it('sections become global and jobs; bare flags become true', () => {

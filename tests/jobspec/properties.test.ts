@@ -26,6 +26,9 @@ import { linearRatio, LINEAR_RATIO } from '../helpers/growth.js';
 import {
   anyText, fioArgv, jobFileText, mutated, mutatedArgv, mutatedValues, sizeText, timeText,
 } from '../helpers/arbitraries.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 /** A few variables for `${NAME}`; the rest are unset. */
 const ENV = { A: 'a', N: '4', DEV: '/tmp/vb-props-dev', EMPTY: '' };
@@ -48,7 +51,6 @@ function throughJobFile(text: string): void {
   if (printed instanceof VolbenchError) return;
   expect(options(parseSpec(parseJobFile(printed, {})))).toEqual(options(parsed));
 }
-
 
 describe('parseJobFile and parseSpec', () => {
   it('return or throw a VolbenchError for any text', () => {

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { checkSpecBounds, parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 const one = (options: Record<string, string | number | boolean>): JobOptions =>
   parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;

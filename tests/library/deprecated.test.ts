@@ -15,6 +15,9 @@ import { volumeMonthly as monthly } from '../../src/cloud/index.js';
 import { DEFAULT_PRICE_REGION } from '../../src/publish/index.js';
 import { listSuites, SUITES } from '../../src/suites/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('deprecated names', () => {
   it('parseVolumeSpec reads the old form to the same volume as parseVolume', () => {

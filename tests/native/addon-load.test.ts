@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { nativeAddon } from '../../src/engine/addon.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chosen = process.env.VOLBENCH_ADDON;

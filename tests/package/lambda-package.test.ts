@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { elfArch, tooNew } from '../../scripts/elf-check.mjs';
 import { LAMBDA_UNZIPPED_LIMIT } from '../../scripts/package-lambda.mjs';
-import { QEMU, nodeDist, qemuSkipReason, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
+import { fixture } from '../helpers/fixtures.js';
+import { QEMU, nodeDist, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('packaging', 'qemu');
 
 let tmp: string;
 beforeAll(() => {
@@ -25,7 +29,10 @@ const LOAD = "const { handler } = await import('./dist/server/lambda.js'); const
 
 async function zipFor(arch: 'x64' | 'arm64'): Promise<{ dir: string; names: string[] }> {
   const zip = join(tmp, `volbench-lambda-${arch}.zip`);
-  const made = await runAsync(process.execPath, [join(repoRoot, 'scripts', 'package-lambda.mjs'), '--arch', arch, '--out', zip], { cwd: repoRoot, timeoutMs: 900_000 });
+  // Staged from the run's packed tarball (the one the install tests install), not packed again.
+  const made = await runAsync(process.execPath, [join(repoRoot, 'scripts', 'package-lambda.mjs'), '--arch', arch, '--out', zip, '--tarball', await fixture('tarball')], {
+    cwd: repoRoot, timeoutMs: 900_000,
+  });
   expect(made.status, made.stderr).toBe(0);
   const listing = await runAsync('unzip', ['-Z', '-t', zip]);
   const unzippedBytes = Number(/(\d+) bytes uncompressed/.exec(listing.stdout)?.[1]);
@@ -61,8 +68,8 @@ describe('the Lambda zips', () => {
     expect(JSON.parse(loaded.stdout)).toEqual({ handler: 'function', engines: expect.arrayContaining(['psync', 'null']) });
   }, 900_000);
 
-  const qemuSkip = qemuSkipReason();
-  it.skipIf(qemuSkip !== null)(`arm64: the handler and the arm64 addon, loading under qemu-user${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
+  const qemuSkip = needs.missing('qemu');
+  it.skipIf(qemuSkip !== undefined)(`arm64: the handler and the arm64 addon, loading under qemu-user${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
     const { dir, names } = await zipFor('arm64');
     checkContents(names, dir, 'arm64');
     const node = join(nodeDist('arm64'), 'bin', 'node');

@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 import { priceVolume } from '../../src/cloud/volume-price.js';
 import { catalogPricer } from '../../src/publish/catalog-price.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('catalogPricer', () => {
   const price = catalogPricer();

@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, renderCsv, renderMarkdown } from '../../src/publish/index.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
+import { requires } from '../helpers/requires.js';
 import { csvRecords, fixture } from './helpers.js';
+
+requires();
 
 const FORMULAS = ['=HYPERLINK("http://evil.example/","x")', '+cmd|" /C calc"!A0', '-2+3+cmd|" /C calc"!A0', '@SUM(1+1)*cmd|" /C calc"!A0', '\t=1+1', '\r=1+1'];
 const HTML = '<img src=x onerror=alert(1)>';

@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, renderCsv, renderJson, renderMarkdown } from '../../src/publish/index.js';
+import { requires } from '../helpers/requires.js';
 import { csvRecords, mixedInputs, priceIo2 } from './helpers.js';
+
+requires();
 
 // The label and the price/performance columns lead; volume columns follow; then the tests; a
 // column no row fills (prices, flags, notes without a volume) is left out.

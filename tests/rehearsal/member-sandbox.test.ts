@@ -18,28 +18,23 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
+import { BlkioGroup } from '../../scripts/rehearse/blkio.mjs';
 import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
-import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
+import { startMember, type Member } from '../../scripts/rehearse/sandbox/member-sandbox.mjs';
 import { SignalStandIn } from '../../scripts/rehearse/sandbox/signal-standin.mjs';
 import { memberOfStack } from '../../scripts/rehearse/sandbox/stack-member.mjs';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('loop', 'blkio', 'netns', 'moto', 'awscli', 'openssl', 'dist');
 
 const REGION = 'us-east-1';
 const TOKEN = 'member-sandbox-token-0123456789';
 const GiB = 1024 ** 3;
 
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (scripts/rehearse/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface Fleet {
   moto: Moto;
@@ -121,7 +116,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
   beforeAll(async () => {
     // What a killed earlier run left (its pid is gone) would hold loop devices and namespaces.
     sweepStale();
-    f.moto = await startMoto(REGION);
+    f.moto = await freshMoto(REGION);
     f.aws = new SignalStandIn({ moto: f.moto.endpoint });
     const local = await f.aws.listen('127.0.0.1');
     const config = { region: REGION, endpoint: local.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
@@ -143,7 +138,6 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     await good?.member.stop();
     await bad?.member.stop();
     await f.aws?.close();
-    await f.moto?.stop();
     f.group?.remove();
     f.volume?.close();
     if (f.dir) rmSync(f.dir, { recursive: true, force: true });

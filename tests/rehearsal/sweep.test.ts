@@ -9,11 +9,13 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { BLKIO_ROOT, blkioSkipReason } from '../../scripts/rehearse/blkio.mjs';
+import { BLKIO_ROOT } from '../../scripts/rehearse/blkio.mjs';
 import { createLoopVolume, rehearsalDir, sweepStale } from '../../scripts/rehearse/loop-volume.mjs';
-import { networkSkipReason } from '../../scripts/rehearse/sandbox/network.mjs';
+import { requires } from '../helpers/requires.js';
 
-const skip = blkioSkipReason() ?? networkSkipReason();
+const needs = requires('loop', 'blkio', 'netns');
+
+const skip = needs.missing();
 /** A pid above the kernel's pid_max: never a live process. */
 const DEAD = 99_999_999;
 

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../../scripts/rehearse/throttle-model.mjs';
 import { scaledEntitlement, specFromCatalog } from '../../scripts/rehearse/catalog-spec.mjs';
 import { entitlement, parseVolumeSpec } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

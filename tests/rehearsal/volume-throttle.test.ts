@@ -11,24 +11,20 @@ import { rmSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason, deviceStat } from '../../scripts/rehearse/blkio.mjs';
+import { BlkioGroup, deviceStat } from '../../scripts/rehearse/blkio.mjs';
 import { createLoopVolume, rehearsalDir, type LoopVolume } from '../../scripts/rehearse/loop-volume.mjs';
 import { scaleSpec, secondsFromFull, type ThrottleSpec } from '../../scripts/rehearse/throttle-model.mjs';
 import { VolumeThrottle } from '../../scripts/rehearse/volume-throttle.mjs';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('loop', 'fio', 'blkio');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 /** The kernel's throttle slice (100 ms): what it may dispatch ahead of the rate. */
 const SLICE_S = 0.1;
 
-function skipReason(): string | undefined {
-  const blkio = blkioSkipReason();
-  if (blkio) return blkio;
-  if (spawnSync('fio', ['--version']).status !== 0) return 'fio is not installed';
-  if (spawnSync('losetup', ['--version']).status !== 0) return 'losetup is not installed';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface FioRun { ios: number; bytes: number; runtimeS: number; wallS: number }
 

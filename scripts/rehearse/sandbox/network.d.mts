@@ -9,4 +9,3 @@ export interface MemberNetwork {
   close(): void;
 }
 export function createMemberNetwork(name: string): MemberNetwork;
-export function networkSkipReason(): string | undefined;

@@ -96,16 +96,3 @@ table inet volbench_member {
     close,
   };
 }
-
-/** Why member networks cannot be made here, or undefined when they can. */
-export function networkSkipReason() {
-  if (process.getuid?.() !== 0) return 'member networks need root';
-  for (const [cmd, args] of [['ip', ['-V']], ['nft', ['--version']]]) {
-    try {
-      run(cmd, args);
-    } catch {
-      return `${cmd} is not installed (${cmd === 'nft' ? 'nftables' : 'iproute2'})`;
-    }
-  }
-  return undefined;
-}
