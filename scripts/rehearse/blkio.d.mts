@@ -12,6 +12,7 @@ export class BlkioGroup {
   addPid(pid: number): void;
   spawn(cmd: string, args?: string[], options?: SpawnOptions): ChildProcess;
   pids(): number[];
+  count(majMin: string): void;
   setLimits(majMin: string, limits: Partial<KernelLimits>): void;
   limits(majMin: string): KernelLimits;
   counters(majMin: string): Counters;

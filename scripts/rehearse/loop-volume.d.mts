@@ -1,11 +1,13 @@
 export interface LoopVolume {
   device: string;
   majMin: string;
+  label: string;
   sizeBytes: number;
   backing: 'discard' | 'sparse';
   file: string;
   readonly punches: number;
   heldBytes(): number;
+  check(): void;
   close(): void;
 }
 export function rehearsalDir(parent?: string): string;

@@ -11,7 +11,7 @@
 // the process that made it (volbench-rehearsal-PID-...), so sweepStale() can remove what a killed
 // run left without touching another live run's devices.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statfsSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,6 +37,20 @@ export function checkRoom(dir, bytes, marginBytes = 2 * GiB) {
 
 function run(cmd, args) {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/**
+ * Throws unless the block device MAJ:MIN is a loop device over `file`: read from sysfs by number,
+ * so a name that another process's losetup reused cannot pass for it.
+ */
+function checkBacking(label, majMin, file) {
+  let backing;
+  try {
+    backing = readFileSync(`/sys/dev/block/${majMin}/loop/backing_file`, 'utf8').trim();
+  } catch {
+    backing = 'nothing';
+  }
+  if (backing !== file) throw new Error(`${label}: device ${majMin} is backed by ${backing}, not by this volume's ${file}`);
 }
 
 /**
@@ -70,6 +84,18 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
     throw err;
   }
   const majMin = deviceNumbers(device);
+  const label = `${device} (${majMin}) over ${file}`;
+  // The kernel names the backing file by its real path.
+  const real = realpathSync(file);
+  try {
+    checkBacking(label, majMin, real);
+  } catch (err) {
+    // The name losetup printed is not ours: detach only what is backed by this file.
+    for (const ours of run('losetup', ['-n', '-O', 'NAME', '-j', real]).split('\n').filter(Boolean)) run('losetup', ['-d', ours.trim()]);
+    if (mounted) run('umount', ['-l', home]);
+    rmSync(home, { recursive: true, force: true });
+    throw err;
+  }
   let punching = false;
   let punches = 0;
   const timer = backing === 'discard' ? setInterval(() => {
@@ -85,9 +111,13 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
   return {
     device,
     majMin,
+    /** The device by name, numbers and backing file, for messages. */
+    label,
     sizeBytes,
     backing,
     file,
+    /** Throws naming the device unless MAJ:MIN is still this volume's loop device. */
+    check: () => checkBacking(label, majMin, real),
     get punches() {
       return punches;
     },
