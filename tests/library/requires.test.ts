@@ -67,6 +67,11 @@ describe('the declaration reader', () => {
     expect(readDeclaration("  const needs = requires('loop');\n")).toMatchObject({ problem: expect.any(String) });
   });
 
+  it('docs/testing.md names every requirement', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+    expect(Object.keys(REQUIREMENTS).filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
+  });
+
   it('puts a file in the project of the requirement that asks the most', () => {
     expect(projectOf([])).toBe('unit');
     expect(projectOf(['io_uring', 'libaio', 'dist'])).toBe('unit');
