@@ -9,10 +9,13 @@
 //             package.json, the install step, prebuilds/ ...), and npm's version
 //   bundle    npm run bundle for one architecture: the tarball, package-lock.json, the bundled Node
 //             and the scripts that stage and pack it
+//   lambda    npm run package:lambda for one architecture: the tarball, package-lock.json and the
+//             scripts that stage and zip it
 //
 //   node scripts/artefacts.mjs addon|asan       restores the build from the cache, or builds it and keeps it
 //   node scripts/artefacts.mjs tarball          prints the packed tarball's path
 //   node scripts/artefacts.mjs bundle x64|arm64 prints the directory holding the bundle's .tar.gz and .sha256
+//   node scripts/artefacts.mjs lambda x64|arm64 prints the Lambda zip's path
 //
 // A cached artefact is the same bytes the build would make: nothing is skipped, only not made twice.
 // Without VOLBENCH_CACHE, artefacts go to a directory of this process that nobody reuses.
@@ -149,6 +152,19 @@ export async function bundle(arch) {
   return { dir, reused, key };
 }
 
+/** `npm run package:lambda -- --arch ARCH` of that tarball: the directory holding volbench-lambda-ARCH.zip. */
+export async function lambdaZip(arch) {
+  if (arch !== 'x64' && arch !== 'arm64') throw new Error(`lambda: arch x64 or arm64, not ${arch}`);
+  const packed = await tarball();
+  const scripts = ['scripts/package-lambda.mjs', 'scripts/stage-package.mjs', 'scripts/elf-check.mjs', 'package-lock.json'];
+  const key = sha256(arch, packed.key, ...scripts.map(fileText));
+  const { dir, reused } = await cached(`lambda-${arch}`, key, async (work) => {
+    const zip = join(work, `volbench-lambda-${arch}.zip`);
+    await exec(process.execPath, [join(root, 'scripts', 'package-lambda.mjs'), '--arch', arch, '--out', zip, '--tarball', packed.path], { cwd: root, maxBuffer: 64 << 20 });
+  });
+  return { path: join(dir, `volbench-lambda-${arch}.zip`), reused, key };
+}
+
 async function main(argv) {
   const [what, arg] = argv;
   if (what === 'addon' || what === 'asan') {
@@ -156,7 +172,8 @@ async function main(argv) {
     console.error(`artefacts: ${what} ${reused ? 'reused from the cache' : 'built and kept'} (${key.slice(0, 12)}): ${path}`);
   } else if (what === 'tarball') console.log((await tarball()).path);
   else if (what === 'bundle') console.log((await bundle(arg)).dir);
-  else throw new Error(`usage: node scripts/artefacts.mjs addon|asan|tarball|bundle x64|arm64, not ${argv.join(' ')}`);
+  else if (what === 'lambda') console.log((await lambdaZip(arg)).path);
+  else throw new Error(`usage: node scripts/artefacts.mjs addon|asan|tarball|bundle x64|arm64|lambda x64|arm64, not ${argv.join(' ')}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,8 @@
  *
  * - `moto`: one moto server for the run (test files reset it before use: they run one at a time);
  * - `tarball`: npm pack of this checkout (scripts/artefacts.mjs: kept in VOLBENCH_CACHE by its inputs);
- * - `bundle-x64`, `bundle-arm64`: npm run bundle of that tarball (kept the same way).
+ * - `bundle-x64`, `bundle-arm64`: npm run bundle of that tarball (kept the same way);
+ * - `lambda-x64`, `lambda-arm64`: npm run package:lambda of that tarball (kept the same way).
  *
  * It is a small HTTP service on loopback in vitest's own process, shared by both projects (they
  * run one after the other), so a file that needs none of them costs nothing.
@@ -20,10 +21,11 @@ import { startMoto } from '../../scripts/rehearse/fleet/moto.mjs';
 interface Artefacts {
   tarball(): Promise<{ path: string; reused: boolean }>;
   bundle(arch: 'x64' | 'arm64'): Promise<{ dir: string; reused: boolean }>;
+  lambdaZip(arch: 'x64' | 'arm64'): Promise<{ path: string; reused: boolean }>;
 }
-const { bundle, tarball } = (await import(new URL('../../scripts/artefacts.mjs', import.meta.url).href)) as Artefacts;
+const { bundle, lambdaZip, tarball } = (await import(new URL('../../scripts/artefacts.mjs', import.meta.url).href)) as Artefacts;
 
-export type FixtureName = 'moto' | 'tarball' | 'bundle-x64' | 'bundle-arm64';
+export type FixtureName = 'moto' | 'tarball' | 'bundle-x64' | 'bundle-arm64' | 'lambda-x64' | 'lambda-arm64';
 
 interface Service {
   url: Promise<string>;
@@ -52,6 +54,14 @@ function start(): Service {
     'bundle-arm64': async () => {
       const b = await bundle('arm64');
       return { value: b.dir, reused: b.reused };
+    },
+    'lambda-x64': async () => {
+      const z = await lambdaZip('x64');
+      return { value: z.path, reused: z.reused };
+    },
+    'lambda-arm64': async () => {
+      const z = await lambdaZip('arm64');
+      return { value: z.path, reused: z.reused };
     },
   };
   const answer = async (req: IncomingMessage, res: ServerResponse) => {

@@ -15,7 +15,7 @@ import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.j
 import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
-requires();
+requires('serial');
 
 const MiB = 1024 * 1024;
 const K = 1024;

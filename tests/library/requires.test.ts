@@ -46,6 +46,18 @@ describe('test files by need', () => {
     expect(files.package).toEqual(expect.arrayContaining(['tests/package/install.test.ts', 'tests/package/bundle.test.ts', 'tests/rehearsal/fleet-rehearsal.test.ts']));
   });
 
+  it('every requirement a file checks is on its declaration line', () => {
+    const undeclared = [...files.unit, ...files.device, ...files.package].flatMap((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const declared = (readDeclaration(text) as { names: string[] }).names;
+      const checked = [...text.matchAll(/needs\.missing\(([^)]*)\)/g)].flatMap((m) => [...m[1].matchAll(/'([a-z_-]+)'/g)].map((n) => n[1]));
+      // Asking needs.engine for an engine checks io_uring or libaio when it is one of them.
+      if (/needs\.engine\(/.test(text)) checked.push('io_uring', 'libaio');
+      return [...new Set(checked)].filter((name) => !declared.includes(name)).map((name) => `${file} checks '${name}'`);
+    });
+    expect(undeclared).toEqual([]);
+  });
+
   it("no unit file's own text shows a need of the machine", () => {
     const found = files.unit.filter((file) => file !== CHECKS_THE_GUARD).flatMap((file) => {
       const text = readFileSync(join(ROOT, file), 'utf8');
