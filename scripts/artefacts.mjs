@@ -67,11 +67,12 @@ async function cached(kind, key, make) {
   try {
     await make(work);
     writeFileSync(join(work, '.complete'), `${new Date().toISOString()}\n`);
-    rmSync(dir, { recursive: true, force: true });
+    // Another run may have made the same entry meanwhile: its copy stays (it may be reading it).
+    if (!existsSync(join(dir, '.complete'))) rmSync(dir, { recursive: true, force: true });
     renameSync(work, dir);
   } catch (err) {
     rmSync(work, { recursive: true, force: true });
-    throw err;
+    if (!existsSync(join(dir, '.complete'))) throw err;
   }
   prune(kind);
   return { dir, reused: false };
@@ -122,8 +123,14 @@ async function tarballKey() {
   return sha256(`npm ${npm}`, ...files.flatMap((f) => [f, String(statSync(join(root, f)).mode & 0o111), readFileSync(join(root, f))]));
 }
 
-/** `npm pack` of this checkout: the .tgz's path. */
-export async function tarball() {
+let packing;
+/** `npm pack` of this checkout: the .tgz's path (found or made once per process). */
+export function tarball() {
+  packing ??= packOnce();
+  return packing;
+}
+
+async function packOnce() {
   const key = await tarballKey();
   const { dir, reused } = await cached('tarball', key, async (work) => {
     await exec('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, maxBuffer: 64 << 20 });
