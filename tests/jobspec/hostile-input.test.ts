@@ -15,6 +15,7 @@ import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.j
 import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
+// Timed: another test file running beside it would take the CPU from the parser it times.
 requires('serial');
 
 const MiB = 1024 * 1024;
