@@ -6,7 +6,7 @@
 //             fingerprint of install/addon-sources.mjs), the Node headers, the compiler, node-gyp
 //   asan      build-asan/build/Release/volbench.node (npm run build:asan): the same, and its script
 //   tarball   npm pack of this checkout: every file it packs, by content (dist/ as built from src/,
-//             package.json, the install step, prebuilds/ ...), and npm's version
+//             package.json, the install step under install/, prebuilds/ ...), and npm's version
 //   bundle    npm run bundle for one architecture: the tarball, package-lock.json, the bundled Node
 //             and the scripts that stage and pack it
 //   lambda    npm run package:lambda for one architecture: the tarball, package-lock.json and the
@@ -35,6 +35,7 @@ const exec = promisify(execFile);
 /** Entries kept per kind; older ones (by last use) are removed. */
 const KEEP = 4;
 
+/** @type {string | undefined} */
 let scratch;
 /** Where artefacts live: VOLBENCH_CACHE/artefacts, or a directory of this process. */
 export function cacheRoot() {
@@ -43,17 +44,21 @@ export function cacheRoot() {
   return scratch;
 }
 
-const sha256 = (...parts) => {
+const sha256 = (/** @type {Array<string | Buffer>} */ ...parts) => {
   const hash = createHash('sha256');
   for (const p of parts) hash.update(`${p.length}\0`).update(p);
   return hash.digest('hex');
 };
-const fileText = (path) => readFileSync(join(root, path));
-const version = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const fileText = (/** @type {string} */ path) => readFileSync(join(root, path));
+const version = (/** @type {string} */ cmd, /** @type {string[]} */ args) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
  * The entry KIND/KEY: its directory when it exists, else made by `make(dir)` into a directory of
  * its own and renamed into place (a run that dies half-way leaves nothing a later run would take).
+ * @param {string} kind
+ * @param {string} key
+ * @param {(work: string) => Promise<void>} make
+ * @returns {Promise<{ dir: string; reused: boolean }>}
  */
 async function cached(kind, key, make) {
   const dir = join(cacheRoot(), kind, key);
@@ -78,7 +83,10 @@ async function cached(kind, key, make) {
   return { dir, reused: false };
 }
 
-/** Keeps the KEEP entries of `kind` used last. */
+/**
+ * Keeps the KEEP entries of `kind` used last.
+ * @param {string} kind
+ */
 function prune(kind) {
   const base = join(cacheRoot(), kind);
   const entries = readdirSync(base).filter((n) => !n.startsWith('.')).map((n) => ({ n, t: statSync(join(base, n)).mtimeMs })).sort((a, b) => b.t - a.t);
@@ -93,12 +101,17 @@ function toolchain() {
   return [process.version, version(cxx, ['--version']), `node-gyp ${nodeGyp}`, ...env].join('\n');
 }
 
+/** @type {Record<'addon' | 'asan', { script: string; out: string; inputs: string[] }>} */
 const BUILDS = {
   addon: { script: 'build:native', out: join('build', 'Release', 'volbench.node'), inputs: [] },
   asan: { script: 'build:asan', out: join('build-asan', 'build', 'Release', 'volbench.node'), inputs: ['scripts/build-asan.mjs'] },
 };
 
-/** The addon build `kind` (addon, asan) in place, from the cache when its inputs are unchanged. */
+/**
+ * The addon build `kind` (addon, asan) in place, from the cache when its inputs are unchanged.
+ * @param {keyof typeof BUILDS} kind
+ * @returns {Promise<{ path: string; reused: boolean; key: string }>}
+ */
 export async function addonBuild(kind) {
   const build = BUILDS[kind];
   const key = sha256(kind, addonSourcesHash(root), toolchain(), ...build.inputs.map(fileText));
@@ -113,23 +126,33 @@ export async function addonBuild(kind) {
   return { path: join(root, build.out), reused, key };
 }
 
-/** The files `npm pack` would pack, by path, mode and content: the tarball's inputs. */
+/**
+ * The files `npm pack` would pack, by path, mode and content: the tarball's inputs.
+ * @returns {Promise<string>}
+ */
 async function tarballKey() {
   ensureDist();
   const { stdout } = await exec('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, maxBuffer: 64 << 20 });
+  /** @type {[{ files: Array<{ path: string }> }]} */
   const [packed] = JSON.parse(stdout);
   const files = packed.files.map((f) => f.path).sort();
   const npm = (await exec('npm', ['--version'])).stdout.trim();
   return sha256(`npm ${npm}`, ...files.flatMap((f) => [f, String(statSync(join(root, f)).mode & 0o111), readFileSync(join(root, f))]));
 }
 
+/** @typedef {{ path: string; reused: boolean; key: string }} Packed */
+/** @type {Promise<Packed> | undefined} */
 let packing;
-/** `npm pack` of this checkout: the .tgz's path (found or made once per process). */
+/**
+ * `npm pack` of this checkout: the .tgz's path (found or made once per process).
+ * @returns {Promise<Packed>}
+ */
 export function tarball() {
   packing ??= packOnce();
   return packing;
 }
 
+/** @returns {Promise<Packed>} */
 async function packOnce() {
   const key = await tarballKey();
   const { dir, reused } = await cached('tarball', key, async (work) => {
@@ -142,6 +165,8 @@ async function packOnce() {
 /**
  * `npm run bundle -- --arch ARCH` of that tarball: the directory holding the bundle's .tar.gz and
  * .sha256, and `made.json` (what the script wrote beside them: its tree, which is not kept).
+ * @param {string} arch
+ * @returns {Promise<{ dir: string; reused: boolean; key: string }>}
  */
 export async function bundle(arch) {
   if (arch !== 'x64' && arch !== 'arm64') throw new Error(`bundle: arch x64 or arm64, not ${arch}`);
@@ -159,7 +184,11 @@ export async function bundle(arch) {
   return { dir, reused, key };
 }
 
-/** `npm run package:lambda -- --arch ARCH` of that tarball: the directory holding volbench-lambda-ARCH.zip. */
+/**
+ * `npm run package:lambda -- --arch ARCH` of that tarball: the path of volbench-lambda-ARCH.zip.
+ * @param {string} arch
+ * @returns {Promise<{ path: string; reused: boolean; key: string }>}
+ */
 export async function lambdaZip(arch) {
   if (arch !== 'x64' && arch !== 'arm64') throw new Error(`lambda: arch x64 or arm64, not ${arch}`);
   const packed = await tarball();
@@ -172,6 +201,7 @@ export async function lambdaZip(arch) {
   return { path: join(dir, `volbench-lambda-${arch}.zip`), reused, key };
 }
 
+/** @param {string[]} argv */
 async function main(argv) {
   const [what, arg] = argv;
   if (what === 'addon' || what === 'asan') {

@@ -15,15 +15,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { TestProject } from 'vitest/node';
 
+import { bundle, lambdaZip, tarball } from '../../scripts/artefacts.mjs';
 import { startMoto } from '../harness/moto.js';
-
-/** What is used here of scripts/artefacts.mjs (a CI tool in plain JavaScript, which CI runs too). */
-interface Artefacts {
-  tarball(): Promise<{ path: string; reused: boolean }>;
-  bundle(arch: 'x64' | 'arm64'): Promise<{ dir: string; reused: boolean }>;
-  lambdaZip(arch: 'x64' | 'arm64'): Promise<{ path: string; reused: boolean }>;
-}
-const { bundle, lambdaZip, tarball } = (await import(new URL('../../scripts/artefacts.mjs', import.meta.url).href)) as Artefacts;
 
 export type FixtureName = 'moto' | 'tarball' | 'bundle-x64' | 'bundle-arm64' | 'lambda-x64' | 'lambda-arm64';
 
