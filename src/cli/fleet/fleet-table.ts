@@ -60,7 +60,7 @@ class FleetTable {
   private step = '';
   private open: boolean;
   /** An event came while open: there is a table to end (a refusal before any, such as a lease held elsewhere, draws none). */
-  private drawn = false;
+  private began = false;
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly io: CommandIo, private readonly o: FleetPrinterOptions, private readonly now: () => number) {
@@ -95,7 +95,7 @@ class FleetTable {
   }
 
   private onTable(e: FleetEvent, text: string | undefined): void {
-    this.drawn = true;
+    this.began = true;
     const shown = this.take(e);
     if (this.beyond(e)) {
       // Past the members' runs (collecting, the report, the teardown): the table ends, the event is a line under it.
@@ -204,7 +204,7 @@ class FleetTable {
     if (!this.open) return;
     this.open = false;
     clearInterval(this.timer);
-    if (!this.drawn) return;
+    if (!this.began) return;
     this.update();
     this.table.finish();
   }
