@@ -372,18 +372,18 @@ void Job::Finish(uint64_t abandoned_at) {
 bool Job::Abandon(uint64_t since, uint64_t now, bool cancelled, int claim_fd) {
   // Read before the job is parked: only what does not change once its thread is inside a call
   // (the plan; the engine, set before the first call, which Since() having seen orders before).
-  // io_uring hands a request that would block to a kernel worker of this process: one thread
-  // per stuck request, beside the job's own, and at most iodepth of them.
-  const bool uring = result_.engine != nullptr && std::strcmp(result_.engine->name, "io_uring") == 0;
+  // An engine that hands a request that would block to a kernel worker of this process (io_uring)
+  // holds one thread per stuck request, beside the job's own, and at most iodepth of them.
+  const bool workers = result_.engine != nullptr && result_.engine->Has(kWorkerPerStuckIo);
   StuckEntry bound;
   bound.kind = StuckEntry::kJob;
   bound.anchor = plan_.anchor;
-  bound.threads = 1 + (uring ? plan_.io_depth : 0);
+  bound.threads = 1 + (workers ? plan_.io_depth : 0);
   bound.memory_bytes = plan_.memory_bytes;
   return stall_.Abandon(since, bound, claim_fd, [&](StuckEntry& held) {
     GiveUp(now, cancelled);
     held.ios = inflight_;
-    held.threads = 1 + (uring ? inflight_ : 0);
+    held.threads = 1 + (workers ? inflight_ : 0);
   });
 }
 
