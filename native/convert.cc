@@ -327,6 +327,9 @@ void BlockSizesFromJs(const Napi::Object& o, JobPlan& p) {
     }
   }
   Triple(o, "blockAlign", p.block_align, UINT32_MAX);
+  uint64_t range[kDirs];
+  Triple(o, "bsRange", range, 1);
+  for (int d = 0; d < kDirs; d++) p.bs_range[d] = range[d] != 0;
 }
 
 // The queue: depth and batching.
@@ -338,6 +341,38 @@ void QueueFromJs(const Napi::Object& o, JobPlan& p) {
   p.batch_complete_max = U32In(o, "batchCompleteMax", 1, UINT32_MAX);
 }
 
+void BigTriple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
+  Napi::Array a = Arr(o, name, kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value v = a.Get(d);
+    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must hold bigints");
+    bool lossless = true;
+    out[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  }
+}
+
+// [[{access, size}], ...]: each direction's zones, whose accesses add up to 100 (or none) and
+// sizes to at most 100, as the jobspec made them.
+void ZonesFromJs(const Napi::Object& o, JobPlan& p) {
+  Napi::Array zones = Arr(o, "zones", kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value dv = zones.Get(d);
+    if (!dv.IsArray()) throw Napi::TypeError::New(o.Env(), "plan field 'zones' must hold arrays of {access, size}");
+    Napi::Array list = dv.As<Napi::Array>();
+    uint32_t access = 0, size = 0;
+    for (uint32_t i = 0; i < list.Length(); i++) {
+      Napi::Value zv = list.Get(i);
+      if (!zv.IsObject()) throw Napi::TypeError::New(o.Env(), "plan field 'zones' must hold arrays of {access, size}");
+      Napi::Object z = zv.As<Napi::Object>();
+      p.zones[d].push_back(ZoneSplit{U32In(z, "access", 0, 100), U32In(z, "size", 0, 100)});
+      access += p.zones[d].back().access;
+      size += p.zones[d].back().size;
+    }
+    if (!list.Length()) continue;
+    if (access != 100 || size > 100) Refuse(o.Env(), "zones", "zones whose accesses add up to 100 and sizes to at most 100");
+  }
+}
+
 // Where the I/Os go and in which direction: seeds, distribution, mix.
 void PatternFromJs(const Napi::Object& o, JobPlan& p) {
   uint64_t random[kDirs];
@@ -346,25 +381,31 @@ void PatternFromJs(const Napi::Object& o, JobPlan& p) {
   p.read_pct = U32In(o, "readPct", 0, 100);
   p.trim_pct = U32In(o, "trimPct", 0, 100);
   p.rand_seed = BigU64(o, "randSeed");
-  Napi::Array fio_bs = Arr(o, "fioSeedBs", kDirs);
-  for (uint32_t d = 0; d < kDirs; d++) {
-    Napi::Value v = fio_bs.Get(d);
-    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), "plan field 'fioSeedBs' must hold bigints");
-    bool lossless = true;
-    p.fio_seed_bs[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
-  }
+  BigTriple(o, "fioSeedBs", p.fio_seed_bs);
   p.fio_seed_mix = BigU64(o, "fioSeedMix");
   p.fio_seed_block = BigU64(o, "fioSeedBlock");
   p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
-  p.distribution = static_cast<Distribution>(U32In(o, "distribution", 0, static_cast<uint32_t>(Distribution::kNormal)));
+  p.distribution = static_cast<Distribution>(U32In(o, "distribution", 0, static_cast<uint32_t>(Distribution::kZoned)));
   p.distribution_param = Num(o, "distributionParam");
+  ZonesFromJs(o, p);
+  uint64_t perc[kDirs];
+  Triple(o, "percentageRandom", perc, 100);
+  for (int d = 0; d < kDirs; d++) p.perc_random[d] = static_cast<uint32_t>(perc[d]);
+  p.fio_seed_seq_rand = BigU64(o, "fioSeedSeqRand");
+  p.fio_seed_zone = BigU64(o, "fioSeedZone");
+  BigTriple(o, "fioSeedPoisson", p.fio_seed_poisson);
 }
 
 // How fast: rates and think time.
 void PaceFromJs(const Napi::Object& o, JobPlan& p) {
   Triple(o, "rateBytes", p.rate_bytes);
   Triple(o, "rateIops", p.rate_iops);
+  p.rate_poisson = Bool(o, "ratePoisson");
+  p.latency_target_ns = U64(o, "latencyTargetNs");
+  p.latency_window_ns = U64(o, "latencyWindowNs");
+  p.latency_percentile = Num(o, "latencyPercentile");
+  if (p.latency_percentile > 100) Refuse(o.Env(), "latencyPercentile", "a percentage from 0 to 100");
   p.thinktime_ns = U64(o, "thinktimeNs");
   p.thinktime_blocks = U64(o, "thinktimeBlocks");
   if (p.thinktime_blocks == 0) p.thinktime_blocks = 1;
@@ -378,7 +419,8 @@ void DataFromJs(const Napi::Object& o, JobPlan& p) {
   p.refill_buffers = Bool(o, "refillBuffers");
   p.scramble_buffers = Bool(o, "scrambleBuffers");
   p.measure_huge_pages = Bool(o, "measureHugePages");
-  p.verify_crc32c = U32In(o, "verify", 0, 1) == 1;
+  p.verify_kind = static_cast<VerifyKind>(U32In(o, "verify", 0, static_cast<uint32_t>(VerifyKind::kMd5)));
+  p.verify = p.verify_kind != VerifyKind::kNone;
   p.do_verify = Bool(o, "doVerify");
   p.verify_only = Bool(o, "verifyOnly");
   p.fsync_every = U64(o, "fsyncEvery");
@@ -501,6 +543,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("iodepthLevel", CountsToJs(env, r.depth_level, kDepthBuckets));
   o.Set("iodepthSubmit", CountsToJs(env, r.depth_submit, kDepthBuckets));
   o.Set("iodepthComplete", CountsToJs(env, r.depth_complete, kDepthBuckets));
+  o.Set("latencyDepth", r.latency_depth);
   Napi::Array series = Napi::Array::New(env, r.series.size());
   for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
   o.Set("series", series);

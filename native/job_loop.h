@@ -33,7 +33,6 @@ class JobLoop {
  public:
   static void Run(Job& j, E& eng) {
     uint64_t now = NowNs();
-    const unsigned depth = j.plan().io_depth;
     const unsigned batch_submit = j.plan().batch_submit;
     JobResult& r = j.result();
     auto complete = [&j, &now](IoUnit* u) { j.Complete(u, now); };
@@ -73,7 +72,7 @@ class JobLoop {
           r.depth_submit[BatchBucket(staged)]++;
         }
         if (j.inflight()) {
-          const unsigned min_complete = MinComplete(j, depth, batch_full);
+          const unsigned min_complete = MinComplete(j, batch_full);
           const int err = Commit(j, eng, now, min_complete);
           if (__builtin_expect(err == kAbandonedCall, 0)) return;
           if (__builtin_expect(err < 0, 0)) break;
@@ -102,8 +101,8 @@ class JobLoop {
  private:
   // Completions to wait for: none when filling stopped only to honour iodepth_batch_submit with
   // room left in the queue, else iodepth_batch_complete_min (at least one, at most all).
-  static unsigned MinComplete(const Job& j, unsigned depth, bool batch_full) {
-    if (batch_full && j.inflight() < depth) return 0;
+  static unsigned MinComplete(const Job& j, bool batch_full) {
+    if (batch_full && j.inflight() < j.depth_limit()) return 0;
     const unsigned min = j.plan().batch_complete_min ? j.plan().batch_complete_min : 1;
     return min < j.inflight() ? min : j.inflight();
   }

@@ -1,10 +1,12 @@
 // Where each I/O goes: sequential positions per direction, or random blocks drawn uniformly,
 // under fio's random map (every block once per pass: a full-period permutation for one block
-// size, a bitmap of free blocks for several), or from a zipf, pareto or normal distribution
-// scattered over the region.
+// size, a bitmap of free blocks for several), from a zipf, pareto or normal distribution
+// scattered over the region, or from fio's zones (a share of the I/Os on a share of the region).
+// With fio's percentage_random, a random job's I/O is drawn or goes on from the last one.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "block_sizes.h"
 #include "fio_rand.h"
@@ -69,6 +71,10 @@ class OffsetGen {
   // Returns an error message when the plan's region cannot hold a block or the random map
   // cannot be allocated.
   const char* Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed);
+  // The target's size in bytes (the file's, the device's) when known, else 0: a sequential run
+  // of percentage_random that reaches it draws a random block, one that reaches the region's end
+  // short of it ends the pass (fio's get_next_seq_offset).
+  void SetTargetBytes(uint64_t bytes) { target_bytes_ = bytes; }
 
   // The next I/O of direction `d`: where it goes (absolute, in bytes) and how long it is, its
   // size drawn from `sizes`. Random offsets without a distribution are drawn as fio draws them
@@ -88,7 +94,30 @@ class OffsetGen {
       *off = region_offset_ + pos;
       return true;
     }
-    switch (mode_) {
+    return NextRandom(mode_, d, sizes, rng, off, len);
+  }
+
+  // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
+  void Rewind(bool reseed);
+
+  // Calls `fn(arg)` each time a pass over the region ends on its own: a sequential position or
+  // the random map wraps around (not at Rewind, whose caller knows). Null: nothing is called.
+  void OnPassEnd(void (*fn)(void*), void* arg) {
+    on_pass_end_ = fn;
+    on_pass_end_arg_ = arg;
+  }
+
+ private:
+  // kMap: one block size, a permutation of the region's blocks (every block once per pass, as
+  // fio's map gives). kUniform: no map, fio's draw. kDistribution: zipf, pareto, normal.
+  // kFioMap: fio's map itself, where its I/Os are cut short or its block units mix. kZoned:
+  // fio's zones. kSeqRand: percentage_random over the mode in inner_.
+  enum class Mode : uint8_t { kMap, kUniform, kDistribution, kFioMap, kZoned, kSeqRand };
+
+  // A random I/O of direction d in `mode`; the common modes inline, the rest out of line.
+  [[gnu::always_inline]] inline bool NextRandom(Mode mode, uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off,
+                                                uint32_t* len) {
+    switch (mode) {
       case Mode::kMap: {
         *len = sizes.Draw(d);
         uint64_t block = 0;
@@ -114,28 +143,20 @@ class OffsetGen {
         return true;
       }
       default:
-        return NextInMap(d, sizes, off, len);
+        return NextRare(mode, d, sizes, rng, off, len);
     }
   }
-
-  // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
-  void Rewind(bool reseed);
-
-  // Calls `fn(arg)` each time a pass over the region ends on its own: a sequential position or
-  // the random map wraps around (not at Rewind, whose caller knows). Null: nothing is called.
-  void OnPassEnd(void (*fn)(void*), void* arg) {
-    on_pass_end_ = fn;
-    on_pass_end_arg_ = arg;
-  }
-
- private:
-  // kMap: one block size, a permutation of the region's blocks (every block once per pass, as
-  // fio's map gives). kUniform: no map, fio's draw. kDistribution: zipf, pareto, normal.
-  // kFioMap: fio's map itself, where its I/Os are cut short or its block units mix.
-  enum class Mode : uint8_t { kMap, kUniform, kDistribution, kFioMap };
+  bool NextRare(Mode mode, uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len);
+  // fio's zoned draw (io_u.c __get_next_rand_offset_zoned): a percentage from the zone generator
+  // picks the zone, the block generator a block inside it; no random map, as in fio.
+  bool NextZoned(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len);
+  // percentage_random (io_u.c should_do_random): a percentage from the direction's generator
+  // decides between a drawn offset (inner_'s) and the end of the direction's last I/O.
+  bool NextSeqRand(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len);
 
   // Which mode the plan asks for; `unit` is the block of the random map.
   Mode PickMode(const JobPlan& plan, const bool dir_used[kDirs], uint32_t* unit) const;
+  void InitZones(const JobPlan& plan);
   // fio's random map: a drawn block, or when it is taken the next free one after it (wrapping);
   // a size that fits from there; the I/O cut short at the first block already done. The map's
   // bits are blocks of the smallest size of any direction, and each direction draws and marks
@@ -161,6 +182,24 @@ class OffsetGen {
   }
 
   Mode mode_ = Mode::kUniform;
+  Mode inner_ = Mode::kUniform;
+  bool time_based_ = false;
+  uint64_t target_bytes_ = 0;
+  // kZoned: per direction and percentage 1..100, the zone's start and end in percent of the
+  // region (fio's zone_state_index); empty for a direction without zones.
+  struct ZoneIndex {
+    uint8_t start;
+    uint8_t end;
+  };
+  std::vector<ZoneIndex> zone_index_[kDirs];
+  FioRand zone_rand_;
+  uint64_t zone_seed_ = 0;
+  // kSeqRand: the percentages, fio's generator per direction (all seeded alike, as fio's), and
+  // where each direction's last I/O ended, from the region's start.
+  uint32_t perc_random_[kDirs] = {100, 100, 100};
+  FioRand seq_rand_[kDirs];
+  uint64_t seq_rand_seed_ = 0;
+  uint64_t last_end_[kDirs] = {0, 0, 0};
   bool random_[kDirs] = {false, false, false};
   uint64_t align_[kDirs] = {1, 1, 1};
   uint64_t region_offset_ = 0, region_bytes_ = 0;

@@ -21,7 +21,7 @@ import { findOption, optionNameError } from './option-lookup.js';
 import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
 
-export type FioOutputFormat = 'json' | 'json+' | 'normal';
+export type FioOutputFormat = 'json' | 'json+' | 'normal' | 'terse';
 
 export interface FioArgs {
   spec: JobSpec;
@@ -38,7 +38,7 @@ export interface FioArgsOptions {
 
 /** fio's own command flags (init.c l_opts) other than --output and --output-format. */
 const FIO_COMMAND_FLAGS = new Set([
-  'latency-log', 'bandwidth-log', 'minimal', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
+  'latency-log', 'bandwidth-log', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
   'showcmd', 'readonly', 'eta', 'eta-interval', 'eta-newline', 'debug', 'parse-only', 'section',
   'inflate-log', 'alloc-size', 'profile', 'warnings-fatal', 'max-jobs', 'terse-version', 'server',
   'daemonize', 'client', 'remote-config', 'cpuclock-test', 'crctest', 'memcpytest', 'idle-prof',
@@ -46,7 +46,7 @@ const FIO_COMMAND_FLAGS = new Set([
   'merge-blktrace-only',
 ]);
 
-const OUTPUT_FORMATS_ACCEPTED = 'a comma-separated list of json, json+, normal';
+const OUTPUT_FORMATS_ACCEPTED = 'a comma-separated list of json, json+, normal, terse (also minimal or csv)';
 
 function argsError(field: string, message: string, accepted?: string): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', message, { field, ...(accepted ? { accepted } : {}) });
@@ -55,11 +55,10 @@ function argsError(field: string, message: string, accepted?: string): VolbenchE
 export function parseOutputFormats(text: string): FioOutputFormat[] {
   const out: FioOutputFormat[] = [];
   for (const word of text.split(',')) {
-    if (word === 'json' || word === 'json+' || word === 'normal') {
-      if (!out.includes(word)) out.push(word);
-    } else if (word === 'minimal' || word === 'terse' || word === 'csv') {
-      throw new VolbenchError('EUNSUPPORTED_OPTION', `--output-format=${word} is not supported by volbench yet`,
-        { field: '--output-format', accepted: OUTPUT_FORMATS_ACCEPTED });
+    // fio's words for its terse (v3) lines: terse, minimal, csv.
+    const format = word === 'minimal' || word === 'csv' ? 'terse' : word;
+    if (format === 'json' || format === 'json+' || format === 'normal' || format === 'terse') {
+      if (!out.includes(format)) out.push(format);
     } else {
       throw argsError('--output-format', `invalid output format '${word}'`, OUTPUT_FORMATS_ACCEPTED);
     }
@@ -85,13 +84,19 @@ function takeOption(argv: string[], i: number, parsed: Parsed): number {
   const current = parsed.sections[parsed.sections.length - 1];
   const scope = current?.kind === 'job' ? `jobs[${parsed.jobCount - 1}]` : 'global';
   const def = findOption(name);
+  // --minimal is fio's terse output alone (init.c: output_format = FIO_OUTPUT_TERSE).
+  if (name === 'minimal') {
+    if (value !== undefined) throw argsError('--minimal', "'--minimal' takes no value", 'the flag alone: --minimal');
+    parsed.outputFormats = ['terse'];
+    return 0;
+  }
   const isCommand = name === 'output' || name === 'output-format';
   if (!def && !isCommand) {
     if (FIO_COMMAND_FLAGS.has(name)) {
       throw new VolbenchError('EUNSUPPORTED_OPTION', `fio flag '--${name}' is not supported by volbench yet`,
         { field: `--${name}` });
     }
-    throw optionNameError(name, scope, ['output', 'output-format', ...FIO_COMMAND_FLAGS]);
+    throw optionNameError(name, scope, ['output', 'output-format', 'minimal', ...FIO_COMMAND_FLAGS]);
   }
   let consumed = 0;
   // getopt: an option that needs a value takes the next argument when none follows '='.

@@ -51,6 +51,11 @@ function minBlockSize(o: JobOptions): number {
   return Math.min(...blockSizes(o).flat().map((e) => e.bs));
 }
 
+/** A direction draws its sizes (more than one in its table). */
+function drawsSizes(o: JobOptions): boolean {
+  return blockSizes(o).some((table) => table.length > 1);
+}
+
 /** Filesystems whose files live in the page cache alone. */
 const IN_MEMORY_FS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
 
@@ -218,9 +223,11 @@ function region(o: JobOptions, instance: number, path: string, info: NativeTarge
       accepted: 'a size such as size=1g (or an existing file or device to use whole)',
     });
   }
-  // Whole blocks only, as fio: a region that is not a multiple of the block size loses its tail.
+  // Whole blocks only: a region that is not a multiple of the block size loses its tail. Not
+  // where sizes are drawn (bssplit, bsrange): fio keeps such a region whole, and its last I/O is
+  // drawn until one fits the tail (a sequential bsrange=3k-20k over 16 MiB ends on 16 MiB).
   const bs = minBlockSize(o);
-  size = Math.floor(size / bs) * bs;
+  if (!drawsSizes(o)) size = Math.floor(size / bs) * bs;
   if (size <= 0) {
     throw new VolbenchError('ETARGET', `the region on ${path} is smaller than one block (bs=${bs})`, {
       field: `${field}.size`,
