@@ -77,10 +77,15 @@ describe.skipIf(reason !== undefined)(titled('rate_process=poisson: fio\'s expon
     }
   });
 
+  // The linear limiter's counts are 400 a second on a quiet machine (a dispersion of 0); a stall
+  // of the machine across a second's end moves some into the next (385, 415: 0.23), so the bound
+  // leaves room for that, and the Poisson job's must stand well above it.
   it('per-second counts vary as a Poisson process\'s (dispersion near 1); the linear limiter\'s barely', () => {
-    expect(dispersion(counts.poisson), counts.poisson.join(',')).toBeGreaterThan(0.5);
-    expect(dispersion(counts.fio), counts.fio.join(',')).toBeGreaterThan(0.5);
-    expect(dispersion(counts.linear), counts.linear.join(',')).toBeLessThan(0.1);
+    const linear = dispersion(counts.linear);
+    expect(linear, counts.linear.join(',')).toBeLessThan(0.5);
+    for (const name of ['poisson', 'fio']) {
+      expect(dispersion(counts[name]), `${name}: ${counts[name].join(',')}`).toBeGreaterThan(Math.max(0.9, 3 * linear));
+    }
   });
 
   it('fio\'s gaps at the same seed: the same I/Os in the same time, within a few', () => {

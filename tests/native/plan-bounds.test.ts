@@ -42,7 +42,7 @@ describe('plan fields the addon refuses', () => {
     ['fallocate', 'sparse', /one of none, native, posix, keep, truncate/],
     ['osync', 'always', /one of none, sync, dsync/],
     ['fadvise', 'willneed', /one of none, random, sequential/],
-    ['distribution', 4, /from 0 to 3/],
+    ['distribution', 5, /from 0 to 4/],
     ['bufferFill', 3, /from 0 to 2/],
     ['verify', 7, /from 0 to /],
     ['ioDepth', 65536, /from 1 to 65535/],
