@@ -84,7 +84,10 @@ class OffsetGen {
     if (!random_[d]) {
       // As fio: the position first, then a size that fits before the region's end.
       uint64_t pos = seq_pos_[d];
-      if (pos + sizes.min(d) > region_bytes_) {
+      if (__builtin_expect(pos + sizes.min(d) > region_bytes_, 0)) {
+        // As fio's get_next_seq_offset: a time-based job at the region's end goes round; short
+        // of it (drawn sizes, none of which fits the tail) fio's pass ends, and so does this one.
+        if (!time_based_ || pos < region_bytes_) return false;
         pos = 0;
         PassEnded();
       }
