@@ -179,12 +179,27 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
   return one_size && !seq_rand ? Mode::kMap : Mode::kFioMap;
 }
 
-bool OffsetGen::NextRare(Mode mode, uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
-  switch (mode) {
+bool OffsetGen::NextRare(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+  switch (mode_) {
     case Mode::kZoned:
       return NextZoned(d, sizes, off, len);
     case Mode::kSeqRand:
       return NextSeqRand(d, sizes, rng, off, len);
+    default:
+      return NextInMap(d, sizes, off, len);
+  }
+}
+
+bool OffsetGen::NextInner(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+  switch (inner_) {
+    case Mode::kMap:
+      return NextMapped(d, sizes, off, len);
+    case Mode::kUniform:
+      return NextUniform(d, sizes, off, len);
+    case Mode::kDistribution:
+      return NextDistributed(d, sizes, rng, off, len);
+    case Mode::kZoned:
+      return NextZoned(d, sizes, off, len);
     default:
       return NextInMap(d, sizes, off, len);
   }
@@ -224,7 +239,7 @@ bool OffsetGen::NextSeqRand(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* of
       *off = region_offset_ + pos;
     }
   }
-  if (random && !NextRandom(inner_, d, sizes, rng, off, len)) return false;
+  if (random && !NextInner(d, sizes, rng, off, len)) return false;
   last_end_[d] = *off - region_offset_ + *len;
   return true;
 }

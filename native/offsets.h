@@ -97,7 +97,16 @@ class OffsetGen {
       *off = region_offset_ + pos;
       return true;
     }
-    return NextRandom(mode_, d, sizes, rng, off, len);
+    switch (mode_) {
+      case Mode::kMap:
+        return NextMapped(d, sizes, off, len);
+      case Mode::kUniform:
+        return NextUniform(d, sizes, off, len);
+      case Mode::kDistribution:
+        return NextDistributed(d, sizes, rng, off, len);
+      default:
+        return NextRare(d, sizes, rng, off, len);
+    }
   }
 
   // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
@@ -117,39 +126,35 @@ class OffsetGen {
   // fio's zones. kSeqRand: percentage_random over the mode in inner_.
   enum class Mode : uint8_t { kMap, kUniform, kDistribution, kFioMap, kZoned, kSeqRand };
 
-  // A random I/O of direction d in `mode`; the common modes inline, the rest out of line.
-  [[gnu::always_inline]] inline bool NextRandom(Mode mode, uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off,
-                                                uint32_t* len) {
-    switch (mode) {
-      case Mode::kMap: {
-        *len = sizes.Draw(d);
-        uint64_t block = 0;
-        if (!perm_.Next(&block)) {
-          PassEnded();
-          perm_.NewPass();
-          perm_.Next(&block);
-        }
-        *off = region_offset_ + block * map_block_;
-        return true;
-      }
-      case Mode::kUniform: {
-        // The last block leaves room for the smallest size, so a size always fits.
-        const uint64_t at = block_rand_.Below(last_block_[d]) * align_[d];
-        *len = sizes.Draw(d, region_bytes_ - at);
-        *off = region_offset_ + at;
-        return true;
-      }
-      case Mode::kDistribution: {
-        const uint32_t bs = sizes.Draw(d);
-        *len = bs;
-        *off = region_offset_ + Scatter(DrawRank(rng), bs, d);
-        return true;
-      }
-      default:
-        return NextRare(mode, d, sizes, rng, off, len);
+  // The common modes, inline in the loop (and in NextInner, out of it).
+  [[gnu::always_inline]] inline bool NextMapped(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {
+    *len = sizes.Draw(d);
+    uint64_t block = 0;
+    if (!perm_.Next(&block)) {
+      PassEnded();
+      perm_.NewPass();
+      perm_.Next(&block);
     }
+    *off = region_offset_ + block * map_block_;
+    return true;
   }
-  bool NextRare(Mode mode, uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len);
+  [[gnu::always_inline]] inline bool NextUniform(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {
+    // The last block leaves room for the smallest size, so a size always fits.
+    const uint64_t at = block_rand_.Below(last_block_[d]) * align_[d];
+    *len = sizes.Draw(d, region_bytes_ - at);
+    *off = region_offset_ + at;
+    return true;
+  }
+  [[gnu::always_inline]] inline bool NextDistributed(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+    const uint32_t bs = sizes.Draw(d);
+    *len = bs;
+    *off = region_offset_ + Scatter(DrawRank(rng), bs, d);
+    return true;
+  }
+  // The other modes (mode_), out of line: they cost the common ones nothing.
+  bool NextRare(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len);
+  // percentage_random's drawn offset: inner_'s mode.
+  bool NextInner(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len);
   // fio's zoned draw (io_u.c __get_next_rand_offset_zoned): a percentage from the zone generator
   // picks the zone, the block generator a block inside it; no random map, as in fio.
   bool NextZoned(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len);
