@@ -49,10 +49,8 @@ class BlockSizes {
   uint32_t max_all() const { return std::max({max_[0], max_[1], max_[2]}); }
   // The next I/O's size in direction d, at most `room` bytes (the rest of the region from the
   // I/O's offset, where the offset is drawn first); 0 when not even the smallest fits.
-  // Inline for a fixed size, the loop's common case; a drawn size is a call.
-  [[gnu::always_inline]] uint32_t Draw(int d, uint64_t room = UINT64_MAX) {
-    return fixed_[d] ? fixed_[d] : DrawSplit(d, room);
-  }
+  // A fixed size, the loop's common case, is one load; a drawn size is a call.
+  uint32_t Draw(int d, uint64_t room = UINT64_MAX) { return fixed_[d] ? fixed_[d] : DrawSplit(d, room); }
   // The smallest size of the directions in use.
   uint32_t smallest() const { return smallest_; }
 
