@@ -17,6 +17,8 @@
  */
 import type { DiskUtil, FioDirStats, FioJob, FioJson, FioLatStats } from './fio-result.js';
 import { DEPTH_LEVEL_KEYS, LAT_KEYS, LAT_MS_KEYS } from './distributions.js';
+import { groupEntry } from './format-normal.js';
+import { groupRunStats, type GroupRunStats } from './group-stats.js';
 import { formatFixed, formatInteger } from './printf.js';
 
 /** fio's FIO_IO_U_LIST_MAX_LEN: the percentile slots a direction always prints. */
@@ -43,13 +45,25 @@ function percentileFields(table: Record<string, number> | undefined, keys: reado
   return out;
 }
 
-function directionFields(d: FioDirStats, kind: 'clat_ns' | 'lat_ns' | undefined, keys: readonly string[]): string[] {
+/**
+ * The job's bandwidth as a share of its group's: the terse line divides by the aggregate in
+ * whole KiB/s (stat.c show_ddir_status_terse), where the JSON's bw_agg divides by the exact one.
+ */
+function shareOfGroup(meanKiB: number, aggBytes: number): number {
+  if (!aggBytes) return 100;
+  return Math.min(100, (meanKiB * 100) / Math.floor(aggBytes / 1024));
+}
+
+function directionFields(d: FioDirStats, aggBytes: number, kind: 'clat_ns' | 'lat_ns' | undefined, keys: readonly string[]): string[] {
   const fields = [int(d.io_kbytes), int(d.bw), int(Math.floor(d.iops)), int(d.runtime)];
   fields.push(...latFields(d.slat_ns), ...latFields(d.clat_ns));
   fields.push(...percentileFields(kind ? d[kind].percentile : undefined, kind ? keys : []));
   fields.push(...latFields(d.lat_ns));
-  if (d.bw_samples) fields.push(int(d.bw_min), int(d.bw_max), `${f6(d.bw_agg)}%`, f6(d.bw_mean), f6(d.bw_dev));
-  else fields.push('0', '0', `${f6(0)}%`, f6(0), f6(0));
+  if (d.bw_samples) {
+    fields.push(int(d.bw_min), int(d.bw_max), `${f6(shareOfGroup(d.bw_mean, aggBytes))}%`, f6(d.bw_mean), f6(d.bw_dev));
+  } else {
+    fields.push('0', '0', `${f6(0)}%`, f6(0), f6(0));
+  }
   return fields;
 }
 
@@ -62,12 +76,28 @@ function percentileSource(dirs: readonly FioDirStats[]): { kind?: 'clat_ns' | 'l
   return { keys: [] };
 }
 
-/** The directions fio prints for the job, in its order. */
-function directionsOf(job: FioJob): FioDirStats[] {
-  if (job.mixed && !job.read) return [job.mixed];
-  const out = [job.read, job.write].filter((d): d is FioDirStats => d !== undefined);
-  if (job.mixed) out.push(job.mixed);
+/**
+ * The directions fio prints for the job, in its order, each with the group's aggregate it is
+ * measured against (the mixed figures against the reads', as stat.c passes DDIR_READ for them).
+ */
+function directionsOf(job: FioJob, rs: GroupRunStats): Array<[FioDirStats, number]> {
+  if (job.mixed && !job.read) return [[job.mixed, rs.agg[0]]];
+  const out: Array<[FioDirStats, number]> = [];
+  if (job.read) out.push([job.read, rs.agg[0]]);
+  if (job.write) out.push([job.write, rs.agg[1]]);
+  if (job.mixed) out.push([job.mixed, rs.agg[0]]);
   return out;
+}
+
+/**
+ * fio adds the ns counts to the first µs share "to keep the terse format unaltered"; the JSON has
+ * the shares, each non-zero one at least 0.01%. A share of exactly 0.01 is taken as the one I/O
+ * it most likely is (its count is not in the JSON).
+ */
+function firstMicrosecondShare(job: FioJob): number {
+  const total = [job.read, job.write, job.trim].reduce((n, d) => n + (d?.total_ios ?? 0), 0);
+  const ns = Object.values(job.latency_ns).reduce((sum, v) => sum + (v === 0.01 && total ? Math.min(0.01, 100 / total) : v), 0);
+  return (job.latency_us[LAT_KEYS[0]] ?? 0) + ns;
 }
 
 /** fio's %3.1f / %3.2f shares: never narrower than three characters, so just the digits. */
@@ -89,15 +119,14 @@ function diskFields(du: DiskUtilJson): string[] {
   return out;
 }
 
-function jobLine(job: FioJob, version: string, disks: readonly DiskUtil[]): string {
-  const dirs = directionsOf(job);
-  const source = percentileSource(dirs);
+function jobLine(job: FioJob, version: string, disks: readonly DiskUtil[], rs: GroupRunStats): string {
+  const dirs = directionsOf(job, rs);
+  const source = percentileSource(dirs.map(([d]) => d));
   const fields = [String(TERSE_VERSION), version, job.jobname, int(job.groupid), int(job.error)];
-  for (const d of dirs) fields.push(...directionFields(d, source.kind, source.keys));
+  for (const [d, agg] of dirs) fields.push(...directionFields(d, agg, source.kind, source.keys));
   fields.push(`${f6(job.usr_cpu)}%`, `${f6(job.sys_cpu)}%`, int(job.ctx), int(job.majf), int(job.minf));
   fields.push(...shares(job.iodepth_level, DEPTH_LEVEL_KEYS, 1));
-  // fio adds the ns shares to the first µs one, "to keep the terse format unaltered".
-  const us = { ...job.latency_us, [LAT_KEYS[0]]: (job.latency_us[LAT_KEYS[0]] ?? 0) + Object.values(job.latency_ns).reduce((a, b) => a + b, 0) };
+  const us = { ...job.latency_us, [LAT_KEYS[0]]: firstMicrosecondShare(job) };
   fields.push(...shares(us, LAT_KEYS, 2), ...shares(job.latency_ms, LAT_MS_KEYS, 2));
   for (const du of disks) fields.push(...diskFields(du));
   if (job.desc) fields.push(job.desc);
@@ -107,5 +136,6 @@ function jobLine(job: FioJob, version: string, disks: readonly DiskUtil[]): stri
 /** The result as fio's terse v3 lines, one per job entry. */
 export function formatTerse(result: FioJson): string {
   const disks = result.disk_util ?? [];
-  return result.jobs.map((job) => jobLine(job, result['fio version'], disks)).join('');
+  const groups = groupRunStats(result.jobs.map((j) => groupEntry(j, result)));
+  return result.jobs.map((job) => jobLine(job, result['fio version'], disks, groups[job.groupid])).join('');
 }
