@@ -62,14 +62,15 @@ export function sayNotes(plan: RunPlan, io: CommandIo): void {
 }
 
 /**
- * The report in every format asked for, as fio prints them together: JSON (json or json+) first
- * whatever the order given, then the normal text after a blank line (fio prints one before it
- * whether JSON came first or only its opening lines did).
+ * The report in every format asked for, as fio prints them together whatever the order given:
+ * the terse lines, then JSON (json or json+), then the normal text after a blank line (fio prints
+ * one before it whether JSON came first or only its opening lines did).
  */
 export function renderOutputs(result: FioResult, formats: OutputFormat[]): string {
-  const json = formats.filter((f) => f !== 'normal').map((f) => formatResult(result, f)).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
+  const terse = formats.includes('terse') ? [formatResult(result, 'terse')] : [];
+  const json = formats.filter((f) => f === 'json' || f === 'json+').map((f) => formatResult(result, f)).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
   const normal = formats.includes('normal') ? [`\n${formatResult(result, 'normal')}`] : [];
-  return [...json, ...normal].join('');
+  return [...terse, ...json, ...normal].join('');
 }
 
 /** `--until-steady MAX`, run's own flag (fio has none like it), taken out of the arguments. */
