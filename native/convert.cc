@@ -462,13 +462,16 @@ void LogsFromJs(const Napi::Object& o, JobPlan& p) {
   p.log_offset = Bool(o, "logOffset");
 }
 
+// IoUnit::file numbers a job's files in 16 bits: its target and at most this many more.
+constexpr uint32_t kMaxMoreFiles = 65534;
+
 // The job's other files ([{path, target, unlinkTarget, expect, isBlockDevice, exclusive,
 // layoutBytes, regionOffset, regionBytes}]) and how its I/Os are spread over them.
 void FilesFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Env env = o.Env();
   Napi::Array files = Arr(o, "moreFiles", 0);
   // IoUnit::file numbers a job's files in 16 bits.
-  if (files.Length() >= 65535) throw Napi::RangeError::New(env, "plan field 'moreFiles' holds too many files");
+  if (files.Length() > kMaxMoreFiles) Refuse(env, "moreFiles", "at most " + std::to_string(kMaxMoreFiles) + " files");
   for (uint32_t i = 0; i < files.Length(); i++) {
     Napi::Value v = files.Get(i);
     if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'moreFiles' must hold objects");
@@ -485,16 +488,16 @@ void FilesFromJs(const Napi::Object& o, JobPlan& p) {
     t.region_bytes = U64(f, "regionBytes");
     p.more_files.push_back(std::move(t));
   }
-  const uint32_t service = U32(o, "fileService");
-  if (service > static_cast<uint32_t>(FileService::kRandom)) throw Napi::RangeError::New(env, "plan field 'fileService' out of range");
-  p.file_service = static_cast<FileService>(service);
-  p.file_service_nr = U32(o, "fileServiceNr");
-  if (p.file_service_nr == 0) throw Napi::RangeError::New(env, "plan field 'fileServiceNr' out of range");
+  p.file_service = static_cast<FileService>(U32In(o, "fileService", 0, static_cast<uint32_t>(FileService::kRandom)));
+  p.file_service_nr = U32In(o, "fileServiceNr", 1, UINT32_MAX);
   p.fio_seed_file = BigU64(o, "fioSeedFile");
 }
 
-// fio's --status-interval, in ns (0: no reports while the run goes on).
-void StatusFromJs(const Napi::Object& o, JobPlan& p) { p.status_interval_ns = U64(o, "statusIntervalNs"); }
+// fio's --status-interval, in ns (0: no reports while the run goes on). At most 2^62 ns (146
+// years): the monotonic clock plus an interval, or a few of them, must not wrap.
+void StatusFromJs(const Napi::Object& o, JobPlan& p) {
+  p.status_interval_ns = static_cast<uint64_t>(Whole(o, "statusIntervalNs", 0, 4611686018427387904.0));
+}
 
 void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);

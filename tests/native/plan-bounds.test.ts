@@ -3,7 +3,10 @@
  * through. Regression: an unknown `fallocate` was taken as `native`, `distribution` and
  * `bufferFill` were cast to their enums unchecked, and `ioDepth` took 65,536 where the option
  * stops at 65,535. Each now fails as ENATIVE naming the plan field and what it takes, before any
- * thread starts or any file is made.
+ * thread starts or any file is made. The same holds for a job's other files (moreFiles, each
+ * entry checked as the target is), its file service, and the status interval: a service number
+ * or a file count out of range said only "out of range", and an interval near 2^64 ns wrapped
+ * the job's clock of reports.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +55,10 @@ describe('plan fields the addon refuses', () => {
     ['compressPct', 2.5, /from 0 to 100/],
     ['regionBytes', 2 ** 64, /from 0 to /],
     ['thinktimeBlocks', 1.5, /from 0 to /],
+    ['fileService', 3, /from 0 to 2/],
+    ['fileServiceNr', 0, /from 1 to /],
+    ['statusIntervalNs', 2 ** 63, /from 0 to 4611686018427387904/],
+    ['statusIntervalNs', 0.5, /from 0 to /],
   ])('%s = %s: ENATIVE naming the field', (field, value, accepted) => {
     const err = refusal({ [field]: value });
     expect(err).toMatchObject({ code: 'ENATIVE', field });
@@ -74,6 +81,20 @@ describe('plan fields the addon refuses', () => {
 
   it('an expect kind the addon does not know', () => {
     expect(refusal({ expect: { ...valid.expect, kind: 'socket' } })).toMatchObject({ code: 'ENATIVE', field: 'kind' });
+  });
+
+  it('more files than a job can number, or a file entry with a field out of range', () => {
+    const tooMany = refusal({ moreFiles: Array.from({ length: 65535 }, () => ({})) });
+    expect(tooMany).toMatchObject({ code: 'ENATIVE', field: 'moreFiles' });
+    expect(tooMany.accepted).toMatch(/at most 65534 files/);
+    const file = {
+      path: `${target}.1`, target: valid.target, unlinkTarget: null, expect: valid.expect, isBlockDevice: false,
+      exclusive: false, layoutBytes: 1 << 20, regionOffset: 0, regionBytes: 1 << 20,
+    };
+    expect(refusal({ moreFiles: [{ ...file, regionBytes: 2 ** 64 }] })).toMatchObject({ code: 'ENATIVE', field: 'regionBytes' });
+    expect(refusal({ moreFiles: [{ ...file, expect: { ...valid.expect, kind: 'fifo' } }] })).toMatchObject({ code: 'ENATIVE', field: 'kind' });
+    expect(refusal({ moreFiles: [{ ...file, target: { dirFd: -2, name: 'x' } }] }))
+      .toMatchObject({ code: 'ENATIVE', field: 'moreFiles[].target.dirFd' });
   });
 
   it('a directory descriptor that is not one', () => {
