@@ -354,7 +354,7 @@ void Job::LatencyCompleted(const IoUnit* u, uint64_t lat) {
       std::snprintf(msg, sizeof(msg),
                     "latency of %" PRIu64 " ns exceeds latency_target %" PRIu64 " ns at depth 1 (%s at offset %" PRIu64
                     " on %s)",
-                    lat, lat_target_.target_ns(), DirName(u->ddir), u->offset, plan_.path.c_str());
+                    lat, lat_target_.target_ns(), DirName(u->ddir), u->offset, files_[u->file].target.path.c_str());
       Fail(ETIMEDOUT, "latency_target", msg);
       break;
     }
@@ -413,6 +413,8 @@ void Job::TakeStatus(uint64_t now) {
   else for (DirResult& a : r.dirs) a = DirResult();
   if (measured) CountCpuSince(cpu_start_, r);
   r.elapsed_ns = now - thread_start_ns_;
+  // The depth the latency target's search is at, as fio's status report shows it.
+  r.latency_depth = LatencyDepth();
   status_.Put(status_index_, r, hists_);
 }
 
@@ -487,7 +489,7 @@ void Job::Finish(uint64_t abandoned_at) {
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
   if (measured) SetDirRuntimes(result_, now, main_end_ns_);
   if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
-  result_.latency_depth = lat_target_.on() ? lat_target_.depth() : plan_.io_depth;
+  result_.latency_depth = LatencyDepth();
   sampler_.PublishTotals();
 }
 

@@ -194,6 +194,8 @@ class Job {
   void LatencyDrained(uint64_t now);
   // Completed I/Os measured so far, every direction.
   uint64_t MeasuredIos() const;
+  // The queue depth the job is at: iodepth, or where the latency target's search is.
+  uint32_t LatencyDepth() const { return lat_target_.on() ? lat_target_.depth() : plan_.io_depth; }
 
   void EnterPhase(Phase next);
   bool Stopping() const { return phase_ == Phase::kStopping; }

@@ -12,9 +12,11 @@
  * own): fio and volbench each get their own throttled device and run at the same time, and find
  * the same depth within one step (measured: fio 3, 4, 3 against volbench 4, 4, 4).
  *
- * Was refused before ("fio option 'latency_target' is not supported by volbench yet").
+ * Was refused before ("fio option 'latency_target' is not supported by volbench yet"). With
+ * --status-interval each report said the job was at iodepth whatever depth the search was at;
+ * like fio's, each now gives the depth of that moment.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,7 @@ describe.skipIf(reason !== undefined)(titled('latency_target on the null engine:
   const jobs: Record<string, Json> = {};
 
   let normal = '';
+  const statusDepths: Record<string, number[]> = {};
 
   beforeAll(async () => {
     ws = makeWorkspace('memory', 'latency-null');
@@ -47,6 +50,18 @@ describe.skipIf(reason !== undefined)(titled('latency_target on the null engine:
     const tight = [...NULL_JOB, '--latency_target=1'];
     jobs['fio tight'] = await fioAllowingFailure(tight, ws.fioDir);
     jobs['volbench tight'] = (await runVolbench(tight, ws.volbenchDir)).json.jobs[0];
+    // The loose search with a report every 150 ms: the depth doubles every 100 ms window.
+    const searching = [...loose.filter((a) => !a.startsWith('--runtime')), '--runtime=2'];
+    const fioOut = join(ws.fioDir, 'status.json');
+    execFileSync('fio', [...searching, '--status-interval=150ms', `--output=${fioOut}`], { cwd: ws.fioDir });
+    statusDepths.fio = readFileSync(fioOut, 'utf8').split(/\n(?=\{)/).filter((t) => t.trim()).map((t) => JSON.parse(t).jobs[0].latency_depth);
+    statusDepths.volbench = [];
+    const statusResult = await runParsed(parseSpec(parseFioArgs(searching).spec), {
+      cwd: ws.volbenchDir,
+      statusIntervalMs: 150,
+      onStatus: (interim) => statusDepths.volbench.push(JSON.parse(formatJson(interim)).jobs[0].latency_depth),
+    });
+    statusDepths.volbench.push(JSON.parse(formatJson(statusResult)).jobs[0].latency_depth);
   }, 60_000);
   afterAll(() => ws?.remove());
 
@@ -66,6 +81,18 @@ describe.skipIf(reason !== undefined)(titled('latency_target on the null engine:
 
   it('the normal text has fio\'s "latency   :" line with the depth found', () => {
     expect(normal).toMatch(/^ {5}latency {3}: target=50000000, window=100000, percentile=99\.00%, depth=32$/m);
+  });
+
+  it('--status-interval: each report has the depth the search is at, rising to iodepth, as fio\'s', () => {
+    for (const tool of ['fio', 'volbench']) {
+      const depths = statusDepths[tool];
+      expect(depths.length, tool).toBeGreaterThanOrEqual(3);
+      // A target every I/O meets only ever ramps up: from under iodepth to iodepth.
+      expect(depths, tool).toEqual([...depths].sort((a, b) => a - b));
+      expect(depths[0], `${tool}: ${depths}`).toBeLessThan(32);
+      expect(depths[0], tool).toBeGreaterThanOrEqual(1);
+      expect(depths.at(-1), tool).toBe(32);
+    }
   });
 
   it('a target no I/O meets fails the job at depth 1 with ETIMEDOUT, as fio\'s', () => {
