@@ -13,6 +13,9 @@
  * - percentage_random: a percentage from the direction's generator (all seeded alike) says
  *   whether the I/O draws an offset or goes on from the end of the direction's last I/O, which
  *   then neither consults nor marks the map.
+ * A job of several files draws every file's from the job's one set of generators (fio's
+ * td->random_state, zone_state, seq_rand_state), each file in its own region and going on from
+ * its own last I/O: a file drawing from generators of its own repeated its sibling's offsets.
  */
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -53,6 +56,14 @@ describe.skipIf(reason !== undefined)(titled('bsrange, zoned and percentage_rand
       '--random_distribution=zoned:60/10:30/20:10/70', '--percentage_random=70,40', '--randseed=5'],
     'randread bsrange=4k-32k, percentage_random=40 (fio\'s map)': ['--rw=randread', '--bsrange=4k-32k', '--percentage_random=40'],
   };
+  // Over two files of 8 MiB: the file service takes turns, the draws go on across them.
+  const SEVERAL: Record<string, string[]> = {
+    'two files, randread bsrange=4k-64k': ['--rw=randread', '--bsrange=4k-64k'],
+    'two files, read bsrange=3k-20k': ['--rw=read', '--bsrange=3k-20k'],
+    'two files, randrw zoned:60/10:30/20:10/70, percentage_random=70,40': ['--rw=randrw', '--bs=4k',
+      '--random_distribution=zoned:60/10:30/20:10/70', '--percentage_random=70,40', '--randseed=5'],
+  };
+  const ALL = [...Object.keys(CASES), ...Object.keys(SEVERAL)];
 
   beforeAll(async () => {
     ws = makeWorkspace('memory', 'draws');
@@ -60,16 +71,20 @@ describe.skipIf(reason !== undefined)(titled('bsrange, zoned and percentage_rand
     for (const [name, flags] of Object.entries(CASES)) {
       runs.set(name, await both(ws, `c${n++}`, [`--filename=${join(ws.dir, 'target.bin')}`, '--size=16m', ...flags]));
     }
-  }, 60_000);
+    for (const [name, flags] of Object.entries(SEVERAL)) {
+      const files = `--filename=${join(ws.dir, 'a.bin')}:${join(ws.dir, 'b.bin')}`;
+      runs.set(name, await both(ws, `c${n++}`, [files, '--size=16m', ...flags]));
+    }
+  }, 90_000);
   afterAll(() => ws?.remove());
 
-  it.each(Object.keys(CASES))('%s: the same count and bytes as fio', (name) => {
+  it.each(ALL)('%s: the same count and bytes as fio', (name) => {
     const { fio, volbench } = runs.get(name)!;
     expect(fio.job.error).toBe(0);
     expect(counts(volbench.job)).toEqual(counts(fio.job));
   });
 
-  it.each(Object.keys(CASES))('%s: every I/O\'s direction, size and offset as fio\'s', (name) => {
+  it.each(ALL)('%s: every I/O\'s direction, size and offset as fio\'s', (name) => {
     const { fio, volbench } = runs.get(name)!;
     expect(volbench.ios.length).toBe(fio.ios.length);
     const first = volbench.ios.findIndex((io, i) => io.ddir !== fio.ios[i].ddir || io.bs !== fio.ios[i].bs || io.offset !== fio.ios[i].offset);
