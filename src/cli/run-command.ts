@@ -37,7 +37,8 @@ fio's options, by fio's names (an option volbench lacks is refused by name), e.g
   --name=NAME --filename=PATH | --directory=DIR --size=SIZE --rw=randread --bs=4k
   --iodepth=32 --ioengine=io_uring|libaio|psync --direct=1 --numjobs=N
   --runtime=30 --time_based --ramp_time=5 --rate_iops=N --verify=crc32c --allow_block_write=1
-  --output-format=normal|json|json+ (comma-separated for several)   --output=FILE
+  --output-format=normal|json|json+|terse (comma-separated for several)   --output=FILE
+  --minimal (fio's terse lines alone)
   --readonly (refuse any job that writes)   --section=NAME (only this job section; repeatable)
   --status-interval=TIME (the report so far, every TIME)   --eta-newline=TIME
 
