@@ -14,6 +14,7 @@ import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { bundleArch, instanceArchitecture, type Architecture } from './architecture.js';
+import { readAccount, refuseAccount } from './account.js';
 import { fleetCertificate } from './certificate.js';
 import { fleetDown } from './down.js';
 import { fleetLog, type OnFleetEvent } from './events.js';
@@ -27,6 +28,7 @@ import { putEncryption } from './sse.js';
 import { readyStudyRoles } from './study-roles.js';
 import { stackParameters, type FleetStackSettings } from './stack-parameters.js';
 import { saveState, type FleetMemberState, type FleetState } from './state.js';
+import { withUserTags } from './template-tags.js';
 import { deleteStacksOnAbort } from './teardown.js';
 import { checkWorkloadFits, defaultTtlSec, expiresAt, EXPIRES_TAG } from './ttl.js';
 
@@ -147,8 +149,8 @@ async function record(fleetId: string, member: FleetMemberState, volumeType: str
 /** A member's stack as every fleet makes it: the template, its parameters, the fleet's tags, the service role. */
 export function memberStackInput(m: FleetPlan['members'][number], settings: FleetStackSettings, roleArn: string) {
   return {
-    label: m.label, stackName: m.stackName, templateBody: templateBody(), parameters: stackParameters(m, settings), roleArn,
-    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }],
+    label: m.label, stackName: m.stackName, templateBody: withUserTags(templateBody(), settings.plan.account?.tags), parameters: stackParameters(m, settings), roleArn,
+    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }, ...(settings.plan.account?.tags ?? [])],
   };
 }
 
@@ -172,11 +174,21 @@ async function tearDownFailed(state: FleetState, opts: UpOptions): Promise<void>
   await fleetDown(state, { clients: opts.clients, stateDir: opts.stateDir, onEvent: opts.onEvent }).catch(() => {});
 }
 
-/** Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or refused). */
-export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId'>): Promise<Preflight> {
+/**
+ * Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or
+ * refused); then the account read (account.ts: the volumes' key, the quotas), said, and refused
+ * when it cannot hold the plan.
+ */
+export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId' | 'onEvent'>): Promise<Preflight> {
   const { clients } = opts;
   const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
-  return preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account });
+  const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account });
+  const account = await readAccount(plan, clients);
+  const say = fleetLog(plan.fleetId, opts.onEvent);
+  for (const line of account.lines) say(line);
+  for (const w of account.warnings) say(`warning: ${w}`);
+  refuseAccount(account);
+  return where;
 }
 
 /** The error for a fleet whose members did not all come up; it was torn down already. */

@@ -60,7 +60,7 @@ export async function prepareStudy(input: StudyInput, ctx: StudyContext): Promis
   studySpec(plan, input.workload, now);
   ctx.onEvent?.({ event: 'created', fleetId: plan.fleetId, region: plan.region, instanceType: plan.instanceType,
     members: plan.members.map((m) => m.label), expiresAt: state.expiresAt! });
-  const where = await placement(plan, { clients: ctx.clients, bucket: ctx.bucket, subnetId: input.subnetId });
+  const where = await placement(plan, { clients: ctx.clients, bucket: ctx.bucket, subnetId: input.subnetId, onEvent: ctx.onEvent });
   return { input, state, bundle, where, ttlSec };
 }
 
