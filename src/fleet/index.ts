@@ -10,7 +10,7 @@ export { fleetClients } from './aws.js';
 export type { AwsOptions, FleetClients } from './aws.js';
 export { defaultStateDir, listRemoteStates, listStates, loadRemoteState, loadState, saveState } from './state.js';
 export type { FleetMemberState, FleetState, FleetStatus, StudyStacks, StudyState, StudyStep } from './state.js';
-export { fleetUp, templateBody } from './stacks.js';
+export { fleetUp, memberStackInput, templateBody } from './stacks.js';
 export { fleetDown } from './down.js';
 export { bundleArch, instanceArchitecture } from './architecture.js';
 export type { Architecture } from './architecture.js';

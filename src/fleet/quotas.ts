@@ -9,7 +9,7 @@
 import { DescribeInstancesCommand, DescribeInstanceTypesCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 
-import { advisory, emptyFinding, grouped, mergeFindings, whyNot, type AccountFinding, type Advisory } from './account-read.js';
+import { advisory, emptyFinding, grouped, mergeFindings, whyNot, type AccountFinding } from './account-read.js';
 import type { FleetClients } from './aws.js';
 import type { FleetPlan } from './plan.js';
 
@@ -26,13 +26,19 @@ export function standardFamily(instanceType: string): boolean {
 
 const LIVE = ['pending', 'running'];
 
-/** A quota's value: the applied one, else AWS's default (a quota never raised may have no applied value). */
-async function quotaValue(clients: FleetClients, q: { service: string; code: string }): Promise<Advisory<number | undefined>> {
-  const applied = await advisory(() => clients.quotas.send(new GetServiceQuotaCommand({ ServiceCode: q.service, QuotaCode: q.code })));
-  if ('ok' in applied) return { ok: applied.ok.Quota?.Value };
-  if (!('failed' in applied) || !/NoSuchResource/.test(applied.name)) return applied;
-  const byDefault = await advisory(() => clients.quotas.send(new GetAWSDefaultServiceQuotaCommand({ ServiceCode: q.service, QuotaCode: q.code })));
-  return 'ok' in byDefault ? { ok: byDefault.ok.Quota?.Value } : byDefault;
+/**
+ * A quota's value: the applied one, else AWS's default (a quota never raised may have no applied
+ * value); or why there is none, naming the call.
+ */
+async function quotaValue(clients: FleetClients, q: { service: string; code: string }): Promise<{ value: number } | { why: string }> {
+  const asked = { ServiceCode: q.service, QuotaCode: q.code };
+  const applied = await advisory(() => clients.quotas.send(new GetServiceQuotaCommand(asked)));
+  if ('ok' in applied && applied.ok.Quota?.Value !== undefined) return { value: applied.ok.Quota.Value };
+  if ('ok' in applied) return { why: `servicequotas:GetServiceQuota gave no value for ${q.code}` };
+  if (!('failed' in applied) || !/NoSuchResource/.test(applied.name)) return { why: whyNot('servicequotas:GetServiceQuota', applied) };
+  const byDefault = await advisory(() => clients.quotas.send(new GetAWSDefaultServiceQuotaCommand(asked)));
+  if ('ok' in byDefault && byDefault.ok.Quota?.Value !== undefined) return { value: byDefault.ok.Quota.Value };
+  return { why: 'ok' in byDefault ? `servicequotas:GetAWSDefaultServiceQuota gave no value for ${q.code}` : whyNot('servicequotas:GetAWSDefaultServiceQuota', byDefault) };
 }
 
 /** vCPUs by instance type (DescribeInstanceTypes, 100 a call). */
@@ -89,15 +95,14 @@ async function vcpuQuota(plan: FleetPlan, clients: FleetClients): Promise<Accoun
   }
   const needs = per * plan.members.length;
   const quota = await quotaValue(clients, q);
-  if (!('ok' in quota) || quota.ok === undefined) {
-    finding.warnings.push(`${'ok' in quota ? `servicequotas:GetServiceQuota gave no value for ${q.code}` : whyNot('servicequotas:GetServiceQuota', quota)}: ` +
-      `the plan's ${needs} ${q.name} are not checked against quota ${q.code}`);
+  if ('why' in quota) {
+    finding.warnings.push(`${quota.why}: the plan's ${needs} ${q.name} are not checked against quota ${q.code}`);
     return finding;
   }
   const inUse = await advisory(() => standardVcpusInUse(clients));
   if (!('ok' in inUse)) finding.warnings.push(`${whyNot('ec2:DescribeInstances', inUse)}: the vCPUs in use are not known, so quota ${q.code} is taken as all left`);
-  weigh(finding, q, needs, `${plan.members.length} × ${plan.instanceType}, ${per} each`, quota.ok, 'ok' in inUse ? inUse.ok : undefined, {
-    field: '--instance', accepted: `fewer or smaller instances: at most ${Math.floor(quota.ok / per)} × ${plan.instanceType} in an empty account`,
+  weigh(finding, q, needs, `${plan.members.length} × ${plan.instanceType}, ${per} each`, quota.value, 'ok' in inUse ? inUse.ok : undefined, {
+    field: '--instance', accepted: `fewer or smaller instances: at most ${Math.floor(quota.value / per)} × ${plan.instanceType} in an empty account`,
   });
   return finding;
 }
@@ -121,14 +126,13 @@ async function iopsQuota(plan: FleetPlan, clients: FleetClients, type: keyof typ
   const q = IOPS_QUOTAS[type];
   const needs = members.reduce((n, m) => n + (m.cloudVolume?.iops ?? m.volume.iops ?? 0), 0);
   const quota = await quotaValue(clients, q);
-  if (!('ok' in quota) || quota.ok === undefined) {
-    finding.warnings.push(`${'ok' in quota ? `servicequotas:GetServiceQuota gave no value for ${q.code}` : whyNot('servicequotas:GetServiceQuota', quota)}: ` +
-      `the plan's ${grouped(needs)} ${type} IOPS are not checked against quota ${q.code}`);
+  if ('why' in quota) {
+    finding.warnings.push(`${quota.why}: the plan's ${grouped(needs)} ${type} IOPS are not checked against quota ${q.code}`);
     return finding;
   }
   const inUse = await advisory(() => iopsInUse(clients, type));
   if (!('ok' in inUse)) finding.warnings.push(`${whyNot('ec2:DescribeVolumes', inUse)}: the ${type} IOPS in use are not known, so quota ${q.code} is taken as all left`);
-  weigh(finding, q, needs, members.map((m) => m.label).join(', '), quota.ok, 'ok' in inUse ? inUse.ok : undefined, {
+  weigh(finding, q, needs, members.map((m) => m.label).join(', '), quota.value, 'ok' in inUse ? inUse.ok : undefined, {
     field: '--volumes', accepted: `${type} volumes with fewer IOPS`,
   });
   return finding;

@@ -32,7 +32,7 @@ function judge(what: string, field: string, meta: KeyMetadata, finding: AccountF
     finding.refusals.push({ message: `${what} ${arn} is ${meta.KeyState ?? 'not enabled'}: EC2 cannot encrypt the members' volumes with it`, field, accepted: 'an enabled symmetric KMS key' });
     return;
   }
-  if (meta.KeyUsage !== 'ENCRYPT_DECRYPT' || (meta.KeySpec ?? 'SYMMETRIC_DEFAULT') !== 'SYMMETRIC_DEFAULT') {
+  if ((meta.KeyUsage ?? 'ENCRYPT_DECRYPT') !== 'ENCRYPT_DECRYPT' || (meta.KeySpec ?? 'SYMMETRIC_DEFAULT') !== 'SYMMETRIC_DEFAULT') {
     finding.refusals.push({ message: `${what} ${arn} is a ${meta.KeySpec} ${meta.KeyUsage} key: EBS encrypts with symmetric encryption keys only`, field, accepted: 'a symmetric encryption key (SYMMETRIC_DEFAULT)' });
     return;
   }

@@ -1,0 +1,90 @@
+/**
+ * The IAM policy docs/first-real-run.md gives the user running the CLI, checked against every
+ * AWS call the fleet, study and reap code can make with those credentials (read from the source:
+ * tests/helpers/sdk-commands.ts). A call the policy lacks fails here, naming the call and the
+ * files that make it, before a company account's explicit deny finds it. The stacks' service
+ * role (study-roles.yaml's StackRole) must hold what EC2 needs of a customer-managed volume key.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+import { VOLUME_KEY_ACTIONS } from '../../src/fleet/volume-key.js';
+import { grantedBy, reachable, sdkActions, type PolicyStatement, type SdkCall } from '../helpers/sdk-commands.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** What the user's credentials run: every fleet subcommand (study and reap among them) and the library's fleet. */
+const USER_ROOTS = ['cli/fleet/index.ts', 'fleet/index.ts'];
+/**
+ * Reached through a barrel's re-exports but never called by a fleet command: each with why. The
+ * member's own code runs with the member's role (instance.yaml), not the user's.
+ */
+const NOT_THE_USERS: Record<string, string> = {
+  'cloud/aws-price-list.ts': 'catalog refresh --prices (the Price List API), re-exported by cloud/index.ts',
+  'cloud/instance-refresh.ts': 'catalog refresh --instances, re-exported by cloud/index.ts',
+  'fleet/member-agent': 'runs on a study member, with the member role of instance.yaml',
+  'cli/fleet/member.ts': 'runs on a study member, with the member role of instance.yaml',
+};
+
+/** The policy in docs/first-real-run.md: the JSON block of "permissions for the user running the CLI". */
+function documentedPolicy(): PolicyStatement[] {
+  const doc = readFileSync(join(ROOT, 'docs', 'first-real-run.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('permissions for the user running the CLI'));
+  const block = /```json\n([\s\S]*?)\n```/.exec(section);
+  expect(block, 'a ```json block under "permissions for the user running the CLI"').not.toBeNull();
+  return (JSON.parse(block![1]) as { Statement: PolicyStatement[] }).Statement;
+}
+
+/** The calls no statement grants. */
+function lacking(calls: readonly SdkCall[], statements: readonly PolicyStatement[]): string[] {
+  return calls.filter((c) => grantedBy(statements, c.action).length === 0).map((c) => `${c.action} (${c.files.join(', ')})`);
+}
+
+describe('the documented IAM policy', () => {
+  const files = reachable(USER_ROOTS, Object.keys(NOT_THE_USERS));
+  const calls = sdkActions(files);
+
+  it('is read from the source: the fleet, study and reap code make calls of every service they use', () => {
+    const services = new Set(calls.map((c) => c.action.split(':')[0]));
+    expect([...services].sort()).toEqual(['cloudformation', 'ec2', 'kms', 's3', 'scheduler', 'servicequotas', 'ssm', 'sts']);
+    for (const action of ['cloudformation:CreateStack', 'ec2:TerminateInstances', 's3:PutObject', 'scheduler:CreateSchedule', 'ssm:PutParameter',
+      'ec2:GetEbsDefaultKmsKeyId', 'kms:DescribeKey', 'servicequotas:GetServiceQuota', 'cloudformation:ListStacks']) {
+      expect(calls.map((c) => c.action)).toContain(action);
+    }
+    // The study's steps and reap are among the files read.
+    expect(files).toEqual(expect.arrayContaining(['fleet/study/create-step.ts', 'fleet/study/teardown-step.ts', 'fleet/reap.ts', 'cli/fleet/reap.ts']));
+  });
+
+  it('grants every call they make', () => {
+    expect(lacking(calls, documentedPolicy())).toEqual([]);
+    console.log(`the documented policy grants all ${calls.length} calls of ${files.length} files`);
+  });
+
+  it('fails naming the call when a statement is missing', () => {
+    const without = documentedPolicy().filter((s) => s.Sid !== 'VolumeKey' && s.Sid !== 'Schedules');
+    const missing = lacking(calls, without);
+    expect(missing).toContain('kms:DescribeKey (fleet/volume-key.ts)');
+    expect(missing.some((m) => m.startsWith('scheduler:CreateSchedule '))).toBe(true);
+  });
+
+  it('names each statement in its table of which call needs which', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'first-real-run.md'), 'utf8');
+    for (const s of documentedPolicy()) expect(doc, `a row for ${s.Sid}`).toMatch(new RegExp(`^\\| ${s.Sid} \\|`, 'm'));
+  });
+});
+
+describe("the stacks' service role", () => {
+  it('holds what EC2 needs of a customer-managed volume key, through EC2 only', () => {
+    // CloudFormation's short forms do not matter here: read as plain tags.
+    const text = readFileSync(join(ROOT, 'infra', 'cloudformation', 'study-roles.yaml'), 'utf8').replace(/!(Sub|Ref|GetAtt) /g, '');
+    const role = parse(text).Resources.StackRole.Properties.Policies[0].PolicyDocument.Statement as PolicyStatement[];
+    for (const action of VOLUME_KEY_ACTIONS) expect(grantedBy(role, action), action).toEqual(['EbsKey']);
+    const ebsKey = role.find((s) => s.Sid === 'EbsKey') as PolicyStatement & { Condition?: Record<string, Record<string, string>> };
+    expect(ebsKey.Condition?.StringEquals?.['kms:ViaService']).toMatch(/^ec2\.\$\{AWS::Region\}\.amazonaws\.com$/);
+  });
+});
