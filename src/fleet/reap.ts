@@ -12,7 +12,9 @@
  *   reaped loose: attached, it goes with its instance (DeleteOnTermination);
  * - an SSM parameter or an object: `volbench:fleet=<id>`, under `/volbench/<id>/` or `<id>/`, and
  *   named by a stack of that fleet (TokenParameterName, TlsKeyParameterName; PackageKey or
- *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days).
+ *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days);
+ *   a study's seal, `/volbench/<id>/study`, when a stack of that fleet is a study's
+ *   (MemberMode autonomous).
  *
  * - a schedule group: named `volbench-<id>` and tagged `volbench:fleet=<id>` (its schedules
  *   delete the fleet's stacks at the expiry, then themselves: what is left past it is the group).
@@ -36,7 +38,7 @@ import { ListScheduleGroupsCommand, ListTagsForResourceCommand as ListScheduleTa
 import { awsCall, type FleetClients } from './aws.js';
 import { isRecord } from './fleet-resources.js';
 import { strangerReason } from './member-stacks.js';
-import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, scheduleGroupName, stackPrefix } from './names.js';
+import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, scheduleGroupName, stackPrefix, studySealParameterName } from './names.js';
 import { deleteSchedules } from './schedules.js';
 import { EXPIRES_TAG } from './ttl.js';
 
@@ -210,8 +212,10 @@ async function findParameters(o: ReapOptions, index: VolbenchStacks, living: Map
       const tags = (await awsCall('ssm:ListTagsForResource', () => o.clients.ssm.send(new ListTagsForResourceCommand({ ResourceType: 'Parameter', ResourceId: p.Name })))).TagList;
       if (!expired(tags, o.now)) continue;
       const fleet = tagOf(tags, FLEET_TAG) ?? '';
+      // A study's seal is named by none: an autonomous stack of its fleet vouches for it.
       const ours = FLEET_ID.test(fleet) && p.Name.startsWith(parameterPath(fleet))
-        && await index.names(fleet, p.Name, [['TokenParameterName'], ['TlsKeyParameterName']]);
+        && (await index.names(fleet, p.Name, [['TokenParameterName'], ['TlsKeyParameterName']])
+          || (p.Name === studySealParameterName(fleet) && await index.names(fleet, 'autonomous', [['MemberMode']])));
       const held = ours ? heldBy(living, fleet) : undefined;
       if (ours && !held) plan.parameters.push(p.Name);
       else plan.spared.push(`parameter ${p.Name}: ${held ?? 'no stack of a fleet it is tagged with names it'}`);

@@ -10,9 +10,9 @@
  * running their bundle on p5.48xlarge, open to 0.0.0.0/0 and expiring in 2099; a state planted
  * whole was driven the same (`fleet attach`, `compare --fleet-id`).
  * Expected: the first driver, which alone holds the plan and the bundle, records the SHA-256 of
- * everything a stack or a schedule is made from in /volbench/<id>/study (SSM: a bucket writer
+ * everything a stack or a schedule is made from, its seal, in /volbench/<id>/study (SSM: a bucket writer
  * cannot write it); a driver makes no stack and no schedule from a state that does not match it
- * (EFLEET_STATE), and a study whose record is missing makes nothing.
+ * (EFLEET_STATE), and a study whose seal is missing makes nothing.
  *
  * Broke: `fleet reap` asked a stack whether a resource was volbench's, never whether its fleet
  * had expired: whoever may tag set a past volbench:expires on a live fleet's instance, token,
@@ -172,7 +172,7 @@ describe.skipIf(reason !== undefined)(`a study's bucket someone else writes, tag
     }
   }, 60_000);
 
-  it('a study planted whole, with no record of a first driver, makes nothing', async () => {
+  it('a study planted whole, with no seal of a first driver, makes nothing', async () => {
     const { ctx, lease, fleetId } = await started();
     const copy = await getState(fleetId);
     await lease.release();
