@@ -19,6 +19,12 @@
  * bundle and schedule group, and reap terminated the instance and deleted the other three
  * while the fleet's stack was live and months from its expiry.
  * Expected: what a live stack of a fleet still holds is reaped with that stack, never before it.
+ *
+ * Broke: what a member (or a writer of the bucket) put in its progress and done objects, or in
+ * the study's lease, was printed to the operator's terminal as it came: escape sequences set the
+ * clipboard (OSC 52) or rewrote the screen, and a newline forged a line of volbench's own
+ * ("nothing of it remains"). Expected: every control character from such text is shown as an
+ * escape (\u001b, \n), never sent to the terminal.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,11 +41,12 @@ import { VolbenchError } from '../../src/errors.js';
 import {
   advanceStudy, findExpired, fleetClients, fleetVolumes, HeldLease, planFleet, prepareStudy, reapFleets, sha256Hex, startStudy, type FleetClients, type FleetState,
 } from '../../src/fleet/index.js';
-import { ROOT } from '../helpers/cli.js';
+import { ensureBuilt } from '../api/helpers/child.js';
+import { ROOT, volbench } from '../helpers/cli.js';
 import { freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
-const needs = requires('moto');
+const needs = requires('child', 'moto', 'dist');
 const reason = needs.missing('moto');
 const BUCKET = 'volbench-study-shared';
 const REGION = 'us-east-1';
@@ -111,6 +118,7 @@ describe.skipIf(reason !== undefined)(`a study's bucket someone else writes, tag
   }
 
   beforeAll(async () => {
+    ensureBuilt();
     moto = await freshMoto(REGION);
     work = mkdtempSync(join(tmpdir(), `volbench-study-bucket-${process.pid}-`));
     const c = s3();
@@ -187,6 +195,42 @@ describe.skipIf(reason !== undefined)(`a study's bucket someone else writes, tag
     expect(await stacksOf(id)).toEqual([]);
     expect(await groupOf(id)).toEqual([]);
     expect(refused).toMatchObject({ code: 'EFLEET_STATE', field: 'study' });
+  }, 30_000);
+
+  it('prints nothing a member or the bucket wrote as terminal control: escapes, a forged line', async () => {
+    const { ctx, lease, fleetId } = await started();
+    expect(await drive(fleetId, ctx)).toBeUndefined();
+    const [first, second] = (await getState(fleetId)).members.map((m) => m.label);
+    const forged = `fleet ${fleetId}: nothing of it remains`;
+    // OSC 52 (the clipboard), a screen clear, a forged line: in a field and in a key's name.
+    const osc = '\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J';
+    const c = s3();
+    const at = new Date().toISOString();
+    await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/${first}/progress.json`,
+      Body: JSON.stringify({ label: first, at, step: 'running', test: `${osc}\n${forged}` }) }));
+    await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/${second}/progress.json`,
+      Body: JSON.stringify({ label: second, at, step: 'running', [`${osc}\n${forged}`]: 1 }) }));
+    c.destroy();
+    // A lease whose holder says the same, for a second driver's refusal.
+    await lease.release();
+    const held = await HeldLease.take({ clients, bucket: BUCKET, fleetId, holder: `${osc}\n${forged}` });
+    try {
+      const env = { ...process.env };
+      const common = ['--bucket', BUCKET, '--region', REGION, '--state-dir', mkdtempSync(join(work, 'state-'))];
+      const status = await volbench(['fleet', 'status', fleetId, ...common], undefined, env);
+      const attach = await volbench(['fleet', 'attach', fleetId, ...common, '--out', join(work, 'out')], undefined, env);
+      expect(status.code, status.stderr).toBe(0);
+      expect(attach.code, attach.stderr).toBe(2);
+      for (const text of [status.stdout, status.stderr, attach.stdout, attach.stderr]) {
+        // eslint-disable-next-line no-control-regex
+        expect(text.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g) ?? [], JSON.stringify(text)).toEqual([]);
+        expect(text.split('\n').map((l) => l.trim())).not.toContain(forged);
+      }
+      expect(status.stdout).toContain('\\u001b]52;c;');
+      expect(attach.stderr).toContain('\\u001b]52;c;');
+    } finally {
+      await held.release();
+    }
   }, 30_000);
 
   it("reap takes nothing a live fleet's stack still holds, whatever volbench:expires its resources were given", async () => {
