@@ -25,6 +25,10 @@
  * clipboard (OSC 52) or rewrote the screen, and a newline forged a line of volbench's own
  * ("nothing of it remains"). Expected: every control character from such text is shown as an
  * escape (\u001b, \n), never sent to the terminal.
+ *
+ * Broke: a lease planted with an expiry in the year 9999 held every driver off the study: each
+ * was refused naming that date, and `--wait` waited for it. Expected: a lease that runs further
+ * ahead than any driver writes one is not a lease volbench wrote, and is taken over.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -231,6 +235,22 @@ describe.skipIf(reason !== undefined)(`a study's bucket someone else writes, tag
     } finally {
       await held.release();
     }
+  }, 30_000);
+
+  it('a lease planted to expire in 9999 is taken over, not waited for', async () => {
+    const fleetId = `vb${randomBytes(5).toString('hex')}`;
+    const c = s3();
+    await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/study/lease.json`, Body: JSON.stringify({
+      holder: 'someone', token: '0123456789abcdef0123', acquired_at: new Date().toISOString(), expires_at: '9999-12-31T00:00:00.000Z',
+    }) }));
+    c.destroy();
+    const said: string[] = [];
+    const started = Date.now();
+    const lease = await HeldLease.take({ clients, bucket: BUCKET, fleetId, holder: 'the operator', wait: true, log: (l) => said.push(l) });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(lease.holder).toBe('the operator');
+    expect(said.join('\n')).toMatch(/not one volbench wrote/);
+    await lease.release();
   }, 30_000);
 
   it("reap takes nothing a live fleet's stack still holds, whatever volbench:expires its resources were given", async () => {
