@@ -104,6 +104,28 @@ describe('VOLBENCH_ADDON from a place others can write', () => {
     expect(refusal(link)).toContain('/dev/shm is writable');
   });
 
+  // Broke: the check resolved every link and vouched for where they led, but what was loaded was
+  // the name as given: a link kept in another user's directory passed the check pointing at the
+  // user's own build, and pointed at the other user's file by the time it was mapped. Expected:
+  // the file loaded is the one checked, by its resolved name, whatever a link on the way says later.
+  it.skipIf(needs.missing('root') !== undefined)('loads the file it checked, whatever a link on the way names afterwards', () => {
+    const safe = place(artifacts);
+    chmodSync(safe, 0o644);
+    const theirs = place('/dev/shm');
+    const dir = mkdtempSync(join('/dev/shm', `addon-link-${process.pid}-`));
+    dirs.push(dir);
+    const link = join(dir, 'volbench.node');
+    symlinkSync(safe, link);
+    chownSync(dir, 65534, 65534);
+    chmodSync(dir, 0o755);
+    process.env.VOLBENCH_ADDON = link;
+    const chosen = addonPath();
+    // Between the check and the load, the link's owner points it at their own file.
+    rmSync(link);
+    symlinkSync(theirs, link);
+    expect(realpathSync(chosen)).toBe(realpathSync(safe));
+  });
+
   it.skipIf(needs.missing('root') !== undefined)('is refused when the file belongs to another user', () => {
     const safe = place(artifacts);
     chmodSync(safe, 0o644);
