@@ -31,6 +31,9 @@ const NOT_THE_USERS: Record<string, string> = {
   'cli/fleet/member.ts': 'runs on a study member, with the member role of instance.yaml',
 };
 
+/** What a study's member runs on its instance, with the member role. */
+const MEMBER_ROOTS = ['fleet/member-agent/index.ts', 'cli/fleet/member.ts'];
+
 /** The policy in docs/first-real-run.md: the JSON block of "permissions for the user running the CLI". */
 function documentedPolicy(): PolicyStatement[] {
   const doc = readFileSync(join(ROOT, 'docs', 'first-real-run.md'), 'utf8');
@@ -75,6 +78,31 @@ describe('the documented IAM policy', () => {
   it('names each statement in its table of which call needs which', () => {
     const doc = readFileSync(join(ROOT, 'docs', 'first-real-run.md'), 'utf8');
     for (const s of documentedPolicy()) expect(doc, `a row for ${s.Sid}`).toMatch(new RegExp(`^\\| ${s.Sid} \\|`, 'm'));
+  });
+});
+
+/** Each `new PutObjectCommand(...)` of a file, its argument's text (to the parenthesis that closes it). */
+function putsIn(text: string): string[] {
+  const out: string[] = [];
+  for (let at = text.indexOf('new PutObjectCommand('); at >= 0; at = text.indexOf('new PutObjectCommand(', at + 1)) {
+    let depth = 0;
+    let end = at + 'new PutObjectCommand'.length;
+    do {
+      if (text[end] === '(') depth++;
+      if (text[end] === ')') depth--;
+      end++;
+    } while (depth > 0 && end < text.length);
+    out.push(text.slice(at, end));
+  }
+  return out;
+}
+
+describe('a bucket policy that denies PutObject without x-amz-server-side-encryption', () => {
+  it('holds: every put of the fleet, its study and its members sends the header (putEncryption, sse.ts)', () => {
+    const files = reachable([...USER_ROOTS, ...MEMBER_ROOTS]);
+    const puts = files.flatMap((f) => putsIn(readFileSync(join(ROOT, 'src', f), 'utf8')).map((text) => ({ f, text })));
+    expect(puts.length).toBeGreaterThanOrEqual(6);
+    expect(puts.filter((p) => !/\.\.\.sse\b|ServerSideEncryption:/.test(p.text)).map((p) => `${p.f}: ${p.text.slice(0, 120)}`)).toEqual([]);
   });
 });
 

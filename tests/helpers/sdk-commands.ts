@@ -39,7 +39,8 @@ export function reachable(roots: readonly string[], exclude: readonly string[] =
   const { files } = importGraph(SRC);
   const out = new Set<string>();
   const skip = (f: string) => exclude.some((e) => f === e || f.startsWith(e.endsWith('/') ? e : `${e}/`));
-  const todo = roots.filter((r) => !skip(r));
+  // A root this checkout does not have (yet) is none.
+  const todo = roots.filter((r) => !skip(r) && files.has(r));
   while (todo.length) {
     const f = todo.pop()!;
     if (out.has(f)) continue;
