@@ -106,11 +106,47 @@ describe('a bucket policy that denies PutObject without x-amz-server-side-encryp
   });
 });
 
+/**
+ * What CloudFormation calls, acting with the stack's service role, to create, read and delete
+ * each resource type of a member's stack (and to resolve its SSM parameter types): the actions
+ * of each type's create, read and delete handlers as AWS documents them, the ones a member's
+ * stack needs. A type the template gains fails here until it is listed.
+ */
+const RESOURCE_ACTIONS: Record<string, string[]> = {
+  'AWS::EC2::SecurityGroup': ['ec2:CreateSecurityGroup', 'ec2:DeleteSecurityGroup', 'ec2:AuthorizeSecurityGroupIngress', 'ec2:RevokeSecurityGroupIngress',
+    'ec2:DescribeSecurityGroups', 'ec2:CreateTags'],
+  'AWS::IAM::Role': ['iam:CreateRole', 'iam:DeleteRole', 'iam:GetRole', 'iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:DeleteRolePolicy', 'iam:TagRole',
+    'iam:ListRolePolicies', 'iam:ListAttachedRolePolicies', 'iam:ListInstanceProfilesForRole'],
+  'AWS::IAM::InstanceProfile': ['iam:CreateInstanceProfile', 'iam:DeleteInstanceProfile', 'iam:GetInstanceProfile', 'iam:AddRoleToInstanceProfile',
+    'iam:RemoveRoleFromInstanceProfile'],
+  'AWS::EC2::LaunchTemplate': ['ec2:CreateLaunchTemplate', 'ec2:DeleteLaunchTemplate', 'ec2:DescribeLaunchTemplates', 'ec2:DescribeLaunchTemplateVersions',
+    'ec2:CreateTags'],
+  'AWS::EC2::Instance': ['ec2:RunInstances', 'ec2:TerminateInstances', 'ec2:DescribeInstances', 'ec2:CreateTags', 'iam:PassRole'],
+  'AWS::CloudFormation::WaitCondition': [],
+  'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>': ['ssm:GetParameters'],
+};
+
+/** A template read with CloudFormation's short forms as plain tags (what they hold does not matter here). */
+const plainTemplate = (name: string) => parse(readFileSync(join(ROOT, 'infra', 'cloudformation', name), 'utf8').replace(/!\w+(?=[ \n])/g, ''));
+
 describe("the stacks' service role", () => {
+  const stackRole = () => plainTemplate('study-roles.yaml').Resources.StackRole.Properties.Policies[0].PolicyDocument.Statement as PolicyStatement[];
+
+  it("holds what CloudFormation does for each resource of a member's stack", () => {
+    const member = plainTemplate('instance.yaml');
+    const types = new Set<string>([
+      ...Object.values(member.Resources as Record<string, { Type: string }>).map((r) => r.Type),
+      ...Object.values(member.Parameters as Record<string, { Type: string }>).map((p) => p.Type).filter((t) => t.startsWith('AWS::SSM::')),
+    ]);
+    const unlisted = [...types].filter((t) => !RESOURCE_ACTIONS[t]);
+    expect(unlisted, 'resource types of instance.yaml this test does not know').toEqual([]);
+    const role = stackRole();
+    const lacking = [...types].flatMap((t) => RESOURCE_ACTIONS[t].filter((a) => grantedBy(role, a).length === 0).map((a) => `${a} (${t})`));
+    expect(lacking).toEqual([]);
+  });
+
   it('holds what EC2 needs of a customer-managed volume key, through EC2 only', () => {
-    // CloudFormation's short forms do not matter here: read as plain tags.
-    const text = readFileSync(join(ROOT, 'infra', 'cloudformation', 'study-roles.yaml'), 'utf8').replace(/!(Sub|Ref|GetAtt) /g, '');
-    const role = parse(text).Resources.StackRole.Properties.Policies[0].PolicyDocument.Statement as PolicyStatement[];
+    const role = stackRole();
     for (const action of VOLUME_KEY_ACTIONS) expect(grantedBy(role, action), action).toEqual(['EbsKey']);
     const ebsKey = role.find((s) => s.Sid === 'EbsKey') as PolicyStatement & { Condition?: Record<string, Record<string, string>> };
     expect(ebsKey.Condition?.StringEquals?.['kms:ViaService']).toMatch(/^ec2\.\$\{AWS::Region\}\.amazonaws\.com$/);
