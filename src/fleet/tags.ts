@@ -67,3 +67,19 @@ export function parseTagFlags(given: readonly string[] | undefined, field = '--t
   });
   return checkTags(tags, field);
 }
+
+/** Tags as a JSON body gives them (`{"CostCenter": "cc-42"}`). */
+export type StackTags = Record<string, string>;
+
+/** A body's tags as a list. */
+export function tagList(tags: StackTags | undefined): FleetTag[] {
+  return Object.entries(tags ?? {}).map(([Key, Value]) => ({ Key, Value }));
+}
+
+/** A body's tags checked as `--tag`'s are, each named `field.KEY`; the same object. */
+export function checkStackTags(tags: StackTags, field: string): StackTags {
+  const list = tagList(tags);
+  if (list.length > MAX_USER_TAGS) checkTags(list, field);
+  for (const t of list) checkTag({ Key: t.Key, Value: typeof t.Value === 'string' ? t.Value : String(t.Value) }, `${field}.${t.Key.slice(0, 128)}`);
+  return tags;
+}
