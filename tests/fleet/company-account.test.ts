@@ -11,8 +11,8 @@ import { parse } from 'yaml';
 
 import { instancePlatforms } from '../../src/cloud/index.js';
 import {
-  checkInstancePlatform, fleetVolumes, formatPlan, memberStackInput, nearestNitro, parseFleetState, parseTagFlags, planFleet, standardFamily,
-  stackParameters, templateBody, withUserTags, type FleetStackSettings,
+  checkInstancePlatform, checkStackTags, fleetVolumes, formatPlan, memberStackInput, nearestNitro, parseFleetState, parseTagFlags, planFleet, standardFamily,
+  stackParameters, tagList, templateBody, withUserTags, type FleetStackSettings,
 } from '../../src/fleet/index.js';
 import { VolbenchError } from '../../src/errors.js';
 import { requires } from '../helpers/requires.js';
@@ -62,6 +62,14 @@ describe('--tag', () => {
     expect(refused(() => parseTagFlags(['K=a"b'])).message).toContain("the value of tag 'K' is not a tag value");
     expect(refused(() => parseTagFlags(['K=a\u2028b'])).message).toContain('is not a tag value');
     expect(refused(() => parseTagFlags(Array.from({ length: 41 }, (_, i) => `k${i}=v`))).message).toContain('41 tags');
+  });
+
+  it('in a JSON body, a record: checked the same way, each named by its key', () => {
+    expect(tagList(checkStackTags({ CostCenter: 'cc-42' }, 'tags'))).toEqual([{ Key: 'CostCenter', Value: 'cc-42' }]);
+    const err = refused(() => checkStackTags({ Owner: 'a', 'aws:createdBy': 'me' }, 'tags'));
+    expect(err.field).toBe('tags.aws:createdBy');
+    expect(err.message).toContain("tag key 'aws:createdBy' cannot be given");
+    expect(refused(() => checkStackTags({ K: 7 as unknown as string }, 'tags')).field).toBe('tags.K');
   });
 
   it('goes on every stack and at each of the template\'s marks, as YAML that reads back as the tags', () => {
