@@ -80,6 +80,10 @@ export function tagList(tags: StackTags | undefined): FleetTag[] {
 export function checkStackTags(tags: StackTags, field: string): StackTags {
   const list = tagList(tags);
   if (list.length > MAX_USER_TAGS) checkTags(list, field);
-  for (const t of list) checkTag({ Key: t.Key, Value: typeof t.Value === 'string' ? t.Value : String(t.Value) }, `${field}.${t.Key.slice(0, 128)}`);
+  for (const t of list) {
+    const at = `${field}.${t.Key.slice(0, 128)}`;
+    if (typeof t.Value !== 'string') throw new VolbenchError('EINVALID_ARGS', `${at}: a tag's value is a string`, { field: at, accepted: ACCEPTED });
+    checkTag(t, at);
+  }
   return tags;
 }
