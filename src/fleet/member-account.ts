@@ -34,14 +34,15 @@ export function checkVolumeKey(arn: string, region: string, field = '--ebs-kms-k
   return arn;
 }
 
-/** The account's asks, checked; empty parts left out. */
-export function checkMemberAccount(given: MemberAccount, region: string): MemberAccount {
+/** The account's asks, checked; empty parts left out, and undefined when nothing was asked. */
+export function checkMemberAccount(given: MemberAccount, region: string): MemberAccount | undefined {
   const tags = given.tags?.length ? checkTags(given.tags, '--tag') : undefined;
-  return {
+  const asked: MemberAccount = {
     ...(tags ? { tags } : {}),
     ...(given.noPublicIp ? { noPublicIp: true } : {}),
     ...(given.ebsKmsKeyArn ? { ebsKmsKeyArn: checkVolumeKey(given.ebsKmsKeyArn, region) } : {}),
   };
+  return Object.keys(asked).length ? asked : undefined;
 }
 
 /** The plan's lines for them. */

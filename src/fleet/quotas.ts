@@ -6,7 +6,7 @@
  * is refused with the numbers, before CloudFormation makes the stacks that would fit and then
  * tears them down. A read the caller may not make is a warning.
  */
-import { DescribeInstancesCommand, DescribeInstanceTypesCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand, DescribeInstanceTypesCommand, DescribeVolumesCommand, type _InstanceType } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 
 import { advisory, emptyFinding, grouped, mergeFindings, whyNot, type AccountFinding } from './account-read.js';
@@ -45,7 +45,8 @@ async function quotaValue(clients: FleetClients, q: { service: string; code: str
 async function vcpusOf(clients: FleetClients, types: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (let i = 0; i < types.length; i += 100) {
-    const page = await clients.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: types.slice(i, i + 100) as never }));
+    // Names from the plan and from DescribeInstances: EC2 answers for those it knows.
+    const page = await clients.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: types.slice(i, i + 100) as _InstanceType[] }));
     for (const t of page.InstanceTypes ?? []) if (t.InstanceType && t.VCpuInfo?.DefaultVCpus) out.set(t.InstanceType, t.VCpuInfo.DefaultVCpus);
   }
   return out;
