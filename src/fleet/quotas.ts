@@ -52,13 +52,16 @@ async function vcpusOf(clients: FleetClients, types: readonly string[]): Promise
   return out;
 }
 
-/** The Standard vCPUs the account's running and pending instances hold now. */
+/** The Standard vCPUs the account's running and pending On-Demand instances hold now. */
 async function standardVcpusInUse(clients: FleetClients): Promise<number> {
   const types: string[] = [];
   let NextToken: string | undefined;
   do {
     const page = await clients.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: LIVE }], NextToken }));
-    for (const i of (page.Reservations ?? []).flatMap((r) => r.Instances ?? [])) if (i.InstanceType && standardFamily(i.InstanceType)) types.push(i.InstanceType);
+    for (const i of (page.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
+      // Spot instances count against the Spot quota, not this one.
+      if (i.InstanceType && standardFamily(i.InstanceType) && i.InstanceLifecycle !== 'spot') types.push(i.InstanceType);
+    }
     NextToken = page.NextToken;
   } while (NextToken);
   const vcpus = await vcpusOf(clients, [...new Set(types)]);
