@@ -257,8 +257,8 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(past.code, past.stderr).toBe(0);
     const reaped = JSON.parse(past.stdout);
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
-    expect(reaped.parameters.sort()).toEqual([...LABELS.map((l) => `/volbench/${id}/${l}/token`), `/volbench/${id}/tls-key`].sort());
-    expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, `${id}/tls.crt`].sort());
+    expect(reaped.parameters.sort()).toEqual(LABELS.flatMap((l) => [`/volbench/${id}/${l}/token`, `/volbench/${id}/${l}/tls-key`]).sort());
+    expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, ...LABELS.map((l) => `${id}/tls/${l}.crt`)].sort());
     expect(await leftovers(id)).toEqual([]);
   }, 120_000);
 

@@ -225,8 +225,10 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     expect(out.stderr).toContain('nothing of it remains');
     expect(await remainsOf(fleetId)).toEqual([]);
     const ssm = new SSMClient(config());
-    for (const label of LABELS) await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token` }))).rejects.toThrow();
-    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/tls-key` }))).rejects.toThrow();
+    for (const label of LABELS) {
+      await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token` }))).rejects.toThrow();
+      await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/tls-key` }))).rejects.toThrow();
+    }
     ssm.destroy();
   }, 120_000);
 

@@ -5,23 +5,17 @@
  * so a change elsewhere cannot make a member write beside another's results; the role's policy
  * (infra/cloudformation/instance.yaml) refuses the rest anyway.
  *
- * Every PutObject names its encryption (`x-amz-server-side-encryption`): a bucket policy may deny
- * any that does not. With the bucket's own KMS key given, SSE-KMS under it (so the default key's
- * policy still holds); SSE-S3 otherwise.
+ * Every PutObject names its encryption (encryption.ts): a bucket policy may deny any that does not.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, type S3Client, type ServerSideEncryption } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 import { memberObjectKey, memberPrefix, STUDY_OBJECT_MAX_BYTES, studyObjectKey } from '../../api/study-objects.js';
 import { VolbenchError } from '../../errors.js';
 import { awsCall } from '../aws.js';
+import { serverSideEncryption } from '../encryption.js';
 
 export type MemberObject = 'progress' | 'result' | 'done' | 'log';
-
-/** The encryption header every PutObject of the fleet sends. */
-export function serverSideEncryption(kmsKeyArn?: string): { ServerSideEncryption: ServerSideEncryption; SSEKMSKeyId?: string } {
-  return kmsKeyArn ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: kmsKeyArn } : { ServerSideEncryption: 'AES256' };
-}
 
 export interface SpecBytes {
   bytes: Buffer;

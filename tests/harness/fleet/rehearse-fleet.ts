@@ -143,7 +143,7 @@ async function main() {
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
   const moto = await startMoto(REGION);
   // Each stack's creation waits for its member's Ready signal, as CloudFormation's creation policy makes it.
-  const aws = new SignalStandIn({ moto: moto.endpoint, holdUntilReady: /^volbench-vb[0-9a-f]{10}-/ });
+  const aws = new SignalStandIn({ moto: moto.endpoint, holdCreation: /^volbench-vb[0-9a-f]{10}-/ });
   const front = await aws.listen('127.0.0.1');
   const dir = rehearsalDir();
   const env: NodeJS.ProcessEnv = {
