@@ -35,9 +35,19 @@ export function percentile(sorted, p) {
 }
 
 /**
+ * The process the service runs in: serve's one child (serve runs the service in a child of its
+ * own), or serve itself in a version that does not.
+ */
+function serviceProcess(pid) {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return kids.length === 1 ? Number(kids[0]) : pid;
+}
+
+/**
  * `volbench serve ARGS` as a child process (its --port 0 picks a free port), with the token in
- * VOLBENCH_TOKEN; resolves once it listens, with its URL, pid and `exited` (a promise of its
- * exit), or rejects when it exits first or takes longer than 30 s.
+ * VOLBENCH_TOKEN; resolves once it listens, with its URL, `pid` (the service's process, whose
+ * memory and CPU the benchmarks read), `child` (serve, to signal) and `exited` (a promise of
+ * serve's exit), or rejects when it exits first or takes longer than 30 s.
  */
 export function spawnServe(args, token) {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
@@ -56,7 +66,7 @@ export function spawnServe(args, token) {
       const m = /serving on (http:\/\/\S+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], pid: child.pid, child, exited, stderr: () => stderr });
+        resolve({ url: m[1], pid: serviceProcess(child.pid), child, exited, stderr: () => stderr });
       }
     });
     exited.then(({ code, signal }) => {

@@ -104,21 +104,24 @@ Napi::Value ProbeTargetJs(const Napi::CallbackInfo& info) {
       [result](Napi::Env e) -> Napi::Value { return TargetInfoToJs(e, *result); });
 }
 
-// removeFile(ref, dev, ino, anchor?, deadlineMs?): unlinks a regular file beneath a held
-// directory, only while it is still that file, its directories walked without following links,
-// on a thread of its own. Resolves to 0 or an errno; null as probeTarget.
+// removeFile(ref, dev, ino, anchor?, deadlineMs?, stamp?): unlinks a regular file beneath a
+// held directory, only while it is still that file (and, with a stamp, has that FileStamp), its
+// directories walked without following links, on a thread of its own. Resolves to 0 or an
+// errno; null as probeTarget.
 Napi::Value RemoveFileJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt())
-    throw Napi::TypeError::New(env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number)");
+  if (info.Length() < 3 || !info[1].IsBigInt() || !info[2].IsBigInt() || (info.Length() > 5 && !info[5].IsString()))
+    throw Napi::TypeError::New(
+        env, "removeFile(ref: {dirFd, name}, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string)");
   const PathRef ref = PathRefFromJs(info[0], "ref");
   bool lossless = true;
   const uint64_t dev = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
   const uint64_t ino = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+  const std::string stamp = info.Length() > 5 ? info[5].As<Napi::String>().Utf8Value() : "";
   auto err = std::make_shared<int>(0);
   return CallOnRoot(
       env, RootCallArgs(info, 3, "volbench-remove", ref.dir_fd),
-      [ref, dev, ino, err](int dir_fd) { *err = UnlinkBeneath(PathRef{dir_fd, ref.name}, dev, ino, false); },
+      [ref, dev, ino, stamp, err](int dir_fd) { *err = UnlinkBeneath(PathRef{dir_fd, ref.name}, dev, ino, false, stamp); },
       [err](Napi::Env e) -> Napi::Value { return Napi::Number::New(e, *err); });
 }
 

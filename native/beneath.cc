@@ -1,7 +1,9 @@
 #include "beneath.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -162,7 +164,37 @@ int OpenParentNoLinks(const PathRef& ref, std::string* last) {
   return fd;
 }
 
-int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too) {
+std::string FileStamp(int fd) {
+  std::string stamp;
+  struct statx stx{};
+  if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &stx) == 0 && (stx.stx_mask & STATX_BTIME)) {
+    stamp = "b" + std::to_string(stx.stx_btime.tv_sec) + "." + std::to_string(stx.stx_btime.tv_nsec);
+  }
+  // The kernel's FS_IOC_GETVERSION writes an int, whatever its _IOR says.
+  int generation = 0;
+  if (ioctl(fd, FS_IOC_GETVERSION, &generation) == 0) {
+    stamp += (stamp.empty() ? "g" : ";g") + std::to_string(static_cast<uint32_t>(generation));
+  }
+  return stamp;
+}
+
+namespace {
+
+// Whether the regular file `last` in `parent`, (dev, ino) by its stat, has `stamp`. Opened
+// without following a link, never blocking (a FIFO put there meanwhile), for reading only.
+bool HasStamp(int parent, const std::string& last, uint64_t dev, uint64_t ino, const std::string& stamp) {
+  const int fd = openat(parent, last.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  const bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_dev) == dev &&
+                    static_cast<uint64_t>(st.st_ino) == ino && FileStamp(fd) == stamp;
+  close(fd);
+  return same;
+}
+
+}  // namespace
+
+int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too, const std::string& stamp) {
   std::string last;
   const int parent = OpenParentNoLinks(ref, &last);
   if (parent < 0) return -parent;
@@ -174,6 +206,9 @@ int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too
     // The name the user gave is a link to the file: as fio, the link goes, the file stays.
     if (unlinkat(parent, last.c_str(), 0) < 0) err = errno;
   } else if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_dev) != dev || static_cast<uint64_t>(st.st_ino) != ino) {
+    err = ESTALE;
+  } else if (!stamp.empty() && !HasStamp(parent, last, dev, ino, stamp)) {
+    // The inode number is the one recorded, but the file is a later one given it.
     err = ESTALE;
   } else if (unlinkat(parent, last.c_str(), 0) < 0) {
     err = errno;

@@ -48,11 +48,18 @@ inline const char* LeavesDirectory(int err) {
 // and none of the forbidden inodes. Returns 0, or an errno with the reason in `why`.
 int VerifyOpened(int fd, const Expect& expect, const Forbidden& forbidden, std::string* why);
 
+// What tells a file from a later one given its inode number once it is freed (ext4 hands a
+// freed number out again at once): its birth time (statx STATX_BTIME) and its inode generation
+// (FS_IOC_GETVERSION), "b<sec>.<nsec>" and "g<n>" joined by ';', each where the filesystem has
+// it; "" where it has neither (ramfs, older tmpfs). `fd` must be opened for reading or writing
+// (an O_PATH descriptor answers no ioctl).
+std::string FileStamp(int fd);
+
 // Removes `ref` from its directory with unlinkat: a regular file only while it is still the
-// file (dev, ino), or with `links_too` a symlink (the link only: unlink=1 removes the name it was
-// given, as fio). The directories on the way are walked without following any link. Returns 0
-// or an errno.
-int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too);
+// file (dev, ino) and, when `stamp` is not empty, has that FileStamp; or with `links_too` a
+// symlink (the link only: unlink=1 removes the name it was given, as fio). The directories on
+// the way are walked without following any link. Returns 0 or an errno (ESTALE: another file).
+int UnlinkBeneath(const PathRef& ref, uint64_t dev, uint64_t ino, bool links_too, const std::string& stamp = "");
 
 // The directory part of `ref` opened beneath its directory (O_PATH), and the last component.
 // Returns the fd (the caller closes it) or -errno.

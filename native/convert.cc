@@ -535,6 +535,7 @@ Napi::Array CreatedToJs(Napi::Env env, const std::vector<CreatedFile>& created) 
     o.Set("file", created[i].file);
     o.Set("dev", Napi::BigInt::New(env, created[i].dev));
     o.Set("ino", Napi::BigInt::New(env, created[i].ino));
+    o.Set("stamp", created[i].stamp);
     a.Set(static_cast<uint32_t>(i), o);
   }
   return a;

@@ -155,13 +155,15 @@ void Run::LayOut() {
       other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
     }
     laid_out_ = true;
-    std::string what;
+    std::string what, stamp;
     Expect laid_out;
-    const int err =
-        LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what, &laid_out);
+    const int err = LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what,
+                               &laid_out, &stamp);
+    // Created, even if the layout stopped after: whoever removes the run's files must know it.
+    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew)
+      created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino, stamp});
     // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
     if (err == ECANCELED) return;
-    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew) created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino});
     for (auto& other : jobs_) {
       if (other->plan().path != p.path) continue;
       // Every job of the file opens the file laid out here, and nothing else.
@@ -185,6 +187,7 @@ void Run::CreateLogs(size_t j) {
     int err = fd < 0 ? -fd : VerifyOpened(fd, p.log_expects[k], p.forbidden, &why);
     struct stat st;
     if (err == 0 && fstat(fd, &st) < 0) err = errno;
+    const std::string stamp = err == 0 ? FileStamp(fd) : "";
     if (fd >= 0) close(fd);
     if (err != 0) {
       job.FailEarly(err, "open", "creating log " + p.LogPath(k) + (why.empty() ? "" : ": " + why));
@@ -192,7 +195,7 @@ void Run::CreateLogs(size_t j) {
     }
     const Expect made{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
     job.ExpectLog(k, made);
-    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino});
+    created_.push_back({static_cast<uint32_t>(j), static_cast<uint8_t>(k + 1), made.dev, made.ino, stamp});
   }
 }
 

@@ -186,7 +186,7 @@ void ProbeBlockDevice(const Locator& at, const struct stat& st, TargetInfo* info
 }  // namespace
 
 int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what, Expect* laid_out) {
+               std::string* what, Expect* laid_out, std::string* stamp) {
   const bool fresh = t.expect->kind == Expect::kNew;
   // A file that is already large enough is not touched: a read job on a read-only file (or on
   // someone else's data) never needs to open it for writing. Looked at through an O_PATH open
@@ -222,6 +222,7 @@ int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode,
     *what = "stat";
   } else {
     *laid_out = Expect{Expect::kFile, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
+    *stamp = FileStamp(fd);
   }
   if (err == 0 && static_cast<uint64_t>(st.st_size) < bytes) {
     const uint64_t from = static_cast<uint64_t>(st.st_size);

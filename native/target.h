@@ -20,9 +20,10 @@ struct LayoutTarget {
 // incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
 // A file already that large is left alone. Filling stops with ECANCELED once `cancel` is set.
 // A file planning did not find (expect kNew) is created with O_EXCL. Returns 0 or an errno,
-// with what failed in `what`; on success `laid_out` is the file the jobs must then open.
+// with what failed in `what`; on success `laid_out` is the file the jobs must then open, and
+// `stamp` its FileStamp when this call opened it.
 int LayoutFile(const LayoutTarget& target, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what, Expect* laid_out);
+               std::string* what, Expect* laid_out, std::string* stamp);
 
 // A file a run created (a target its layout made, a log): the job (its index in the run), which
 // of its files (0 the target, 1 to 5 its logs in LogKind order) and the file's identity, so that
@@ -31,6 +32,7 @@ struct CreatedFile {
   uint32_t job;
   uint8_t file;
   uint64_t dev, ino;
+  std::string stamp;  // FileStamp, "" where the filesystem keeps neither birth time nor generation
 };
 
 struct TargetInfo {

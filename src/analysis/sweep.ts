@@ -10,12 +10,12 @@ import { VolbenchError } from '../errors.js';
 import { judged, type Assertion } from '../gates/index.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec, RawOptionValue } from '../jobspec/types.js';
-import { effectiveSpec, planRun } from '../plan/index.js';
+import { effectiveSpec, HeldTargets, planRun } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
-import { removeFiles } from '../device/anchor.js';
-import { RunFiles } from '../run/run-files.js';
+import { leftInPlaceNotes, removeFiles } from '../device/remove-files.js';
+import { RunFiles, withNotes } from '../run/run-files.js';
 import { engineSpec } from '../engine/engines.js';
 import { entryFigures, interrupted, mergeRuns, type AnalysisRun } from './document.js';
 import { analysisAssertions } from './gates.js';
@@ -218,11 +218,14 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
   const { settings, template, values, name, assertions } = prepared;
   // The points share the files, recorded as they are made: the sweep's unlink removes those.
   const files = options.files ?? new RunFiles();
-  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length, files };
+  // Each point is planned beneath the directories the first one used, against the files it laid out.
+  const held = options.held ?? new HeldTargets();
+  const perPoint: RunJobsOptions = { ...options, assertions: [], repeats: values.length, files, held };
   const runs: AnalysisRun[] = [];
   const raw: Array<Omit<VolbenchSweepPoint, 'throughput_norm' | 'latency_norm' | 'score'>> = [];
   let stopped: SweepStop = 'max_depth';
   let widest = 1;
+  let left: string[] = [];
   try {
     for (const [i, value] of values.entries()) {
       const job = pointName(name, settings.over, value);
@@ -262,18 +265,25 @@ export async function runPreparedSweep(spec: JobSpec, prepared: PreparedSweep, o
       }
     }
   } finally {
-    await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
+    try {
+      left = await unlinkAtEnd(template, settings.over === 'numjobs' ? widest : template.jobs[0].options.numjobs, { ...options, files });
+    } finally {
+      if (options.held === undefined) held.release();
+    }
   }
-  const merged = mergeRuns(runs);
+  const merged = withNotes(mergeRuns(runs), left);
   const sweep = sweepSection(raw, { ...settings, stopped });
   return judged({ ...merged, volbench: { ...merged.volbench, sweep } }, assertions);
 }
 
-/** The template's unlink, done once the sweep ends (its points kept the files for each other). */
-async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions & { files: RunFiles }): Promise<void> {
+/**
+ * The template's unlink, done once the sweep ends (its points kept the files for each other);
+ * resolves with notes naming what it left in place.
+ */
+async function unlinkAtEnd(template: ParsedSpec, instances: number, options: SweepOptions & { files: RunFiles }): Promise<string[]> {
   const o = effectiveSpec(template, options).jobs[0].options;
-  if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) return;
+  if (!o.unlink || !engineSpec(o.ioengine).touchesTarget) return [];
   const cwd = options.cwd ?? process.cwd();
   const paths = new Set(Array.from({ length: instances }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(options.files.of(paths), options.roots);
+  return leftInPlaceNotes(await removeFiles(options.files.of(paths), options.roots));
 }

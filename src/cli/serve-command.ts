@@ -1,11 +1,12 @@
 /**
- * `volbench serve`: flags to a ServerConfig, then listen until SIGINT or SIGTERM. Wiring only;
- * the service is src/server/.
+ * `volbench serve`: flags to a ServerConfig, then the service in a child process until SIGINT or
+ * SIGTERM (serve-supervisor.ts). Wiring only; the service is src/server/.
  */
 import { parseArgs } from 'node:util';
 
 import { VolbenchError } from '../errors.js';
-import { buildServer } from '../server/http/app.js';
+import { activePrices } from '../cloud/price-source.js';
+import { superviseService } from './serve-supervisor.js';
 import { parseMaxRuntimeSec } from '../plan/index.js';
 import { DEFAULTS, defaultDataDir, type ServerConfig } from '../server/config.js';
 import { loadOrCreateToken, readTokenFile } from '../server/http/token.js';
@@ -28,15 +29,19 @@ export const SERVE_USAGE = `volbench serve [options]
   --queue-limit N             runs that may wait; more get 429 (default ${DEFAULTS.queueLimit})
   --max-runtime TIME          longest run: its stages' startdelay+ramp_time+runtime (default ${DEFAULTS.maxRuntimeSec}s)
   --max-size SIZE             bytes one run may address, 0 for no limit (default 64g)
-  --max-memory SIZE           memory one run's I/O buffers may take (bs × iodepth × numjobs),
-                              and the runs going at once with what stuck jobs hold,
-                              0 for no limit (default a quarter of RAM)
+  --max-memory SIZE           memory the runs going at once and the stuck jobs take together:
+                              I/O buffers (bs × iodepth × numjobs); one root's runs (so one
+                              run) at most 75% of it; 0 for no limit (default a quarter of RAM)
   --max-stuck-threads N       threads left stuck in calls a device never answered; past it no
                               run is taken (default ${DEFAULTS.maxStuckThreads})
+  --max-connections N         client connections kept; past it a new one replaces the oldest
+                              idle one (default: the descriptor limit less a quarter, at most
+                              1024 less); a connection that sends nothing is closed after 10 s
   --keep-runs N               ended runs kept in the store (default ${DEFAULTS.keepRuns})
   --report-timeout TIME       longest one report may take to render (default ${DEFAULTS.reportTimeoutSec}s)
   --report-max-size SIZE      largest report answered (default 20m)
-  --report-memory SIZE        memory one report render may use, its thread's heap (default 256m)
+  --report-memory SIZE        memory one report render may use, its thread's heap (default 256m);
+                              each thread takes up to 80 MiB more (young generation, code)
   --report-concurrency N      reports rendered at once, each on a thread (default ${DEFAULTS.reportConcurrency})
   --report-queue-limit N      reports that may wait for a thread; more get 429 (default ${DEFAULTS.reportQueueLimit})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
@@ -57,6 +62,7 @@ const OPTIONS = {
   'max-size': { type: 'string' },
   'max-memory': { type: 'string' },
   'max-stuck-threads': { type: 'string' },
+  'max-connections': { type: 'string' },
   'keep-runs': { type: 'string' },
   'report-timeout': { type: 'string' },
   'report-max-size': { type: 'string' },
@@ -177,6 +183,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     maxSizeBytes: maxSize === undefined ? undefined : parseSize(maxSize, { field: '--max-size' }),
     maxMemoryBytes: values['max-memory'] === undefined ? undefined : parseSize(values['max-memory'], { field: '--max-memory' }),
     maxStuckThreads: count('max-stuck-threads', values['max-stuck-threads'], 1),
+    maxConnections: count('max-connections', values['max-connections'], 1),
     keepRuns: count('keep-runs', values['keep-runs'], 1),
     ...reportOptions(values),
     tls: tlsIdentity(values['tls-cert'], values['tls-key']),
@@ -196,21 +203,10 @@ export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.Pr
   }
   const title = commandLineWithoutToken(argv);
   if (title !== null) process.title = title;
-  const app = await buildServer(config);
-  const address = await app.listen({ host: config.host, port: config.port });
-  // One write, so that whoever waits for "serving on" has the fingerprint and the addresses with it.
-  const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
-  io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}` +
-    `volbench: web view at ${address}/, API docs at ${address}/v1/docs/ (the token as the password), OpenAPI at ${address}/v1/openapi.json\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      io.stderr.write('volbench: stopping; running runs end as interrupted, queued runs stay queued\n');
-      app.close().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  return superviseService(config, activePrices()?.file ?? null, io, (address) => {
+    // One write, so that whoever waits for "serving on" has the fingerprint and the addresses with it.
+    const pin = config.tls ? `volbench: TLS certificate SHA-256 fingerprint ${certificateFingerprint(config.tls.cert)}\n` : '';
+    io.stderr.write(`volbench: serving on ${address} (target roots: ${config.targetRoots.join(', ')})\n${pin}` +
+      `volbench: web view at ${address}/, API docs at ${address}/v1/docs/ (the token as the password), OpenAPI at ${address}/v1/openapi.json\n`);
   });
-  return 0;
 }

@@ -12,7 +12,6 @@
 import { closeSync, openSync, constants as fsConstants, type BigIntStats } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-import { removeBeneath } from './root-calls.js';
 import { VolbenchError } from '../errors.js';
 
 /** O_PATH from Linux's fcntl.h (the same on x86-64 and arm64); Node does not export it. */
@@ -35,12 +34,21 @@ export interface PathRef {
   realPath?: string;
 }
 
-/** A file by its name and identity (st_dev, st_ino): a removal takes it only while the name is still it. */
+/**
+ * A file by its name and identity (st_dev, st_ino, and its stamp): a removal takes it only while
+ * the name is still it.
+ */
 export interface FileIdentity {
   /** Absolute, with every link resolved when the file was made. */
   path: string;
   dev: bigint;
   ino: bigint;
+  /**
+   * What tells it from a later file given the same inode number once it is freed: its birth time
+   * and inode generation as the engine read them when it made it (native FileStamp); '' where
+   * its filesystem keeps neither, which leaves the file unconfirmed: never removed.
+   */
+  stamp: string;
 }
 
 /** What planning saw at a path, which the opened file must still be. */
@@ -77,7 +85,7 @@ export function openDirectory(path: string): number {
 
 const unreleased = new FinalizationRegistry<number[]>((fds) => fds.forEach(closeQuietly));
 
-function closeQuietly(fd: number): void {
+export function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
@@ -109,17 +117,30 @@ export class Anchors {
   refer(resolvedPath: string, field: string, given = resolvedPath): PathRef {
     const realPath = resolvedPath;
     if (this.roots === undefined) return { dirFd: this.directory(dirname(resolvedPath), given, field), name: basename(resolvedPath), realPath };
-    for (const root of this.roots) {
-      if (root.kind === 'block_device' && resolvedPath === root.path) return { dirFd: root.fd, name: basename(root.path), realPath };
-      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) {
-        return { dirFd: root.fd, name: relative(root.path, resolvedPath), realPath };
-      }
+    const root = this.rootOf(resolvedPath, field, given);
+    if (root.kind === 'block_device') return { dirFd: root.fd, name: basename(root.path), realPath };
+    return { dirFd: root.fd, name: relative(root.path, resolvedPath), realPath };
+  }
+
+  /**
+   * The reference for `resolvedPath` beneath `dirFd`, a directory held elsewhere that holds it
+   * (HeldTargets): checked against the roots as refer() checks it, opened by its last name only.
+   */
+  referIn(dirFd: number, resolvedPath: string, field: string, given = resolvedPath): PathRef {
+    if (this.roots !== undefined) this.rootOf(resolvedPath, field, given);
+    return { dirFd, name: basename(resolvedPath), realPath: resolvedPath };
+  }
+
+  private rootOf(resolvedPath: string, field: string, given: string): AnchorRoot {
+    for (const root of this.roots ?? []) {
+      if (root.kind === 'block_device' && resolvedPath === root.path) return root;
+      if (root.kind === 'directory' && inside(resolvedPath, root.path) && resolvedPath !== root.path) return root;
     }
     // Named as given: where it resolves outside every root is nobody's business.
     throw new VolbenchError('EUNSAFE_TARGET', `${given} is not under a target root`, {
       field,
       path: given,
-      accepted: `paths under ${this.roots.map((r) => r.path).join(', ')}`,
+      accepted: `paths under ${(this.roots ?? []).map((r) => r.path).join(', ')}`,
     });
   }
 
@@ -160,37 +181,4 @@ export class Anchors {
     }
     return fd;
   }
-}
-
-/**
- * Removes files a run recorded (FileIdentity): each beneath its root (without roots, beneath
- * `/`), by its name as recorded, every directory on the way walked without following a link,
- * and only while the name still leads to that very regular file. A record without an identity
- * (ino 0) removes nothing. Returns the paths removed.
- */
-export async function removeFiles(files: readonly FileIdentity[], roots?: readonly AnchorRoot[]): Promise<string[]> {
-  const top = roots === undefined ? openDirectory('/') : -1;
-  const anchors = new Anchors(roots ?? [{ path: '/', kind: 'directory', fd: top }]);
-  const removed: string[] = [];
-  try {
-    for (const file of files) {
-      if (file.ino === 0n) continue;
-      let ref: PathRef;
-      try {
-        ref = anchors.refer(file.path, 'path');
-      } catch {
-        continue;
-      }
-      // A root that does not answer keeps its files (ESTUCK): the others go on.
-      const err = await removeBeneath(ref, file.dev, file.ino, anchors.anchorOf(file.path)).catch((e: unknown) => {
-        if (e instanceof VolbenchError && e.code === 'ESTUCK') return -1;
-        throw e;
-      });
-      if (err === 0) removed.push(file.path);
-    }
-  } finally {
-    anchors.release();
-    if (top >= 0) closeQuietly(top);
-  }
-  return removed;
 }

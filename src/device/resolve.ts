@@ -25,9 +25,10 @@ export interface ResolvedTarget {
 /** Linux gives up after 40 links in one lookup (ELOOP); so do we. */
 const MAX_SYMLINKS = 40;
 
-export async function resolveTarget(path: string): Promise<ResolvedTarget> {
-  const found = await resolveLoose(path, resolve(path), 0);
-  return { path, ...found };
+/** `given`: the path as errors name it, when `path` is another name for it (/proc/self/fd/N/...). */
+export async function resolveTarget(path: string, given = path): Promise<ResolvedTarget> {
+  const found = await resolveLoose(given, resolve(path), 0);
+  return { path: given, ...found };
 }
 
 async function resolveLoose(

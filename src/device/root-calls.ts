@@ -62,9 +62,13 @@ function refuseFullTally(tally: NativeStuck): never {
 
 /**
  * Runs `start` on `anchor` once no other call is in flight there, and refuses a stuck root or
- * a full tally first (ESTUCK). `start` begins the native call (null: the tally refused it).
+ * a full tally first (ESTUCK). `start` begins the native call (null: the tally refused it). A
+ * call past its deadline is answered ESTUCK; `onLate` is then handed the call itself, which
+ * settles if and when its device answers.
  */
-async function onRoot<T>(anchor: string, what: string, start: () => Promise<T> | null, deadlineMs = ROOT_CALL_DEADLINE_MS): Promise<T> {
+async function onRoot<T>(
+  anchor: string, what: string, start: () => Promise<T> | null, onLate?: (call: Promise<T>) => void, deadlineMs = ROOT_CALL_DEADLINE_MS,
+): Promise<T> {
   for (let busy = inFlight.get(anchor); busy !== undefined; busy = inFlight.get(anchor)) await busy;
   refuseStuckRoot(anchor);
   const call = start();
@@ -80,6 +84,9 @@ async function onRoot<T>(anchor: string, what: string, start: () => Promise<T> |
   });
   try {
     return await Promise.race([call, deadline]);
+  } catch (err) {
+    if (err instanceof VolbenchError && err.code === 'ESTUCK') onLate?.(call);
+    throw err;
   } finally {
     clearTimeout(timer);
     if (inFlight.get(anchor) === turn) inFlight.delete(anchor);
@@ -92,9 +99,16 @@ export function probeBeneath(path: string, ref: NativePathRef, anchor: string): 
   return onRoot(anchor, `a probe of ${path}`, () => nativeAddon().probeTarget(path, ref, anchor, ROOT_CALL_DEADLINE_MS));
 }
 
-/** Removes `ref` while it is still the file (dev, ino), on `anchor`'s turn: 0 or an errno. */
-export function removeBeneath(ref: NativePathRef, dev: bigint, ino: bigint, anchor: string): Promise<number> {
-  return onRoot(anchor, `the removal of ${ref.realPath ?? ref.name}`, () => nativeAddon().removeFile(ref, dev, ino, anchor, ROOT_CALL_DEADLINE_MS));
+/**
+ * Removes `ref` while it is still the file (dev, ino) with that stamp (native FileStamp; '' for
+ * none), on `anchor`'s turn: 0 or an errno. Past the deadline it rejects ESTUCK, after handing
+ * `onLate` the removal that goes on.
+ */
+export function removeBeneath(
+  ref: NativePathRef, file: { dev: bigint; ino: bigint; stamp: string }, anchor: string, onLate?: (call: Promise<number>) => void,
+): Promise<number> {
+  return onRoot(anchor, `the removal of ${ref.realPath ?? ref.name}`,
+    () => nativeAddon().removeFile(ref, file.dev, file.ino, anchor, ROOT_CALL_DEADLINE_MS, file.stamp), onLate);
 }
 
 /**
@@ -106,5 +120,5 @@ export const NVME_LOG_PAGE_DEADLINE_MS = 2000;
 /** Reads an NVMe log page from the device `request` names, on the device's turn (`anchor`: its path). */
 export function readNvmeLogPageOn(request: NativeNvmeLogPageRequest, anchor: string): Promise<NativeNvmeLogPage> {
   return onRoot(anchor, `a read of NVMe log page 0x${request.lid.toString(16)}`,
-    () => nativeAddon().readNvmeLogPage(request, anchor, NVME_LOG_PAGE_DEADLINE_MS), NVME_LOG_PAGE_DEADLINE_MS);
+    () => nativeAddon().readNvmeLogPage(request, anchor, NVME_LOG_PAGE_DEADLINE_MS), undefined, NVME_LOG_PAGE_DEADLINE_MS);
 }

@@ -2,8 +2,9 @@
  * Loads the native addon: a build from source (node-gyp's build/Release or build/Debug) when there
  * is one, else the prebuilt binary the package carries for this platform (prebuilt.ts). The same
  * paths work from `src/` (tests) and from `dist/` (the published package): both sit two levels
- * under the package root. VOLBENCH_ADDON names another build to load instead (the sanitizer
- * build, `npm run build:asan`).
+ * under the package root. VOLBENCH_ADDON, a development switch, names another build to load
+ * instead (the sanitizer build, `npm run build:asan`), only from a file this user or root owns
+ * that no one else can change (owned-path.ts).
  *
  * The addon checks the plans it is handed and throws TypeError or RangeError when one breaks
  * the contract (a missing field, a value out of range): a fault of volbench, not of the user's
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { VolbenchError } from '../errors.js';
 import type { NativeAddon } from './native-types.js';
+import { untrustedReason } from './owned-path.js';
 import { choosePrebuilt, hostPlatform } from './prebuilt.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -52,6 +54,13 @@ export function addonPath(): string {
     const path = resolve(chosen);
     if (!existsSync(path)) {
       throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which does not exist; unset it or build that addon`);
+    }
+    const why = untrustedReason(path);
+    if (why !== null) {
+      throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which is not loaded: ${why}; unset it, or keep the build where only you (or root) can write`, {
+        field: 'VOLBENCH_ADDON',
+        accepted: 'a file owned by this user or root, in directories owned by this user or root, none writable by group or others',
+      });
     }
     return path;
   }

@@ -40,6 +40,8 @@ export interface NativeCreatedFile {
   file: number;
   dev: bigint;
   ino: bigint;
+  /** Its birth time and inode generation, as the engine read them ('' where the filesystem keeps neither): native FileStamp. */
+  stamp: string;
 }
 
 /** What the target must be once opened, as planning saw it. */
@@ -435,10 +437,11 @@ export interface NativeAddon {
   probeTarget(path: string, ref?: NativePathRef, anchor?: string, deadlineMs?: number): Promise<NativeTargetInfo> | null;
   /**
    * Unlinks a regular file beneath a held directory, only while it is still the file `dev`,
-   * `ino`, its directories walked without following links; on a thread of its own as
-   * probeTarget. Resolves to 0 or an errno; null as probeTarget.
+   * `ino` (and, with a stamp, has that birth time and generation: ESTALE otherwise), its
+   * directories walked without following links; on a thread of its own as probeTarget.
+   * Resolves to 0 or an errno; null as probeTarget.
    */
-  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number): Promise<number> | null;
+  removeFile(ref: NativePathRef, dev: bigint, ino: bigint, anchor?: string, deadlineMs?: number, stamp?: string): Promise<number> | null;
   /**
    * One NVMe log page through the kernel's admin passthrough (Get Log Page), on a thread of its
    * own as probeTarget: the device opened must be the one `request` names (kind and rdev) before

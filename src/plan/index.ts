@@ -6,3 +6,4 @@ export { parseMaxRuntimeSec, optionField, timeBasedSeconds, timedSeconds } from 
 export { parseUntilSteadySec } from './steady.js';
 export { blockWriteAllowed, writesTarget } from './targets.js';
 export type { RunLimits } from './limits.js';
+export { HeldTargets } from './held-targets.js';

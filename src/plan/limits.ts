@@ -24,6 +24,8 @@ export interface RunLimits {
    * instance) and each instance's fixed share (histograms, rings, log buffers).
    */
   maxMemoryBytes?: number;
+  /** How the refusal names where maxMemoryBytes comes from (default `--max-memory`). */
+  maxMemorySource?: string;
 }
 
 const NS_PER_S = 1e9;
@@ -141,7 +143,7 @@ export interface JobMemory {
 }
 
 /** Refuses a run whose jobs need more than `maxBytes` of memory in all; `needs` per job. */
-export function checkRunMemory(spec: ParsedSpec, needs: readonly JobMemory[], maxBytes: number): void {
+export function checkRunMemory(spec: ParsedSpec, needs: readonly JobMemory[], maxBytes: number, source = '--max-memory'): void {
   const total = needs.reduce((sum, n) => sum + n.bytes, 0);
   if (maxBytes <= 0 || total <= maxBytes) return;
   const worst = needs.reduce((a, n, i) => (n.bytes > needs[a].bytes ? i : a), 0);
@@ -149,7 +151,7 @@ export function checkRunMemory(spec: ParsedSpec, needs: readonly JobMemory[], ma
   const field = optionField(spec.jobs[worst], worst, o.iodepth > 1 ? 'iodepth' : 'bs');
   throw limitError(field,
     `the run needs ${total} bytes of memory, over the limit of ${maxBytes}; job ${o.name} takes ${needs[worst].bytes} (${needs[worst].why})`,
-    `bs × iodepth × numjobs adding up to at most ${maxBytes} bytes per run (--max-memory)`);
+    `bs × iodepth × numjobs adding up to at most ${maxBytes} bytes per run (${source})`);
 }
 
 /** Refuses a run whose instances address more than `maxBytes` in all; `regions` per job. */

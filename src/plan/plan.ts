@@ -21,6 +21,7 @@ import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
 import { TargetProber, resolveInstanceTarget, resolveLogTarget, type ResolveContext } from './targets.js';
 import { Anchors, type AnchorRoot } from '../device/anchor.js';
+import type { HeldTargets } from './held-targets.js';
 import type { LogPaths, LogTargets } from './native-plan.js';
 import { checkPlacement, volumeOf, type CloudContext } from '../cloud/index.js';
 import { SteadyGroups, untilSteady } from './steady.js';
@@ -104,6 +105,13 @@ export interface PlanOptions {
    * iops_slope:0.1% over 30 s (at most half the time) where the job gives none.
    */
   untilSteadySec?: number;
+  /**
+   * The directories (and files) earlier plans of the same work used, held for this one: a
+   * sweep's points, a suite's tests, a service's run from admission to start. Paths are resolved
+   * and opened beneath the directories held there, never by name again (HeldTargets). The
+   * caller releases it once the last of them has run.
+   */
+  held?: HeldTargets;
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
   /**
@@ -191,7 +199,7 @@ export function effectiveSpec(
   const { defaultTarget, limits = {}, repeats = 1, untilSteadySec } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
-  if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes);
+  if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes, limits.maxMemorySource);
   const steady = untilSteadySec === undefined ? spec : untilSteady(spec, untilSteadySec);
   const targeted = defaultTarget ? withDefaultTarget(steady, defaultTarget) : steady;
   return limits.maxRuntimeSec === undefined ? targeted : withRuntimeBudget(targeted, limits.maxRuntimeSec, repeats);
@@ -267,7 +275,9 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       const layouts: Array<LayoutNote | null> = [];
       let firstPath = '';
       for (let i = 0; i < o.numjobs; i++) {
-        const ctx: ResolveContext = { cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite };
+        const ctx: ResolveContext = {
+          cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite, held: options.held,
+        };
         const target = await resolveInstanceTarget(o, i, ctx);
         if (i === 0) firstPath = target.path;
         const grows = target.layoutBytes > target.existingBytes;

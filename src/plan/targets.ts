@@ -18,7 +18,8 @@ export type { LogTarget } from './native-plan.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import { blockSizes } from './block-sizes.js';
 import { assertWritableBlockDevice, assertWritableFile, blockSizeFor, fileUsage, resolveTarget } from '../device/index.js';
-import { identityOf, probedIdentity, sameIdentity, type Anchors } from '../device/anchor.js';
+import { identityOf, probedIdentity, sameIdentity, type Anchors, type PathRef } from '../device/anchor.js';
+import { HeldTargets } from './held-targets.js';
 import { probeBeneath } from '../device/root-calls.js';
 import type { ResolvedTarget } from '../device/resolve.js';
 import { checkInstanceNameLength, checkNameLength } from './name-length.js';
@@ -98,6 +99,8 @@ export interface ResolveContext {
   allowBlockWrite?: (devicePath: string) => boolean;
   /** The directories the plan's paths are opened beneath. */
   anchors: Anchors;
+  /** See PlanOptions.held. */
+  held?: HeldTargets;
 }
 
 /**
@@ -159,8 +162,7 @@ function checkDirectory(o: JobOptions, ctx: ResolveContext): void {
  */
 async function probeTarget(path: string, ctx: ResolveContext) {
   const field = `${ctx.field}.filename`;
-  const resolved = await resolveTarget(path);
-  const ref = ctx.anchors.refer(resolved.resolvedPath, field, path);
+  const { resolved, ref } = await resolveAndRefer(path, field, ctx);
   const anchor = ctx.anchors.anchorOf(resolved.resolvedPath, resolved.exists && resolved.stats.isBlockDevice());
   const info = await ctx.prober.probe(path, ref, anchor);
   if (info.error === 0 && !sameIdentity(probedIdentity(info), identityOf(resolved.exists ? resolved.stats : null))) {
@@ -182,6 +184,26 @@ async function probeTarget(path: string, ctx: ResolveContext) {
     throw new VolbenchError('ETARGET', `cannot open ${path}: ${why}`, { field, path, errno: info.error });
   }
   return { resolved, ref, anchor, info };
+}
+
+/**
+ * What `path` leads to and how the engine opens it: by name, or in a plan that holds its
+ * directories (HeldTargets) beneath the directory pinned by the first plan that met it, and then
+ * only as the file an earlier run there laid out or opened. A last component that is a link
+ * out of that directory is followed as planning follows any link, and opened beneath its own.
+ */
+async function resolveAndRefer(path: string, field: string, ctx: ResolveContext): Promise<{ resolved: ResolvedTarget; ref: PathRef }> {
+  if (ctx.held === undefined) {
+    const resolved = await resolveTarget(path);
+    return { resolved, ref: ctx.anchors.refer(resolved.resolvedPath, field, path) };
+  }
+  const pinned = ctx.held.pin(dirname(path), field, path);
+  const resolved = await resolveTarget(`/proc/self/fd/${pinned.fd}/${basename(path)}`, path);
+  ctx.held.check(path, identityOf(resolved.exists ? resolved.stats : null), field);
+  const ref = dirname(resolved.resolvedPath) === HeldTargets.whereNow(pinned)
+    ? ctx.anchors.referIn(pinned.fd, resolved.resolvedPath, field, path)
+    : ctx.anchors.refer(resolved.resolvedPath, field, path);
+  return { resolved, ref };
 }
 
 /** A regular file (created if missing) or a block device; trims need the device. */
@@ -271,13 +293,13 @@ async function checkWrittenFile(path: string, field: string, resolved: ResolvedT
  */
 export async function resolveLogTarget(path: string, field: string, o: JobOptions, ctx: ResolveContext): Promise<LogTarget> {
   checkNameLength(path, field, field);
-  const resolved = await resolveTarget(path);
+  const { resolved, ref } = await resolveAndRefer(path, field, ctx);
   const expect = identityOf(resolved.exists ? resolved.stats : null);
   if (resolved.exists && expect.kind !== 'file') {
     throw new VolbenchError('ETARGET', `log ${path} exists and is not a regular file`, { field, path, accepted: 'a new or regular file' });
   }
   if (resolved.exists) await checkWrittenFile(path, field, resolved, o, ctx);
-  return { ref: ctx.anchors.refer(resolved.resolvedPath, field, path), expect };
+  return { ref, expect };
 }
 
 /**
@@ -285,6 +307,10 @@ export async function resolveLogTarget(path: string, field: string, o: JobOption
  * written, so that a symlink is removed as a link (the file it points to stays), as in fio.
  */
 async function nameAsGiven(path: string, ctx: ResolveContext, field: string): Promise<NativePathRef> {
+  if (ctx.held !== undefined) {
+    const pinned = ctx.held.pin(dirname(path), `${field}.filename`, path);
+    return ctx.anchors.referIn(pinned.fd, join(HeldTargets.whereNow(pinned), basename(path)), `${field}.filename`, path);
+  }
   const dir = await resolveTarget(dirname(path));
   return ctx.anchors.refer(join(dir.resolvedPath, basename(path)), `${field}.filename`, path);
 }

@@ -11,13 +11,18 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&l
 /**
  * Text from results (job names, labels, errors) as Markdown that shows it as written: raw HTML
  * (`<img onerror=...>`) would be rendered by GitHub and most viewers, so `<`, `>` and `&` become
- * entities; a pipe would end the cell and a newline the row.
+ * entities; a pipe would end the cell and a newline the row. Nothing in it may become a link or
+ * an image: `[` and `]` are escaped (no `![x](http://...)`, `[x](javascript:...)` or reference
+ * link), and the `:` of `://` and the dot of `www.` are entities, which GFM's autolinks do not
+ * take for a URL (`http://...` stays text). An e-mail address may still show as a mailto: link,
+ * which neither runs nor fetches anything.
  */
 function mdCell(text: string): string {
   return text
     .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
+    .replace(/:\/\//g, '&#58;//')
+    .replace(/(www)\./gi, '$1&#46;')
+    .replace(/[\\[\]|]/g, (c) => `\\${c}`)
     .replace(/[\r\n]+/g, ' ');
 }
 

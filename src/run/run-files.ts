@@ -1,12 +1,13 @@
 /**
- * The files a run made or used, by identity, kept with the run through a suite's tests and a
- * sweep's points. Whatever removes them later (unlink at a sweep's end, a suite cut short, the
+ * The files a run made, by identity, kept with the run through a suite's tests and a sweep's
+ * points. Whatever removes them later (unlink at a sweep's end, a suite cut short, the
  * service's cleanup after an interrupted run) removes a file recorded here and only while its
  * name still leads to that very file (removeFiles): a directory swapped for a link, or another
  * file put in its place, is left alone.
  */
-import type { NativeCreatedFile, NativeJobPlan, NativeJobResult, NativePathRef } from '../engine/native-types.js';
+import type { NativeCreatedFile, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import type { FileIdentity } from '../device/anchor.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 
 export class RunFiles {
   /** By the path as planned (a job's filename resolved against cwd, a log's name). */
@@ -15,33 +16,40 @@ export class RunFiles {
   /** `onCreated`: told of each file the run creates as soon as it exists (the service records them). */
   constructor(private readonly onCreated?: (files: FileIdentity[]) => void) {}
 
-  /** Files a stage's layout created (the engine's report), for the stage's plans. */
+  /**
+   * Files a stage's layout created (the engine's report), for the stage's plans: the only files
+   * recorded. A file a run opened but did not create (one that was there, or one a later point
+   * of a sweep found) is never recorded, so nothing removes it.
+   */
   created(plans: readonly NativeJobPlan[], created: readonly NativeCreatedFile[]): void {
-    const made: FileIdentity[] = [];
-    for (const c of created) {
-      const plan = plans[c.job];
-      const named = plan === undefined ? null : fileOf(plan, c.file);
-      if (named === null || named.ref?.realPath === undefined) continue;
-      const file = { path: named.ref.realPath, dev: c.dev, ino: c.ino };
-      this.byPath.set(named.path, file);
-      made.push(file);
-    }
-    if (made.length > 0) this.onCreated?.(made);
-  }
-
-  /** The targets a stage's jobs opened. */
-  opened(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
-    plans.forEach((plan, i) => {
-      const opened = results[i]?.opened;
-      if (plan.isBlockDevice || !opened || opened.ino === 0n || plan.target.realPath === undefined) return;
-      this.byPath.set(plan.path, { path: plan.target.realPath, dev: opened.dev, ino: opened.ino });
-    });
+    const made = createdFiles(plans, created);
+    for (const { planned, file } of made) this.byPath.set(planned, file);
+    if (made.length > 0) this.onCreated?.(made.map((m) => m.file));
   }
 
   /** What was recorded at these paths (as planned); a path never recorded has nothing to remove. */
   of(paths: Iterable<string>): FileIdentity[] {
     return [...paths].flatMap((p) => this.byPath.get(p) ?? []);
   }
+}
+
+/** The result with `notes` added to its last job's: what a removal after the runs left in place (leftInPlaceNotes). */
+export function withNotes(result: FioResult, notes: readonly string[]): FioResult {
+  const jobs = result.volbench.jobs;
+  if (notes.length === 0 || jobs.length === 0) return result;
+  const last = jobs[jobs.length - 1];
+  const noted = { ...last, notes: [...(last.notes ?? []), ...notes] };
+  return { ...result, volbench: { ...result.volbench, jobs: [...jobs.slice(0, -1), noted] } };
+}
+
+/** The files the engine reports created, each with the path it was planned as. */
+export function createdFiles(plans: readonly NativeJobPlan[], created: readonly NativeCreatedFile[]): Array<{ planned: string; file: FileIdentity }> {
+  return created.flatMap((c) => {
+    const plan = plans[c.job];
+    const named = plan === undefined ? null : fileOf(plan, c.file);
+    if (named === null || named.ref?.realPath === undefined) return [];
+    return [{ planned: named.path, file: { path: named.ref.realPath, dev: c.dev, ino: c.ino, stamp: c.stamp ?? '' } }];
+  });
 }
 
 /** File `n` of a plan as the engine numbers them: 0 the target, 1 to 5 its logs. */

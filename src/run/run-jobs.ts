@@ -23,7 +23,8 @@ import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
 import { summarizeProgress, type RunProgress } from './progress.js';
-import type { RunFiles } from './run-files.js';
+import { createdFiles, type RunFiles } from './run-files.js';
+import type { HeldTargets } from '../plan/held-targets.js';
 import { withEbsStats, type StageReads } from './ebs-stats-attach.js';
 
 /** How a planned run is followed and stopped. */
@@ -39,10 +40,15 @@ export interface RunControl {
    */
   untilBaseline?: UntilBaseline;
   /**
-   * Where the run records the files it creates and opens, by identity: a suite or a sweep
-   * passes one through its runs, and removes only what it recorded (RunFiles).
+   * Where the run records the files it creates, by identity: a suite or a sweep passes one
+   * through its runs, and removes only what it recorded (RunFiles).
    */
   files?: RunFiles;
+  /**
+   * The directories and files the plans of a sweep's points or a suite's tests share: told
+   * what each stage laid out and opened, which the next plan must find (planRun's `held`).
+   */
+  held?: HeldTargets;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
@@ -75,11 +81,14 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
 class StageFiles {
   private readonly seen = new Map<string, NativeExpect>();
 
-  record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[]): void {
+  /** `held`: the runs after this one are told too. */
+  record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[], held?: HeldTargets): void {
     plans.forEach((p, i) => {
       const opened = results[i]?.opened;
       if (p.isBlockDevice || !opened || opened.ino === 0n) return;
-      this.seen.set(p.path, p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n });
+      const seen: NativeExpect = p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n };
+      this.seen.set(p.path, seen);
+      held?.saw(p.path, seen);
     });
   }
 
@@ -125,6 +134,7 @@ async function runStages(
         onCreated: (created) => {
           options.files?.created(plans, created);
           if (created.some((c) => c.file === 0)) ebsFrom = ebs.read(ebsTargets);
+          for (const { planned, file } of createdFiles(plans, created)) options.held?.saw(planned, { kind: 'file', dev: file.dev, ino: file.ino, rdev: 0n });
         },
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
@@ -134,8 +144,7 @@ async function runStages(
       ebsReads[stage] = { from: await ebsFrom, to: await ebs.read(ebsTargets) };
       if (run.afterLayout) layouts.push({ from, to: snapshotFromTexts(from, run.afterLayout.stats, from.takenAtMs + run.afterLayout.ms) });
     }
-    files.record(plans, out);
-    options.files?.opened(plans, out);
+    files.record(plans, out, options.held);
     let at = 0;
     for (const { job, index } of members) {
       results[index] = out.slice(at, at + job.instances.length);

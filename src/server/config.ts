@@ -59,6 +59,14 @@ export interface ServerConfig {
   keepRuns?: number;
   /** Largest request body. */
   bodyLimitBytes?: number;
+  /**
+   * Client connections kept at once; past it a new one takes the place of the oldest with no
+   * request in flight (connections.ts). Default: the descriptor limit less a quarter of it (at
+   * most 1,024 less), for the service's own files.
+   */
+  maxConnections?: number;
+  /** How long a connection may stay open without sending a byte, in ms (default 10 s). */
+  silentTimeoutMs?: number;
   /** Longest ?wait a request may ask for, in seconds. */
   maxWaitSec?: number;
   /** Every POST waits for its run (as ?wait does): for hosts that freeze between requests (Lambda). */

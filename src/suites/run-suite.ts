@@ -6,13 +6,13 @@
  * Running a test at a time is what KDiskMark does (a fio process per test and loop) and lets a
  * test be repeated; with one loop the measurements are those of one fio run of the whole file.
  */
-import { removeFiles } from '../device/anchor.js';
-import { RunFiles } from '../run/run-files.js';
+import { leftInPlaceNotes, removeFiles } from '../device/remove-files.js';
+import { RunFiles, withNotes } from '../run/run-files.js';
 
 import { VolbenchError } from '../errors.js';
 import { engineSpec } from '../engine/engines.js';
 import { judged, type Assertion } from '../gates/index.js';
-import { planRun, stagesOf } from '../plan/index.js';
+import { HeldTargets, planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
 import type { FioResult } from '../fio-output/fio-result.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
@@ -97,12 +97,12 @@ function testSpec(parsed: ParsedSpec, jobs: ParsedJob[], lastLoop: boolean): Par
  * The files these jobs' unlink asks for, removed here when their last loop (testSpec) never
  * ran: those the suite's runs recorded, each only while it is still that file (RunFiles).
  */
-async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<void> {
+async function unlinkCutShort(jobs: ParsedJob[], options: SuiteRunOptions & { files: RunFiles }): Promise<string[]> {
   const cwd = options.cwd ?? process.cwd();
   const paths = jobs
     .filter(({ options: o }) => o.unlink && engineSpec(o.ioengine).touchesTarget)
     .flatMap(({ options: o }) => Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)));
-  await removeFiles(options.files.of(paths), options.roots);
+  return leftInPlaceNotes(await removeFiles(options.files.of(paths), options.roots));
 }
 
 function interrupted(result: FioResult): boolean {
@@ -118,12 +118,15 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   // were applied to the whole suite when it was prepared.
   // The tests share files, recorded as they are made: a suite cut short removes those.
   const files = options.files ?? new RunFiles();
-  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files };
+  // Each test is planned beneath the directories the first one used, against the files it laid out.
+  const held = options.held ?? new HeldTargets();
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, held };
   const done: TestRuns[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
   // suite that stops early (cancelled, failed) removes those of this test and every later one.
   let stoppedIn: number | null = null;
+  let left: string[] = [];
   try {
     for (const [t, test] of tests.entries()) {
       stoppedIn = t;
@@ -141,9 +144,13 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       stoppedIn = null;
     }
   } finally {
-    if (stoppedIn !== null) await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    try {
+      if (stoppedIn !== null) left = await unlinkCutShort(tests.slice(stoppedIn).flatMap((test) => test.jobs), { ...options, files });
+    } finally {
+      if (options.held === undefined) held.release();
+    }
   }
-  return judged(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), prepared.assertions);
+  return judged(withNotes(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), left), prepared.assertions);
 }
 
 /**

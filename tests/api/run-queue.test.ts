@@ -102,3 +102,36 @@ describe('RunQueue memory', () => {
     expect(started).toEqual(['a', 'c', 'b']);
   });
 });
+
+describe('RunQueue memory per root', () => {
+  it('holds back a run that would take its root past its share, with what stuck jobs hold there', async () => {
+    // One root over two devices: its runs could otherwise take the whole budget together, and
+    // all of it stays held if that root's devices stop answering.
+    const started: string[] = [];
+    const finishers = new Map<string, () => void>();
+    let held = new Map<string, number>();
+    const queue = new RunQueue({
+      maxConcurrent: 4, limit: 10, maxMemoryBytes: 100, rootMemoryBytes: 75, heldByRoot: () => held,
+      start: (entry) => {
+        started.push(entry.id);
+        return new Promise<void>((resolve) => finishers.set(entry.id, resolve));
+      },
+    });
+    queue.enqueue({ id: 'a', queueKeys: ['disk:a'], roots: ['/r'], memoryBytes: 40 });
+    queue.enqueue({ id: 'b', queueKeys: ['disk:b'], roots: ['/r'], memoryBytes: 40 });
+    queue.enqueue({ id: 'c', queueKeys: ['disk:c'], roots: ['/other'], memoryBytes: 40 });
+    expect(started).toEqual(['a', 'c']);
+    finishers.get('a')!();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a', 'c', 'b']);
+    // Memory held on a root by stuck jobs counts against that root's share: 50 + 30 fits the
+    // budget, not the root's 75.
+    finishers.get('b')!();
+    finishers.get('c')!();
+    await new Promise((r) => setImmediate(r));
+    held = new Map([['/other', 50]]);
+    queue.enqueue({ id: 'd', queueKeys: ['disk:d'], roots: ['/other'], memoryBytes: 30 });
+    queue.enqueue({ id: 'e', queueKeys: ['disk:e'], roots: ['/r'], memoryBytes: 30 });
+    expect(started).toEqual(['a', 'c', 'b', 'e']);
+  });
+});

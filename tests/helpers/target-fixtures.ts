@@ -80,8 +80,9 @@ export class TargetFixtures {
     return dev;
   }
 
-  mkfsExt4(dev: string): void {
-    run('mkfs.ext4', ['-q', '-F', dev]);
+  /** `extra`: mkfs.ext4's options, e.g. ['-I', '128'] for inodes without a birth time. */
+  mkfsExt4(dev: string, extra: string[] = []): void {
+    run('mkfs.ext4', ['-q', '-F', ...extra, dev]);
   }
 
   mount(source: string, name: string, extra: string[] = []): string {

@@ -4,12 +4,12 @@
  * really drove that build), else node-gyp's build/Release when there is one, else the prebuilt
  * binary the package carries for this architecture.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { nativeAddon } from '../../src/engine/addon.js';
+import { addonPath, nativeAddon } from '../../src/engine/addon.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chosen = process.env.VOLBENCH_ADDON;
@@ -46,5 +46,65 @@ describe('loading the addon', () => {
     // The fresh module graph has a VolbenchError class of its own.
     expect(err).toMatchObject({ name: 'VolbenchError', code: 'ENATIVE' });
     expect((err as Error).message).toContain('VOLBENCH_ADDON names /nonexistent/volbench.node');
+  });
+});
+
+/**
+ * Regression (security review, fourth round): VOLBENCH_ADDON loaded any path, so whoever could
+ * write the file or a directory above it (a world-writable /tmp, a group-writable build
+ * directory) ran code as the user who started volbench. Expected: the file is loaded only when
+ * it and every directory above it, links resolved, belong to this user or root and are writable
+ * by no group and no one else; otherwise ENATIVE says which one and why.
+ */
+describe('VOLBENCH_ADDON from a place others can write', () => {
+  const isRoot = process.geteuid?.() === 0;
+  const artifacts = join(root, 'tests', 'artifacts');
+  let dirs: string[] = [];
+  afterEach(() => {
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+    dirs = [];
+    if (chosen === undefined) delete process.env.VOLBENCH_ADDON;
+    else process.env.VOLBENCH_ADDON = chosen;
+  });
+  const place = (base: string): string => {
+    mkdirSync(base, { recursive: true });
+    const dir = mkdtempSync(join(base, `addon-${process.pid}-`));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'volbench.node'), '');
+    return join(dir, 'volbench.node');
+  };
+  const refusal = (path: string): string => {
+    process.env.VOLBENCH_ADDON = path;
+    try {
+      addonPath();
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'ENATIVE', field: 'VOLBENCH_ADDON' });
+      return (err as Error).message;
+    }
+    return '';
+  };
+
+  it('is honoured from a directory only its owner can write, and refused otherwise', () => {
+    const safe = place(artifacts);
+    process.env.VOLBENCH_ADDON = safe;
+    expect(addonPath()).toBe(safe);
+    chmodSync(dirname(safe), 0o770);
+    expect(refusal(safe)).toMatch(/writable by its group or by everyone \(mode 770\)/);
+    chmodSync(dirname(safe), 0o700);
+    chmodSync(safe, 0o666);
+    expect(refusal(safe)).toContain(`${realpathSync(safe)} is writable by its group or by everyone`);
+    // Under /dev/shm (mode 1777, sticky), and through a link from a safe place to there.
+    const shared = place('/dev/shm');
+    expect(refusal(shared)).toContain('/dev/shm is writable by its group or by everyone (mode 1777)');
+    const link = join(dirname(safe), 'link.node');
+    symlinkSync(shared, link);
+    expect(refusal(link)).toContain('/dev/shm is writable');
+  });
+
+  it.skipIf(!isRoot)('is refused when the file belongs to another user', () => {
+    const safe = place(artifacts);
+    chmodSync(safe, 0o644);
+    chownSync(safe, 65534, 65534);
+    expect(refusal(safe)).toMatch(/belongs to uid 65534, neither this user \(uid 0\) nor root/);
   });
 });

@@ -5,8 +5,16 @@
  * `<img src=x onerror=...>` was raw HTML in the Markdown, rendered by GitHub and most viewers.
  * Expected: such CSV text cells start with `'` (numbers such as -3.2 stay numbers), and the
  * Markdown shows `<`, `>` and `&` as entities wherever result text goes (titles, headers, cells).
+ *
+ * Regression (fourth round): `![x](http://...)` and `[x](javascript:...)` in job names passed
+ * into the Markdown tables, an image fetched from anywhere and a link that runs script where a
+ * viewer allows it. Expected: GitHub's own renderer (cmark-gfm, with its table and autolink
+ * extensions) makes no link and no image of any name, and shows each name's text as written.
  */
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+
+import { commandMissing } from '../helpers/target-fixtures.js';
 
 import { buildPublishReport, renderCsv, renderMarkdown } from '../../src/publish/index.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
@@ -57,5 +65,24 @@ describe('Markdown', () => {
     expect(md).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; more');
     expect(md).toContain(`## Jobs &lt;img src=x onerror=alert(1)&gt;`);
+  });
+});
+
+const LINKS = ['![x](http://e.example/i.png)', '[x](javascript:alert(1))', '[ref][1]', '[1]: http://e.example/', 'see http://e.example/a and www.e.example'];
+
+describe('Markdown links and images', () => {
+  const reason = commandMissing('cmark-gfm') ? 'cmark-gfm is not installed' : null;
+  it.skipIf(reason !== null)(`makes no link or image of a name, as GitHub renders it${reason ? ` (skipped: ${reason})` : ''}`, () => {
+    const report = buildPublishReport(LINKS.map((name, i) => ({ source: `run-${i}`, label: name, result: renamed(name) })));
+    const md = renderMarkdown(report);
+    const html = execFileSync('cmark-gfm', ['-e', 'table', '-e', 'autolink'], { input: md, encoding: 'utf8' });
+    expect(html).not.toMatch(/<a |<img /);
+    // Each name shows as written (the renderer's own escaping of & and quotes aside).
+    const text = html.replace(/<[^>]+>/g, '').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    for (const name of LINKS) expect(text, name).toContain(name);
+    // The control: the same text unescaped is a link and an image for this renderer.
+    const raw = execFileSync('cmark-gfm', ['-e', 'table', '-e', 'autolink'], { input: `| a |\n| --- |\n| ${LINKS.join(' ')} |\n`, encoding: 'utf8' });
+    expect(raw).toMatch(/<img /);
+    expect(raw).toMatch(/<a /);
   });
 });

@@ -68,7 +68,7 @@ describe('a heavy report while the service answers', () => {
     const healthz = `${serve.url}/v1/healthz`;
     const idle = (await startProbe(healthz, 10, 100).stop()).map((s) => s.ms);
     const idleP99 = percentile(idle, 99);
-    const rssBefore = peakRssMib(serve.child.pid!);
+    const rssBefore = peakRssMib(serve.servicePid);
 
     const probe = startProbe(healthz, 10);
     const started = performance.now();
@@ -83,7 +83,7 @@ describe('a heavy report while the service answers', () => {
     const during = await probe.stop();
     const duringP99 = percentile(during.map((s) => s.ms), 99);
     const bound = Math.max(200, 3 * idleP99);
-    const peak = peakRssMib(serve.child.pid!);
+    const peak = peakRssMib(serve.servicePid);
     console.log(`heavy report: idle p99 ${idleP99.toFixed(1)} ms, p99 during ${duringP99.toFixed(1)} ms (bound ${bound.toFixed(0)} ms, ` +
       `max ${Math.max(...during.map((s) => s.ms)).toFixed(0)} ms, ${during.length} probes) over ${seconds.toFixed(1)} s; ` +
       `peak RSS ${rssBefore.toFixed(0)} → ${peak.toFixed(0)} MiB; report ${(answers[0].bytes / 1048576).toFixed(1)} MiB`);

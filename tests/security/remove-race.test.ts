@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { removeCreatedFiles } from '../../src/server/runs/created-files.js';
 import { closeRoots, resolveRoots } from '../../src/server/admission/roots.js';
+import { fileStamp } from '../helpers/file-stamp.js';
 
 const base = mkdtempSync(join('/dev/shm', `volbench-remove-race-${process.pid}-`));
 let flipper: ChildProcess | undefined;
@@ -48,13 +49,13 @@ describe('removing a run\'s files while a directory flips to a symlink out of th
       for (let i = 0; i < 400; i++) {
         writeFileSync(join(outside, 'x.dat'), 'precious');
         // The file the "run" created: its identity, as the engine records it.
-        let made: { dev: bigint; ino: bigint } | null = null;
+        let made: { dev: bigint; ino: bigint; stamp: string } | null = null;
         for (const dir of [real, name]) {
           try {
             if (lstatSync(dir).ino !== realIno) continue;
             writeFileSync(join(dir, 'x.dat'), 'scratch');
             const st = statSync(join(dir, 'x.dat'), { bigint: true });
-            made ??= { dev: st.dev, ino: st.ino };
+            made ??= { dev: st.dev, ino: st.ino, stamp: fileStamp(join(dir, 'x.dat')) };
           } catch {
             // The name moved meanwhile.
           }

@@ -7,6 +7,10 @@
  *   threads stay bounded after six stuck runs), the next submit on a stuck root is answered 503
  *   naming the root and its stuck I/Os while a healthy root's gets 202, and once the device
  *   answers the root takes runs again.
+ * - Regression (fourth round, LOW 7): a run that did not fit beside the stuck jobs' memory got
+ *   202 and waited, with no sign and no end, however healthy its root. Expected: 503 ESTUCK
+ *   naming the roots that hold it and how much; and one root's runs (so any run) take at most
+ *   75% of --max-memory, so that a root that freezes under them leaves the rest.
  * - A frozen root hung admission for every root: target probes ran on libuv's four pool threads
  *   without a deadline, so four submits to a frozen root hung every submit and GET /v1/targets.
  *   Expected: a healthy root's submit and GET /v1/targets answer at once, the frozen root's
@@ -50,7 +54,7 @@ function stuckWriter(root: string): object {
 }
 
 /** A small, quick run. */
-function healthyRun(root: string, name: string): object {
+function healthyRun(root: string, name: string): { jobs: Array<Record<string, unknown>> } {
   return { jobs: [{ name, filename: join(root, `${name}.dat`), rw: 'randread', bs: '4k', size: '1m', direct: 1, runtime: '200ms', time_based: 1 }] };
 }
 
@@ -102,22 +106,15 @@ describe.skipIf(reason !== null)(`frozen roots${reason ? ` (skipped: ${reason})`
     healthy.remove();
   }, 60_000);
 
-  it('six cancelled runs on frozen roots: memory and threads stay bounded, the stuck root answers 503, a healthy one 202', async () => {
-    const pid = serving!.child.pid!;
+  it('six runs on frozen roots: two are given up on, memory and threads stay bounded, the rest and the stuck roots answer 503, a healthy one 202', async () => {
+    const pid = serving!.servicePid;
     const before = processFootprint(pid);
-    const ids: string[] = [];
-    let held = false;
+    const answers: Array<{ status: number; detail?: string }> = [];
     for (let i = 0; i < 6; i++) {
       const res = await client.submit(stuckWriter(roots[i]));
-      expect(res.status).toBe(202);
-      ids.push(res.body.id);
-      // Once one waits for memory, those after it (on the same device) wait behind it.
-      if (held) continue;
-      const deadline = Date.now() + 1500;
-      let status = 'queued';
-      while (Date.now() < deadline && (status = (await client.get(`/v1/runs/${res.body.id}`)).body.status) === 'queued') await sleep(50);
-      held = status === 'queued';
-      if (status !== 'running') continue;
+      answers.push({ status: res.status, detail: res.body.detail });
+      if (res.status !== 202) continue;
+      await client.waitForStatus(res.body.id, 'running');
       // Its writes are in the kernel, waiting for the thaw: the cancel gives up on them.
       await sleep(600);
       const cancelled = await client.request('DELETE', `/v1/runs/${res.body.id}`);
@@ -125,12 +122,13 @@ describe.skipIf(reason !== null)(`frozen roots${reason ? ` (skipped: ${reason})`
       const result = await client.get(`/v1/runs/${res.body.id}/result`);
       expect(result.body.volbench.jobs[0].stuck_ios).toBeGreaterThan(0);
     }
-    const statuses = await Promise.all(ids.map(async (id) => (await client.get(`/v1/runs/${id}`)).body.status));
     const after = processFootprint(pid);
     console.log(`six stuck runs: RSS ${Math.round(before.rssBytes / MiB)} -> ${Math.round(after.rssBytes / MiB)} MiB, threads ${before.threads} -> ${after.threads}`);
-    // Two runs' buffers (16.5 MiB each, as planned) fit in 40 MiB; the others wait for that memory.
-    expect(statuses.filter((s) => s === 'cancelled')).toHaveLength(2);
-    expect(statuses.slice(2)).toEqual(['queued', 'queued', 'queued', 'queued']);
+    // Two runs' buffers (16.5 MiB each, as planned) fit in 40 MiB. The others do not fit beside
+    // what the stuck jobs hold: 503 naming their roots, not a 202 that waits for the thaw.
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 503, 503, 503, 503]);
+    expect(answers[2].detail).toContain(`jobs given up on at ${roots[0]} (16.5 MiB), ${roots[1]} (16.5 MiB) hold 33 MiB`);
+    expect(answers[2].detail).toContain('does not fit in --max-memory (40 MiB)');
     expect(after.rssBytes - before.rssBytes).toBeLessThan(40 * MiB + 24 * MiB);
     // Two jobs' threads and the kernel's io_uring workers for their stuck writes (16 each at most).
     expect(after.threads - before.threads).toBeLessThanOrEqual(2 * 17);
@@ -140,10 +138,20 @@ describe.skipIf(reason !== null)(`frozen roots${reason ? ` (skipped: ${reason})`
     expect(refused.body.code).toBe('ESTUCK');
     expect(refused.body.detail).toContain(roots[0]);
     expect(refused.body.detail).toMatch(/has 16 stuck I\/Os/);
+    // The same run on a healthy root does not fit either: told so, not queued until the thaw.
+    const big = await client.submit(stuckWriter(healthy.dir));
+    expect(big.status).toBe(503);
+    expect(big.body.code).toBe('ESTUCK');
+    expect(big.body.detail).toContain(`jobs given up on at ${roots[0]} (16.5 MiB), ${roots[1]} (16.5 MiB) hold 33 MiB`);
+    // A run that fits beside the stuck memory runs on a healthy root.
     const fine = await client.submit(healthyRun(healthy.dir, 'fine'));
     expect(fine.status).toBe(202);
     expect((await client.waitForEnd(fine.body.id)).status).toBe('finished');
-    for (const id of ids.slice(2)) await client.request('DELETE', `/v1/runs/${id}`);
+    // One larger than a root's share of --max-memory (30 of 40 MiB) is refused whatever is stuck.
+    const whole = await client.submit({ jobs: [{ ...healthyRun(healthy.dir, 'whole').jobs[0], bs: '1m', iodepth: 32 }] });
+    expect(whole.status).toBe(422);
+    expect(whole.body.detail).toMatch(/over the limit of 31457280/);
+    expect(whole.body.accepted).toContain("75% of --max-memory, what one root's runs may take at once");
   }, 60_000);
 
   it('a frozen root\'s probes do not hang a healthy root\'s submit or GET /v1/targets; its later submits get 503 at once', async () => {

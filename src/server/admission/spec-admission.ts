@@ -8,7 +8,9 @@
  * accepted starts. Suite runs come here too, with the suite's spec (suite-admission.ts).
  */
 import type { CloudContext } from '../../cloud/index.js';
-import { blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type PlanOptions, type RunPlan } from '../../plan/index.js';
+import {
+  blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type HeldTargets, type PlanOptions, type RunPlan,
+} from '../../plan/index.js';
 import { instancePath } from '../../plan/targets.js';
 import { checkInstanceNameLength } from '../../plan/name-length.js';
 import { parseSpec } from '../../jobspec/index.js';
@@ -20,6 +22,7 @@ import { queueKeyOf } from './device-key.js';
 import { authorizePath, checkPathText, reservedInodes, type PathScope } from './path-policy.js';
 import { blockWriteNotAllowed, logNotAFile } from '../problems/service-problems.js';
 import { anchorRoots, type TargetRoot } from './roots.js';
+import { ROOT_MEMORY_SHARE, rootMemoryBytes } from './held-memory.js';
 
 export interface AdmissionContext extends PathScope {
   limits: Limits;
@@ -31,6 +34,11 @@ export interface AdmissionContext extends PathScope {
    * of admission; a run the full queue refuses anyway is refused without it.
    */
   queueGate?: (queueKeys: () => Promise<string[]>) => Promise<void>;
+  /**
+   * The directories the run's paths are in, held from its admission until it ends: its plan at
+   * start (and a suite's tests, an analysis's runs) resolve beneath them, never by name again.
+   */
+  held?: HeldTargets;
 }
 
 export interface AdmittedSpec {
@@ -152,7 +160,9 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     defaultTarget: base.kind === 'directory' ? { directory: base.realPath } : { filename: base.realPath },
     limits: {
       maxRuntimeSec: limits.maxRuntimeSec, maxSizeBytes: limits.maxSizeBytes, maxInstances: limits.maxInstances,
-      maxMemoryBytes: limits.maxMemoryBytes,
+      // A run may take what one root's runs may (held-memory.ts), not the whole budget.
+      maxMemoryBytes: rootMemoryBytes(limits.maxMemoryBytes),
+      maxMemorySource: `${ROOT_MEMORY_SHARE * 100}% of --max-memory, what one root's runs may take at once`,
     },
     repeats,
     // Decided by the root alone, whatever the spec's allow_block_write says.
@@ -161,6 +171,7 @@ export function planOptionsFor(base: TargetRoot, ctx: AdmissionContext, repeats:
     // Opened by the engine beneath the roots' held descriptors, never by name.
     roots: anchorRoots(ctx.roots),
     forbidden: reservedInodes(ctx.reserved),
+    ...(ctx.held ? { held: ctx.held } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { VolbenchError } from '../../errors.js';
 import { setStuckThreadLimit } from '../../device/root-calls.js';
 import { registerAuth } from './auth.js';
 import { limitsOf, reportBudgetsOf, type ServerConfig } from '../config.js';
+import { SILENT_TIMEOUT_MS, connectionCap, descriptorLimit, limitConnections } from './connections.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './error-handler.js';
 import { registerJsonBodies } from './json-body.js';
 import { validatorCompiler } from './validator.js';
@@ -77,6 +78,8 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     registerAuth(app, config.token);
     await registerOpenApi(app);
     const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
+    const cap = config.maxConnections ?? connectionCap(descriptorLimit());
+    service.metrics.watchConnections({ ...limitConnections(app.server, { maxConnections: cap, silentTimeoutMs: config.silentTimeoutMs ?? SILENT_TIMEOUT_MS }), cap });
     // preClose, before Fastify waits for open connections: stopping the runs sends their final
     // events, which ends the SSE streams that would otherwise hold the close up.
     app.addHook('preClose', async () => service.close());

@@ -6,7 +6,10 @@
  * worker thread of its own, within budgets the operator can change:
  * - a deadline: the thread is terminated when a render runs past it;
  * - a heap: the thread's V8 heap limit (resourceLimits); a render that outgrows it ends the
- *   thread, and every byte it held goes with it;
+ *   thread, and every byte it held goes with it. The budget is the old generation; the young
+ *   one is held to YOUNG_GENERATION_MB (V8's own size for it let a thread take twice its
+ *   budget and more), and the thread's code and state take some more: measured, a render
+ *   thread stays within the budget + REPORT_THREAD_OVERHEAD_BYTES;
  * - an answer size: a larger price/performance report is not sent (a result always is);
  * - threads: at most `concurrency` renders at once, at most `queueLimit` waiting for one; one
  *   more is refused at once (429), so many requests cannot take the memory between them.
@@ -43,6 +46,14 @@ function keyOf(task: ReportRequest): string {
 }
 
 const MiB = 1024 * 1024;
+/** The young generation of a render thread's heap, in MiB: V8's default for it is far larger. */
+const YOUNG_GENERATION_MB = 16;
+/**
+ * What a render thread takes beyond its budget, at most, as measured (bench/report-load.mjs
+ * distinct, --report-memory 64m to 256m, one or two threads): its young generation, code and
+ * Node's own state, and its share of the answers on their way out.
+ */
+export const REPORT_THREAD_OVERHEAD_BYTES = 80 * MiB;
 /** An idle thread keeps ECharts loaded for the next render this long, then ends. */
 const IDLE_MS = 30_000;
 /** A new thread loads its modules before its first render's deadline starts: bounded too. */
@@ -191,7 +202,10 @@ export class ReportRenderer {
   private startThread(): RenderThread {
     const worker = startModuleThread('report-worker', import.meta.url, {
       workerData: { dataDir: this.dataDir },
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.budgets.memoryBytes / MiB)) },
+      resourceLimits: {
+        maxOldGenerationSizeMb: Math.max(16, Math.floor(this.budgets.memoryBytes / MiB)),
+        maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+      },
       // The thread prices with the file the service uses, handed over with each task.
       env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'VOLBENCH_PRICES')),
     });

@@ -97,6 +97,27 @@ export class ServiceMetrics {
     });
   }
 
+  /** The connections the service keeps (connections.ts): open now, and closed by its limits. */
+  watchConnections(counts: { open: () => number; dropped: () => number; cap: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'volbench_connections',
+      help: `Client connections open (at most ${counts.cap}; past it the oldest with no request in flight makes room)`,
+      registers,
+      collect() {
+        this.set(counts.open());
+      },
+    });
+    new Gauge({
+      name: 'volbench_connections_dropped',
+      help: 'Client connections closed by the connection limits: silent too long, made room for a newer one, or refused at the cap',
+      registers,
+      collect() {
+        this.set(counts.dropped());
+      },
+    });
+  }
+
   /** `rootOf` maps a job's target path to the root it is under, for the per-target gauges. */
   recordRun(status: RunStatus, seconds: number, result: FioResult | null, rootOf: (path: string) => string | null): void {
     this.duration.observe({ status }, seconds);

@@ -6,7 +6,7 @@
 import { runPlan } from '../../run/run-jobs.js';
 import type { FioResult } from '../../fio-output/index.js';
 import { runPrepared, type SuiteRunOptions } from '../../suites/index.js';
-import { removeCreatedFiles } from './created-files.js';
+import { removalDetail, removeCreatedFiles } from './created-files.js';
 import { RunFiles } from '../../run/run-files.js';
 import type { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, problemType, type Problem } from '../problems/http-problem.js';
@@ -22,6 +22,8 @@ import type { RunRow, RunStore } from '../store/runs.js';
 export type AbortReason = 'cancel' | 'shutdown';
 
 export interface ExecutorDeps {
+  /** Whether the service has closed its store: a run that ends after that records nothing. */
+  closed: () => boolean;
   store: RunStore;
   events: RunEvents;
   metrics: ServiceMetrics;
@@ -56,10 +58,11 @@ interface Outcome {
   result: FioResult | null;
 }
 
-function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSignal): Outcome {
+/** `removed`: at shutdown, what became of the files the run created. */
+function outcomeOf(result: FioResult | null, thrown: unknown, signal: AbortSignal, removed = ''): Outcome {
   const reason = signal.aborted ? (signal.reason as AbortReason) : null;
   if (reason === 'shutdown') {
-    return { status: 'failed', error: interruptedProblem('the server shut down while the run was running'), result };
+    return { status: 'failed', error: interruptedProblem(`the server shut down while the run was running${removed ? `; ${removed}` : ''}`), result };
   }
   if (reason === 'cancel') return { status: 'cancelled', error: null, result };
   if (result === null) return { status: 'failed', error: knownProblem(thrown) ?? INTERNAL_PROBLEM, result };
@@ -94,14 +97,15 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
   return {
     onStep: (s) => {
       step = { analysis: s.analysis, step: s.step, steps: s.steps };
-      deps.events.publish(run, 'analysis', { id: run.id, ...s });
+      if (!deps.closed()) deps.events.publish(run, 'analysis', { id: run.id, ...s });
     },
     onTest: ({ test, tests, loop, loops, jobs }) => {
       current = { test, tests, loop, loops, jobs };
-      deps.events.publish(run, 'test', { id: run.id, ...current });
+      if (!deps.closed()) deps.events.publish(run, 'test', { id: run.id, ...current });
     },
     onProgress: (p) => {
       const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }), ...(step === null ? {} : { analysis_step: step }) };
+      if (deps.closed()) return;
       deps.store.saveProgress(run.id, progress);
       deps.events.publish(run, 'progress', { id: run.id, ...progress });
     },
@@ -124,18 +128,23 @@ export async function executeRun(deps: ExecutorDeps, run: RunRow, admitted: Admi
   try {
     const { onStep, ...control } = reporting(deps, run);
     // Every file the run creates is recorded with its identity as it is made.
-    const files = new RunFiles((made) => deps.store.recordCreated(run.id, made));
+    const files = new RunFiles((made) => {
+      if (!deps.closed()) deps.store.recordCreated(run.id, made);
+    });
     result = await runAdmitted(admitted, { signal, files, ...control }, onStep);
   } catch (err) {
     thrown = err;
     if (knownProblem(err) === null) deps.logError(err, run.id);
   }
-  const outcome = outcomeOf(result, thrown, signal);
-  if (signal.aborted && signal.reason === 'shutdown') await removeCreatedFiles(deps.store.createdFiles(run.id), deps.roots);
-  finishRun(deps, run, outcome, startedAt);
+  const shutdown = signal.aborted && signal.reason === 'shutdown';
+  // The store closes soon after: a removal that has not returned by then is said to be so.
+  const removed = shutdown ? removalDetail(await removeCreatedFiles(deps.store.createdFiles(run.id), deps.roots)) : '';
+  finishRun(deps, run, outcomeOf(result, thrown, signal, removed), startedAt);
 }
 
 function finishRun(deps: ExecutorDeps, run: RunRow, outcome: Outcome, startedAt: number): void {
+  // Past the service's shutdown wait: the next start fails it as interrupted, with its files.
+  if (deps.closed()) return;
   const finishedAt = Date.now();
   // Judged on whatever result the run has, as the library does; the status says how it ended.
   const assertions = asPrinted(outcome.result?.volbench.assertions ?? []);

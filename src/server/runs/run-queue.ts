@@ -18,6 +18,10 @@ export interface RunQueueOptions {
   maxMemoryBytes?: number;
   /** Memory held outside the running runs (jobs given up on, until their threads end). */
   heldBytes?: () => number;
+  /** The most one root's runs may take at once, with what is held there; 0 or unset: no bound. */
+  rootMemoryBytes?: number;
+  /** heldBytes by root (QueueEntry.roots' names). */
+  heldByRoot?: () => ReadonlyMap<string, number>;
   limit: number;
   /** Starts a run; the promise settles when it has ended, freeing its keys. */
   start: (entry: QueueEntry) => Promise<void>;
@@ -66,16 +70,29 @@ export class RunQueue {
   }
 
   /** The memory of the runs going now and of the stuck jobs, and whether `entry` fits beside it. */
-  private memoryFits(entry: Pick<QueueEntry, 'memoryBytes'>): boolean {
+  private memoryFits(entry: Pick<QueueEntry, 'memoryBytes' | 'roots'>): boolean {
     const max = this.options.maxMemoryBytes ?? 0;
     if (max <= 0) return true;
     const held = this.options.heldBytes?.() ?? 0;
     const used = [...this.running.values()].reduce((sum, e) => sum + (e.memoryBytes ?? 0), held);
     // A run alone is never held back: admission has checked it fits the bound by itself.
-    if ((this.running.size === 0 && held === 0) || used + (entry.memoryBytes ?? 0) <= max) return true;
+    const fits = (this.running.size === 0 && held === 0) || used + (entry.memoryBytes ?? 0) <= max;
+    if (fits && this.rootsFit(entry)) return true;
     // Held back by stuck memory, which frees without a run ending: look again later.
     if (held > 0) this.pumpLater();
     return false;
+  }
+
+  /** Whether `entry` fits beside the runs going on each of its roots and what is held there. */
+  private rootsFit(entry: Pick<QueueEntry, 'memoryBytes' | 'roots'>): boolean {
+    const cap = this.options.rootMemoryBytes ?? 0;
+    if (cap <= 0) return true;
+    const held = this.options.heldByRoot?.() ?? new Map<string, number>();
+    return entry.roots.every((root) => {
+      const on = [...this.running.values()].filter((e) => e.roots.includes(root));
+      const used = on.reduce((sum, e) => sum + (e.memoryBytes ?? 0), held.get(root) ?? 0);
+      return (on.length === 0 && used === 0) || used + (entry.memoryBytes ?? 0) <= cap;
+    });
   }
 
   private pumpLater(): void {

@@ -7,14 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { AdmissionContext } from '../admission/spec-admission.js';
 import type { Limits } from '../config.js';
-import { removeCreatedFiles } from './created-files.js';
+import { removalDetail, removeCreatedFiles, settledRemoval, type Removal } from './created-files.js';
 import { ServiceMetrics } from './metrics.js';
 import { INTERNAL_PROBLEM, knownProblem, type Problem } from '../problems/http-problem.js';
 import { findRoot, type TargetRoot } from '../admission/roots.js';
 import { executeRun, interruptedProblem, type ExecutorDeps } from './run-executor.js';
 import { FINAL_EVENTS, RunEvents } from './run-events.js';
 import { RunQueue, type QueueEntry } from './run-queue.js';
-import { planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
+import { HeldTargets, planMemoryBytes, timeBasedSeconds } from '../../plan/index.js';
 import { admitRequest, requestVolume, storedRequest, type AdmittedRun, type RunRequest } from '../admission/run-request.js';
 import { runLinks } from './run-view.js';
 import type { RunStatus } from '../../api/run.js';
@@ -22,6 +22,7 @@ import type { Db } from '../store/database.js';
 import { RunStore, type ListQuery, type RunRow } from '../store/runs.js';
 import { queueFull, targetChanged, unknownTarget } from '../problems/service-problems.js';
 import { stuckTally } from '../../device/root-calls.js';
+import { heldByRoot, refuseHeldMemory, rootMemoryBytes } from '../admission/held-memory.js';
 
 export interface RunServiceOptions {
   db: Db;
@@ -42,6 +43,14 @@ export interface SubmitInput {
 
 /** How long DELETE waits for a running run to stop before answering 202. */
 const CANCEL_WAIT_MS = 2000;
+
+/**
+ * How long close() waits for the running runs to stop and remove their files. A run stops within
+ * half a second of its cancel (jobs stuck in the kernel are given up on), and its files' removal
+ * takes one deadline at most on a root that does not answer (5 s, the roots side by side); the
+ * wait is bounded all the same, so that the store closes however the devices behave.
+ */
+export const SHUTDOWN_WAIT_MS = 7000;
 
 /** The statuses a run ends with are the events that end its stream. */
 export function isTerminal(status: RunStatus): boolean {
@@ -64,9 +73,16 @@ export class RunService {
   readonly metrics: ServiceMetrics;
   private readonly queue: RunQueue;
   private readonly active = new Map<string, ActiveRun>();
+  /**
+   * The directories each queued or running run's paths are in, held from its admission until it
+   * ends: it starts beneath them, not wherever their names lead by then (AdmissionContext.held).
+   */
+  private readonly held = new Map<string, HeldTargets>();
   private readonly shutdown = new AbortController();
   /** Set as close() begins: no queued run starts from then on. */
   private stopping = false;
+  /** Set once the store is closed: a run that ends after that records nothing. */
+  private closed = false;
 
   constructor(private readonly options: RunServiceOptions) {
     this.store = new RunStore(options.db, { keepRuns: options.limits.keepRuns, dataDir: options.dataDir, logError: options.logError });
@@ -77,6 +93,9 @@ export class RunService {
       // given up on still hold until their threads end.
       maxMemoryBytes: options.limits.maxMemoryBytes,
       heldBytes: () => stuckTally().memoryBytes,
+      // One root's runs take at most a share of it: a root that freezes under them leaves the rest.
+      rootMemoryBytes: rootMemoryBytes(options.limits.maxMemoryBytes),
+      heldByRoot: () => heldByRoot(stuckTally(), options.roots),
       limit: options.limits.queueLimit,
       start: (entry) => this.start(entry),
     });
@@ -105,16 +124,28 @@ export class RunService {
     const queueGate = async (queueKeys: () => Promise<string[]>): Promise<void> => {
       if (this.queue.isFull() && !this.queue.canAccept(await queueKeys())) throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     };
-    const admitted = await admitRequest(request, defaultRoot, { ...this.admissionContext(null), queueGate });
-    // Planned again as it starts: this plan only proved that it can run.
+    const held = new HeldTargets();
+    const admitted = await admitRequest(request, defaultRoot, { ...this.admissionContext(null), queueGate, held }).catch((err: unknown) => {
+      held.release();
+      throw err;
+    });
+    // Planned again as it starts (beneath the directories held now): this plan only proved that it can run.
     admitted.plan.release();
+    try {
+      // Taken only if it can run before the stuck jobs' devices answer.
+      refuseHeldMemory(planMemoryBytes(admitted.plan), this.limits.maxMemoryBytes, heldByRoot(stuckTally(), this.roots));
+    } catch (err) {
+      held.release();
+      throw err;
+    }
     if (!this.queue.canAccept(admitted.queueKeys)) {
+      held.release();
       throw queueFull(this.limits.queueLimit, this.retryAfterSec());
     }
     const id = randomUUID();
     const createdAt = Date.now();
     // A store that cannot take the run throws its problem: the run is refused, nothing is queued.
-    const { run, event } = this.store.insert({
+    const { run, event } = this.storeNew(held, {
       id,
       spec: admitted.spec,
       jobFile: request.kind === 'spec' ? request.jobFile : null,
@@ -127,9 +158,25 @@ export class RunService {
       queueKeys: admitted.queueKeys,
       createdAt,
     }, { id, status: 'queued', created_at: new Date(createdAt).toISOString(), links: runLinks(id) });
+    this.held.set(id, held);
     this.events.emit(id, event);
     this.enqueue(id, admitted);
     return this.store.get(id) ?? run;
+  }
+
+  /** The store's insert, with the run's held directories released when it refuses. */
+  private storeNew(held: HeldTargets, ...args: Parameters<RunStore['insert']>): ReturnType<RunStore['insert']> {
+    try {
+      return this.store.insert(...args);
+    } catch (err) {
+      held.release();
+      throw err;
+    }
+  }
+
+  private releaseHeld(id: string): void {
+    this.held.get(id)?.release();
+    this.held.delete(id);
   }
 
   get(id: string): RunRow | null {
@@ -144,7 +191,10 @@ export class RunService {
   async cancel(id: string): Promise<RunRow | null> {
     const run = this.store.get(id);
     if (run === null) return null;
-    if (run.status === 'queued' && this.queue.remove(id)) this.endWithoutRunning(run, 'cancelled', null);
+    if (run.status === 'queued' && this.queue.remove(id)) {
+      this.releaseHeld(id);
+      this.endWithoutRunning(run, 'cancelled', null);
+    }
     const active = this.active.get(id);
     if (active) {
       active.controller.abort('cancel');
@@ -204,22 +254,33 @@ export class RunService {
    */
   async recover(): Promise<void> {
     for (const run of this.store.withStatus('running')) {
-      const { removed, unidentified } = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
-      if (unidentified.length > 0) {
+      const removal = await removeCreatedFiles(this.store.createdFiles(run.id), this.roots);
+      if (removal.unidentified.length > 0) {
         this.options.logError(new Error('files recorded without their identity'),
-          `run ${run.id}: ${unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
+          `run ${run.id}: ${removal.unidentified.join(', ')} were recorded before files were recorded with their identity and are left in place`);
       }
-      const left = unidentified.length > 0 ? `; ${unidentified.length} recorded without an identity were left in place` : '';
-      const detail = `the server stopped while the run was running; ${removed.length} file(s) it created were removed${left}`;
-      this.endWithoutRunning(run, 'failed', interruptedProblem(detail));
+      if (removal.late.length === 0) {
+        this.endInterrupted(run, removal);
+        continue;
+      }
+      // Recorded once the device answers, with what was removed then; until then the run stays
+      // as the last process left it (a restart before then tries again).
+      this.options.logError(new Error('a removal has not returned'),
+        `run ${run.id}: the removal of ${removal.late.map((l) => l.path).join(', ')} has not returned (its root does not answer); the run is recorded once it does`);
+      void settledRemoval(removal).then((settled) => {
+        if (!this.stopping) this.endInterrupted(run, settled);
+      });
     }
     for (const run of this.store.withStatus('queued')) {
+      const held = new HeldTargets();
       try {
         // Queued by the devices its targets are on now: device names may change across a reboot.
-        const admitted = await this.admitStored(run);
+        const admitted = await this.admitStored(run, held);
         admitted.plan.release();
+        this.held.set(run.id, held);
         this.enqueue(run.id, admitted);
       } catch (err) {
+        held.release();
         this.endWithoutRunning(run, 'failed', knownProblem(err) ?? INTERNAL_PROBLEM);
       }
     }
@@ -234,10 +295,23 @@ export class RunService {
    */
   async close(): Promise<void> {
     this.stopping = true;
-    const active = [...this.active.values()];
-    for (const { controller } of active) controller.abort('shutdown');
-    await Promise.all(active.map((a) => a.done));
+    const active = [...this.active.entries()];
+    for (const [, { controller }] of active) controller.abort('shutdown');
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      Promise.all(active.map(([, a]) => a.done)).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SHUTDOWN_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!stopped) {
+      const left = active.filter(([id]) => this.active.has(id)).map(([id]) => id);
+      this.options.logError(new Error('runs did not stop'),
+        `runs ${left.join(', ')} did not stop within ${SHUTDOWN_WAIT_MS / 1000} s (a device that does not answer); the store closes without their end, and the next start fails them as interrupted`);
+    }
+    // Queued runs stay queued for the next start-up, which admits them again.
+    for (const id of [...this.held.keys()]) this.releaseHeld(id);
     this.shutdown.abort();
+    this.closed = true;
     const lost = this.store.close();
     if (lost.length > 0) {
       this.options.logError(new Error('the store still cannot be written'),
@@ -263,22 +337,23 @@ export class RunService {
   }
 
   /** A stored run admitted again from what it was submitted with, against the roots of now. */
-  private admitStored(run: RunRow): Promise<AdmittedRun> {
+  private admitStored(run: RunRow, held?: HeldTargets): Promise<AdmittedRun> {
     const defaultRoot = run.defaultRoot === null ? null : findRoot(this.roots, run.defaultRoot);
     if (run.defaultRoot !== null && defaultRoot === null) {
       // The root its ?target= named is no longer configured: never run it somewhere else.
       throw unknownTarget(run.defaultRoot, this.roots, true);
     }
-    return admitRequest(storedRequest(run), defaultRoot, this.admissionContext(run.id));
+    return admitRequest(storedRequest(run), defaultRoot, { ...this.admissionContext(run.id), ...(held ? { held } : {}) });
   }
 
   /**
    * The run is admitted once more as it starts: a queued run may wait for hours, and meanwhile
-   * a directory inside a root may have become a symlink out of it. Its targets must still be on
-   * the devices the queue gave it.
+   * a directory inside a root may have become a symlink out of it. It is planned beneath the
+   * directories held since its admission, and its targets must still be on the devices the
+   * queue gave it.
    */
   private async admitAtStart(run: RunRow, entry: QueueEntry): Promise<AdmittedRun> {
-    const admitted = await this.admitStored(run);
+    const admitted = await this.admitStored(run, this.held.get(run.id));
     const moved = admitted.queueKeys.filter((k) => !entry.queueKeys.includes(k));
     if (moved.length > 0) {
       admitted.plan.release();
@@ -289,6 +364,10 @@ export class RunService {
 
   private enqueue(id: string, admitted: AdmittedRun): void {
     this.queue.enqueue({ id, queueKeys: admitted.queueKeys, roots: admitted.roots, memoryBytes: planMemoryBytes(admitted.plan) });
+  }
+
+  private endInterrupted(run: RunRow, removal: Removal): void {
+    this.endWithoutRunning(run, 'failed', interruptedProblem(`the server stopped while the run was running; ${removalDetail(removal)}`));
   }
 
   private endWithoutRunning(run: RunRow, status: RunStatus, error: Problem | null): void {
@@ -303,6 +382,7 @@ export class RunService {
     if (this.stopping || run === null || run.status !== 'queued') return Promise.resolve();
     const controller = new AbortController();
     const deps: ExecutorDeps = {
+      closed: () => this.closed,
       store: this.store,
       events: this.events,
       metrics: this.metrics,
@@ -329,10 +409,14 @@ export class RunService {
         // whatever it is, the run ends rather than stays queued or running with nothing behind it.
         const problem = knownProblem(err);
         if (problem === null) this.options.logError(err, `run ${run.id}`);
+        if (this.closed) return;
         const now = this.store.get(run.id);
         if (now !== null && !isTerminal(now.status)) this.endWithoutRunning(now, 'failed', problem ?? INTERNAL_PROBLEM);
       })
-      .finally(() => this.active.delete(run.id));
+      .finally(() => {
+        this.active.delete(run.id);
+        this.releaseHeld(run.id);
+      });
     this.active.set(run.id, { controller, done });
     return done;
   }

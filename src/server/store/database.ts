@@ -57,6 +57,10 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX run_files_by_run ON run_files (run_seq);
    INSERT INTO run_files (run_seq, path) SELECT runs.seq, f.value FROM runs, json_each(runs.files) AS f;`,
+  // What tells a created file from a later one given its inode number: its birth time and inode
+  // generation as the engine read them ('' where the filesystem keeps neither). Rows recorded
+  // before have none (NULL): like '', they confirm nothing and remove nothing.
+  `ALTER TABLE run_files ADD COLUMN stamp TEXT;`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

@@ -50,6 +50,8 @@ export interface StoredFile {
   path: string;
   dev: bigint | null;
   ino: bigint | null;
+  /** FileIdentity.stamp; null when recorded before stamps were. */
+  stamp: string | null;
 }
 
 export type NewRun = Pick<RunRow, 'id' | 'spec' | 'jobFile' | 'suite' | 'analysis' | 'asserts' | 'volume' | 'defaultRoot' | 'roots' | 'queueKeys' | 'createdAt'>;
@@ -186,8 +188,8 @@ export class RunStore {
     this.resultStmt = db.prepare('SELECT result FROM runs WHERE id = ?').pluck();
     this.resultBytesStmt = db.prepare('SELECT octet_length(result) FROM runs WHERE id = ?').pluck();
     this.startStmt = db.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'");
-    this.fileStmt = db.prepare('INSERT INTO run_files (run_seq, path, dev, ino) VALUES (?, ?, ?, ?)');
-    this.filesStmt = db.prepare('SELECT path, dev, ino FROM run_files WHERE run_seq = (SELECT seq FROM runs WHERE id = ?)');
+    this.fileStmt = db.prepare('INSERT INTO run_files (run_seq, path, dev, ino, stamp) VALUES (?, ?, ?, ?, ?)');
+    this.filesStmt = db.prepare('SELECT path, dev, ino, stamp FROM run_files WHERE run_seq = (SELECT seq FROM runs WHERE id = ?)');
     this.progressStmt = db.prepare('UPDATE runs SET progress = ? WHERE id = ?');
     this.finishStmt = db.prepare(
       `UPDATE runs SET status = @status, finished_at = @finishedAt, error = @error, progress = @progress, result = @result,
@@ -295,10 +297,10 @@ export class RunStore {
   recordCreated(id: string, files: readonly FileIdentity[]): void {
     const run = this.live.get(id);
     if (run === undefined) return;
-    const rows: StoredFile[] = files.map((f) => ({ path: f.path, dev: f.dev, ino: f.ino }));
+    const rows: StoredFile[] = files.map((f) => ({ path: f.path, dev: f.dev, ino: f.ino, stamp: f.stamp }));
     try {
       this.db.transaction(() => {
-        for (const f of rows) this.fileStmt.run(run.seq, f.path, String(f.dev), String(f.ino));
+        for (const f of rows) this.fileStmt.run(run.seq, f.path, String(f.dev), String(f.ino), f.stamp);
       });
     } catch (err) {
       if (!isStoreCondition(err)) throw err;
@@ -309,8 +311,10 @@ export class RunStore {
 
   /** The files a run created, as recorded; those recorded without an identity (before it was) have dev and ino null. */
   createdFiles(id: string): StoredFile[] {
-    const rows = this.filesStmt.all(id) as Array<{ path: string; dev: string | null; ino: string | null }>;
-    const stored = rows.map((r) => ({ path: r.path, dev: r.dev === null ? null : BigInt(r.dev), ino: r.ino === null ? null : BigInt(r.ino) }));
+    const rows = this.filesStmt.all(id) as Array<{ path: string; dev: string | null; ino: string | null; stamp: string | null }>;
+    const stored = rows.map((r) => ({
+      path: r.path, dev: r.dev === null ? null : BigInt(r.dev), ino: r.ino === null ? null : BigInt(r.ino), stamp: r.stamp,
+    }));
     return [...stored, ...(this.unstoredFiles.get(id) ?? [])];
   }
 

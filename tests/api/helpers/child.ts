@@ -3,7 +3,7 @@
  * CLI (dist/), rebuilt first when a source file is newer than its output.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,11 +33,25 @@ export interface ServeChild {
   child: ChildProcess;
   url: string;
   stderr: () => string;
+  /** The service's own process, a child of serve's (serve-supervisor.ts): where its memory and threads are. */
+  servicePid: number;
 }
 
-/** Starts `volbench serve` and resolves once it listens (bounded: rejects after 20 s). */
-export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+/** The one child of `pid`, from /proc. */
+export function onlyChildOf(pid: number): number {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  if (kids.length !== 1) throw new Error(`process ${pid} has ${kids.length} children, not one`);
+  return Number(kids[0]);
+}
+
+/**
+ * Starts `volbench serve` and resolves once it listens (bounded: rejects after 20 s). `nofile`:
+ * the descriptor limit it runs with (util-linux's prlimit sets it and execs serve: same pid).
+ */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}, nofile?: number): Promise<ServeChild> {
+  const command = [process.execPath, CLI, 'serve', '--port', '0', ...args];
+  const [file, ...argv] = nofile === undefined ? command : ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...command];
+  const child = spawn(file, argv, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -52,7 +66,7 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
       const match = /serving on (https?:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], stderr: () => stderr });
+        resolve({ child, url: match[1], stderr: () => stderr, servicePid: onlyChildOf(child.pid!) });
       }
     });
     child.on('exit', (code, signal) => {
