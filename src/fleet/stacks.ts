@@ -184,7 +184,9 @@ async function tearDownFailed(state: FleetState, opts: UpOptions): Promise<void>
 async function placement(plan: FleetPlan, opts: UpOptions): Promise<Preflight> {
   const { clients } = opts;
   const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
-  return preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account });
+  const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account, mode: opts.mode });
+  for (const note of where.notes ?? []) fleetLog(plan.fleetId, opts.onEvent)(note);
+  return where;
 }
 
 /** The error for a fleet whose members did not all come up; it was torn down already. */

@@ -20,7 +20,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutBucketE
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
 
 const reason = motoSkipReason();
 const BUCKET = 'volbench-lifetime-test';
@@ -108,6 +108,8 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
   beforeAll(async () => {
     ensureBuilt();
     moto = await startMoto();
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto);
     work = mkdtempSync(join(tmpdir(), 'volbench-lifetime-'));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;

@@ -20,7 +20,7 @@ import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client
 import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
 
 const reason = motoSkipReason();
 const BUCKET = 'volbench-fleet-test';
@@ -116,6 +116,8 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
   beforeAll(async () => {
     ensureBuilt();
     moto = await startMoto();
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto);
     work = mkdtempSync(join(tmpdir(), 'volbench-fleet-'));
     env = { ...process.env, ...moto.env, AWS_PROFILE: '' };
     delete env.AWS_PROFILE;

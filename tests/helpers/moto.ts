@@ -3,4 +3,4 @@
  * pointed at it with AWS_ENDPOINT_URL, started on a free port per test file. The launcher is the
  * harness's, which the rehearsal uses too.
  */
-export { motoSkipReason, startMoto, type Moto } from '../harness/moto.js';
+export { awsDefaultVpc, motoSkipReason, startMoto, type Moto } from '../harness/moto.js';

@@ -29,7 +29,7 @@ import { SignalStandIn } from '../sandbox/signal-standin.js';
 import { modelEntitlement } from '../catalog-spec.js';
 import { watchCreated } from './fleet-created.js';
 import { leftovers } from './leftovers.js';
-import { startMoto } from '../moto.js';
+import { awsDefaultVpc, startMoto } from '../moto.js';
 import { playMember, type PlannedMember, type PlayedMember } from './play-member.js';
 import { volumeTests, verdict, type ReapDemo, type Study, type StudyVolume } from './study.js';
 import { forward, freePort } from './forward.js';
@@ -142,6 +142,8 @@ async function main() {
   log(`scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
   const moto = await startMoto(REGION);
+  // moto's default VPC lacks the internet gateway and route AWS gives every default VPC.
+  await awsDefaultVpc(moto, REGION);
   // Each stack's creation waits for its member's Ready signal, as CloudFormation's creation policy makes it.
   const aws = new SignalStandIn({ moto: moto.endpoint, holdCreation: /^volbench-vb[0-9a-f]{10}-/ });
   const front = await aws.listen('127.0.0.1');
