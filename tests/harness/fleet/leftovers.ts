@@ -2,7 +2,8 @@
  * Everything left in moto after a rehearsal, listed by kind and not by tag (moto drops some tags,
  * so a listing by tag could miss what a teardown missed): live stacks, instances not terminated,
  * volumes, SSM parameters, IAM roles and instance profiles, security groups other than a VPC's
- * default, launch templates, and S3 objects outside the fleet's results.
+ * default, launch templates, EventBridge Scheduler schedules (and groups but the default), and S3
+ * objects outside the study's record.
  */
 import { CloudFormationClient, ListStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeInstancesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -10,6 +11,7 @@ import { ListObjectsV2Command, ListBucketsCommand, S3Client } from '@aws-sdk/cli
 import { DescribeParametersCommand, SSMClient, type ParameterMetadata } from '@aws-sdk/client-ssm';
 
 import type { SdkSettings } from '../sandbox/stack-member.js';
+import { listScheduleGroups, listSchedules } from './scheduler.js';
 
 export interface Leftovers {
   /** How many of each kind are left. */
@@ -70,6 +72,8 @@ export async function leftovers({ region, endpoint, credentials, isResult }: Sdk
     items.security_groups = (sgs.SecurityGroups ?? []).filter((g) => g.GroupName !== 'default').map((g) => `${g.GroupId} ${g.GroupName}`);
     const lts = await ec2.send(new DescribeLaunchTemplatesCommand({}));
     items.launch_templates = (lts.LaunchTemplates ?? []).map((t) => `${t.LaunchTemplateId} ${t.LaunchTemplateName}`);
+    items.schedules = (await listSchedules({ endpoint, region })).map((x) => `${x.GroupName}/${x.Name} ${x.ScheduleExpression ?? ''}`.trim());
+    items.schedule_groups = await listScheduleGroups({ endpoint, region });
     items.s3_objects_outside_results = [];
     const kept: string[] = [];
     for (const b of (await s3.send(new ListBucketsCommand({}))).Buckets ?? []) {

@@ -22,6 +22,7 @@ import type { SignalStandIn } from '../sandbox/signal-standin.js';
 import { memberOfStack, type SdkSettings } from '../sandbox/stack-member.js';
 import type { Scale } from '../throttle-model.js';
 import { VolumeThrottle, type ThrottleState } from '../volume-throttle.js';
+import type { Cleanup } from './cleanup.js';
 
 const GiB = 2 ** 30;
 
@@ -39,6 +40,8 @@ export interface PlayOptions {
   scale: Scale;
   bootTimeoutMs: number;
   log: (line: string) => void;
+  /** Where its stop() is registered, so a rehearsal that ends early (a signal) ends the member too. */
+  cleanup?: Cleanup;
 }
 /** What became of a member: booted (`ready`) or not (`error`), and `stop()` to end it and its volume. */
 export interface PlayedMember {
@@ -99,7 +102,7 @@ function tail(text: string | undefined, lines = 6): string {
   return (text ?? '').trim().split('\n').slice(-lines).join('\n');
 }
 
-export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log }: PlayOptions): Promise<PlayedMember> {
+export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log, cleanup }: PlayOptions): Promise<PlayedMember> {
   const label = plan.label;
   const say = (line: string) => log(`[${label}] ${line}`);
   const v = plan.volume;
@@ -120,7 +123,9 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
   say(`volume ${volume.device} (${v.sizeGiB} GiB, backing discards writes) as /dev/nvme1n1, serial ${data.serial}; ` +
     `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}`);
   let member: Member | undefined;
-  const stop = async () => {
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopOnce());
+  const stopOnce = async () => {
     const state = throttle.state();
     result.throttle = { events: state.events, totals: state.totals };
     if (member) {
@@ -141,6 +146,7 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
     volume.close();
   };
   const result: PlayedMember = { label, countedBytes, stop, ready: false };
+  cleanup?.add(`member ${label}, its throttle and volume`, stop);
   result.inboundRules = await inboundRules(sdk, stackName).catch(() => undefined);
   const t0 = Date.now();
   const failBoot = async (why: string, logTail = '') => {

@@ -8,6 +8,7 @@ import type { Entitlement } from '../../../src/cloud/index.js';
 import type { FioJob, FioJson, VolbenchEntitlement } from '../../../src/fio-output/fio-result.js';
 import type { Reaped } from '../../../src/fleet/index.js';
 import type { Scale } from '../throttle-model.js';
+import type { HostLoad } from './host-load.js';
 import type { ThrottleState } from '../volume-throttle.js';
 
 /** One test of a volume: its measured rate against the scaled model's. */
@@ -34,6 +35,10 @@ export interface StudyVolume {
   boot?: Record<string, unknown>;
   throttle?: Pick<ThrottleState, 'events' | 'totals'>;
   host?: Record<string, unknown>;
+  /** Its security group's inbound rules in moto (an autonomous member's: 0). */
+  inbound_rules?: number;
+  /** How its member ended: shut itself down (an autonomous member, once done), or stopped by the rehearsal. */
+  ended?: { shutdown: boolean; seconds: number };
 }
 /** `fleet up` killed once its stack existed, then `fleet reap` past its expiry: what reap found by tag. */
 export interface ReapDemo {
@@ -43,10 +48,36 @@ export interface ReapDemo {
   now: string;
   exit: number | null;
   found: Reaped | { error: string };
+  /** The killed fleet's expiry schedules, fired as AWS would at its expiry (moto never fires one). */
+  fired_schedules?: Array<{ schedule: string; target: string; input?: unknown; outcome: string }>;
+}
+/** The study's driver, killed and resumed from another machine's empty state (`--kill-controller`). */
+export interface StudyController {
+  killed: boolean;
+  resumed: boolean;
+  /** Where the resuming driver found the study: its state in S3, with no local state at all. */
+  resumed_from: 's3' | null;
+  /** Seconds from `up` to the kill (once every member ran), and from the kill to the resumed driver's start and end. */
+  killed_at_s?: number;
+  kill_to_resume_s?: number;
+  kill_to_done_s?: number;
+  /** The killed driver's end (SIGKILL) and the resumed one's exit status. */
+  killed_exit?: string | number | null;
+  resumed_exit?: number | string | null;
+  resumed_command?: string;
 }
 /** study.json. */
 export interface Study {
   wall_s: number;
+  /** How the members ran: autonomous (a study: no inbound path), or interactive (driven over HTTPS). */
+  mode: 'autonomous' | 'interactive';
+  controller?: StudyController;
+  /** The host's load and stolen CPU while the rehearsal ran: a ratio that fell on a loaded host says so. */
+  host_load?: HostLoad;
+  /** Each prerequisite, as checked before anything started. */
+  prerequisites?: Array<{ name: string; ok: boolean; detail: string }>;
+  /** Seconds from the fleet's creation to every member running (its signal: SUCCESS). */
+  up_to_all_running_s?: number | null;
   scale: Scale;
   runtime: string;
   instance: string;
@@ -121,7 +152,14 @@ export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number, mo
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** Whether the study met its goal: every volume with a gated test, every gated ratio in 0.85–1.10, nothing left. */
+/** HDD types, whose members must run an HDD suite (1 MiB sequential, as AWS says to measure them). */
+const HDD_TYPES = new Set(['st1', 'sc1']);
+
+/**
+ * Whether the study met its goal: every volume with a gated test, every gated ratio in 0.85–1.10
+ * with a bound_by, HDD volumes on an HDD suite, nothing left; an autonomous study's members open
+ * to nothing; a killed controller resumed from S3.
+ */
 export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
   const problems: string[] = [];
   if (study.volumes.length === 0) problems.push('no volume was studied');
@@ -130,8 +168,15 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
     if (v.error) problems.push(`${v.label}: ${v.error}`);
     const gated = v.tests.filter((t) => t.gated);
     if (gated.length === 0) problems.push(`${v.label}: no gated test`);
-    for (const t of gated) if (t.ratio === null || t.ratio < low || t.ratio > high) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
+    for (const t of gated) {
+      if (t.ratio === null || t.ratio < low || t.ratio > high) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
+      if (!t.bound_by) problems.push(`${v.label} ${t.test}: no bound_by`);
+    }
+    if (HDD_TYPES.has(v.type) && !/hdd/.test(v.suite)) problems.push(`${v.label}: an HDD volume ran ${v.suite}, not an HDD suite`);
+    if (study.mode === 'autonomous' && v.inbound_rules !== 0) problems.push(`${v.label}: ${v.inbound_rules ?? 'unknown'} inbound rule(s) on an autonomous member`);
   }
+  const c = study.controller;
+  if (c && !(c.killed && c.resumed && c.resumed_from === 's3')) problems.push(`the controller was ${c.killed ? '' : 'not '}killed and ${c.resumed ? '' : 'not '}resumed from s3`);
   for (const [what, n] of Object.entries(study.leftovers ?? {})) if (n !== 0) problems.push(`leftover ${what}: ${n}`);
   return problems;
 }
