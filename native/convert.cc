@@ -319,6 +319,7 @@ void PatternFromJs(const Napi::Object& o, JobPlan& p) {
   p.fio_seed_block = BigU64(o, "fioSeedBlock");
   p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
+  p.fio_map = Bool(o, "fioMap");
   p.distribution = static_cast<Distribution>(U32(o, "distribution"));
   p.distribution_param = Num(o, "distributionParam");
 }
@@ -381,6 +382,40 @@ void LogsFromJs(const Napi::Object& o, JobPlan& p) {
   p.log_offset = Bool(o, "logOffset");
 }
 
+// The job's other files ([{path, target, unlinkTarget, expect, isBlockDevice, exclusive,
+// layoutBytes, regionOffset, regionBytes}]) and how its I/Os are spread over them.
+void FilesFromJs(const Napi::Object& o, JobPlan& p) {
+  Napi::Env env = o.Env();
+  Napi::Array files = Arr(o, "moreFiles", 0);
+  // IoUnit::file numbers a job's files in 16 bits.
+  if (files.Length() >= 65535) throw Napi::RangeError::New(env, "plan field 'moreFiles' holds too many files");
+  for (uint32_t i = 0; i < files.Length(); i++) {
+    Napi::Value v = files.Get(i);
+    if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'moreFiles' must hold objects");
+    Napi::Object f = v.As<Napi::Object>();
+    FileTarget t;
+    t.path = Str(f, "path");
+    t.target = RefFromJs(Field(f, "target"), "moreFiles[].target", false);
+    t.unlink_ref = RefFromJs(Field(f, "unlinkTarget"), "moreFiles[].unlinkTarget", true);
+    t.expect = ExpectFromJs(Obj(f, "expect"));
+    t.is_block_device = Bool(f, "isBlockDevice");
+    t.exclusive = Bool(f, "exclusive");
+    t.layout_bytes = U64(f, "layoutBytes");
+    t.region_offset = U64(f, "regionOffset");
+    t.region_bytes = U64(f, "regionBytes");
+    p.more_files.push_back(std::move(t));
+  }
+  const uint32_t service = U32(o, "fileService");
+  if (service > static_cast<uint32_t>(FileService::kRandom)) throw Napi::RangeError::New(env, "plan field 'fileService' out of range");
+  p.file_service = static_cast<FileService>(service);
+  p.file_service_nr = U32(o, "fileServiceNr");
+  if (p.file_service_nr == 0) throw Napi::RangeError::New(env, "plan field 'fileServiceNr' out of range");
+  p.fio_seed_file = BigU64(o, "fioSeedFile");
+}
+
+// fio's --status-interval, in ns (0: no reports while the run goes on).
+void StatusFromJs(const Napi::Object& o, JobPlan& p) { p.status_interval_ns = U64(o, "statusIntervalNs"); }
+
 void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);
   if (cpus.Length() > CPU_SETSIZE) throw Napi::TypeError::New(o.Env(), "plan field 'cpus' holds more CPUs than a cpu_set_t");
@@ -403,14 +438,19 @@ JobPlan PlanFromJs(const Napi::Object& o) {
   static void (*const kParts[])(const Napi::Object&, JobPlan&) = {
       EnginesFromJs, TargetFromJs, ExtentFromJs, BlockSizesFromJs, QueueFromJs, PatternFromJs,
       PaceFromJs,    DataFromJs,   StatsFromJs,  LogsFromJs,       CpusFromJs,
+      FilesFromJs,   StatusFromJs,
   };
   for (auto part : kParts) part(o, p);
   if (p.MaxBs() == 0) throw Napi::RangeError::New(o.Env(), "plan has no block size");
   return p;
 }
 
-Napi::Object JobResultToJs(Napi::Env env, Job& job) {
-  const JobResult& r = job.result();
+namespace {
+
+// A job's result as JavaScript reads it: `r` its statistics (final, or a status report's), with
+// `hist(kind, dir)` and `sync_hist` the histograms behind them.
+template <class Hist>
+Napi::Object ResultToJs(Napi::Env env, Job& job, const JobResult& r, Hist&& hist, const Histogram* sync_hist) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("jobName", job.plan().job_name);
   o.Set("instance", job.plan().instance);
@@ -430,6 +470,12 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   o.Set("tid", r.tid);
   // The regular file the job opened (0n when none): a later stage must find the same there.
   o.Set("opened", IdentityToJs(env, job.opened_dev(), job.opened_ino(), 0));
+  // The same for the job's other files, in their order.
+  const size_t more = job.plan().more_files.size();
+  Napi::Array more_opened = Napi::Array::New(env, more);
+  for (size_t i = 0; i < more; i++)
+    more_opened.Set(static_cast<uint32_t>(i), IdentityToJs(env, job.opened_dev(i + 1), job.opened_ino(i + 1), 0));
+  o.Set("moreOpened", more_opened);
   Napi::Array dirs = Napi::Array::New(env, kDirs);
   for (int d = 0; d < kDirs; d++) {
     const DirResult& a = r.dirs[d];
@@ -442,9 +488,9 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
     x.Set("slat", LatToJs(env, a.slat));
     x.Set("clat", LatToJs(env, a.clat));
     x.Set("lat", LatToJs(env, a.lat));
-    x.Set("slatHist", HistToJs(env, job.hist(kSlat, d)));
-    x.Set("clatHist", HistToJs(env, job.hist(kClat, d)));
-    x.Set("latHist", HistToJs(env, job.hist(kLat, d)));
+    x.Set("slatHist", HistToJs(env, hist(kSlat, d)));
+    x.Set("clatHist", HistToJs(env, hist(kClat, d)));
+    x.Set("latHist", HistToJs(env, hist(kLat, d)));
     x.Set("bw", SampleToJs(env, a.bw));
     x.Set("iops", SampleToJs(env, a.iops));
     dirs.Set(static_cast<uint32_t>(d), x);
@@ -453,7 +499,7 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Object sync = Napi::Object::New(env);
   sync.Set("totalIos", static_cast<double>(r.sync_ios));
   sync.Set("lat", LatToJs(env, r.sync_lat));
-  sync.Set("latHist", HistToJs(env, job.sync_hist()));
+  sync.Set("latHist", HistToJs(env, sync_hist));
   o.Set("sync", sync);
   o.Set("usrNs", static_cast<double>(r.usr_ns));
   o.Set("sysNs", static_cast<double>(r.sys_ns));
@@ -466,8 +512,19 @@ Napi::Object JobResultToJs(Napi::Env env, Job& job) {
   Napi::Array series = Napi::Array::New(env, r.series.size());
   for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
   o.Set("series", series);
+  return o;
+}
+
+}  // namespace
+
+Napi::Object JobResultToJs(Napi::Env env, Job& job) {
+  Napi::Object o = ResultToJs(env, job, job.result(), [&job](LatKind k, int d) { return job.hist(k, d); }, job.sync_hist());
   if (const SteadyGroup* group = job.steady_group()) o.Set("steady", SteadyToJs(env, group->Snapshot()));
   return o;
+}
+
+Napi::Object StatusToJs(Napi::Env env, Job& job, const StatusSnapshot& s) {
+  return ResultToJs(env, job, s.result, [&s](LatKind k, int d) { return s.hist(k, d); }, s.sync_hist());
 }
 
 Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {
@@ -489,13 +546,17 @@ Napi::Object TargetInfoToJs(Napi::Env env, const TargetInfo& info) {
   return o;
 }
 
-ProgressSnapshot SnapshotProgress(Job& job) {
+ProgressSnapshot SnapshotProgress(Job& job, uint64_t now) {
   ProgressSnapshot s;
   JobProgress& p = job.progress();
   s.job_name = job.plan().job_name;
   s.instance = job.plan().instance;
   s.phase = static_cast<Phase>(p.phase.load(std::memory_order_acquire));
   s.elapsed_ms = p.elapsed_ms.load(std::memory_order_relaxed);
+  // The end of the runtime is known once the job has begun it: what is left of it is exact,
+  // where the elapsed time above is as of the last sample.
+  const uint64_t deadline = p.deadline_ns.load(std::memory_order_relaxed);
+  if (deadline != 0 && s.phase != Phase::kDone) s.ends_in_ms = deadline > now ? static_cast<int64_t>((deadline - now) / 1000000) : 0;
   for (int d = 0; d < kDirs; d++) {
     s.ios[d] = p.ios[d].load(std::memory_order_relaxed);
     s.bytes[d] = p.bytes[d].load(std::memory_order_relaxed);
@@ -553,6 +614,15 @@ Napi::Array ProgressToJs(Napi::Env env, const std::vector<ProgressSnapshot>& sna
     o.Set("ios", CountsToJs(env, s.ios, kDirs));
     o.Set("bytes", CountsToJs(env, s.bytes, kDirs));
     if (s.has_last) o.Set("last", SeriesPointToJs(env, s.last));
+    if (s.ends_in_ms >= 0) o.Set("endsInMs", static_cast<double>(s.ends_in_ms));
+    if (s.has_layout) {
+      Napi::Object l = Napi::Object::New(env);
+      l.Set("doneBytes", static_cast<double>(s.layout_done_bytes));
+      l.Set("totalBytes", static_cast<double>(s.layout_total_bytes));
+      l.Set("elapsedMs", static_cast<double>(s.layout_ms));
+      l.Set("ended", s.layout_ended);
+      o.Set("layout", l);
+    }
     a.Set(static_cast<uint32_t>(i), o);
   }
   return a;

@@ -26,6 +26,8 @@ struct IoUnit {
   // The job's phase when the I/O was prepared: I/O of the ramp completes but is not counted,
   // and reads of the verify pass have their header checked.
   Phase phase;
+  // Which of the job's files it goes to (0 for a job of one file).
+  uint16_t file;
 };
 
 }  // namespace vb

@@ -82,8 +82,13 @@ bool Moves(Phase from, Phase to) {
 
 Job::Job(JobPlan plan, const std::atomic<bool>* cancel) : plan_(std::move(plan)), cancel_(cancel) {}
 
-Job::~Job() {
-  if (fd_ >= 0) close(fd_);
+Job::~Job() { CloseFiles(); }
+
+void Job::CloseFiles() {
+  for (size_t i = 0; i < files_.size(); i++) {
+    if (files_[i].fd >= 0) close(files_[i].fd);
+    files_.SetFd(i, -1);
+  }
 }
 
 // The one place the phase changes. A job's life:
@@ -130,7 +135,7 @@ void Job::FailEarly(int err, const char* syscall, const std::string& message) { 
 void Job::FailIo(const IoUnit* u, int err) {
   char msg[512];
   std::snprintf(msg, sizeof(msg), "%s of %u bytes at offset %" PRIu64 " on %s failed", DirName(u->ddir), u->len,
-                u->offset, plan_.path.c_str());
+                u->offset, files_[u->file].target.path.c_str());
   SetError(err, IoSyscallName(*result_.engine, u->ddir), msg);
 }
 
@@ -141,49 +146,78 @@ void Job::VerifyRead(const IoUnit* u) {
 
 // Opened beneath the directory planning held, never by the full name, and checked to be what
 // planning saw: a name swapped meanwhile (for a symlink out of the root, another file, a
-// device) fails the job instead of leading its I/O elsewhere.
+// device) fails the job instead of leading its I/O elsewhere. Every file of a job of several,
+// in order, before its first I/O, as fio opens them.
 bool Job::Open() {
+  for (size_t i = 0; i < files_.size(); i++)
+    if (!OpenFile(i)) return false;
+  return true;
+}
+
+bool Job::OpenFile(size_t i) {
+  JobFile& f = files_[i];
   int flags = plan_.needs_write ? O_RDWR : O_RDONLY;
   if (plan_.direct) flags |= O_DIRECT;
   if (plan_.osync == OSync::kSync) flags |= O_SYNC;
   if (plan_.osync == OSync::kDsync) flags |= O_DSYNC;
-  fd_ = OpenBeneath(plan_.target, flags);
-  if (fd_ < 0) {
-    const int err = -fd_;
-    fd_ = -1;
+  const int fd = OpenBeneath(f.target.target, flags);
+  if (fd < 0) {
+    const int err = -fd;
     const char* why = err == EBUSY ? " (device in use)" : LeavesDirectory(err);
-    SetError(err, "open", "opening " + plan_.path + why);
+    SetError(err, "open", "opening " + f.target.path + why);
     return false;
   }
+  files_.SetFd(i, fd);
   std::string why;
-  if (const int err = VerifyOpened(fd_, plan_.expect, plan_.forbidden, &why)) {
-    SetError(err, "open", "opening " + plan_.path + ": " + why);
+  if (const int err = VerifyOpened(fd, f.target.expect, plan_.forbidden, &why)) {
+    SetError(err, "open", "opening " + f.target.path + ": " + why);
     return false;
   }
   struct stat st;
-  if (!plan_.is_block_device && fstat(fd_, &st) == 0) {
-    opened_dev_ = static_cast<uint64_t>(st.st_dev);
-    opened_ino_ = static_cast<uint64_t>(st.st_ino);
+  if (!f.target.is_block_device && fstat(fd, &st) == 0) {
+    f.dev = static_cast<uint64_t>(st.st_dev);
+    f.ino = static_cast<uint64_t>(st.st_ino);
   }
   // As fio, whatever `direct` says: a direct job still must not find pages an earlier buffered
   // job left behind.
-  if (plan_.invalidate) DropCache();
-  Advise();
+  if (plan_.invalidate) DropFileCache(f);
+  Advise(f);
   return true;
 }
 
 // The job's access pattern, for the kernel's readahead: random turns it off for the file, which
 // a buffered random read otherwise pays for with pages it never uses. Not fatal when refused,
 // as in fio.
-void Job::Advise() {
+void Job::Advise(const JobFile& f) {
   if (plan_.fadvise == Fadvise::kNone) return;
   const int advice = plan_.fadvise == Fadvise::kRandom ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
-  posix_fadvise(fd_, static_cast<off_t>(plan_.region_offset), static_cast<off_t>(plan_.region_bytes), advice);
+  posix_fadvise(f.fd, static_cast<off_t>(f.target.region_offset), static_cast<off_t>(f.target.region_bytes), advice);
 }
 
 // Not fatal when refused: fio goes on too (it prints that the invalidation failed).
 void Job::DropCache() {
-  if (fd_ >= 0) DropPageCache(fd_, plan_.is_block_device, plan_.region_offset, plan_.region_bytes);
+  for (const JobFile& f : files_.all()) DropFileCache(f);
+}
+
+void Job::DropFileCache(const JobFile& f) {
+  if (f.fd >= 0) DropPageCache(f.fd, f.target.is_block_device, f.target.region_offset, f.target.region_bytes);
+}
+
+const char* Job::InitOffsets(const bool dir_used[kDirs], uint64_t seed) {
+  // One file: its pass wraps around in place, as a job of one file always has. Several: a
+  // size-based job's file is done at its region's end, as fio's, and the others go on.
+  const bool stop_at_end = several_files_ && !plan_.time_based;
+  for (size_t i = 0; i < files_.size(); i++) {
+    const FileTarget& t = files_[i].target;
+    // Each file's own order over its blocks.
+    const uint64_t file_seed = i == 0 ? seed : Mix64(seed + 0x9e3779b97f4a7c15ull * i);
+    if (const char* why = OffsetsOf(static_cast<int>(i)).InitRegion(plan_, dir_used, file_seed, t.region_offset, t.region_bytes, stop_at_end))
+      return why;
+    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
+    // I/O bypasses the cache, so it does not there.
+    if (plan_.invalidate && !plan_.direct) OffsetsOf(static_cast<int>(i)).OnPassEnd(&Job::DropCacheAtPassEnd, &files_[i]);
+  }
+  return nullptr;
 }
 
 bool Job::AllocateUnits() {
@@ -266,7 +300,8 @@ void Job::NewPass() {
     rwmix_rand_.Seed(plan_.fio_seed_mix);
     sizes_.Reseed();
   }
-  offsets_.Rewind(plan_.fio_reseed);
+  for (size_t i = 0; i < files_.size(); i++) OffsetsOf(static_cast<int>(i)).Rewind(plan_.fio_reseed);
+  files_.NewPass(plan_.fio_reseed);
   // fio reopens the target for every loop, dropping its cache.
   if (plan_.invalidate) DropCache();
 }
@@ -298,18 +333,41 @@ void Job::BeginMeasuring(uint64_t now) {
 
 void Job::ScheduleNextEvent() {
   if (ramp_end_ns_) {
-    next_event_ns_ = ramp_end_ns_;
+    next_event_ns_ = std::min(ramp_end_ns_, next_status_ns_);
     return;
   }
   // Nothing is due while the job drains or stops (see HandleEvents).
-  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_});
+  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_, next_status_ns_});
+}
+
+void Job::StartStatus(uint64_t epoch_ns) {
+  if (plan_.status_interval_ns) next_status_ns_ = epoch_ns + plan_.status_interval_ns;
+}
+
+// The job's statistics as of `now`, as if it ended then, for the run's status report; the next
+// report is due an interval later (intervals the job slept through are skipped).
+void Job::TakeStatus(uint64_t now) {
+  const uint64_t interval = plan_.status_interval_ns;
+  status_index_ += 1 + (now - next_status_ns_) / interval;
+  next_status_ns_ += (1 + (now - next_status_ns_) / interval) * interval;
+  JobResult r = result_;
+  const bool measured = ramp_end_ns_ == 0 && phase_ >= Phase::kRunning;
+  r.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
+  if (measured) SetDirRuntimes(r, now, main_end_ns_ ? main_end_ns_ : now);
+  else for (DirResult& a : r.dirs) a = DirResult();
+  if (measured) CountCpuSince(cpu_start_, r);
+  r.elapsed_ns = now - thread_start_ns_;
+  status_.Put(status_index_, r, hists_);
 }
 
 void Job::HandleEvents(uint64_t now) {
+  if (now >= next_status_ns_) TakeStatus(now);
   if (ramp_end_ns_) {
     if (now >= ramp_end_ns_) {
       BeginMeasuring(now);
       EnterPhase(Phase::kRunning);
+    } else {
+      ScheduleNextEvent();
     }
     return;
   }
@@ -350,8 +408,11 @@ bool Job::StartVerifyIfDue() {
 // job still syncs what it wrote.
 void Job::EndMainPhase() {
   if (main_end_ns_) return;
-  if (plan_.end_fsync && plan_.needs_write && fd_ >= 0 && result_.error == 0 && fsync(fd_) < 0)
-    SetError(errno, "fsync", "end_fsync on " + plan_.path);
+  // Every file, as fio syncs each at the end.
+  for (const JobFile& f : files_.all()) {
+    if (plan_.end_fsync && plan_.needs_write && f.fd >= 0 && result_.error == 0 && fsync(f.fd) < 0)
+      SetError(errno, "fsync", "end_fsync on " + f.target.path);
+  }
   main_end_ns_ = NowNs();
 }
 
@@ -362,9 +423,12 @@ void Job::Finish(uint64_t abandoned_at) {
   const uint64_t now = abandoned_at ? abandoned_at : NowNs();
   // A job whose ramp never ended measured nothing.
   const bool measured = ramp_end_ns_ == 0;
-  if (measured) sampler_.EndSeries(now);
+  if (measured) {
+    sampler_.EndSeries(now);
+    sampler_.EndLogs(now);
+  }
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
-  if (measured) SetDirRuntimes(now);
+  if (measured) SetDirRuntimes(result_, now, main_end_ns_);
   if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
   sampler_.PublishTotals();
 }
@@ -411,18 +475,18 @@ void Job::GiveUp(uint64_t now, bool cancelled) {
 // fio's update_runtime: the main phase's time goes to the directions the job's rw names that
 // moved data, the verify pass's to reads. So a write+verify job reports its writes over the
 // write phase and its reads over the verify pass, not both over the whole job.
-void Job::SetDirRuntimes(uint64_t now) {
+void Job::SetDirRuntimes(JobResult& r, uint64_t now, uint64_t main_end_ns) const {
   const uint64_t start = sampler_.measure_start_ns();
   const auto span = [start](uint64_t from, uint64_t to) {
     from = std::max(from, start);
     return to > from ? to - from : 0;
   };
-  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns_);
+  const uint64_t main_ns = plan_.verify_only ? 0 : span(start, main_end_ns);
   const uint64_t verify_ns = verify_start_ns_ ? span(verify_start_ns_, now) : 0;
   bool main_dirs[kDirs];
   MainDirs(plan_, main_dirs);
   for (int d = 0; d < kDirs; d++) {
-    DirResult& a = result_.dirs[d];
+    DirResult& a = r.dirs[d];
     const uint64_t ns = (main_dirs[d] ? main_ns : 0) + (d == kRead ? verify_ns : 0);
     a.runtime_ns = a.ios ? ns : 0;
   }
@@ -430,7 +494,9 @@ void Job::SetDirRuntimes(uint64_t now) {
 
 EngineSetup Job::SetupFor() {
   EngineSetup s;
-  s.fd = fd_;
+  s.fd = files_[0].fd;
+  s.fds = files_.fds();
+  s.file_count = static_cast<unsigned>(files_.size());
   s.is_block_device = plan_.is_block_device;
   s.depth = units_.size();
   s.units = units_.units();
@@ -504,6 +570,9 @@ void Job::RunEngines() {
 
 void Job::Run() {
   thread_start_ns_ = NowNs();
+  // The files as the run laid them out (ExpectFile), none opened yet.
+  files_.Init(plan_);
+  several_files_ = files_.several();
   result_.tid = static_cast<int32_t>(gettid());
   // A job that can only run on an engine that does no I/O (null) opens nothing, as fio's.
   const bool needs_target = plan_.engines.size() != 1 || plan_.engines[0].entry->ops->needs_target;
@@ -516,10 +585,7 @@ void Job::Run() {
   if (result_.error == 0 && (!needs_target || Open()) && AllocateUnits()) {
     bool dir_used[kDirs];
     DirsInUse(plan_, dir_used);
-    if (const char* why = offsets_.Init(plan_, dir_used, seed)) SetError(EINVAL, "plan", why);
-    // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
-    // I/O bypasses the cache, so it does not there.
-    if (plan_.invalidate && !plan_.direct) offsets_.OnPassEnd(&Job::DropCacheAtPassEnd, this);
+    if (const char* why = InitOffsets(dir_used, seed)) SetError(EINVAL, "plan", why);
     const std::string* log = nullptr;
     if (result_.error == 0) {
       std::string why;
@@ -530,8 +596,7 @@ void Job::Run() {
     // (a failure can no longer be reported), close the target and let go of what it holds.
     if (stall_.Abandoned()) {
       sampler_.CloseLogs(&log);
-      close(fd_);
-      fd_ = -1;
+      CloseFiles();
       stall_.End();
       return;
     }
@@ -541,10 +606,7 @@ void Job::Run() {
       if (result_.error == 0) SetError(err, "write", "writing log " + *log);
     }
   }
-  if (fd_ >= 0) {
-    close(fd_);
-    fd_ = -1;
-  }
+  CloseFiles();
   result_.elapsed_ns = NowNs() - thread_start_ns_;
   // However it ended, its group stops waiting for its samples.
   steady_.End();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "block_sizes.h"
+#include "file_set.h"
 #include "fio_rand.h"
 #include "histogram.h"
 #include "io_unit.h"
@@ -24,6 +25,7 @@
 #include "rng.h"
 #include "sampler.h"
 #include "stall.h"
+#include "status.h"
 #include "steady_state.h"
 #include "unit_pool.h"
 #include "verifier.h"
@@ -50,13 +52,24 @@ class Job {
   // Fails the job before it starts (its target could not be laid out or claimed, or its thread
   // could not start).
   void FailEarly(int err, const char* syscall, const std::string& message);
-  // The file the run laid out for this job, which its open must find: set before the job starts.
-  void ExpectFile(const Expect& file) { plan_.expect = file; }
+  // The file the run laid out for this job as its file `i` (0: its target; others: more_files),
+  // which its open must find: set before the job starts.
+  void ExpectFile(size_t i, const Expect& file) {
+    if (i == 0) plan_.expect = file;
+    else plan_.more_files[i - 1].expect = file;
+  }
   // The log (LogKind order) the run's layout created for this job, which its open must find.
   void ExpectLog(int kind, const Expect& file) { plan_.log_expects[kind] = file; }
-  // The regular file the job opened (0 when it opened none, or a device): what unlink may remove.
-  uint64_t opened_dev() const { return opened_dev_; }
-  uint64_t opened_ino() const { return opened_ino_; }
+  // The regular file the job opened as its file `i` (0 when it opened none, or a device): what
+  // unlink may remove.
+  uint64_t opened_dev(size_t i = 0) const { return i < files_.size() ? files_[i].dev : 0; }
+  uint64_t opened_ino(size_t i = 0) const { return i < files_.size() ? files_[i].ino : 0; }
+  // --status-interval: the job puts its statistics in its slot every plan().status_interval_ns
+  // from `epoch_ns` (the run's start, the same for every job); set before the job starts.
+  void StartStatus(uint64_t epoch_ns);
+  const StatusSlot& status() const { return status_; }
+  // The phase progress shows (Phase::kDone once the job's result is final), from any thread.
+  Phase progress_phase() const { return static_cast<Phase>(progress_.phase.load(std::memory_order_acquire)); }
   // The steady-state group the job samples for (plan().steady); set before the job starts.
   void JoinSteady(SteadyGroup* group) { steady_.Attach(group); }
   const SteadyGroup* steady_group() const { return steady_.group(); }
@@ -122,7 +135,12 @@ class Job {
 
  private:
   bool Open();
+  bool OpenFile(size_t i);
+  void CloseFiles();
   bool AllocateUnits();
+  // Each file's offsets over its own region (file 0's are offsets_).
+  const char* InitOffsets(const bool dir_used[kDirs], uint64_t seed);
+  OffsetGen& OffsetsOf(int i) { return i == 0 ? offsets_ : files_[i].offsets; }
   EngineSetup SetupFor();
   void RunEngines();
   // sched_setaffinity to plan_.cpus; the job fails when the kernel refuses.
@@ -133,9 +151,10 @@ class Job {
   // invalidate=1: drops the region's cached pages, as fio does where it (re)opens the target
   // (the job's start, every loop, the verify pass) and where a pass wraps around.
   void DropCache();
-  // fadvise_hint: posix_fadvise of the job's pattern on the opened target.
-  void Advise();
-  static void DropCacheAtPassEnd(void* job) { static_cast<Job*>(job)->DropCache(); }
+  static void DropFileCache(const JobFile& f);
+  // fadvise_hint: posix_fadvise of the job's pattern on an opened file.
+  void Advise(const JobFile& f);
+  static void DropCacheAtPassEnd(void* file) { DropFileCache(*static_cast<const JobFile*>(file)); }
   void BeginMeasuring(uint64_t now);
   void HandleEvents(uint64_t now);
   void ScheduleNextEvent();
@@ -152,7 +171,9 @@ class Job {
   // The abandoned job's thread: waits for its I/Os still in flight, then the engine tears down.
   template <class E>
   void DrainAbandoned(E& eng);
-  void SetDirRuntimes(uint64_t now);
+  // Each direction's runtime as of `now`, the main phase having ended at `main_end_ns`.
+  void SetDirRuntimes(JobResult& r, uint64_t now, uint64_t main_end_ns) const;
+  void TakeStatus(uint64_t now);
   void SetError(int err, const char* syscall, const std::string& message);
   // Stops the job and records the first error only: later ones follow from it.
   void Fail(int err, const char* syscall, std::string message);
@@ -172,6 +193,10 @@ class Job {
   // Hot path, inline in job_io.h.
   inline bool CanStartNew(uint64_t now);
   [[gnu::always_inline]] inline bool Prep(IoUnit* u, uint64_t now);
+  // Prep's where and how much for a job of several files: the file fio's service picks, then
+  // the direction, the offset and the size in it; a file with no block left is done for the
+  // pass, and the pass is over when every file is.
+  bool PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len);
   inline uint8_t NextDir(uint64_t now);
   inline bool LoopHasRoom();
   // The loop's bytes are issued: the next loop begins (false: that was the last, and the main
@@ -187,17 +212,20 @@ class Job {
   inline void CompleteSync(IoUnit* u, uint64_t now);
   [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
   inline void AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat);
-  // A size-based job has issued its last I/O (no loop and no block left).
+  // A size-based job has issued all its bytes (the last loop's). fio's loop goes on while bytes
+  // are left, even when no block fits any more (size=22m at bs=2300): it syncs after the last
+  // write then, and finds no block after that.
   bool LastIoIssued() const {
-    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && static_cast<int64_t>(loop_bytes_issued_) > loop_last_start_;
+    return !plan_.time_based && loops_done_ + 1 >= plan_.loops && loop_bytes_issued_ >= plan_.io_bytes_per_loop;
   }
 
   JobPlan plan_;
   const std::atomic<bool>* cancel_;
   JobResult result_;
   JobProgress progress_;
-  int fd_ = -1;
-  uint64_t opened_dev_ = 0, opened_ino_ = 0;
+  // The job's files, opened (file 0 is its target, and a job of one file has only that one).
+  FileSet files_;
+  bool several_files_ = false;
 
   // Where the job is; it changes only in EnterPhase().
   Phase phase_ = Phase::kPending;
@@ -226,6 +254,7 @@ class Job {
   // that a job's offsets do not depend on whether or how it fills buffers: a read job and the
   // write job before it draw the same offsets from the same seed.
   Rng buf_rng_;
+  // File 0's offsets (the loop's fast path; other files keep theirs in their JobFile).
   OffsetGen offsets_;
   BlockSizes sizes_;
   uint64_t loop_bytes_issued_ = 0;
@@ -259,6 +288,10 @@ class Job {
   rusage cpu_start_{};
   // Whether the job's thread is inside a call that may not return, and the run giving up on it.
   Stall stall_;
+  // --status-interval: when the next report is due, the count so far, and where it goes.
+  uint64_t next_status_ns_ = UINT64_MAX;
+  uint64_t status_index_ = 0;
+  StatusSlot status_;
 };
 
 }  // namespace vb

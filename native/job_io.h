@@ -80,6 +80,11 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
       u->ddir = plan_.fsync_every ? kSync : kDataSync;
       u->len = 0;
       u->offset = 0;
+      // fio syncs the file its service comes to next.
+      if (several_files_) {
+        const int f = files_.Pick();
+        u->file = static_cast<uint16_t>(f < 0 ? 0 : f);
+      }
       return true;
     }
   }
@@ -87,11 +92,15 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
   uint8_t d;
   uint64_t offset;
   uint32_t len;
-  for (;;) {
-    if (!LoopHasRoom()) return false;
-    d = NextDir(now);
-    if (__builtin_expect(offsets_.Next(d, sizes_, rng_, &offset, &len), 1)) break;
-    if (!PassOver()) return false;
+  if (__builtin_expect(several_files_, 0)) {
+    if (!PrepInFiles(u, now, &d, &offset, &len)) return false;
+  } else {
+    for (;;) {
+      if (!LoopHasRoom()) return false;
+      d = NextDir(now);
+      if (__builtin_expect(offsets_.Next(d, sizes_, rng_, &offset, &len), 1)) break;
+      if (!PassOver()) return false;
+    }
   }
   loop_bytes_issued_ += len;
   u->offset = offset;
@@ -101,6 +110,28 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
   if (d == kWrite) PrepWrite(u);
   pacer_.CountThink();
   return true;
+}
+
+[[gnu::noinline]] inline bool Job::PrepInFiles(IoUnit* u, uint64_t now, uint8_t* d, uint64_t* offset, uint32_t* len) {
+  for (;;) {
+    if (!LoopHasRoom()) return false;
+    const int f = files_.Pick();
+    if (f < 0) {
+      if (!PassOver()) return false;
+      continue;
+    }
+    *d = NextDir(now);
+    OffsetGen& gen = OffsetsOf(f);
+    // The file draws from the job's one generator, as fio's files do.
+    gen.block_rand() = files_.block_rand();
+    const bool got = gen.Next(*d, sizes_, rng_, offset, len);
+    files_.block_rand() = gen.block_rand();
+    if (got) {
+      u->file = static_cast<uint16_t>(f);
+      return true;
+    }
+    files_.MarkDone(f);
+  }
 }
 
 // fio's rwmix: a direction is drawn (from fio's own generator) while the one in use has caught

@@ -35,6 +35,11 @@ class JobLoop {
     uint64_t now = NowNs();
     const unsigned depth = j.plan().io_depth;
     const unsigned batch_submit = j.plan().batch_submit;
+    // fio counts I/Os into iodepth_level where it commits a full batch (td_io_commit), each at
+    // the depth of that moment; a commit made to wait for completions counts none, and its I/Os
+    // go with the next full batch. So with iodepth_batch_submit the depths spread as fio's do.
+    const unsigned mark_at = batch_submit && batch_submit < depth ? batch_submit : depth;
+    unsigned unmarked = 0;
     JobResult& r = j.result();
     auto complete = [&j, &now](IoUnit* u) { j.Complete(u, now); };
     for (;;) {
@@ -69,8 +74,10 @@ class JobLoop {
       }
       if constexpr (!E::kInline) {
         if (staged) {
-          r.depth_level[DepthLevelBucket(j.inflight())] += staged;
           r.depth_submit[BatchBucket(staged)]++;
+          // Batches of one (the default): each I/O counts at the depth it made.
+          if (__builtin_expect(mark_at == 1, 1)) r.depth_level[DepthLevelBucket(j.inflight())] += staged;
+          else MarkDepths(r, j.inflight() - staged, staged, mark_at, &unmarked);
         }
         if (j.inflight()) {
           const unsigned min_complete = MinComplete(j, depth, batch_full);
@@ -100,6 +107,15 @@ class JobLoop {
   }
 
  private:
+  // The depth rose by one with each of the `staged` I/Os from `base`: each full batch of
+  // `mark_at` counts at the depth where it filled, as fio's td_io_commit counts it; `unmarked`
+  // carries the I/Os of a batch not yet full.
+  [[gnu::noinline]] static void MarkDepths(JobResult& r, unsigned base, unsigned staged, unsigned mark_at, unsigned* unmarked) {
+    unsigned k = mark_at - *unmarked;
+    for (; k <= staged; k += mark_at) r.depth_level[DepthLevelBucket(base + k)] += mark_at;
+    *unmarked = staged - (k - mark_at);
+  }
+
   // Completions to wait for: none when filling stopped only to honour iodepth_batch_submit with
   // room left in the queue, else iodepth_batch_complete_min (at least one, at most all).
   static unsigned MinComplete(const Job& j, unsigned depth, bool batch_full) {

@@ -64,9 +64,11 @@ uint32_t SmallestOf(const std::vector<BsEntry>& table) {
 
 }  // namespace
 
-const char* OffsetGen::Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed) {
-  region_offset_ = plan.region_offset;
-  region_bytes_ = plan.region_bytes;
+const char* OffsetGen::InitRegion(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed, uint64_t region_offset,
+                                  uint64_t region_bytes, bool stop_at_end) {
+  region_offset_ = region_offset;
+  region_bytes_ = region_bytes;
+  stop_at_end_ = stop_at_end;
   const uint32_t max_bs = plan.MaxBs();
   if (region_bytes_ < max_bs) return "the region is smaller than the block size";
   uint32_t min_bs = UINT32_MAX;
@@ -136,7 +138,7 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
   }
   if (!any || rw_min == 0) return Mode::kUniform;
   *unit = rw_min;
-  return one_size ? Mode::kMap : Mode::kFioMap;
+  return one_size && !plan.fio_map ? Mode::kMap : Mode::kFioMap;
 }
 
 bool OffsetGen::NextInMap(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {

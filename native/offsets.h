@@ -68,7 +68,15 @@ class OffsetGen {
  public:
   // Returns an error message when the plan's region cannot hold a block or the random map
   // cannot be allocated.
-  const char* Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed);
+  const char* Init(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed) {
+    return InitRegion(plan, dir_used, seed, plan.region_offset, plan.region_bytes, false);
+  }
+  // As Init, over one of a job's several files: the region is that file's, and with
+  // `stop_at_end` a sequential position or the random map that reaches the region's end ends
+  // the pass over the file (Next() returns false) rather than starting another, as fio marks
+  // the file done and goes on with the others.
+  const char* InitRegion(const JobPlan& plan, const bool dir_used[kDirs], uint64_t seed, uint64_t region_offset,
+                         uint64_t region_bytes, bool stop_at_end);
 
   // The next I/O of direction `d`: where it goes (absolute, in bytes) and how long it is, its
   // size drawn from `sizes`. Random offsets without a distribution are drawn as fio draws them
@@ -79,6 +87,7 @@ class OffsetGen {
       // As fio: the position first, then a size that fits before the region's end.
       uint64_t pos = seq_pos_[d];
       if (pos + sizes.min(d) > region_bytes_) {
+        if (stop_at_end_) return false;
         pos = 0;
         PassEnded();
       }
@@ -93,6 +102,7 @@ class OffsetGen {
         *len = sizes.Draw(d);
         uint64_t block = 0;
         if (!perm_.Next(&block)) {
+          if (stop_at_end_) return false;
           PassEnded();
           perm_.NewPass();
           perm_.Next(&block);
@@ -117,6 +127,10 @@ class OffsetGen {
         return NextInMap(d, sizes, off, len);
     }
   }
+
+  // The generator fio's draws of blocks come from: a job of several files hands each file the
+  // job's one generator for its draw, as fio draws every file's offsets from one.
+  FioRand& block_rand() { return block_rand_; }
 
   // Back to the start of the region (a new loop or pass); `reseed`: fio's draws start over too.
   void Rewind(bool reseed);
@@ -172,6 +186,8 @@ class OffsetGen {
   uint64_t block_seed_ = 0;
   // A full map starts a new pass in place (time-based jobs, as fio's), else ends the pass.
   bool wrap_full_map_ = false;
+  // The region's end ends the pass (one of several files, size-based).
+  bool stop_at_end_ = false;
   Permutation perm_;
   FreeMap free_map_;
   Distribution dist_ = Distribution::kUniform;

@@ -23,6 +23,24 @@ struct EngineChoice {
   std::shared_ptr<const void> options;
 };
 
+// A job's file beyond its first (filename=a:b, nrfiles): the first is the plan's own target
+// fields; each of the others is opened, laid out, claimed and removed as that one is.
+struct FileTarget {
+  // For messages; the file is opened as `target` and must be what `expect` says.
+  std::string path;
+  PathRef target;
+  PathRef unlink_ref;
+  Expect expect;
+  bool is_block_device = false;
+  bool exclusive = false;
+  uint64_t layout_bytes = 0;
+  uint64_t region_offset = 0;
+  uint64_t region_bytes = 0;
+};
+
+// How a job of several files picks the file of its next I/O (fio's file_service_type).
+enum class FileService : uint8_t { kRoundRobin = 0, kSequential = 1, kRandom = 2 };
+
 struct BsEntry {
   uint32_t bs;
   uint32_t pct;
@@ -113,6 +131,9 @@ struct JobPlan {
   uint64_t fio_seed_block = 0;
   bool fio_reseed = true;
   bool random_map = true;
+  // Keep fio's map even for one block size, where the order of the offsets shows (the kernel
+  // reading ahead for a buffered job).
+  bool fio_map = false;
   Distribution distribution = Distribution::kUniform;
   double distribution_param = 0;
   uint64_t rate_bytes[kDirs] = {0, 0, 0};
@@ -164,6 +185,33 @@ struct JobPlan {
                                                         &JobPlan::lat_log_path, &JobPlan::clat_log_path,
                                                         &JobPlan::slat_log_path};
     return this->*kPaths[kind];
+  }
+
+  // The job's other files, and how its I/Os are spread over them: in turns of
+  // `file_service_nr` I/Os (round robin or random), or one file after another (sequential). The
+  // random choice is drawn as fio draws it, from `fio_seed_file`.
+  std::vector<FileTarget> more_files;
+  FileService file_service = FileService::kRoundRobin;
+  uint32_t file_service_nr = 1;
+  uint64_t fio_seed_file = 0;
+  // fio's --status-interval: a report of the statistics every this often (0: none).
+  uint64_t status_interval_ns = 0;
+
+  size_t FileCount() const { return 1 + more_files.size(); }
+  // File `i` of the job: 0 is the plan's own target, the others are more_files.
+  FileTarget File(size_t i) const {
+    if (i > 0) return more_files[i - 1];
+    FileTarget f;
+    f.path = path;
+    f.target = target;
+    f.unlink_ref = unlink_ref;
+    f.expect = expect;
+    f.is_block_device = is_block_device;
+    f.exclusive = exclusive;
+    f.layout_bytes = layout_bytes;
+    f.region_offset = region_offset;
+    f.region_bytes = region_bytes;
+    return f;
   }
 
   uint32_t MaxBs() const {

@@ -21,6 +21,14 @@ namespace vb {
 struct Run::Message {
   std::vector<ProgressSnapshot> progress;
   std::vector<CreatedFile> created;
+  // A status report (status_index > 0): per job, its statistics as of the report (null with
+  // `ended` false: the job has none yet), or with `ended` its final result.
+  uint64_t status_index = 0;
+  std::vector<std::unique_ptr<StatusSnapshot>> status;
+  std::vector<bool> ended;
+  // Alive until the message is delivered: the run is freed only by the finalizer, which runs
+  // after every queued call.
+  Run* run = nullptr;
 };
 
 Run::Run(Registry* registry, uint32_t id, std::vector<JobPlan> plans, std::vector<std::string> stat_paths)
@@ -97,25 +105,30 @@ void AwaitExclusiveRelease(const PathRef& ref) {
 void Run::ClaimDevices() {
   for (auto& job : jobs_) {
     const JobPlan& p = job->plan();
-    if (!p.is_block_device || !p.exclusive) continue;
-    bool claimed = false;
-    for (const Claim& c : claims_) claimed |= c.rdev == p.expect.rdev;
-    if (claimed) continue;
-    int fd = OpenBeneath(p.target, O_RDONLY | O_EXCL);
-    int err = fd < 0 ? -fd : 0;
-    std::string why;
-    if (fd >= 0 && (err = VerifyOpened(fd, p.expect, p.forbidden, &why)) != 0) {
-      close(fd);
-      fd = -1;
+    for (size_t i = 0; i < p.FileCount(); i++) {
+      const FileTarget f = p.File(i);
+      if (f.is_block_device && f.exclusive) Claim1(f, p.forbidden);
     }
-    claims_.push_back(Claim{p.expect.rdev, fd, p.target});
-    if (fd >= 0) continue;
-    const std::string what = why.empty() ? (err == EBUSY ? " (device in use)" : "") : ": " + why;
-    // The writers of that device fail; a job that only reads it may, as elsewhere, still run.
-    for (auto& other : jobs_) {
-      const JobPlan& o = other->plan();
-      if (o.is_block_device && o.exclusive && o.expect.rdev == p.expect.rdev) other->FailEarly(err, "open", "claiming " + p.path + what);
-    }
+  }
+}
+
+// One device's claim, unless the run has it already; its writers fail when it is refused.
+void Run::Claim1(const FileTarget& f, const Forbidden& forbidden) {
+  for (const Claim& c : claims_)
+    if (c.rdev == f.expect.rdev) return;
+  int fd = OpenBeneath(f.target, O_RDONLY | O_EXCL);
+  int err = fd < 0 ? -fd : 0;
+  std::string why;
+  if (fd >= 0 && (err = VerifyOpened(fd, f.expect, forbidden, &why)) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  claims_.push_back(Claim{f.expect.rdev, fd, f.target});
+  if (fd >= 0) return;
+  const std::string what = why.empty() ? (err == EBUSY ? " (device in use)" : "") : ": " + why;
+  // The writers of that device fail; a job that only reads it may, as elsewhere, still run.
+  for (auto& other : jobs_) {
+    if (WritesDevice(other->plan(), f.expect.rdev)) other->FailEarly(err, "open", "claiming " + f.path + what);
   }
 }
 
@@ -123,55 +136,113 @@ void Run::ReleaseDevices() {
   for (const Claim& c : claims_) {
     if (c.fd < 0) continue;
     // A job given up on may still write the device once its I/O returns: it holds a copy of
-    // the claim until then (see AbandonStuckJobs), so the claim is not released yet.
-    bool held = false;
-    for (auto& job : jobs_) held |= job->stall().Abandoned() && job->plan().is_block_device && job->plan().expect.rdev == c.rdev;
+    // the claim of its first device until then (see AbandonStuckJobs), so the claim is not
+    // released yet. Its other devices' claims it cannot hold: those stay open, for as long as
+    // the process lives, rather than let another program claim a device still being written.
+    bool held = false, kept = false;
+    for (auto& job : jobs_) {
+      if (!job->stall().Abandoned()) continue;
+      held |= UsesDevice(job->plan(), c.rdev);
+      kept |= WritesDevice(job->plan(), c.rdev) && FirstClaimedDevice(job->plan()) != c.rdev;
+    }
+    if (kept) continue;
     close(c.fd);
     if (!held) AwaitExclusiveRelease(c.ref);
   }
   claims_.clear();
 }
 
+bool Run::UsesDevice(const JobPlan& p, uint64_t rdev) {
+  for (size_t i = 0; i < p.FileCount(); i++) {
+    const FileTarget f = p.File(i);
+    if (f.is_block_device && f.expect.rdev == rdev) return true;
+  }
+  return false;
+}
+
+bool Run::WritesDevice(const JobPlan& p, uint64_t rdev) {
+  for (size_t i = 0; i < p.FileCount(); i++) {
+    const FileTarget f = p.File(i);
+    if (f.is_block_device && f.exclusive && f.expect.rdev == rdev) return true;
+  }
+  return false;
+}
+
+uint64_t Run::FirstClaimedDevice(const JobPlan& p) {
+  for (size_t i = 0; i < p.FileCount(); i++) {
+    const FileTarget f = p.File(i);
+    if (f.is_block_device && f.exclusive) return f.expect.rdev;
+  }
+  return 0;
+}
+
 int Run::ClaimCopyFor(const JobPlan& p) const {
-  if (!p.is_block_device) return -1;
+  const uint64_t rdev = FirstClaimedDevice(p);
+  if (rdev == 0) return -1;
   for (const Claim& c : claims_)
-    if (c.fd >= 0 && c.rdev == p.expect.rdev) return fcntl(c.fd, F_DUPFD_CLOEXEC, 0);
+    if (c.fd >= 0 && c.rdev == rdev) return fcntl(c.fd, F_DUPFD_CLOEXEC, 0);
   return -1;
 }
 
 void Run::LayOut() {
-  // One layout per file, however many instances share it, before any of them starts.
+  // One layout per file, however many instances (or files of one job) share it, before any of
+  // them starts.
   std::set<std::string> done;
+  size_t files = 0;
+  for (auto& job : jobs_) files += job->plan().FileCount();
+  layouts_.reserve(files);
+  layout_of_.assign(jobs_.size(), -1);
   for (size_t j = 0; j < jobs_.size(); j++) {
     const JobPlan& p = jobs_[j]->plan();
-    if (p.is_block_device || p.layout_bytes == 0 || done.count(p.path)) continue;
-    done.insert(p.path);
-    uint64_t bytes = 0;
-    bool fill = false;
-    for (auto& other : jobs_) {
-      if (other->plan().path != p.path) continue;
-      bytes = std::max(bytes, other->plan().layout_bytes);
-      fill |= other->plan().layout_fill;
-      other->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
-    }
-    laid_out_ = true;
-    std::string what, stamp;
-    Expect laid_out;
-    const int err = LayoutFile(LayoutTarget{&p.target, &p.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what,
-                               &laid_out, &stamp);
-    // Created, even if the layout stopped after: whoever removes the run's files must know it.
-    if (laid_out.kind == Expect::kFile && p.expect.kind == Expect::kNew)
-      created_.push_back({static_cast<uint32_t>(j), 0, laid_out.dev, laid_out.ino, stamp});
-    // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
-    if (err == ECANCELED) return;
-    for (auto& other : jobs_) {
-      if (other->plan().path != p.path) continue;
-      // Every job of the file opens the file laid out here, and nothing else.
-      if (err == 0) other->ExpectFile(laid_out);
-      else other->FailEarly(err, "layout", what + " " + p.path);
+    for (size_t i = 0; i < p.FileCount(); i++) {
+      const FileTarget f = p.File(i);
+      if (f.is_block_device || f.layout_bytes == 0 || done.count(f.path)) continue;
+      done.insert(f.path);
+      if (!LayOut1(j, i, f)) return;
     }
   }
   for (size_t j = 0; j < jobs_.size(); j++) CreateLogs(j);
+}
+
+bool Run::LayOut1(size_t j, size_t i, const FileTarget& f) {
+  const JobPlan& p = jobs_[j]->plan();
+  uint64_t bytes = 0;
+  bool fill = false;
+  // Every job file at that path, as (job, file).
+  std::vector<std::pair<size_t, size_t>> users;
+  for (size_t k = 0; k < jobs_.size(); k++) {
+    const JobPlan& o = jobs_[k]->plan();
+    for (size_t m = 0; m < o.FileCount(); m++) {
+      const FileTarget g = o.File(m);
+      if (g.path != f.path) continue;
+      users.emplace_back(k, m);
+      bytes = std::max(bytes, g.layout_bytes);
+      fill |= o.layout_fill;
+      jobs_[k]->progress().phase.store(static_cast<int>(Phase::kLayout), std::memory_order_relaxed);
+    }
+  }
+  laid_out_ = true;
+  // The layout's own progress, posted while it holds this thread; each job at the path reads it.
+  layouts_.emplace_back();
+  LayoutMeter& meter = layouts_.back();
+  meter.tick = [this] { PostProgressIfDue(); };
+  for (const auto& [k, m] : users) layout_of_[k] = static_cast<int>(layouts_.size() - 1);
+  std::string what, stamp;
+  Expect laid_out;
+  const int err = LayoutFile(LayoutTarget{&f.target, &f.expect, &p.forbidden}, bytes, fill, p.fallocate, &cancel_, &what,
+                             &laid_out, &stamp, &meter);
+  // Created, even if the layout stopped after: whoever removes the run's files must know it. Files
+  // a run created are numbered 0 (a job's target), 1 to 5 (its logs), 6 on (its other files).
+  if (laid_out.kind == Expect::kFile && f.expect.kind == Expect::kNew)
+    created_.push_back({static_cast<uint32_t>(j), static_cast<uint32_t>(i == 0 ? 0 : 5 + i), laid_out.dev, laid_out.ino, stamp});
+  // Cancelled: the jobs see the flag as they start and end at once, marked cancelled.
+  if (err == ECANCELED) return false;
+  for (const auto& [k, m] : users) {
+    // Every job of the file opens the file laid out here, and nothing else.
+    if (err == 0) jobs_[k]->ExpectFile(m, laid_out);
+    else jobs_[k]->FailEarly(err, "layout", what + " " + f.path);
+  }
+  return true;
 }
 
 // A log planning did not find is created here, exclusively, as a target file is: a name taken
@@ -232,12 +303,20 @@ void Run::Coordinate() {
   // The clock the jobs read once or twice per I/O, scaled before any of them starts.
   ClockInit();
   const uint64_t started_ns = NowNs();
+  next_post_ns_ = started_ns + 1'000'000'000ull;
   ClaimDevices();
   LayOut();
   ReadStatsAfterLayout(started_ns);
   // What the layout created, at once: a caller that must remove it after a crash records it.
   if (!created_.empty()) PostProgress();
   threads_.resize(jobs_.size());
+  // Every job reports its status on the same clock, from here.
+  const uint64_t epoch = NowNs();
+  for (auto& job : jobs_) {
+    job->StartStatus(epoch);
+    status_interval_ns_ = std::max(status_interval_ns_, job->plan().status_interval_ns);
+  }
+  status_due_ns_ = status_interval_ns_ ? epoch + status_interval_ns_ : UINT64_MAX;
   for (size_t i = 0; i < jobs_.size(); i++) {
     std::shared_ptr<Job> job = jobs_[i];
     try {
@@ -262,6 +341,7 @@ void Run::Coordinate() {
     while (done_count_ < jobs_.size()) {
       if (done_cv_.wait_for(lock, std::chrono::milliseconds(100)) == std::cv_status::no_timeout) continue;
       lock.unlock();
+      MaybePostStatus(NowNs());
       AbandonStuckJobs(NowNs());
       const auto t = std::chrono::steady_clock::now();
       if (t >= next_post) {
@@ -324,30 +404,81 @@ void Run::UnlinkFiles() {
   std::set<std::string> unlinked;
   for (auto& job : jobs_) {
     const JobPlan& p = job->plan();
-    if (!p.unlink_after || p.is_block_device || unlinked.count(p.path)) continue;
-    // A file whose job was given up on sits where the stall is: removing it could block this
-    // thread too. It stays.
-    bool stuck = false;
-    for (auto& other : jobs_) stuck |= other->stall().Abandoned() && other->plan().path == p.path;
-    if (stuck) continue;
-    uint64_t dev = 0, ino = 0;
-    for (auto& other : jobs_) {
-      if (other->plan().path == p.path && other->opened_ino() != 0) {
-        dev = other->opened_dev();
-        ino = other->opened_ino();
+    if (!p.unlink_after) continue;
+    for (size_t i = 0; i < p.FileCount(); i++) {
+      const FileTarget f = p.File(i);
+      if (f.is_block_device || unlinked.count(f.path)) continue;
+      // A file whose job was given up on sits where the stall is: removing it could block this
+      // thread too. It stays.
+      bool stuck = false;
+      uint64_t dev = 0, ino = 0;
+      for (auto& other : jobs_) {
+        const JobPlan& o = other->plan();
+        for (size_t m = 0; m < o.FileCount(); m++) {
+          if (o.File(m).path != f.path) continue;
+          stuck |= other->stall().Abandoned();
+          if (other->opened_ino(m) != 0) {
+            dev = other->opened_dev(m);
+            ino = other->opened_ino(m);
+          }
+        }
       }
+      if (stuck || ino == 0) continue;  // stuck, or no job opened it: nothing of this run to remove
+      unlinked.insert(f.path);
+      UnlinkBeneath(f.unlink_ref.set() ? f.unlink_ref : f.target, dev, ino, true);
     }
-    if (ino == 0) continue;  // no job opened it: nothing of this run to remove
-    unlinked.insert(p.path);
-    UnlinkBeneath(p.unlink_ref.set() ? p.unlink_ref : p.target, dev, ino, true);
   }
+}
+
+// A status report once every running job has put its statistics for the interval that ended
+// (or, should one be inside a call that long, a second after it ended, with what it last put).
+void Run::MaybePostStatus(uint64_t now) {
+  if (now < status_due_ns_) return;
+  const uint64_t index = status_index_ + 1;
+  bool ready = true;
+  for (auto& job : jobs_) ready &= JobEnded(*job) || job->status().index() >= index;
+  if (!ready && now < status_due_ns_ + std::min<uint64_t>(status_interval_ns_, 1'000'000'000ull)) return;
+  auto* msg = new Message{};
+  msg->status_index = status_index_ = index;
+  msg->run = this;
+  for (auto& job : jobs_) {
+    const bool ended = JobEnded(*job);
+    msg->ended.push_back(ended);
+    msg->status.push_back(!ended && job->status().index() ? job->status().Take() : nullptr);
+  }
+  while (status_due_ns_ <= now) status_due_ns_ += status_interval_ns_;
+  if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
+}
+
+bool Run::JobEnded(const Job& job) {
+  return job.progress_phase() == Phase::kDone;
+}
+
+void Run::PostProgressIfDue() {
+  const uint64_t now = NowNs();
+  if (now < next_post_ns_) return;
+  PostProgress();
+  next_post_ns_ = std::max<uint64_t>(next_post_ns_ + 1'000'000'000ull, now);
 }
 
 void Run::PostProgress() {
   auto* msg = new Message{};
   msg->created.swap(created_);
   msg->progress.reserve(jobs_.size());
-  for (auto& job : jobs_) msg->progress.push_back(SnapshotProgress(*job));
+  const uint64_t now = NowNs();
+  for (size_t j = 0; j < jobs_.size(); j++) {
+    ProgressSnapshot s = SnapshotProgress(*jobs_[j], now);
+    const int k = j < layout_of_.size() ? layout_of_[j] : -1;
+    if (k >= 0) {
+      const LayoutMeter& m = layouts_[static_cast<size_t>(k)];
+      s.has_layout = true;
+      s.layout_done_bytes = m.done_bytes;
+      s.layout_total_bytes = m.total_bytes;
+      s.layout_ms = ((m.ended_ns ? m.ended_ns : now) - m.started_ns) / 1000000;
+      s.layout_ended = m.ended_ns != 0;
+    }
+    msg->progress.push_back(s);
+  }
   if (tsfn_.NonBlockingCall(msg, CallJs) != napi_ok) delete msg;
 }
 
@@ -356,6 +487,17 @@ void Run::CallJs(Napi::Env env, Napi::Function fn, Message* msg) {
   if (env == nullptr) return;  // the environment is going away
   Napi::HandleScope scope(env);
   try {
+    if (msg->status_index) {
+      Run* run = msg->run;
+      Napi::Array status = Napi::Array::New(env, msg->status.size());
+      for (size_t i = 0; i < msg->status.size(); i++) {
+        Job& job = *run->jobs_[i];
+        Napi::Value v = msg->ended[i] ? JobResultToJs(env, job) : msg->status[i] ? StatusToJs(env, job, *msg->status[i]) : env.Null();
+        status.Set(static_cast<uint32_t>(i), v);
+      }
+      fn.Call({Napi::Array::New(env), Napi::Array::New(env), status});
+      return;
+    }
     fn.Call({ProgressToJs(env, msg->progress), CreatedToJs(env, msg->created)});
   } catch (const Napi::Error&) {
     // A throwing progress callback must not take the run down with it.

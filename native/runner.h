@@ -61,15 +61,27 @@ class Run {
   // their runtime is well over; they count as done.
   void AbandonStuckJobs(uint64_t now);
   void ClaimDevices();
+  void Claim1(const FileTarget& f, const Forbidden& forbidden);
   void ReleaseDevices();
-  // A copy of the run's claim on the device `p` writes, for a job given up on; -1 when none.
+  // Whether one of `p`'s files is the block device `rdev` (written by the job: claimed).
+  static bool UsesDevice(const JobPlan& p, uint64_t rdev);
+  static bool WritesDevice(const JobPlan& p, uint64_t rdev);
+  // The first block device `p` writes (0: none): the one whose claim a stuck job holds.
+  static uint64_t FirstClaimedDevice(const JobPlan& p);
+  // A copy of the run's claim on the first device `p` writes, for a job given up on; -1 when none.
   int ClaimCopyFor(const JobPlan& p) const;
   void UnlinkFiles();
   void LayOut();
+  // Lays out file `i` of job `j` for every job file at its path; false when cancelled.
+  bool LayOut1(size_t j, size_t i, const FileTarget& f);
+  // Posts progress when the next report is due (during a layout, which holds this thread).
+  void PostProgressIfDue();
   // Reads the counter files after the layout, with the layout's duration.
   void ReadStatsAfterLayout(uint64_t started_ns);
   void CreateLogs(size_t job);
   void PostProgress();
+  void MaybePostStatus(uint64_t now);
+  static bool JobEnded(const Job& job);
   void Settle(Napi::Env env);
 
   Registry* registry_;
@@ -96,6 +108,12 @@ class Run {
   std::vector<std::string> stats_after_layout_;
   uint64_t layout_ns_ = 0;
   bool laid_out_ = false;
+  // Each file's layout as it goes (reserved up front: a meter's address does not move), and the
+  // meter of each job's file (-1: none laid out for it).
+  std::vector<LayoutMeter> layouts_;
+  std::vector<int> layout_of_;
+  // When the coordinator next reports progress (NowNs clock).
+  uint64_t next_post_ns_ = 0;
   // Files the layout created, until the next progress report takes them to JavaScript.
   std::vector<CreatedFile> created_;
   std::thread coordinator_;
@@ -104,6 +122,10 @@ class Run {
   size_t done_count_ = 0;
   // When the coordinator first saw the cancel (0: not yet).
   uint64_t cancel_seen_ns_ = 0;
+  // --status-interval: how often, when the next report is due, and the last one's number.
+  uint64_t status_interval_ns_ = 0;
+  uint64_t status_due_ns_ = UINT64_MAX;
+  uint64_t status_index_ = 0;
   Napi::ThreadSafeFunction tsfn_;
   std::unique_ptr<Napi::Promise::Deferred> deferred_;
 };

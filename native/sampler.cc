@@ -100,9 +100,22 @@ void Sampler::TakeSamples(uint64_t now) {
 
 // A window's lines in the averaged logs: its bandwidth, IOPS and mean latencies.
 void Sampler::LogAverages(int d, uint64_t t_ms, uint64_t bw, uint64_t iops) {
-  const DirResult& a = result_.dirs[d];
   if (logs_[kBwLog].active()) logs_[kBwLog].Line(t_ms, bw, d, 0, 0);
   if (logs_[kIopsLog].active()) logs_[kIopsLog].Line(t_ms, iops, d, 0, 0);
+  LogLatAverages(d, t_ms);
+}
+
+// As fio's finalize_logs: the latency logs get a last line for the window the job ended in, the
+// mean of the I/Os it saw; the bandwidth and IOPS logs do not.
+void Sampler::EndLogs(uint64_t now) {
+  if (!plan_.log_avg_ms || per_io_logs_) return;
+  const uint64_t t_ms = (now - measure_start_ns_ + 500000) / 1000000;
+  for (int d = 0; d < kDirs; d++)
+    if (dir_used_[d]) LogLatAverages(d, t_ms);
+}
+
+void Sampler::LogLatAverages(int d, uint64_t t_ms) {
+  const DirResult& a = result_.dirs[d];
   const LatStats* now_lat[kLatKinds] = {&a.slat, &a.clat, &a.lat};
   static constexpr LogKind kLogOf[kLatKinds] = {kSlatLog, kClatLog, kLatLog};
   for (int k = 0; k < kLatKinds; k++) {

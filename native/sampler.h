@@ -43,6 +43,8 @@ class Sampler {
   }
   // The I/O has ended: the series gets its last, shorter interval when that saw any I/O.
   void EndSeries(uint64_t now);
+  // The averaged latency logs get their last, shorter window (fio's finalize_logs).
+  void EndLogs(uint64_t now);
   // The final counters, for the progress report that follows the end.
   void PublishTotals();
 
@@ -58,6 +60,7 @@ class Sampler {
   const std::string& LogPath(LogKind kind) const;
   void TakeSamples(uint64_t now);
   void LogAverages(int d, uint64_t t_ms, uint64_t bw, uint64_t iops);
+  void LogLatAverages(int d, uint64_t t_ms);
   void TakeSeriesPoint(uint64_t now);
   void FoldLastSeriesPoint();
   void WriteIoLines(const IoUnit* u, uint64_t now, uint64_t clat, uint64_t lat, uint64_t slat);

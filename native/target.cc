@@ -15,6 +15,7 @@
 
 #include "beneath.h"
 #include "buffers.h"
+#include "clock.h"
 #include "rng.h"
 
 namespace vb {
@@ -22,7 +23,7 @@ namespace {
 
 constexpr uint64_t kLayoutChunk = 1 << 20;
 
-int FillRange(int fd, uint64_t from, uint64_t to, const std::atomic<bool>* cancel, std::string* what) {
+int FillRange(int fd, uint64_t from, uint64_t to, const std::atomic<bool>* cancel, std::string* what, LayoutMeter* meter) {
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, kLayoutChunk) != 0) return ENOMEM;
   char* buf = static_cast<char*>(mem);
@@ -47,6 +48,8 @@ int FillRange(int fd, uint64_t from, uint64_t to, const std::atomic<bool>* cance
       *what = "writing the file's data";
     } else {
       at += static_cast<uint64_t>(w);
+      meter->done_bytes = at - from;
+      if (meter->tick) meter->tick();
     }
   }
   std::free(mem);
@@ -183,10 +186,8 @@ void ProbeBlockDevice(const Locator& at, const struct stat& st, TargetInfo* info
   close(fd);
 }
 
-}  // namespace
-
-int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what, Expect* laid_out, std::string* stamp) {
+int LayOutOnce(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+               std::string* what, Expect* laid_out, std::string* stamp, LayoutMeter* meter) {
   const bool fresh = t.expect->kind == Expect::kNew;
   // A file that is already large enough is not touched: a read job on a read-only file (or on
   // someone else's data) never needs to open it for writing. Looked at through an O_PATH open
@@ -226,9 +227,21 @@ int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode,
   }
   if (err == 0 && static_cast<uint64_t>(st.st_size) < bytes) {
     const uint64_t from = static_cast<uint64_t>(st.st_size);
-    err = fill ? FillRange(fd, from, bytes, cancel, what) : Allocate(fd, from, bytes, mode, what);
+    meter->total_bytes = bytes - from;
+    err = fill ? FillRange(fd, from, bytes, cancel, what, meter) : Allocate(fd, from, bytes, mode, what);
+    if (err == 0) meter->done_bytes = meter->total_bytes;
   }
   close(fd);
+  return err;
+}
+
+}  // namespace
+
+int LayoutFile(const LayoutTarget& t, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
+               std::string* what, Expect* laid_out, std::string* stamp, LayoutMeter* meter) {
+  meter->started_ns = NowNs();
+  const int err = LayOutOnce(t, bytes, fill, mode, cancel, what, laid_out, stamp, meter);
+  meter->ended_ns = NowNs();
   return err;
 }
 

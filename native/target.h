@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "plan.h"
@@ -16,21 +17,34 @@ struct LayoutTarget {
   const Forbidden* forbidden;
 };
 
+// How far a file's layout has got, for progress. LayoutFile fills it in on the calling thread
+// and calls `tick` after each chunk it writes, so that the caller can report progress while a
+// long layout runs (the coordinator posts from there, about once a second).
+struct LayoutMeter {
+  uint64_t done_bytes = 0;
+  // What the layout writes or allocates: 0 when the file was already large enough.
+  uint64_t total_bytes = 0;
+  uint64_t started_ns = 0;
+  // 0 while it runs.
+  uint64_t ended_ns = 0;
+  std::function<void()> tick;
+};
+
 // Creates or extends a regular file to `bytes`. With `fill`, the new part is written with
 // incompressible data so reads return real blocks; otherwise space is allocated as `mode` says.
 // A file already that large is left alone. Filling stops with ECANCELED once `cancel` is set.
 // A file planning did not find (expect kNew) is created with O_EXCL. Returns 0 or an errno,
 // with what failed in `what`; on success `laid_out` is the file the jobs must then open, and
-// `stamp` its FileStamp when this call opened it.
+// `stamp` its FileStamp when this call opened it. `meter` follows the layout.
 int LayoutFile(const LayoutTarget& target, uint64_t bytes, bool fill, Fallocate mode, const std::atomic<bool>* cancel,
-               std::string* what, Expect* laid_out, std::string* stamp);
+               std::string* what, Expect* laid_out, std::string* stamp, LayoutMeter* meter);
 
 // A file a run created (a target its layout made, a log): the job (its index in the run), which
-// of its files (0 the target, 1 to 5 its logs in LogKind order) and the file's identity, so that
+// of its files (0 the target, 1 to 5 its logs in LogKind order, 6 on its other files) and the file's identity, so that
 // whoever removes it later removes it only while it is still that file.
 struct CreatedFile {
   uint32_t job;
-  uint8_t file;
+  uint32_t file;
   uint64_t dev, ino;
   std::string stamp;  // FileStamp, "" where the filesystem keeps neither birth time nor generation
 };

@@ -7,6 +7,8 @@
  * The HTTP service is `volbench/server` and the Lambda handler `volbench/lambda`: this entry
  * loads neither, nor their dependencies (Fastify, SQLite, prom-client).
  */
+// First: on a Node older than volbench needs, this import fails with the reason.
+import './require-node.js';
 export { VolbenchError } from './errors.js';
 export type { VolbenchErrorCode, VolbenchErrorDetails } from './errors.js';
 export { runJobs, runParsed, runPlan } from './run/run-jobs.js';

@@ -5,7 +5,7 @@
  * as HTML.
  */
 import { $, api, AuthError, el, ENDED, setToken, token } from './common.js';
-import { runLabels, specText } from './describe.js';
+import { runLabels } from './describe.js';
 import { showRun } from './run-page.js';
 import { showReport } from './reports.js';
 
@@ -199,7 +199,7 @@ async function showCompare(ids, me) {
   document.title = `${$('#compare-title').textContent} · volbench`;
   $('#compare-runs tbody').replaceChildren(...runs.map((run, i) => el('tr', { 'data-run': run.id }, [
     el('th', { scope: 'row', text: shown[i] }),
-    el('td', { text: specText(run) }),
+    el('td', { text: run.what_ran }),
     el('td', { className: `status-${run.status}`, text: run.status }),
     el('td', {}, [el('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, [el('code', { text: run.id })])]),
   ])));

@@ -102,6 +102,12 @@ export function fmtMiBps(bytesPerSec) {
   return `${mib.toFixed(mib >= 100 ? 0 : 1)} MiB/s`;
 }
 
+/** A size: 512 MiB, 4.0 GiB. */
+export function fmtBytes(bytes) {
+  const gib = bytes / (1024 * MIB);
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / MIB)} MiB`;
+}
+
 /** A latency in ns as fio would say it: 812 µs, 1.25 ms. */
 export function fmtTimeNs(ns) {
   if (!(ns > 0)) return '–';

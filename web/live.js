@@ -3,7 +3,7 @@
  * (IOPS, MiB/s, latency per direction, % done, ETA), a chart of IOPS and MiB/s over latency,
  * and a table of every second, newest first. Only the directions the run does are drawn.
  */
-import { $, el, fmtDuration, fmtInt, fmtMiBps, fmtTimeNs } from './common.js';
+import { $, el, fmtBytes, fmtDuration, fmtInt, fmtMiBps, fmtTimeNs } from './common.js';
 
 /** Rows the table keeps: enough to read back a few minutes; the chart keeps every point. */
 const TABLE_ROWS = 300;
@@ -14,6 +14,7 @@ const MIB = 1024 * 1024;
  * stonewall stages each take an equal part.
  */
 function overallFraction(p) {
+  if (p.suite_test && p.suite_test.fraction !== undefined) return p.suite_test.fraction;
   let done = (p.stage + p.fraction) / Math.max(1, p.stages);
   if (p.analysis_step) done = (p.analysis_step.step - 1 + done) / Math.max(1, p.analysis_step.steps);
   if (p.suite_test) {
@@ -23,18 +24,39 @@ function overallFraction(p) {
   return Math.min(1, Math.max(0, done));
 }
 
+/**
+ * Ms until the run ends, as the service reckons it (from what each job has left, a layout from
+ * its bytes left): a run of one stage, and a suite as a whole; else (more stages, an analysis's
+ * steps) from its pace so far.
+ */
+function overallEta(p, done, elapsedMs) {
+  if (p.suite_test && p.suite_test.eta_ms !== undefined) return p.suite_test.eta_ms;
+  if (p.stages <= 1 && !p.suite_test && !p.analysis_step) return p.eta_ms;
+  return done > 0.01 ? (elapsedMs * (1 - done)) / done : null;
+}
+
+/** `45% of 4.0 GiB, 130 MiB/s`: how far the layout is. */
+function layoutText(l) {
+  const share = l.total_bytes > 0 ? Math.floor((100 * l.done_bytes) / l.total_bytes) : 100;
+  return `${share}% of ${fmtBytes(l.total_bytes)}${l.bytes_per_sec === null ? '' : `, ${fmtMiBps(l.bytes_per_sec)}`}`;
+}
+
 /** Where in the run a progress report is: its clock restarts with each stage, test and step. */
 function phaseKey(p) {
   return `${p.suite_test ? `${p.suite_test.test}.${p.suite_test.loop}` : ''}/${p.analysis_step ? p.analysis_step.step : ''}/${p.stage}`;
 }
 
+/** A direction's one colour: its rates above and its latencies below are drawn alike. */
+const COLOURS = { read: '#5470c6', write: '#ee6666', trim: '#3ba272' };
+
 function chartOption(dirs) {
-  const series = dirs.flatMap((d) => [
-    { name: `${d} IOPS`, type: 'line', xAxisIndex: 0, yAxisIndex: 0, showSymbol: false, data: [] },
-    { name: `${d} MiB/s`, type: 'line', xAxisIndex: 0, yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed' }, data: [] },
-    { name: `${d} p99 µs`, type: 'line', xAxisIndex: 1, yAxisIndex: 2, showSymbol: false, data: [] },
-    { name: `${d} mean µs`, type: 'line', xAxisIndex: 1, yAxisIndex: 2, showSymbol: false, lineStyle: { type: 'dashed' }, data: [] },
-  ]);
+  const series = dirs.flatMap((d) => {
+    const color = COLOURS[d];
+    const line = (name, xAxisIndex, yAxisIndex, dashed) => ({
+      name, type: 'line', xAxisIndex, yAxisIndex, showSymbol: false, itemStyle: { color }, lineStyle: { color, ...(dashed ? { type: 'dashed' } : {}) }, data: [],
+    });
+    return [line(`${d} IOPS`, 0, 0, false), line(`${d} MiB/s`, 0, 1, true), line(`${d} p99 µs`, 1, 2, false), line(`${d} mean µs`, 1, 2, true)];
+  });
   return {
     animation: false,
     textStyle: { fontFamily: 'sans-serif' },
@@ -115,10 +137,7 @@ export class LiveView {
 
   showNow(p, t, active) {
     const done = overallFraction(p);
-    // One stage alone: the engine's ETA; more: the whole run's, from its pace so far.
-    const single = p.stages <= 1 && !p.suite_test && !p.analysis_step;
-    const elapsedMs = t * 1000;
-    const eta = single ? p.eta_ms : done > 0.01 ? (elapsedMs * (1 - done)) / done : null;
+    const eta = overallEta(p, done, t * 1000);
     const where = [];
     if (p.suite_test) where.push(`test ${p.suite_test.test}/${p.suite_test.tests}${p.suite_test.loops > 1 ? `, loop ${p.suite_test.loop}/${p.suite_test.loops}` : ''}`);
     if (p.analysis_step) where.push(`${p.analysis_step.analysis} step ${p.analysis_step.step}/${p.analysis_step.steps}`);
@@ -127,6 +146,7 @@ export class LiveView {
     const figures = [
       figure('done', `${(done * 100).toFixed(1)}%`, where.length ? `done (${where.join(', ')})` : 'done'),
       figure('eta', fmtDuration(eta), 'ETA'),
+      ...(p.layout ? [figure('layout', layoutText(p.layout), `laying out ${p.layout.path}`)] : []),
       ...this.dirs.filter(active).flatMap((d) => [
         figure(`${d}-iops`, fmtInt(p[d].iops), `${d} IOPS`),
         figure(`${d}-mibps`, fmtMiBps(p[d].bw_bytes), `${d} throughput`),

@@ -4,7 +4,7 @@
  * against wanted), fio's normal text and JSON, and its report.
  */
 import { $, api, el, ENDED, follow, fmtDuration, saveAs } from './common.js';
-import { directionsOf, runTitle, volumeText } from './describe.js';
+import { directionsOf } from './describe.js';
 import { LiveView } from './live.js';
 import { showReport } from './reports.js';
 
@@ -16,14 +16,13 @@ function facts(run) {
   else parts.push(`submitted ${run.created_at}`);
   if (run.started_at && run.finished_at) parts.push(`took ${fmtDuration(Date.parse(run.finished_at) - Date.parse(run.started_at))}`);
   if (run.suite) parts.push(`suite ${run.suite.name}${run.suite.loops > 1 ? `, ${run.suite.loops} loops` : ''}`);
-  const volume = volumeText(run.volume);
-  if (volume) parts.push(`volume ${volume}`);
+  if (run.volume_text) parts.push(`volume ${run.volume_text}`);
   if (run.gate) parts.push(`gate ${run.gate}`);
   return parts.join(' · ');
 }
 
 function renderHead(run) {
-  const title = runTitle(run);
+  const title = run.title;
   $('#run-title').textContent = title;
   document.title = `${title} · volbench`;
   $('#run-id').textContent = run.id;

@@ -55,6 +55,9 @@ const char* IoSyscallName(const EngineOps& ops, uint8_t ddir);
 
 struct EngineSetup {
   int fd = -1;
+  // Every file of the job, by IoUnit::file (fds[0] is fd); they stay open while the engine runs.
+  const int* fds = nullptr;
+  unsigned file_count = 1;
   bool is_block_device = false;
   unsigned depth = 1;
   IoUnit* units = nullptr;

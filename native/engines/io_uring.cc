@@ -86,7 +86,8 @@ void* MapRegion(int ring, size_t bytes, off_t region) {
 }  // namespace
 
 int IoUringEngine::Setup(const EngineSetup& s, const Options& o) {
-  fd_ = s.fd;
+  fds_ = s.fds;
+  file_count_ = s.file_count;
   io_uring_params p;
   const int ring = SetupWithFallback(RoundUpPow2(s.depth), SetupFlags(o), &p);
   if (ring < 0) return ring;
@@ -147,7 +148,7 @@ void IoUringEngine::Register(const EngineSetup& s, const Options& o) {
     fixed_bufs_ = SysRegister(ring_fd_, IORING_REGISTER_BUFFERS, &iov, 1) == 0;
   }
   if (o.register_files) {
-    fixed_file_ = SysRegister(ring_fd_, IORING_REGISTER_FILES, &fd_, 1) == 0;
+    fixed_file_ = SysRegister(ring_fd_, IORING_REGISTER_FILES, fds_, file_count_) == 0;
   }
   io_uring_rsrc_update reg{};
   reg.offset = static_cast<unsigned>(-1);

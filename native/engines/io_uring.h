@@ -61,11 +61,11 @@ class IoUringEngine {
   unsigned setup_flags() const { return setup_flags_; }
   EngineFacts Facts() const { return EngineFacts{fixed_bufs_, fixed_file_}; }
 
-  void Queue(IoUnit* u) {
+  [[gnu::always_inline]] void Queue(IoUnit* u) {
     if (u->ddir == kTrim) {
       u->issue_ns = NowNs();
       u->inline_done = true;
-      u->res = DiscardRange(fd_, u->offset + u->done, u->len - u->done);
+      u->res = DiscardRange(fds_[u->file], u->offset + u->done, u->len - u->done);
       done_.Push(u);
       return;
     }
@@ -88,10 +88,10 @@ class IoUringEngine {
       sqe->fsync_flags = u->ddir == kDataSync ? IORING_FSYNC_DATASYNC : 0;
     }
     if (fixed_file_) {
-      sqe->fd = 0;
+      sqe->fd = u->file;
       sqe->flags = IOSQE_FIXED_FILE;
     } else {
-      sqe->fd = fd_;
+      sqe->fd = fds_[u->file];
     }
     sqe->user_data = reinterpret_cast<uint64_t>(u);
     if (sq_array_) sq_array_[idx] = idx;
@@ -135,7 +135,9 @@ class IoUringEngine {
   int MapRings(const io_uring_params& p);
   void Register(const EngineSetup& s, const Options& o);
 
-  int fd_ = -1;
+  // The job's files, by IoUnit::file (registered in this order when they are registered).
+  const int* fds_ = nullptr;
+  unsigned file_count_ = 1;
   int ring_fd_ = -1;
   // The fd to pass to io_uring_enter: the registered index when the ring fd is registered.
   int enter_fd_ = -1;

@@ -8,11 +8,6 @@
 #include <ctime>
 
 namespace vb {
-namespace {
-
-constexpr unsigned kAioRingMagic = 0xa10a10a1;
-
-}  // namespace
 
 bool LibaioEngine::Probe() {
   aio_context_t ctx = 0;
@@ -22,12 +17,10 @@ bool LibaioEngine::Probe() {
 }
 
 int LibaioEngine::Setup(const EngineSetup& s, const Options&) {
-  fd_ = s.fd;
+  fds_ = s.fds;
   aio_context_t ctx = 0;
   if (syscall(__NR_io_setup, s.depth, &ctx) < 0) return -errno;
   ctx_ = ctx;
-  AioRing* ring = reinterpret_cast<AioRing*>(ctx);
-  ring_ = (ring->magic == kAioRingMagic && ring->incompat_features == 0) ? ring : nullptr;
   iocbs_.assign(s.unit_count, iocb{});
   submit_.assign(s.unit_count, nullptr);
   staged_.assign(s.unit_count, nullptr);
@@ -41,7 +34,6 @@ int LibaioEngine::Setup(const EngineSetup& s, const Options&) {
 void LibaioEngine::Teardown() {
   if (ctx_ != 0) syscall(__NR_io_destroy, ctx_);
   ctx_ = 0;
-  ring_ = nullptr;
 }
 
 int LibaioEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
@@ -75,7 +67,7 @@ int LibaioEngine::Commit(unsigned min_complete, uint64_t timeout_ns) {
   nsubmit_ = nstaged_ = 0;
 
   // Trims completed inline count: waiting for them in the kernel would never return.
-  const unsigned ready = nevents_ + RingReady() + done_.Size();
+  const unsigned ready = nevents_ + done_.Size();
   if (min_complete == 0 || ready >= min_complete) return submitted;
   timespec ts;
   timespec* tsp = nullptr;

@@ -22,7 +22,7 @@ class BlockingEngine {
   static constexpr auto& kOptions = kNoOptions;
 
   int Setup(const EngineSetup& s, const Options&) {
-    fd_ = s.fd;
+    fds_ = s.fds;
     done_.Init(s.unit_count);
     return 0;
   }
@@ -51,22 +51,26 @@ class BlockingEngine {
     char* const p = u->buf + u->done;
     const uint64_t off = u->offset + u->done;
     const size_t n = u->len - u->done;
-    if (u->ddir == kTrim) return DiscardRange(fd_, off, n);
-    if (u->ddir != kRead && u->ddir != kWrite) return SyncFileOp(fd_, u->ddir);
+    const int fd = fds_[u->file];
+    if (u->ddir == kTrim) return DiscardRange(fd, off, n);
+    if (u->ddir != kRead && u->ddir != kWrite) return SyncFileOp(fd, u->ddir);
     ssize_t r;
     if (kPositional) {
-      r = u->ddir == kRead ? pread(fd_, p, n, static_cast<off_t>(off)) : pwrite(fd_, p, n, static_cast<off_t>(off));
+      r = u->ddir == kRead ? pread(fd, p, n, static_cast<off_t>(off)) : pwrite(fd, p, n, static_cast<off_t>(off));
     } else {
       // The sync engine seeks only when the offset is not where the last I/O left the file.
-      if (off != pos_ && lseek(fd_, static_cast<off_t>(off), SEEK_SET) < 0) return -errno;
-      r = u->ddir == kRead ? read(fd_, p, n) : write(fd_, p, n);
+      if ((off != pos_ || u->file != pos_file_) && lseek(fd, static_cast<off_t>(off), SEEK_SET) < 0) return -errno;
+      r = u->ddir == kRead ? read(fd, p, n) : write(fd, p, n);
       pos_ = r > 0 ? off + static_cast<uint64_t>(r) : UINT64_MAX;
+      pos_file_ = u->file;
     }
     return r < 0 ? -errno : static_cast<int32_t>(r);
   }
 
-  int fd_ = -1;
+  const int* fds_ = nullptr;
+  // Where the last I/O left the file it went to.
   uint64_t pos_ = UINT64_MAX;
+  uint16_t pos_file_ = 0;
   InlineQueue done_;
 };
 

@@ -55,6 +55,9 @@ export interface SweepOptions extends RunJobsOptions {
 
 const DEPTH_ACCEPTED = 'a whole number from 1 to 65535 (iodepth) or 4096 (numjobs)';
 
+/** What a sweep doubles when it is not told. */
+export const DEFAULT_SWEEP_OVER: SweepOver = 'iodepth';
+
 /** 1, 2, 4, ... up to max (the powers of two not above it). */
 export function sweepValues(max: number): number[] {
   const values: number[] = [];
@@ -63,7 +66,7 @@ export function sweepValues(max: number): number[] {
 }
 
 function checkOptions(options: SweepOptions): { over: SweepOver; maxDepth: number; alpha: number; maxP99Ns: number | null } {
-  const over = options.over ?? 'iodepth';
+  const over = options.over ?? DEFAULT_SWEEP_OVER;
   if (over !== 'iodepth' && over !== 'numjobs') {
     throw new VolbenchError('EINVALID_VALUE', `a sweep goes over iodepth or numjobs, not '${String(over)}'`, { field: 'over', accepted: 'iodepth, numjobs' });
   }

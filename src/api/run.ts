@@ -41,6 +41,9 @@ export const suiteTestSchema = named(
     loop: z.int().describe('1-based'),
     loops: z.int(),
     jobs: z.array(z.string()).describe('Job names of the test'),
+    fraction: z.number().optional().describe('Share of the whole suite done, 0..1 (progress events only)'),
+    eta_ms: z.number().nullable().optional()
+      .describe('Ms until the whole suite ends, from what each remaining run should take; null while unknown (progress events only)'),
   }).describe('The test and loop of a suite run that started last'),
 );
 
@@ -53,6 +56,17 @@ export const analysisStepSchema = named(
   }).describe('Where an analysis run is: its current point, chunk or batch of reads'),
 );
 
+export const layoutProgressSchema = named(
+  'LayoutProgress',
+  z.object({
+    path: z.string().describe('The file being laid out'),
+    file: z.int().describe('1-based: which of the files laid out so far in this stage'),
+    done_bytes: z.number(),
+    total_bytes: z.number().describe('What the layout writes or allocates'),
+    bytes_per_sec: z.number().nullable().describe('The layout\'s rate so far; null before it has written anything'),
+  }).describe("A stage's file layout, while it runs (the stage's jobs wait for it)"),
+);
+
 export const progressSchema = named(
   'RunProgress',
   z.object({
@@ -60,7 +74,8 @@ export const progressSchema = named(
     stages: z.int(),
     elapsed_ms: z.number().describe('Time in the current stage'),
     fraction: z.number().describe('Share of the current stage done, 0..1'),
-    eta_ms: z.number().nullable(),
+    eta_ms: z.number().nullable().describe('Ms until the stage ends: its layout, then what each job has left (a time_based job its runtime); null while unknown'),
+    layout: layoutProgressSchema.optional().describe('While the stage lays out its files'),
     read: directionRateSchema,
     write: directionRateSchema,
     trim: directionRateSchema,
@@ -104,8 +119,16 @@ const runFields = {
   links: runLinksSchema,
 };
 
-/** What the full views add: the submission and the outcome of its assertions. */
+const directionSchema = z.enum(['read', 'write', 'trim']);
+
+/** What the full views add: the run in words, the submission and the outcome of its assertions. */
 const runDetailFields = {
+  title: z.string().describe('What ran, on which target and volume: `rr: randread bs=4k iodepth=32 on /data (gp3 500 GiB, 6000 IOPS)`'),
+  what_ran: z.string().describe('The jobs, suite or analysis: `rr: randread bs=4k iodepth=32`, `suite kdiskmark (8 tests)`'),
+  target_text: z.string().describe('The paths the run names, else its target roots'),
+  volume_text: z.string().nullable().describe('The volume as submitted, in words (`gp3 500 GiB, 6000 IOPS on m6i.large`), or null'),
+  directions: z.array(directionSchema).describe("The directions the run's jobs do (rw and rwmixread as the engine reads them)"),
+  job_directions: z.record(z.string(), z.array(directionSchema)).describe("Each job's directions, by job name"),
   spec: specSchema.describe(
     "The spec as submitted; for a suite run, the suite's job file with the overrides applied; for an analysis run, its largest single run",
   ),

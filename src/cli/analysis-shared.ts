@@ -17,10 +17,13 @@ import type { CommandIo } from './io.js';
 
 export type AnalysisFormat = 'normal' | 'json';
 
-export const ANALYSIS_OUTPUT_USAGE = `  --format normal|json               the analysis as text, or one fio JSON document with it
+/** The options every analysis takes, as `command`'s --help lists them. */
+export function analysisOutputUsage(command: 'sweep' | 'uniformity' | 'rotational'): string {
+  return `  --format normal|json               the analysis as text, or one fio JSON document with it
                                      under "volbench" (default: normal)
   --output FILE                      write the result there instead of stdout
-${ownFlagsUsage('analysis')}`;
+${ownFlagsUsage(command)}`;
+}
 
 export interface AnalysisFlags {
   values: Map<string, string>;

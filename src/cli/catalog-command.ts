@@ -99,6 +99,19 @@ function listPrice(t: CatalogVolumeType): string {
 
 const n = (v: number) => v.toLocaleString('en-US');
 
+/** The list as columns under a header, each as wide as its widest cell (sizes right-aligned). */
+function listTable(rows: ReadonlyArray<CatalogVolumeType & { provider: string; default_region: string }>): string {
+  const header = ['provider', 'type', 'media', 'size GiB', 'performance', 'price', 'name'];
+  const cells = rows.map((t) => [
+    t.provider, t.type, t.media, `${t.size_gib.min}–${t.size_gib.max}`,
+    `${t.from_instance ? 'the instance type\'s, up to' : 'up to'} ${n(t.iops.max)} IOPS, ${t.throughput_mibps.max} MiB/s`
+      + `${t.tiers ? `, ${t.tiers.length} size tiers` : ''}${t.burst ? ', bursts' : ''}`,
+    listPrice(t), t.title,
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((r) => r[c].length)));
+  return [header, ...cells].map((r) => r.map((cell, c) => (c === 3 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
 /** One line: entitled (no merging), merged where that differs, the volume's burst and the instance's. */
 export function entitledText(e: Entitlement): string {
   const { entitled: r, entitled_merged: m } = e;
@@ -188,9 +201,7 @@ export async function catalogCommand(argv: string[], io: CommandIo): Promise<num
     case 'list': {
       const catalogs = loadCatalog().filter((c) => !values.provider || c.provider === values.provider);
       const rows = catalogs.flatMap((c) => c.types.map((t) => ({ provider: c.provider, ...t, default_region: c.default_region })));
-      out(rows, rows.map((t) => `${t.provider.padEnd(6)}${t.type.padEnd(21)}${t.media}  ${t.size_gib.min}–${t.size_gib.max} GiB  ` +
-        `${t.from_instance ? 'the instance type\'s, up to' : 'up to'} ${t.iops.max.toLocaleString('en-US')} IOPS, ${t.throughput_mibps.max} MiB/s` +
-        `${t.tiers ? `, ${t.tiers.length} size tiers` : ''}${t.burst ? ', bursts' : ''}  ${listPrice(t)}  ${t.title}\n`).join(''));
+      out(rows, listTable(rows));
       return 0;
     }
     case 'show': {

@@ -63,7 +63,10 @@ export async function demoCommand(argv: string[], io: CommandIo): Promise<number
     const result = await runJobs(demoSpec(directory, direct), { signal: controller.signal, onProgress: (p) => printer.update(p) });
     printer.done();
     io.stdout.write(renderOutputs(result, ['normal']));
-    return endCommand(result, { io });
+    const status = endCommand(result, { io });
+    // What to do next: the suite a desktop benchmark runs, on the same directory.
+    if (status === 0) io.stderr.write(`volbench demo: next, a whole suite: volbench suite kdiskmark --directory ${directory === process.cwd() ? '.' : directory}\n`);
+    return status;
   } finally {
     printer.done();
     process.off('SIGINT', onSignal);

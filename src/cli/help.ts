@@ -12,6 +12,7 @@ type UsageLoader = () => Promise<string>;
 const USAGES: Readonly<Record<string, UsageLoader>> = {
   run: async () => (await import('./run-command.js')).RUN_USAGE,
   demo: async () => (await import('./demo-command.js')).DEMO_USAGE,
+  doctor: async () => (await import('./doctor-command.js')).DOCTOR_USAGE,
   serve: async () => (await import('./serve-command.js')).SERVE_USAGE,
   suite: async () => (await import('./suite-command.js')).SUITE_USAGE,
   compare: async () => (await import('./compare-command.js')).COMPARE_USAGE,

@@ -32,6 +32,12 @@ function jobLine(job: PlannedJob, engine: EngineName): string {
     `ioengine=${engine}, iodepth=${job.options.iodepth}`;
 }
 
+/** fio's line for the files one job thread lays out: `(1 file / 32MiB)`, `(4 files / total 64MiB)`. */
+function layoutLine(jobname: string, files: number, bytes: number): string {
+  const mib = Math.floor(bytes / 2 ** 20);
+  return files === 1 ? `${jobname}: Laying out IO file (1 file / ${mib}MiB)` : `${jobname}: Laying out IO files (${files} files / total ${mib}MiB)`;
+}
+
 /**
  * The lines that lay out files, and the notes: what fio says of a job as its thread starts. A
  * file is laid out once, by the first job that needs it; a later job sharing it says so again
@@ -41,10 +47,10 @@ export function startNotes(plan: RunPlan, available: readonly EngineName[]): str
   const lines: string[] = [];
   const laidOut = new Map<string, number>();
   for (const job of plan.jobs) {
-    for (const note of job.layouts) {
-      if (note === null || note.toBytes <= (laidOut.get(note.path) ?? 0)) continue;
-      laidOut.set(note.path, note.toBytes);
-      lines.push(`${job.jobname}: Laying out IO file (1 file / ${Math.floor(note.toBytes / 2 ** 20)}MiB)`);
+    for (const notes of job.layouts) {
+      const grown = notes.filter((note) => note.toBytes > (laidOut.get(note.path) ?? 0));
+      for (const note of grown) laidOut.set(note.path, note.toBytes);
+      if (grown.length > 0) lines.push(layoutLine(job.jobname, grown.length, grown.reduce((n, note) => n + note.toBytes, 0)));
     }
   }
   // fio notes it once per thread.

@@ -27,17 +27,37 @@ export interface OwnFlags extends GateArgs {
   rest: string[];
 }
 
-/** Which commands take a flag: run, suite, and the analyses (sweep, uniformity, rotational). */
-export type OwnFlagsCommand = 'run' | 'suite' | 'analysis';
+/** Which commands take a flag: run, suite, and the analyses. */
+export type OwnFlagsCommand = 'run' | 'suite' | 'sweep' | 'uniformity' | 'rotational';
+
+/** What --max-runtime does in each command: the budget is the same rule, what it covers is not. */
+const MAX_RUNTIME_HELP: Readonly<Record<OwnFlagsCommand, string>> = {
+  run: `  --max-runtime TIME                 refuse a run whose stonewall stages, one after another,
+                                     take longer than TIME; a job that ends on its size gets
+                                     what is left as its runtime, so the run ends by then
+`,
+  suite: `  --max-runtime TIME                 refuse a suite whose tests, times its loops, take longer
+                                     than TIME; a test that ends on its size (kdiskmark's) gets
+                                     its share as its runtime
+`,
+  sweep: `  --max-runtime TIME                 refuse a sweep whose points take longer than TIME in all;
+                                     each point gets TIME / points at most
+`,
+  uniformity: `  --max-runtime TIME                 end the pass within TIME: each chunk's probe gets
+                                     TIME / --chunks at most
+`,
+  rotational: `  --max-runtime TIME                 end the measurement within TIME: each batch of timed reads
+                                     gets its share of TIME at most
+`,
+};
 
 /** Each flag's help and the commands it applies to: every command's --help lists its own. */
-const OWN_FLAGS_HELP: ReadonlyArray<{ text: string; only?: readonly OwnFlagsCommand[] }> = [
+const OWN_FLAGS_HELP: ReadonlyArray<{ text: string | ((command: OwnFlagsCommand) => string); only?: readonly OwnFlagsCommand[] }> = [
   { text: `  --assert EXPR                      a gate, repeatable: '<job>[.<dir>].<metric> <op> <value>'
   --junit FILE, --github             gate reports: JUnit XML, GitHub Actions annotations
-  --max-runtime TIME                 refuse a run longer than TIME in all (stages one after
-                                     another, a suite's tests times its loops); jobs without a
-                                     runtime get what is left as theirs
-  --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
+` },
+  { text: (command) => MAX_RUNTIME_HELP[command] },
+  { text: `  --max-size SIZE                    refuse a run whose jobs address more than SIZE in all
   --max-memory SIZE                  refuse a run whose I/O buffers (bs × iodepth × numjobs)
                                      take more than SIZE in all
   --volume TYPE:SIZE[:iops=N][:throughput=MiB/s]   the volume measured (volbench catalog),
@@ -47,9 +67,10 @@ const OWN_FLAGS_HELP: ReadonlyArray<{ text: string; only?: readonly OwnFlagsComm
 ` },
   { only: ['run', 'suite'], text: `  --prices FILE                      price the volume from this file (volbench prices refresh)
 ` },
-  { only: ['run'], text: `  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
+  { only: ['run', 'suite'], text: `  --no-cloud-lookup                  on EC2, do not ask AWS which EBS volume the target is
                                      (also VOLBENCH_CLOUD_LOOKUP=off)
-  --until-baseline                   with a --volume that bursts (gp2, st1, sc1): run
+` },
+  { only: ['run'], text: `  --until-baseline                   with a --volume that bursts (gp2, st1, sc1): run
                                      time_based until the burst cliff and the baseline after it
                                      show, at most as long as a full bucket lasts plus a margin
                                      (within --max-runtime)
@@ -60,7 +81,8 @@ const OWN_FLAGS_HELP: ReadonlyArray<{ text: string; only?: readonly OwnFlagsComm
 
 /** The own flags `command` takes, as its --help lists them. */
 export function ownFlagsUsage(command: OwnFlagsCommand): string {
-  return OWN_FLAGS_HELP.filter((f) => f.only === undefined || f.only.includes(command)).map((f) => f.text).join('');
+  return OWN_FLAGS_HELP.filter((f) => f.only === undefined || f.only.includes(command))
+    .map((f) => (typeof f.text === 'string' ? f.text : f.text(command))).join('');
 }
 
 const VALUE_FLAGS = new Set(['assert', 'junit', 'max-runtime', 'max-size', 'max-memory', 'volume', 'instance']);

@@ -4,7 +4,7 @@
  */
 import { runRotational, DEFAULT_ROTATIONAL_SAMPLES } from '../analysis/rotational.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
+import { analysisOutputUsage, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const ROTATIONAL_USAGE = `Usage:
@@ -18,7 +18,7 @@ Options:
   --force                            measure a target that does not say it is rotational
   --samples N                        long jumps and short jumps timed, each (default ${DEFAULT_ROTATIONAL_SAMPLES})
   --ioengine E                       the engine of the reads
-${ANALYSIS_OUTPUT_USAGE}`;
+${analysisOutputUsage('rotational')}`;
 
 export async function rotationalCommand(argv: string[], io: CommandIo): Promise<number> {
   const gates = extractOwnFlags(argv, { warn: warnTo(io) });

@@ -4,7 +4,7 @@
  * gate the run on its numbers (gates/); `--volume` holds it against the catalog, and
  * `--until-baseline` runs a volume that bursts until its baseline shows.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 
 import { runPlan } from '../run/run-jobs.js';
 import { untilBaselineSpec } from '../run/until-baseline.js';
@@ -38,6 +38,8 @@ fio's options, by fio's names (an option volbench lacks is refused by name), e.g
   --iodepth=32 --ioengine=io_uring|libaio|psync --direct=1 --numjobs=N
   --runtime=30 --time_based --ramp_time=5 --rate_iops=N --verify=crc32c --allow_block_write=1
   --output-format=normal|json|json+ (comma-separated for several)   --output=FILE
+  --readonly (refuse any job that writes)   --section=NAME (only this job section; repeatable)
+  --status-interval=TIME (the report so far, every TIME)   --eta-newline=TIME
 
 volbench's own options:
 ${ownFlagsUsage('run')}
@@ -110,7 +112,7 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
   const parsed = untilBaseline ? untilBaselineSpec(parseSpec(args.spec), untilBaseline, gates.limits.maxRuntimeSec) : parseSpec(args.spec);
   // Every check before any I/O: the spec, its targets, the limits, and assertions naming a job,
   // direction or metric the spec lacks.
-  const plan = await planRun(parsed, { assertions: gates.asserts, limits: gates.limits, untilSteadySec });
+  const plan = await planRun(parsed, { assertions: gates.asserts, limits: gates.limits, untilSteadySec, readonly: args.readonly });
   // The volume behind the run, when AWS can say (a target on EBS): a --volume that says
   // otherwise is refused here, before any I/O.
   let cloud;
@@ -137,19 +139,30 @@ export async function runCommand(argv: string[], io: CommandIo, deps: CloudLooku
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const printer = new ProgressPrinter(io.stderr);
+  const printer = new ProgressPrinter(io.stderr, args.etaNewlineMs);
+  // --status-interval: the report so far, every interval, where the final one goes.
+  let written = false;
+  const emit = (text: string): void => {
+    if (!args.output) io.stdout.write(text);
+    else if (written) appendFileSync(args.output, text);
+    else writeFileSync(args.output, (withNormal ? openingText : '') + text);
+    written = true;
+  };
+  const onStatus = (interim: FioResult): void => {
+    printer.done();
+    emit(renderOutputs(interim, args.outputFormats));
+  };
   try {
     const result = await runPlan(plan, {
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
       ...(untilBaseline?.volume ? { untilBaseline: { volume: untilBaseline.volume } } : {}),
+      ...(args.statusIntervalMs ? { statusIntervalMs: args.statusIntervalMs, onStatus } : {}),
     });
     const stale = result.volbench.cloud?.price ? staleWarning(result.volbench.cloud.price.as_of) : undefined;
     if (stale) io.stderr.write(`volbench: warning: ${stale}\n`);
     printer.done();
-    const text = renderOutputs(result, args.outputFormats);
-    if (args.output) writeFileSync(args.output, (withNormal ? openingText : '') + text);
-    else io.stdout.write(text);
+    emit(renderOutputs(result, args.outputFormats));
     return endCommand(result, { io, gates, name: 'volbench' });
   } finally {
     printer.done();

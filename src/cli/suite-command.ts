@@ -7,11 +7,14 @@ import { writeFileSync } from 'node:fs';
 
 import { VolbenchError } from '../errors.js';
 import { parseOutputFormats, type FioOutputFormat } from '../jobspec/index.js';
-import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, type SuiteRunOptions } from '../suites/index.js';
-import { extractOwnFlags, flagName, flagValue, ownFlagsUsage, type OwnFlags } from './own-flags.js';
+import { describeSuite, listSuites, loadSuite, prepareSuite, runPrepared, suiteTable, suiteTests, type SuiteRunOptions } from '../suites/index.js';
+import { extractOwnFlags, flagName, flagValue, instanceNeedsVolume, ownFlagsUsage, type OwnFlags } from './own-flags.js';
+import { cloudForRun, type CloudLookupDeps } from './cloud-lookup.js';
+import type { CloudContext } from '../cloud/index.js';
 import { checkOutputPaths } from './gate-report.js';
 import { endCommand } from './ending.js';
-import { ProgressPrinter } from './progress-line.js';
+import { LiveTable } from './live-table.js';
+import { suiteReporting } from './suite-progress.js';
 import { renderOutputs } from './run-command.js';
 import { warnTo, type CommandIo } from './io.js';
 
@@ -38,7 +41,9 @@ interface SuiteArgs {
 }
 
 const VALUE_OPTIONS = ['directory', 'filename', 'runtime', 'size', 'loops', 'output-format', 'output', 'show'] as const;
-const ACCEPTED = `--list, --show, --${VALUE_OPTIONS.filter((o) => o !== 'show').join(', --')}, --allow_block_write, --assert, --junit, --github`;
+/** Every flag its --help lists: its own, the gates, limits, volume and prices of own-flags.ts. */
+const ACCEPTED = `--list, --show, --${VALUE_OPTIONS.filter((o) => o !== 'show').join(', --')}, --allow_block_write, --assert, --junit, --github, `
+  + '--max-runtime, --max-size, --max-memory, --volume, --instance, --prices, --no-cloud-lookup';
 
 function parseLoops(text: string): number {
   if (!/^\d+$/.test(text)) throw new VolbenchError('EINVALID_VALUE', `--loops takes a whole number, not '${text}'`, { field: '--loops', accepted: '1 to 1000' });
@@ -87,47 +92,54 @@ function listText(): string {
   return listSuites().map((s) => describeSuite(loadSuite(s.name))).join('\n');
 }
 
-async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo): Promise<number> {
+/**
+ * The volume behind the suite's target, as `run` finds it: --volume and --instance, or on EC2
+ * what AWS says of the EBS volume the target is on (unless --no-cloud-lookup).
+ */
+async function suiteCloud(args: SuiteArgs, gates: OwnFlags, io: CommandIo, deps: CloudLookupDeps): Promise<CloudContext | undefined> {
+  const target = args.options.filename ?? args.options.directory;
+  const flags = { volume: gates.cloud?.volume, instance: gates.cloud?.instance ?? gates.instance, lookup: gates.cloudLookup };
+  const cloud = target === undefined ? gates.cloud : await cloudForRun([target], flags, (line) => io.stderr.write(`volbench: ${line}\n`), deps);
+  if (gates.instance && !cloud) throw instanceNeedsVolume();
+  return cloud;
+}
+
+async function runSuiteCommand(args: SuiteArgs, gates: OwnFlags, io: CommandIo, deps: CloudLookupDeps): Promise<number> {
   const name = args.name!;
   checkOutputPaths(gates, args.output);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
-  const printer = new ProgressPrinter(io.stderr);
+  const cloud = await suiteCloud(args, gates, io, deps);
   const options: SuiteRunOptions = {
     ...args.options,
     assertions: gates.asserts,
     limits: gates.limits,
-    ...(gates.cloud ? { cloud: gates.cloud } : {}),
+    ...(cloud ? { cloud } : {}),
     signal: controller.signal,
-    onProgress: (p) => printer.update(p),
-    onTest: (e) => {
-      if (e.loop > 1) return;
-      printer.done();
-      const loops = e.loops > 1 ? `, ${e.loops} loops` : '';
-      io.stderr.write(`volbench suite ${e.suite}: [${e.test}/${e.tests}] ${e.jobs.join(', ')}${loops}\n`);
-    },
   };
   // Every check (suite, target, options, assertions) before any I/O.
   const prepared = await prepareSuite(name, options);
+  const tests = suiteTests(prepared.parsed).map((t) => ({ jobs: t.jobs.map((j) => j.options.name) }));
+  const table = new LiveTable(io.stderr, 'test');
+  Object.assign(options, suiteReporting(table, tests, `volbench suite ${name}: `));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     const result = await runPrepared(prepared, options);
-    printer.done();
+    table.finish();
     const text = renderOutputs(result, args.outputFormats);
     if (args.output) writeFileSync(args.output, text);
     else io.stdout.write(text);
     io.stderr.write(suiteTable(result));
     return endCommand(result, { io, gates, name: `volbench.${name}` });
   } finally {
-    printer.done();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
 }
 
-export async function suiteCommand(argv: string[], io: CommandIo): Promise<number> {
-  const gates = extractOwnFlags(argv, { warn: warnTo(io) });
+export async function suiteCommand(argv: string[], io: CommandIo, deps: CloudLookupDeps = {}): Promise<number> {
+  const gates = extractOwnFlags(argv, { volumeFromAws: true, warn: warnTo(io) });
   const args = parseSuiteArgs(gates.rest);
   if (args.list) {
     io.stdout.write(listText());
@@ -143,5 +155,5 @@ export async function suiteCommand(argv: string[], io: CommandIo): Promise<numbe
       accepted: listSuites().map((s) => s.name).join(', '),
     });
   }
-  return runSuiteCommand(args, gates, io);
+  return runSuiteCommand(args, gates, io, deps);
 }

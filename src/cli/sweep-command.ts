@@ -7,7 +7,7 @@ import { runSweep, DEFAULT_MAX_DEPTH, type SweepOver } from '../analysis/sweep.j
 import { DEFAULT_ALPHA } from '../findings/optimum.js';
 import { parseFioArgs, parseTimeNs } from '../jobspec/index.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
+import { analysisOutputUsage, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const SWEEP_USAGE = `Usage:
@@ -23,7 +23,7 @@ Options:
   --over iodepth|numjobs             what the sweep doubles (default iodepth)
   --alpha A                          weight of throughput against latency, 0..1 (default ${DEFAULT_ALPHA})
   --max-p99 TIME                     stop once a point's p99 completion latency passes TIME (5ms)
-${ANALYSIS_OUTPUT_USAGE}
+${analysisOutputUsage('sweep')}
 Example:
   volbench sweep --name=rr --filename=/data/vb.bin --size=1g --rw=randread --bs=4k \\
       --ioengine=io_uring --direct=1 --runtime=3 --time_based --max-depth 128 \\

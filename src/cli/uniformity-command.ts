@@ -6,7 +6,7 @@
 import { runUniformity, DEFAULT_CHUNKS, DEFAULT_PROBE } from '../analysis/uniformity.js';
 import { uniformityMiB, uniformityMiBps } from '../analysis/format.js';
 import { extractOwnFlags } from './own-flags.js';
-import { ANALYSIS_OUTPUT_USAGE, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
+import { analysisOutputUsage, intFlag, runAnalysisCommand, takeAnalysisFlags } from './analysis-shared.js';
 import { warnTo, type CommandIo } from './io.js';
 
 export const UNIFORMITY_USAGE = `Usage:
@@ -28,7 +28,7 @@ Options:
   --write                            write the probes (a block device needs --allow_block_write)
   --bs SIZE, --iodepth N, --ioengine E   the probes' I/O (default 1m, 1, the default engine)
   --allow_block_write                allow writing a block device
-${ANALYSIS_OUTPUT_USAGE}`;
+${analysisOutputUsage('uniformity')}`;
 
 export async function uniformityCommand(argv: string[], io: CommandIo): Promise<number> {
   const gates = extractOwnFlags(argv, { warn: warnTo(io) });

@@ -44,11 +44,18 @@ function wrapped<A extends unknown[], R>(call: string, fn: (...args: A) => R): (
   };
 }
 
+/** Which addon loads, and why that one: what `volbench doctor` tells. */
+export interface AddonChoice {
+  path: string;
+  from: 'VOLBENCH_ADDON' | 'source' | 'prebuilt';
+  why: string;
+}
+
 /**
  * The addon's file: VOLBENCH_ADDON when set, else a build from source (made on purpose, or where
  * no prebuilt binary fits), else the prebuilt binary for this platform.
  */
-export function addonPath(): string {
+export function addonChoice(): AddonChoice {
   const chosen = process.env.VOLBENCH_ADDON;
   if (chosen) {
     const path = resolve(chosen);
@@ -62,13 +69,18 @@ export function addonPath(): string {
         accepted: 'a file owned by this user or root, in directories owned by this user or root, none writable by group or others',
       });
     }
-    return path;
+    return { path, from: 'VOLBENCH_ADDON', why: 'VOLBENCH_ADDON names it' };
   }
   const built = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p)).find((p) => existsSync(p));
-  if (built) return built;
-  const prebuilt = choosePrebuilt(join(packageRoot, 'prebuilds'), hostPlatform());
+  if (built) return { path: built, from: 'source', why: 'a build from source is there, and comes before the prebuilt binary' };
+  const host = hostPlatform();
+  const prebuilt = choosePrebuilt(join(packageRoot, 'prebuilds'), host);
   if ('refused' in prebuilt) throw new VolbenchError('ENATIVE', `the native engine cannot load: ${prebuilt.refused}`);
-  return prebuilt.path;
+  return { path: prebuilt.path, from: 'prebuilt', why: `no build from source; the one for ${host.platform}-${host.arch} fits glibc ${host.glibc}` };
+}
+
+export function addonPath(): string {
+  return addonChoice().path;
 }
 
 /** The engine's own deadline for a call on a root when the caller names none (native/addon.cc). */

@@ -34,7 +34,7 @@ export interface NativePathRef {
   realPath?: string;
 }
 
-/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat) and its identity. */
+/** A file a run's layout created: the job (index in the run), which file (0 the target, 1 to 5 its logs: bw, iops, lat, clat, slat, 6 on its other files) and its identity. */
 export interface NativeCreatedFile {
   job: number;
   file: number;
@@ -141,6 +141,8 @@ export interface NativeJobPlan {
   fioReseed: boolean;
   /** Keep fio's random map: every block once per pass. */
   randomMap: boolean;
+  /** Keep fio's map even for one block size (its order of offsets shows: plan/random-map.ts keepsFioMap). */
+  fioMap: boolean;
   /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
   distribution: number;
   distributionParam: number;
@@ -191,6 +193,33 @@ export interface NativeJobPlan {
   measureHugePages: boolean;
   /** The CPUs the instance's thread is pinned to (sched_setaffinity); empty: not pinned. */
   cpus: number[];
+  /**
+   * The job's other files (filename=a:b, nrfiles), each opened, laid out, claimed and removed as
+   * its target is; empty for a job of one file.
+   */
+  moreFiles: NativeFileTarget[];
+  /** How the I/Os are spread over the files: 0 round robin, 1 sequential, 2 random (fio's file_service_type). */
+  fileService: number;
+  /** I/Os per turn of a file (fio's `roundrobin:N`, `random:N`), at least 1. */
+  fileServiceNr: number;
+  /** fio's seed for the random file choice. */
+  fioSeedFile: bigint;
+  /** fio's --status-interval: a status report every this often while the run goes on (0: none). */
+  statusIntervalNs: number;
+}
+
+/** One of a job's files beyond its first: where it is, what it must be, and its region. */
+export interface NativeFileTarget {
+  /** For messages; the engine opens `target`. */
+  path: string;
+  target: NativePathRef;
+  unlinkTarget: NativePathRef | null;
+  expect: NativeExpect;
+  isBlockDevice: boolean;
+  exclusive: boolean;
+  layoutBytes: number;
+  regionOffset: number;
+  regionBytes: number;
 }
 
 /** Count, extremes and Welford accumulators of a latency, in ns. */
@@ -282,6 +311,8 @@ export interface NativeJobResult {
   tid: number;
   /** The regular file the job opened (0n when none): a later stage must find that file there. */
   opened: { dev: bigint; ino: bigint; rdev: bigint };
+  /** The same for the job's other files, in the order of NativeJobPlan.moreFiles. */
+  moreOpened: Array<{ dev: bigint; ino: bigint; rdev: bigint }>;
   dirs: [NativeDirResult, NativeDirResult, NativeDirResult];
   sync: { totalIos: number; lat: NativeLatStats; latHist: Float64Array };
   usrNs: number;
@@ -323,6 +354,19 @@ export interface NativeProgress {
   bytes: [number, number, number];
   /** The last completed one-second interval, when there is one. */
   last?: NativeSeriesPoint;
+  /** Ms until the job's runtime ends, as the report was taken: set once it has begun its runtime (its ramp included). */
+  endsInMs?: number;
+  /** The layout of the job's file, when the run laid one out (shared by every job of the file). */
+  layout?: NativeLayoutProgress;
+}
+
+/** How far a file's layout has got. */
+export interface NativeLayoutProgress {
+  doneBytes: number;
+  /** What the layout writes or allocates: 0 when the file was already large enough. */
+  totalBytes: number;
+  elapsedMs: number;
+  ended: boolean;
 }
 
 export interface NativeTargetInfo {
@@ -423,7 +467,12 @@ export interface NativeAddon {
    */
   runJobs(
     plans: NativeJobPlan[],
-    onProgress: (p: NativeProgress[], created: NativeCreatedFile[]) => void,
+    /**
+     * Progress about once a second; with plans' `statusIntervalNs`, also a status report every
+     * interval (`status`: per plan its statistics as of then, its final result once it ended,
+     * null before it has any), with empty `p` and `created`.
+     */
+    onProgress: (p: NativeProgress[], created: NativeCreatedFile[], status?: Array<NativeJobResult | null>) => void,
     statPaths?: string[],
   ): { id: number; promise: Promise<NativeRunResult> };
   /** Stops a run's I/O; its promise then resolves with partial results marked cancelled. Idempotent. */

@@ -214,11 +214,19 @@ export const volbenchCloudSchema = z.object({
   emulation: volbenchEmulationSchema.optional(),
 }).describe('The volume and instance a run measured (--volume, --instance, or what AWS says)');
 
+export const volbenchSuiteTestSchema = z.object({
+  jobs: z.array(z.string()).describe('Job names of the test'),
+  runs: z.int().describe('Its runs (loops) made'),
+  wall_ms: z.number().describe('Wall time of all its runs, layouts included'),
+}).describe('One test of a suite run');
+
 export const volbenchSuiteInfoSchema = z.object({
   name: z.string(),
   file: z.string().describe("The suite's fio job file"),
   loops: z.int().describe('Runs of each test; the document holds the best'),
   runs: z.int().describe('fio runs made in all (tests x loops)'),
+  wall_ms: z.number().optional().describe('Wall time of the whole suite; absent from results stored before volbench reported it'),
+  tests: z.array(volbenchSuiteTestSchema).optional().describe('Each test in order, with its wall time; absent as wall_ms'),
 }).describe('Set when the document is a suite run');
 
 export const volbenchAssertionSchema = z.object({
@@ -329,6 +337,7 @@ export type VolbenchJob = z.infer<typeof volbenchJobSchema>;
 export type VolbenchPrice = z.infer<typeof volbenchPriceSchema>;
 export type VolbenchCloud = z.infer<typeof volbenchCloudSchema>;
 export type VolbenchSuiteInfo = z.infer<typeof volbenchSuiteInfoSchema>;
+export type VolbenchSuiteTest = z.infer<typeof volbenchSuiteTestSchema>;
 export type VolbenchAssertion = z.infer<typeof volbenchAssertionSchema>;
 export type VolbenchTarget = z.infer<typeof volbenchTargetSchema>;
 export type VolbenchSection = z.infer<typeof volbenchSectionSchema>;

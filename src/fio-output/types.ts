@@ -16,8 +16,8 @@ export interface ReportJob {
   instances: NativeJobResult[];
   /** Index of the target (in `RunReportInput.targets`) this job ran on. */
   targetIndex: number;
-  /** Per instance: the file it created or extended before its I/O, or null. */
-  layouts?: Array<{ path: string; fromBytes: number; toBytes: number } | null>;
+  /** Per instance: the files it created or extended before its I/O. */
+  layouts?: Array<Array<{ path: string; fromBytes: number; toBytes: number }>>;
   /** What the job did otherwise than its options say (fio's warnings), for `volbench.jobs[].notes`. */
   notes?: string[];
 }

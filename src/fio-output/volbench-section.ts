@@ -44,8 +44,9 @@ function seriesDirections(entry: Entry): boolean[] {
 function laidOut(entry: Entry): VolbenchJob['laid_out'] {
   const byPath = new Map<string, { path: string; from_bytes: number; to_bytes: number }>();
   for (const { job, result } of entry.members) {
-    const note = job.layouts?.[result.instance];
-    if (note && !byPath.has(note.path)) byPath.set(note.path, { path: note.path, from_bytes: note.fromBytes, to_bytes: note.toBytes });
+    for (const note of job.layouts?.[result.instance] ?? []) {
+      if (!byPath.has(note.path)) byPath.set(note.path, { path: note.path, from_bytes: note.fromBytes, to_bytes: note.toBytes });
+    }
   }
   return byPath.size === 0 ? undefined : [...byPath.values()];
 }

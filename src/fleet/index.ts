@@ -1,3 +1,5 @@
+// First: on a Node older than volbench needs, this import fails with the reason.
+import '../require-node.js';
 export { awsCall } from '../cloud/aws-call.js';
 export { checkFleetVolume, fleetVolume, fleetVolumes, fleetVolumeTypes, volumeOfMember } from './volumes.js';
 export type { FleetVolume } from './volumes.js';

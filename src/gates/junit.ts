@@ -9,7 +9,11 @@ import type { AssertionOutcome } from './evaluate.js';
 export interface JUnitOptions {
   /** The <testsuite> name and the prefix of every classname (default "volbench"). */
   name?: string;
-  /** The result judged: gives the timestamp and each testcase's time (its job's elapsed). */
+  /**
+   * The result judged: gives the timestamp and each testcase's time: for a suite, the wall time
+   * of the test its job belongs to (all its loops and its layout) and the suite's own; else its
+   * job's elapsed.
+   */
   result?: FioJson;
 }
 
@@ -25,8 +29,22 @@ function attrs(values: Record<string, string | number>): string {
 }
 
 function jobSeconds(result: FioJson | undefined, job: string): number {
+  const test = result?.volbench?.suite?.tests?.find((t) => t.jobs.includes(job));
+  if (test) return seconds(test.wall_ms);
   const entry = result?.jobs.find((j) => j.jobname === job);
   return entry ? entry.elapsed : 0;
+}
+
+/** JUnit's time: seconds, to the millisecond. */
+function seconds(ms: number): number {
+  return Math.round(ms) / 1000;
+}
+
+/** The whole report's time: a suite's wall time, else its jobs' times summed (each counted once). */
+function suiteSeconds(result: FioJson | undefined, jobs: ReadonlySet<string>): number {
+  const wall = result?.volbench?.suite?.wall_ms;
+  if (wall !== undefined) return seconds(wall);
+  return [...jobs].reduce((sum, job) => sum + jobSeconds(result, job), 0);
 }
 
 function testcase(o: AssertionOutcome, name: string, result: FioJson | undefined): string {
@@ -51,13 +69,13 @@ export function toJUnit(outcomes: readonly AssertionOutcome[], options: JUnitOpt
   const name = options.name ?? 'volbench';
   const failures = outcomes.filter((o) => !o.passed).length;
   const jobs = new Set(outcomes.map((o) => o.job));
-  const seconds = [...jobs].reduce((sum, job) => sum + jobSeconds(options.result, job), 0);
+  const time = suiteSeconds(options.result, jobs);
   const timestamp = new Date(options.result?.timestamp_ms ?? Date.now()).toISOString().replace(/\.\d{3}Z$/, '');
   const counts = { tests: outcomes.length, failures, errors: 0 };
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name, ...counts, time: seconds })}>`,
-    `  <testsuite${attrs({ name, ...counts, skipped: 0, timestamp, time: seconds })}>`,
+    `<testsuites${attrs({ name, ...counts, time })}>`,
+    `  <testsuite${attrs({ name, ...counts, skipped: 0, timestamp, time })}>`,
     ...outcomes.map((o) => testcase(o, name, options.result)),
     '  </testsuite>',
     '</testsuites>',

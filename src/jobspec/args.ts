@@ -17,13 +17,15 @@ import { VolbenchError } from '../errors.js';
 import type { JobSpec } from './types.js';
 import type { Env } from './expand.js';
 import { parseJobFileSections } from './jobfile.js';
+import { COMMAND_FLAGS, COMMAND_FLAGS_ACCEPTED, takeCommandFlag, type CommandFlags } from './command-flags.js';
+import { fileIncludeReader } from './include.js';
 import { findOption, optionNameError } from './option-lookup.js';
 import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
 
 export type FioOutputFormat = 'json' | 'json+' | 'normal';
 
-export interface FioArgs {
+export interface FioArgs extends CommandFlags {
   spec: JobSpec;
   /** In the order given, without repeats; `json+` replaces `json` (fio prints one JSON document). */
   outputFormats: FioOutputFormat[];
@@ -36,7 +38,7 @@ export interface FioArgsOptions {
   env?: Env;
 }
 
-/** fio's own command flags (init.c l_opts) other than --output and --output-format. */
+/** fio's own command flags (init.c l_opts) that volbench does not take (COMMAND_FLAGS it does). */
 const FIO_COMMAND_FLAGS = new Set([
   'latency-log', 'bandwidth-log', 'minimal', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
   'showcmd', 'readonly', 'eta', 'eta-interval', 'eta-newline', 'debug', 'parse-only', 'section',
@@ -67,7 +69,7 @@ export function parseOutputFormats(text: string): FioOutputFormat[] {
   return out.includes('json+') ? out.filter((f) => f !== 'json') : out;
 }
 
-interface Parsed {
+interface Parsed extends CommandFlags {
   sections: Section[];
   /** Job sections so far, kept as a count: recounting them per argument is quadratic. */
   jobCount: number;
@@ -85,24 +87,29 @@ function takeOption(argv: string[], i: number, parsed: Parsed): number {
   const current = parsed.sections[parsed.sections.length - 1];
   const scope = current?.kind === 'job' ? `jobs[${parsed.jobCount - 1}]` : 'global';
   const def = findOption(name);
-  const isCommand = name === 'output' || name === 'output-format';
-  if (!def && !isCommand) {
+  const command = Object.hasOwn(COMMAND_FLAGS, name) ? COMMAND_FLAGS[name] : undefined;
+  if (!def && !command) {
     if (FIO_COMMAND_FLAGS.has(name)) {
       throw new VolbenchError('EUNSUPPORTED_OPTION', `fio flag '--${name}' is not supported by volbench yet`,
-        { field: `--${name}` });
+        { field: `--${name}`, accepted: COMMAND_FLAGS_ACCEPTED });
     }
-    throw optionNameError(name, scope, ['output', 'output-format', ...FIO_COMMAND_FLAGS]);
+    throw optionNameError(name, scope, [...Object.keys(COMMAND_FLAGS), ...FIO_COMMAND_FLAGS]);
+  }
+  const takesValue = command ? command.value : !def?.flag;
+  if (command && !command.value && value !== undefined) {
+    throw argsError(`--${name}`, `fio flag '--${name}' takes no value`, `--${name} alone`);
   }
   let consumed = 0;
   // getopt: an option that needs a value takes the next argument when none follows '='.
-  if (value === undefined && !def?.flag) {
+  if (value === undefined && takesValue) {
     if (i + 1 >= argv.length) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
     value = argv[i + 1];
     consumed = 1;
   }
-  if (value === '' && !def?.flag) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
+  if (value === '' && takesValue) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
   if (name === 'output') parsed.output = value;
   else if (name === 'output-format') parsed.outputFormats = parseOutputFormats(value as string);
+  else if (command) takeCommandFlag(parsed, name, value);
   else addOption(parsed, name, value ?? true);
   return consumed;
 }
@@ -130,24 +137,46 @@ function readJobFile(path: string): string {
   }
 }
 
-/** Job files' sections after the command line's, with fio's reset between files. */
-function jobFileSections(files: string[], env: Env): Array<Section | ResetGlobals> {
+/**
+ * Job files' sections after the command line's, with fio's reset between files: only the
+ * sections `wanted` names (all when empty), and each file's includes read beside it.
+ */
+function jobFileSections(files: string[], env: Env, wanted: readonly string[]): Array<Section | ResetGlobals> {
   const out: Array<Section | ResetGlobals> = [];
+  const sections = wanted.length ? new Set(wanted) : undefined;
+  const found = new Set<string>();
   files.forEach((path, k) => {
-    const sections = parseJobFileSections(readJobFile(path), env);
-    if (k > 0) {
-      out.push({ kind: 'reset' });
-      const first = sections.find((s) => s.kind === 'job');
-      if (first) first.stonewall = true;
-    }
-    out.push(...sections);
+    const file = path === '-' ? undefined : path;
+    const read = parseJobFileSections(readJobFile(path), env, {}, { sections, includes: fileIncludeReader(file), path: file });
+    for (const s of read) if (s.header !== undefined) found.add(s.header);
+    pushFile(out, read, k);
   });
+  const missing = wanted.filter((name) => !found.has(name));
+  if (missing.length) {
+    throw new VolbenchError('EINVALID_ARGS', `--section=${missing[0]}: no job file has a section [${missing[0]}]`, {
+      field: '--section', accepted: 'the name of a job section of the job files given',
+    });
+  }
   return out;
 }
 
-/** Parse fio's command line: job options, job files (read now), --output-format and --output. */
+/** A file's sections after the ones before: the second file on starts anew, behind a stonewall. */
+function pushFile(out: Array<Section | ResetGlobals>, sections: Section[], k: number): void {
+  if (k > 0) {
+    out.push({ kind: 'reset' });
+    const first = sections.find((s) => s.kind === 'job');
+    if (first) first.stonewall = true;
+  }
+  out.push(...sections);
+}
+
+/**
+ * Parse fio's command line: job options, job files (read now, with what they include), and the
+ * flags of fio's own that volbench takes (--output-format, --output, --readonly, --section,
+ * --status-interval, --eta-newline).
+ */
 export function parseFioArgs(argv: string[], options: FioArgsOptions = {}): FioArgs {
-  const parsed: Parsed = { sections: [], jobCount: 0, jobFiles: [], outputFormats: ['normal'] };
+  const parsed: Parsed = { sections: [], jobCount: 0, jobFiles: [], outputFormats: ['normal'], readonly: false, jobSections: [] };
   let optionsEnded = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -155,12 +184,16 @@ export function parseFioArgs(argv: string[], options: FioArgsOptions = {}): FioA
     else if (optionsEnded || !arg.startsWith('-') || arg === '-') parsed.jobFiles.push(arg);
     else i += takeOption(argv, i, parsed);
   }
-  const spec = sectionsToSpec([...parsed.sections, ...jobFileSections(parsed.jobFiles, options.env ?? process.env)]);
+  const spec = sectionsToSpec([...parsed.sections, ...jobFileSections(parsed.jobFiles, options.env ?? process.env, parsed.jobSections)]);
   if (spec.jobs.length === 0) throw new VolbenchError('EINVALID_ARGS', 'no jobs defined: give --name=<job> or a job file', {});
   return {
     spec,
     outputFormats: parsed.outputFormats,
     ...(parsed.output === undefined ? {} : { output: parsed.output }),
     jobFiles: parsed.jobFiles,
+    readonly: parsed.readonly,
+    jobSections: parsed.jobSections,
+    ...(parsed.statusIntervalMs === undefined ? {} : { statusIntervalMs: parsed.statusIntervalMs }),
+    ...(parsed.etaNewlineMs === undefined ? {} : { etaNewlineMs: parsed.etaNewlineMs }),
   };
 }

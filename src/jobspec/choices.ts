@@ -7,6 +7,7 @@ import { ENGINE_NAMES } from '../engine/engines.js';
 import type { EngineName, JobOptions, RwMode } from './types.js';
 import { invalidValue, unsupported } from './fail.js';
 import { hasOwnKey } from '../own-key.js';
+import { closestName } from './suggest.js';
 
 export interface Choice<T> {
   /** Supported words, as fio spells them (case matters, as in fio). */
@@ -25,7 +26,8 @@ export function parseChoice<T>(text: string, choice: Choice<T>, ctx: { field: st
   if (choice.fioOnly.includes(word)) {
     throw unsupported(ctx.field, `${ctx.option}=${word} is not supported by volbench yet`, choiceAccepted(choice));
   }
-  throw invalidValue(ctx.field, `'${text}' is not a valid ${ctx.option}`, choiceAccepted(choice));
+  const near = closestName(word, [...Object.keys(choice.values), ...choice.fioOnly]);
+  throw invalidValue(ctx.field, `'${text}' is not a valid ${ctx.option}${near ? `; did you mean '${near}'?` : ''}`, choiceAccepted(choice));
 }
 
 export const RW_CHOICE: Choice<RwMode> = {

@@ -11,15 +11,18 @@ import type { OptionDef } from './option-def.js';
 import { findOption, optionNameError } from './option-lookup.js';
 import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type Section } from './sections.js';
+import { MAX_JOB_FILE_LENGTH, MAX_INCLUDE_DEPTH, type IncludeReader } from './include.js';
+
+export { MAX_JOB_FILE_LENGTH } from './include.js';
 
 /** fio reads section names with `%255[^\n]`. */
 const MAX_SECTION_NAME = 255;
 
-/**
- * The service's body limit. Job files are a few KiB; 1 MiB holds fio's 4096 jobs with a dozen
- * options each. A bound on the whole keeps a hostile file's cost small, however it is built.
+/*
+ * MAX_JOB_FILE_LENGTH (include.ts) is the service's body limit. Job files are a few KiB; 1 MiB
+ * holds fio's 4096 jobs with a dozen options each. A bound on the whole keeps a hostile file's
+ * cost small, however it is built.
  */
-export const MAX_JOB_FILE_LENGTH = 1024 * 1024;
 
 /** fio reads a job file a line at a time into a buffer of OPT_LEN_MAX (8192) bytes. */
 export const MAX_LINE_LENGTH = 8192;
@@ -133,10 +136,71 @@ function checkSectionCount(sections: number, jobs: number, lineNo: number, bound
   }
 }
 
-function checkNotInclude(line: string, lineNo: number): void {
-  if (!line.startsWith('include') || !/^include(\s|$)/.test(line)) return;
-  throw new VolbenchError('EUNSUPPORTED_OPTION', `line ${lineNo}: job file 'include' is not supported by volbench yet`,
-    { field: `line ${lineNo}`, accepted: 'the job file\'s own sections and options' });
+/** Where a job file came from, for what only a file read from disk can do. */
+export interface JobFileSource {
+  /** Job sections to read (fio's --section); [global] sections always are. Undefined: all. */
+  sections?: ReadonlySet<string>;
+  /** Reads the files `include` lines name; without one, an include is refused. */
+  includes?: IncludeReader;
+  /** The job file's path, what its includes are relative to (undefined: stdin). */
+  path?: string;
+}
+
+function isInclude(line: string): boolean {
+  return line.startsWith('include') && /^include(\s|$)/.test(line);
+}
+
+const INCLUDE_ACCEPTED = `'include FILE' inside a section, in a job file read from disk (volbench run FILE), ` +
+  `FILE relative to the job file's directory, at most ${MAX_INCLUDE_DEPTH} deep, no [section] in it`;
+
+/**
+ * fio's `include FILE` inside a section: the file's option lines join the section, and may
+ * include further files; a section header in one is refused, as fio refuses it. A job file
+ * posted as text (the service) has no directory to include from.
+ */
+function includeInto(reader: SectionReader, line: string, ctx: LineContext, source: JobFileSource, from: string | undefined): void {
+  const name = line.slice('include'.length).trim();
+  const at = `line ${ctx.lineNo}`;
+  if (!source.includes) {
+    throw new VolbenchError('EUNSUPPORTED_OPTION', `${at}: 'include' works only in a job file read from disk`, { field: at, accepted: INCLUDE_ACCEPTED });
+  }
+  if (name === '') throw jobFileError(ctx.lineNo, "'include' names no file", INCLUDE_ACCEPTED);
+  let file;
+  try {
+    file = source.includes.read(name, from);
+  } catch (err) {
+    if (!(err instanceof VolbenchError)) throw err;
+    throw new VolbenchError(err.code, `${at}: ${err.message}`, { field: `${at} include ${name}`, ...(err.accepted ? { accepted: err.accepted } : {}), cause: err });
+  }
+  const outer = ctx.lineNo;
+  try {
+    forEachLine(file.text, (raw, lineNo) => {
+      const text = stripComment(raw);
+      if (text === '') return;
+      ctx.lineNo = lineNo;
+      if (text.startsWith('[')) throw jobFileError(lineNo, `no new sections in included files ('${text}')`, INCLUDE_ACCEPTED);
+      if (isInclude(text)) includeInto(reader, text, ctx, source, file.path);
+      else reader.add(parseOptionLine(text, ctx));
+    });
+  } catch (err) {
+    if (!(err instanceof VolbenchError)) throw err;
+    throw new VolbenchError(err.code, `${at}: include ${file.path}: ${err.message}`, { field: `${at} include ${file.path}`, ...(err.accepted ? { accepted: err.accepted } : {}), cause: err });
+  } finally {
+    ctx.lineNo = outer;
+    source.includes.leave();
+  }
+}
+
+/** `fn(raw line, line number)` for each line, each checked for length as fio's line buffer. */
+function forEachLine(text: string, fn: (raw: string, lineNo: number) => void): void {
+  for (let start = 0, lineNo = 1; start <= text.length; lineNo++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    checkLine(raw, lineNo);
+    fn(raw, lineNo);
+  }
 }
 
 /**
@@ -179,38 +243,39 @@ class SectionReader {
 
 /**
  * The sections of a job file, in file order, each with its options in fio's order (a repeated
- * option once, in its first place, with its last value).
+ * option once, in its first place, with its last value). With `source.sections`, the lines of
+ * other job sections are skipped unread, as fio skips them.
  */
-export function parseJobFileSections(text: string, env: Env = process.env, bounds: SpecBounds = {}): Section[] {
+export function parseJobFileSections(text: string, env: Env = process.env, bounds: SpecBounds = {}, source: JobFileSource = {}): Section[] {
   checkLength(text);
   const sections: Section[] = [];
   let reader: SectionReader | undefined;
+  let skipping = false;
   let jobs = 0;
   // One context for the whole file, updated line by line: a file is up to a million lines.
   const ctx: LineContext = { env, lineNo: 0, scope: 'global' };
-  for (let start = 0, lineNo = 1; start <= text.length; lineNo++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const raw = text.slice(start, end);
-    start = end + 1;
-    checkLine(raw, lineNo);
+  forEachLine(text, (raw, lineNo) => {
     const line = stripComment(raw);
-    if (line === '') continue;
+    if (line === '') return;
     if (line.startsWith('[')) {
       reader?.sortByPriority();
       const section = parseHeader(line, lineNo);
+      skipping = section.kind === 'job' && source.sections !== undefined && !source.sections.has(section.header!);
+      reader = undefined;
+      if (skipping) return;
       if (section.kind === 'job') jobs++;
       sections.push(section);
       checkSectionCount(sections.length, jobs, lineNo, bounds);
       reader = new SectionReader(section);
       ctx.scope = section.kind === 'global' ? 'global' : `jobs[${jobs - 1}]`;
-      continue;
+      return;
     }
+    if (skipping) return;
     if (!reader) throw jobFileError(lineNo, `option '${line}' is outside of any [section]`, LINE_ACCEPTED);
-    checkNotInclude(line, lineNo);
     ctx.lineNo = lineNo;
-    reader.add(parseOptionLine(line, ctx));
-  }
+    if (isInclude(line)) includeInto(reader, line, ctx, source, source.path);
+    else reader.add(parseOptionLine(line, ctx));
+  });
   reader?.sortByPriority();
   return sections;
 }

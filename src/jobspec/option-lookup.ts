@@ -6,6 +6,7 @@ import { VolbenchError } from '../errors.js';
 import { FIO_ENGINE_OPTION_NAMES, FIO_JOB_OPTION_NAMES } from './fio-option-names.js';
 import type { OptionDef } from './option-def.js';
 import { SUPPORTED_OPTIONS } from './options.js';
+import { REFUSED_OPTIONS } from './refused.js';
 import { suggestName } from './suggest.js';
 
 const BY_NAME = new Map<string, OptionDef>();
@@ -46,6 +47,10 @@ function overlongNameError(name: string, scope: string): VolbenchError {
 export function optionNameError(name: string, scope: string, extraCandidates: readonly string[] = []): VolbenchError {
   if (name.length > MAX_OPTION_NAME_LENGTH) return overlongNameError(name, scope);
   const field = `${scope}.${name}`;
+  if (Object.hasOwn(REFUSED_OPTIONS, name)) {
+    const { why, accepted } = REFUSED_OPTIONS[name];
+    return new VolbenchError('EUNSUPPORTED_OPTION', `fio option '${name}' (${why}) is not supported by volbench yet (in ${scope})`, { field, accepted });
+  }
   if (isFioOptionName(name)) {
     return new VolbenchError('EUNSUPPORTED_OPTION', `fio option '${name}' is not supported by volbench yet (in ${scope})`,
       { field, accepted: SUPPORTED_ACCEPTED });

@@ -16,7 +16,8 @@ import {
   type OptionContext, type OptionDef,
 } from './option-def.js';
 import { CPU_LIST_ACCEPTED, parseCpuList } from './cpu-list.js';
-import { singlePath } from './paths.js';
+import { DEFAULT_FILE_SERVICE, FILE_SERVICE_ACCEPTED, parseFileService } from './file-service.js';
+import { pathList, PATHS_ACCEPTED } from './paths.js';
 import { BSSPLIT_ACCEPTED, parseBsSplit, parsePerDirection, perDirectionAccepted } from './per-direction.js';
 import { DEFAULT_PERCENTILES, PERCENTILE_LIST_ACCEPTED, parsePercentileList } from './percentile-list.js';
 import { parseRandomDistribution, RANDOM_DISTRIBUTION_ACCEPTED } from './random-distribution.js';
@@ -62,6 +63,27 @@ function countPerDirection() {
   };
 }
 
+/**
+ * Files of one job instance at most: the engine numbers them in 16 bits, and each is a
+ * descriptor held open for the whole job.
+ */
+export const MAX_FILES_PER_JOB = 65535;
+
+/** filename, directory: one path or several, unescaped, as a list. */
+function pathsKind(option: 'filename' | 'directory') {
+  return {
+    accepted: PATHS_ACCEPTED,
+    parse: (text: string, ctx: OptionContext): string[] => {
+      if (text === '') throw invalidValue(ctx.field, 'the value is empty', PATHS_ACCEPTED);
+      const names = pathList(text, ctx.field, option);
+      if (names.length > MAX_FILES_PER_JOB) {
+        throw invalidValue(ctx.field, `${names.length} paths, more than the ${MAX_FILES_PER_JOB} a job may have`, PATHS_ACCEPTED);
+      }
+      return names;
+    },
+  };
+}
+
 /** rw=randread:8 and rw=write:4k (fio's sequencer postfix) are fio forms volbench lacks. */
 function parseRw(text: string, ctx: OptionContext): JobOptions['rw'] {
   const [mode, postfix] = text.trim().split(':');
@@ -92,8 +114,12 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   // Job description and target
   option('name', 'name', stringKind()),
   option('description', 'description', stringKind()),
-  option('filename', 'filename', stringKind((t, f) => singlePath(t, f, 'filename')), { prio: -1 }),
-  option('directory', 'directory', stringKind((t, f) => singlePath(t, f, 'directory'))),
+  option('filename', 'filename', pathsKind('filename'), { prio: -1 }),
+  option('directory', 'directory', pathsKind('directory')),
+  // With filename, fio takes the files it names (nrfiles then counts them, as in fio).
+  option('nrfiles', 'nrfiles', intKind({ min: 1, max: MAX_FILES_PER_JOB }), { aliases: ['nr_files'], default: 1 }),
+  option('file_service_type', 'file_service_type', { accepted: FILE_SERVICE_ACCEPTED, parse: (t, c) => parseFileService(t, c) },
+    { default: DEFAULT_FILE_SERVICE }),
   option('size', 'size', sizeOrPercentKind(1)),
   option('filesize', 'filesize', sizeKind(1)),
   option('offset', 'offset', sizeOrPercentKind(0), { aliases: ['fileoffset'], default: { bytes: 0 } }),

@@ -1,10 +1,14 @@
 /**
  * `filename=` and `directory=`: fio takes several names separated by ':' (a literal colon is
- * written `\:`). volbench runs each job on one file or device, so it takes one name.
+ * written `\:`). Several filenames are the job's files; several directories are handed out to
+ * the job's instances (numjobs) in turn, as fio hands them to its clones.
  */
 import { invalidValue, unsupported } from './fail.js';
 
-/** Split as fio's get_next_str: unescaped ':' separates, `\:` is a colon, empty names drop out. */
+/**
+ * Split as fio's get_next_str: unescaped ':' separates, `\:` is a colon, empty names drop out
+ * (fio skips a ':' that starts what is left, so `a::b` names a and b).
+ */
 export function splitFioNames(text: string): string[] {
   const names: string[] = [];
   let current = '';
@@ -24,17 +28,14 @@ export function splitFioNames(text: string): string[] {
   return names.filter((n) => n !== '');
 }
 
-/** The one path a `filename`/`directory` value names, unescaped. */
-export function singlePath(text: string, field: string, option: 'filename' | 'directory'): string {
-  const accepted = `one path (write a ':' inside it as '\\:')`;
+export const PATHS_ACCEPTED = "one path, or several separated by ':' (write a ':' inside a name as '\\:')";
+
+/** The paths a `filename`/`directory` value names, unescaped, in order. */
+export function pathList(text: string, field: string, option: 'filename' | 'directory'): string[] {
   const names = splitFioNames(text);
-  if (names.length > 1) {
-    const what = option === 'filename' ? 'files' : 'directories';
-    throw unsupported(field, `several ${what} ('${text}') are not supported by volbench yet`, accepted);
+  if (names.length === 0) throw invalidValue(field, `'${text}' names no path`, PATHS_ACCEPTED);
+  if (option === 'filename' && names.includes('-')) {
+    throw unsupported(field, 'filename=- (stdin/stdout) is not supported by volbench yet', PATHS_ACCEPTED);
   }
-  if (names.length === 0) throw invalidValue(field, `'${text}' names no path`, accepted);
-  if (option === 'filename' && names[0] === '-') {
-    throw unsupported(field, `filename=- (stdin/stdout) is not supported by volbench yet`, accepted);
-  }
-  return names[0];
+  return names;
 }

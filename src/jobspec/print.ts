@@ -12,7 +12,7 @@
  * refused with an EINVALID_VALUE naming it, never written as something else.
  */
 import { VolbenchError } from '../errors.js';
-import type { BsSplitEntry, JobOptions, PerDirection, RandomDistribution, SizeOrPercent, SteadyStateCriterion } from './types.js';
+import type { BsSplitEntry, FileServiceType, JobOptions, PerDirection, RandomDistribution, SizeOrPercent, SteadyStateCriterion } from './types.js';
 import { formatCpuList } from './cpu-list.js';
 import { defaultOptions } from './defaults.js';
 import type { OptionField } from './option-def.js';
@@ -99,8 +99,12 @@ function bssplitText(split: PerDirection<BsSplitEntry[]>, ctx: PrintContext): st
 }
 
 /** `filename` and `directory`: fio separates names with ':', so a ':' inside one is `\:`. */
-function pathText(path: string, ctx: PrintContext): string {
-  return writable(path, ctx.field).replaceAll(':', '\\:');
+function pathText(paths: string[], ctx: PrintContext): string {
+  return paths.map((path) => writable(path, ctx.field).replaceAll(':', '\\:')).join(':');
+}
+
+function fileServiceText(f: FileServiceType): string {
+  return f.nr === 1 ? f.kind : `${f.kind}:${f.nr}`;
 }
 
 function steadyStateText(c: SteadyStateCriterion): string {
@@ -138,6 +142,8 @@ const RENDER: { [K in OptionField]: Render<K> } = {
   description: str,
   filename: pathText,
   directory: pathText,
+  nrfiles: text,
+  file_service_type: fileServiceText,
   size: sizeOrPercent,
   filesize: size,
   offset: sizeOrPercent,

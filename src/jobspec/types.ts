@@ -40,6 +40,13 @@ export interface BsSplitEntry {
   pct: number;
 }
 
+/** fio's file_service_type: which of a job's files the next I/O goes to, switching every `nr` I/Os. */
+export interface FileServiceType {
+  kind: 'roundrobin' | 'sequential' | 'random';
+  /** I/Os per turn (fio's `:N`); sequential takes it and ignores it, as fio does. */
+  nr: number;
+}
+
 export type RandomDistribution =
   | { kind: 'random' }
   | { kind: 'zipf'; theta: number }
@@ -55,8 +62,13 @@ export type RandomDistribution =
 export interface JobOptions {
   name: string;
   description?: string;
-  filename?: string;
-  directory?: string;
+  /** fio's `filename=a:b`: the job's files (one or several), unescaped. */
+  filename?: string[];
+  /** fio's `directory=a:b`: where the job's files go; several are handed to its instances in turn. */
+  directory?: string[];
+  /** Files per instance when no filename is given, named `<name>.<instance>.<n>` as fio names them. */
+  nrfiles: number;
+  file_service_type: FileServiceType;
   size?: SizeOrPercent;
   filesize?: number;
   offset: SizeOrPercent;

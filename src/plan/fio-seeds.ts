@@ -13,6 +13,7 @@ const REPEAT_BLOCK_SEED = 0xb1899bedn;
 /** fio's seed slots (fio.h FIO_RAND_*_OFF) that volbench draws from. */
 const BS = 0;
 const MIX = 4;
+const FILE = 5;
 const BLOCK = 6;
 
 export interface FioSeeds {
@@ -20,6 +21,8 @@ export interface FioSeeds {
   bs: [bigint, bigint, bigint];
   /** rwmix: the direction of each I/O of a mixed job. */
   mix: bigint;
+  /** file_service_type=random: the file of each turn. */
+  file: bigint;
   /** Offsets. */
   block: bigint;
 }
@@ -43,5 +46,5 @@ export function fioSeeds(randseed: bigint, randrepeat: boolean, randseedGiven: b
     if (randrepeat) slots[BLOCK] = (REPEAT_BLOCK_SEED * n) & MASK64;
   }
   const write = verify ? slots[BS] : slots[BS + 1];
-  return { bs: [slots[BS], write, slots[BS + 2]], mix: slots[MIX], block: slots[BLOCK] };
+  return { bs: [slots[BS], write, slots[BS + 2]], mix: slots[MIX], file: slots[FILE], block: slots[BLOCK] };
 }

@@ -12,7 +12,7 @@ import type { JobOptions } from '../jobspec/types.js';
 import { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 import { engineChoices } from './engine-options.js';
 import { fioSeeds } from './fio-seeds.js';
-import { randomMapBytes, randomMapFor } from './random-map.js';
+import { keepsFioMap, randomMapBytes, randomMapFor } from './random-map.js';
 
 export { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 
@@ -106,17 +106,24 @@ function fadviseAdvice(o: JobOptions): NativeJobPlan['fadvise'] {
   return o.fadvise_hint;
 }
 
+/** An instance's files: its target first, and the bytes a loop issues over them all. */
+export interface InstanceFiles {
+  files: InstanceTarget[];
+  ioBytesPerLoop: number;
+}
+
 export function nativePlan(
   o: JobOptions,
   instance: number,
   ordinal: number,
-  target: InstanceTarget,
+  targets: InstanceFiles,
   engines: NativeEngineName[],
   logs: LogPaths,
   logTargets: LogTargets,
   forbidden: bigint[],
   randseedGiven = false,
 ): NativeJobPlan {
+  const target = targets.files[0];
   return {
     jobName: o.name,
     instance,
@@ -125,7 +132,8 @@ export function nativePlan(
     memoryBytes: instanceMemoryBytes(o),
     forbidden,
     ...targetPart(o, target),
-    ...extentPart(o, target),
+    ...extentPart(o, target, targets.ioBytesPerLoop),
+    ...filesPart(o, ordinal, targets.files.slice(1), randseedGiven),
     ...patternPart(o, ordinal, randseedGiven),
     ...dataPart(o),
     ...statsPart(o),
@@ -153,8 +161,10 @@ function targetPart(o: JobOptions, target: InstanceTarget): Part<
     needsWrite: used[1] || used[2],
     exclusive: target.exclusive,
     layoutBytes: target.layoutBytes,
-    // A job that reads finds data there: its file is filled, not only allocated.
-    layoutFill: used[0] || o.verify_only || (o.verify !== 'none' && o.do_verify && used[1]),
+    // A job that reads finds data there: its file is filled, not only allocated. A write job's
+    // verify pass reads back only the blocks it wrote, so its file is allocated, not filled, as
+    // fio lays it out (filesetup.c extend_file fills for jobs that read).
+    layoutFill: used[0] || o.verify_only,
     fallocate: o.fallocate,
     invalidate: o.invalidate,
     fadvise: fadviseAdvice(o),
@@ -162,15 +172,42 @@ function targetPart(o: JobOptions, target: InstanceTarget): Part<
   };
 }
 
+/** The job's other files, and fio's file service over them all. */
+function filesPart(o: JobOptions, ordinal: number, more: InstanceTarget[], randseedGiven: boolean): Part<
+  'moreFiles' | 'fileService' | 'fileServiceNr' | 'fioSeedFile' | 'statusIntervalNs'
+> {
+  const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
+  return {
+    moreFiles: more.map((t) => ({
+      path: t.path,
+      target: t.ref,
+      unlinkTarget: o.unlink && !t.isBlockDevice ? t.unlinkRef : null,
+      expect: t.expect,
+      isBlockDevice: t.isBlockDevice,
+      exclusive: t.exclusive,
+      layoutBytes: t.layoutBytes,
+      regionOffset: t.regionOffset,
+      regionBytes: t.regionBytes,
+    })),
+    fileService: FILE_SERVICE[o.file_service_type.kind],
+    fileServiceNr: o.file_service_type.nr,
+    fioSeedFile: fio.file,
+    // Set by the run that asks for status reports (RunControl.statusIntervalMs).
+    statusIntervalNs: 0,
+  };
+}
+
+const FILE_SERVICE = { roundrobin: 0, sequential: 1, random: 2 } as const;
+
 /** How much, for how long, and when steady state ends it. */
-function extentPart(o: JobOptions, target: InstanceTarget): Part<
+function extentPart(o: JobOptions, target: InstanceTarget, ioBytesPerLoop: number): Part<
   | 'regionOffset' | 'regionBytes' | 'ioBytesPerLoop' | 'ioSizeGiven' | 'loops' | 'timeBased' | 'runtimeNs' | 'rampNs'
   | 'startDelayNs' | 'ssDurS' | 'ssRampNs' | 'ssBw' | 'ssSlope' | 'ssPercent' | 'ssLimit' | 'ssGroup'
 > {
   return {
     regionOffset: target.regionOffset,
     regionBytes: target.regionBytes,
-    ioBytesPerLoop: o.io_size && 'bytes' in o.io_size ? o.io_size.bytes : ioSizeFromPercent(o, target.regionBytes),
+    ioBytesPerLoop,
     ioSizeGiven: o.io_size !== undefined,
     loops: o.loops,
     timeBased: o.time_based,
@@ -191,7 +228,7 @@ function extentPart(o: JobOptions, target: InstanceTarget): Part<
 /** Where the I/Os go, in which direction, how many at once and how fast. */
 function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Part<
   | 'random' | 'readPct' | 'trimPct' | 'bs' | 'blockAlign' | 'ioDepth' | 'batchSubmit' | 'batchCompleteMin'
-  | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap'
+  | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap' | 'fioMap'
   | 'distribution' | 'distributionParam' | 'rateBytes' | 'rateIops' | 'thinktimeNs' | 'thinktimeBlocks'
 > {
   const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
@@ -214,6 +251,7 @@ function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Pa
     // fio seeds its draws again at every loop while randrepeat holds (libfio.c clear_io_state).
     fioReseed: o.randrepeat,
     randomMap: randomMapFor(o).on,
+    fioMap: keepsFioMap(o),
     ...distribution(o),
     rateBytes: [...o.rate] as [number, number, number],
     rateIops: [...o.rate_iops] as [number, number, number],
@@ -304,14 +342,6 @@ export function instanceMemoryBytes(o: JobOptions): number {
 const INSTANCE_FIXED_BYTES = 512 * 1024;
 /** A log's stdio buffer (native/log_writer.h). */
 const LOG_BUFFER_BYTES = 256 * 1024;
-
-function ioSizeFromPercent(o: JobOptions, regionBytes: number): number {
-  if (o.io_size && 'percent' in o.io_size) {
-    const minBs = Math.min(...blockSizes(o).flat().map((e) => e.bs));
-    return Math.floor((regionBytes * o.io_size.percent) / 100 / minBs) * minBs;
-  }
-  return regionBytes;
-}
 
 /** fio's log file names: `<prefix>_bw.<job number>.log`, job numbers counting from 1 over the run. */
 export function logPaths(o: JobOptions, jobNumber: number, cwd: string): LogPaths {

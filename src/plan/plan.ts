@@ -14,12 +14,12 @@ import { parseCpuList } from '../jobspec/cpu-list.js';
 import { MAX_INSTANCES } from '../jobspec/options.js';
 import type { JobOptions, ParsedSpec } from '../jobspec/types.js';
 import { directionsUsed } from '../jobspec/directions.js';
-import { enginesFor } from '../engine/engines.js';
+import { engineSpec, enginesFor } from '../engine/engines.js';
 import { checkInstanceCount, checkRunMemory, checkRunSize, withRuntimeBudget, type JobMemory, type RunLimits } from './limits.js';
 import { blockSizes, instanceMemoryBytes, logPaths, maxBlockSize, nativePlan } from './native-plan.js';
 import { randomMapFor } from './random-map.js';
 import { stagesOf } from './stages.js';
-import { TargetProber, resolveInstanceTarget, resolveLogTarget, type ResolveContext } from './targets.js';
+import { TargetProber, resolveInstanceTargets, resolveLogTarget, writesTarget, type ResolveContext } from './targets.js';
 import { Anchors, type AnchorRoot } from '../device/anchor.js';
 import type { HeldTargets } from './held-targets.js';
 import type { LogPaths, LogTargets } from './native-plan.js';
@@ -36,8 +36,8 @@ export interface PlannedJob {
   ownOptions: Array<[string, string]>;
   targetIndex: number;
   instances: NativeJobPlan[];
-  /** Per instance: the file it lays out (creates or extends) before its I/O, or null. */
-  layouts: Array<LayoutNote | null>;
+  /** Per instance: the files it lays out (creates or extends) before its I/O. */
+  layouts: LayoutNote[][];
   /** What the job will do otherwise than its options say (fio's warnings, e.g. blockalign). */
   notes: string[];
 }
@@ -54,7 +54,10 @@ export interface RunPlan {
   spec: ParsedSpec;
   jobs: PlannedJob[];
   stages: number;
-  /** Distinct target paths (first instance of each job), indexed by PlannedJob.targetIndex. */
+  /**
+   * Distinct target paths: every file of every job, the first instance's first file of each
+   * job among them (PlannedJob.targetIndex).
+   */
   targetPaths: string[];
   globalOptions?: Array<[string, string]>;
   /** Bound to the spec: judged on the result. */
@@ -112,6 +115,11 @@ export interface PlanOptions {
    * caller releases it once the last of them has run.
    */
   held?: HeldTargets;
+  /**
+   * fio's --readonly: a job that would write or trim, lay a file out or remove one is refused
+   * before any file is opened.
+   */
+  readonly?: boolean;
   /** Files the run must never open under any name (a service's store): their dev and ino. */
   forbidden?: ReadonlyArray<{ dev: bigint; ino: bigint }>;
   /**
@@ -152,6 +160,12 @@ function checkJob(o: JobOptions, field: string): void {
       accepted: 'runtime=<time>, e.g. runtime=60s',
     });
   }
+  if (o.verify !== 'none' && fileCount(o) > 1) {
+    throw new VolbenchError('EUNSUPPORTED_OPTION', `verify=${o.verify} with several files per job is not supported by volbench yet`, {
+      field: `${field}.verify`,
+      accepted: 'verify on a job of one file (no filename list, nrfiles=1)',
+    });
+  }
   if (o.verify !== 'none') {
     const used = directionsUsed(o);
     const writeSizes = new Set(blockSizes(o)[1].map((e) => e.bs));
@@ -176,6 +190,54 @@ function checkJob(o: JobOptions, field: string): void {
   }
 }
 
+const READONLY_ACCEPTED = 'with --readonly, jobs that only read (rw=read, randread) files and devices that already hold their region';
+
+/** --readonly: what the job's options would write, refused as fio refuses it (init.c fixup_options). */
+function checkReadonly(o: JobOptions, field: string): void {
+  if (writesTarget(o)) {
+    throw new VolbenchError('EINVALID_PLAN', `rw=${o.rw} writes or trims, and --readonly refuses every write and trim`, {
+      field: `${field}.rw`, accepted: READONLY_ACCEPTED,
+    });
+  }
+  if (o.unlink) {
+    throw new VolbenchError('EINVALID_PLAN', 'unlink=1 removes the job\'s files, and --readonly refuses every change to them', {
+      field: `${field}.unlink`, accepted: READONLY_ACCEPTED,
+    });
+  }
+}
+
+/** --readonly: a file the job would create or extend first, as fio refuses to extend one. */
+function checkReadonlyLayout(files: ReadonlyArray<{ path: string; layoutBytes: number; existingBytes: number }>, field: string): void {
+  const grows = files.find((f) => f.layoutBytes > f.existingBytes);
+  if (grows === undefined) return;
+  const what = grows.existingBytes === 0 ? 'created' : 'extended';
+  throw new VolbenchError('ETARGET', `${grows.path} would have to be laid out (${what} to ${grows.layoutBytes} bytes), and --readonly refuses every write`, {
+    field: `${field}.size`, path: grows.path, accepted: READONLY_ACCEPTED,
+  });
+}
+
+/** The files each instance of a job works on. */
+function fileCount(o: JobOptions): number {
+  return o.filename?.length ?? o.nrfiles;
+}
+
+/**
+ * Files a run opens at most, over all its instances: each is a descriptor held for the whole
+ * run, and a probe before it.
+ */
+export const MAX_RUN_FILES = 65536;
+
+function checkFileCount(spec: ParsedSpec): void {
+  const files = spec.jobs.reduce((n, { options: o }) => n + fileCount(o) * o.numjobs, 0);
+  if (files <= MAX_RUN_FILES) return;
+  const index = spec.jobs.findIndex(({ options: o }) => fileCount(o) > 1);
+  const o = spec.jobs[Math.max(index, 0)].options;
+  throw new VolbenchError('EINVALID_PLAN', `the run would open ${files} files, more than ${MAX_RUN_FILES}`, {
+    field: `jobs[${Math.max(index, 0)}].${o.filename ? 'filename' : 'nrfiles'}`,
+    accepted: `at most ${MAX_RUN_FILES} files in a run (files per job × numjobs, over all jobs)`,
+  });
+}
+
 /** The spec with jobs that name no path sent to `target`. Returns a new spec. */
 export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): ParsedSpec {
   return {
@@ -183,7 +245,8 @@ export function withDefaultTarget(spec: ParsedSpec, target: DefaultTarget): Pars
     jobs: spec.jobs.map((job) => {
       const o = job.options;
       if (o.filename !== undefined || o.directory !== undefined) return job;
-      return { ...job, options: { ...o, ...target } };
+      const given = 'directory' in target ? { directory: [target.directory] } : { filename: [target.filename] };
+      return { ...job, options: { ...o, ...given } };
     }),
   };
 }
@@ -198,6 +261,7 @@ export function effectiveSpec(
 ): ParsedSpec {
   const { defaultTarget, limits = {}, repeats = 1, untilSteadySec } = options;
   checkInstanceCount(spec, MAX_INSTANCES, 'EINVALID_PLAN');
+  checkFileCount(spec);
   if (limits.maxInstances !== undefined) checkInstanceCount(spec, limits.maxInstances);
   if (limits.maxMemoryBytes !== undefined) checkRunMemory(spec, memoryNeeds(spec), limits.maxMemoryBytes, limits.maxMemorySource);
   const steady = untilSteadySec === undefined ? spec : untilSteady(spec, untilSteadySec);
@@ -210,7 +274,8 @@ export function effectiveSpec(
  * nothing: their size is the work they do, and a limit that skips them bounds nothing.
  */
 function addressedBytes(jobs: readonly PlannedJob[]): number[] {
-  return jobs.map((job) => job.instances.reduce((sum, p) => sum + Math.max(p.regionBytes, p.layoutBytes), 0));
+  const fileBytes = (f: { regionBytes: number; layoutBytes: number }): number => Math.max(f.regionBytes, f.layoutBytes);
+  return jobs.map((job) => job.instances.reduce((sum, p) => sum + fileBytes(p) + p.moreFiles.reduce((n, f) => n + fileBytes(f), 0), 0));
 }
 
 /** What a planned run's engine takes in all: its jobs' I/O buffers and fixed shares. */
@@ -270,27 +335,32 @@ async function planWith(parsed: ParsedSpec, options: PlanOptions, anchors: Ancho
       const o = job.options;
       const field = `jobs[${index}]`;
       checkJob(o, field);
+      if (options.readonly) checkReadonly(o, field);
       const ssGroups = steady.keysFor(index, groupid, o);
       const instances: NativeJobPlan[] = [];
-      const layouts: Array<LayoutNote | null> = [];
+      const layouts: LayoutNote[][] = [];
       let firstPath = '';
+      const addTarget = (path: string): void => {
+        if (targetIndex.has(path)) return;
+        targetIndex.set(path, targetPaths.length);
+        targetPaths.push(path);
+      };
       for (let i = 0; i < o.numjobs; i++) {
         const ctx: ResolveContext = {
           cwd, field, prober, anchors, heldDevices: options.heldDevices, allowBlockWrite: options.allowBlockWrite, held: options.held,
         };
-        const target = await resolveInstanceTarget(o, i, ctx);
-        if (i === 0) firstPath = target.path;
-        const grows = target.layoutBytes > target.existingBytes;
-        layouts.push(grows ? { path: target.path, fromBytes: target.existingBytes, toBytes: target.layoutBytes } : null);
+        const targets = await resolveInstanceTargets(o, i, ctx);
+        if (options.readonly) checkReadonlyLayout(targets.files, field);
+        if (i === 0) firstPath = targets.files[0].path;
+        layouts.push(targets.files.filter((t) => t.layoutBytes > t.existingBytes)
+          .map((t) => ({ path: t.path, fromBytes: t.existingBytes, toBytes: t.layoutBytes })));
         const ordinal = jobNumber - 1;
         const logs = logPaths(o, jobNumber++, cwd);
         const logged = await logTargets(logs, o, field, ctx);
-        const plan = nativePlan(o, i, ordinal, target, enginesFor(o.ioengine), logs, logged, forbidden, job.fields?.randseed !== undefined);
+        const plan = nativePlan(o, i, ordinal, targets, enginesFor(o.ioengine), logs, logged, forbidden, job.fields?.randseed !== undefined);
         instances.push({ ...plan, ssGroup: ssGroups[i] });
-      }
-      if (!targetIndex.has(firstPath)) {
-        targetIndex.set(firstPath, targetPaths.length);
-        targetPaths.push(firstPath);
+        addTarget(firstPath);
+        if (engineSpec(o.ioengine).touchesTarget) targets.files.forEach((t) => addTarget(t.path));
       }
       jobs.push({
         jobname: o.name, groupid, stage: stage.index, options: o, ownOptions: job.ownOptions,

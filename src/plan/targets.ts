@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { engineSpec } from '../engine/engines.js';
 import type { NativeExpect, NativePathRef, NativeTargetInfo } from '../engine/native-types.js';
 import { VolbenchError } from '../errors.js';
-import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
+import type { JobOptions } from '../jobspec/types.js';
 import type { InstanceTarget, LogTarget } from './native-plan.js';
 
 export type { LogTarget } from './native-plan.js';
@@ -23,29 +23,26 @@ import { HeldTargets } from './held-targets.js';
 import { probeBeneath } from '../device/root-calls.js';
 import type { ResolvedTarget } from '../device/resolve.js';
 import { checkInstanceNameLength, checkNameLength } from './name-length.js';
+import { fileRegions, type FileRegion } from './file-regions.js';
 
 /**
- * An instance's target path, as fio names it: `filename` (fio's default when none is given:
- * `<jobname>.<instance>.0`) inside `directory` when one is given, even an absolute filename
- * (fio joins them: /tmp/A and /tmp/B/x give /tmp/A/tmp/B/x), else as given, relative to cwd.
+ * An instance's files, as fio names them: each `filename` (every instance shares them), or
+ * without one `nrfiles` files `<jobname>.<instance>.<n>` of its own. A name goes inside
+ * `directory` when one is given, even an absolute filename (fio joins them: /tmp/A and /tmp/B/x
+ * give /tmp/A/tmp/B/x), else as given, relative to cwd. Of several directories, fio gives each
+ * instance its own in turn for the files it names itself, and the first to every filename.
  */
-export function instancePath(o: JobOptions, instance: number, cwd: string): string {
-  const name = o.filename ?? `${o.name}.${instance}.0`;
-  if (o.directory !== undefined) return join(resolve(cwd, o.directory), name);
-  return isAbsolute(name) ? name : resolve(cwd, name);
+export function instancePaths(o: JobOptions, instance: number, cwd: string): string[] {
+  const names = o.filename ?? Array.from({ length: o.nrfiles }, (_, n) => `${o.name}.${instance}.${n}`);
+  const dirs = o.directory;
+  if (dirs === undefined) return names.map((name) => (isAbsolute(name) ? name : resolve(cwd, name)));
+  const dir = resolve(cwd, o.filename === undefined ? dirs[instance % dirs.length] : dirs[0]);
+  return names.map((name) => join(dir, name));
 }
 
-/** `name` is the option (size, offset, ...); `field` its path in the spec, for the error. */
-function bytesOf(v: SizeOrPercent, whole: number, name: string, path: string, field: string): number {
-  if ('bytes' in v) return v.bytes;
-  if (whole <= 0) {
-    throw new VolbenchError('ETARGET', `${name}=${v.percent}% needs an existing file or device to take a share of, and ${path} has no size yet`, {
-      field,
-      path,
-      accepted: 'a size in bytes (e.g. 1g) for a new file',
-    });
-  }
-  return Math.floor((whole * v.percent) / 100);
+/** An instance's first file: its target, the one its report names. */
+export function instancePath(o: JobOptions, instance: number, cwd: string): string {
+  return instancePaths(o, instance, cwd)[0];
 }
 
 function minBlockSize(o: JobOptions): number {
@@ -103,21 +100,55 @@ export interface ResolveContext {
   held?: HeldTargets;
 }
 
+/** An instance's files, checked, and the bytes a loop of it issues over them. */
+export interface InstanceTargets {
+  files: InstanceTarget[];
+  ioBytesPerLoop: number;
+}
+
 /**
- * An instance's target, checked: its directory, what its name leads to (probed beneath its held
- * directory), its region, the bytes to lay out, and whether it may be read directly and written.
- * Each step throws ETARGET (or EINVALID_PLAN) naming the field, in this order.
+ * An instance's files, each checked as a target is: its directory, what its name leads to
+ * (probed beneath its held directory), its region, the bytes to lay out, and whether it may be
+ * read directly and written. Each step throws ETARGET (or EINVALID_PLAN) naming the field, in
+ * this order, for the first file it fails on.
  */
-export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTarget> {
-  const path = instancePath(o, instance, ctx.cwd);
-  checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
+export async function resolveInstanceTargets(o: JobOptions, instance: number, ctx: ResolveContext): Promise<InstanceTargets> {
+  const paths = instancePaths(o, instance, ctx.cwd);
+  for (const path of paths) checkInstanceNameLength(o, path, (option) => `${ctx.field}.${option}`);
   const { field } = ctx;
-  checkDirectory(o, ctx);
-  if (!engineSpec(o.ioengine).touchesTarget) return nullTarget(o, path, field);
-  const { resolved, ref, anchor, info } = await probeTarget(path, ctx);
-  checkKind(o, path, info, field);
-  const { offset, size } = region(o, instance, path, info, field);
-  const layoutBytes = info.isBlockDevice ? 0 : await layoutFor(o, path, resolved, info, offset + size, field);
+  checkDirectories(o, ctx);
+  if (!engineSpec(o.ioengine).touchesTarget) return nullTargets(o, paths[0], field);
+  const probed = [];
+  for (const path of paths) {
+    const found = await probeTarget(path, ctx);
+    checkKind(o, path, found.info, field);
+    probed.push({ path, ...found });
+  }
+  const facts = probed.map(({ path, info }) => ({ path, exists: info.exists, sizeBytes: info.sizeBytes, isBlockDevice: info.isBlockDevice }));
+  const regions = fileRegions(o, instance, facts, minBlockSize(o), field);
+  const files: InstanceTarget[] = [];
+  for (const [i, file] of probed.entries()) files.push(await checkedFile(o, file, regions.files[i], ctx));
+  return { files, ioBytesPerLoop: regions.ioBytesPerLoop };
+}
+
+interface ProbedFile {
+  path: string;
+  resolved: ResolvedTarget;
+  ref: NativePathRef;
+  anchor: string;
+  info: NativeTargetInfo;
+}
+
+/** One file of an instance and its region, checked. */
+async function checkedFile(o: JobOptions, file: ProbedFile, region: FileRegion, ctx: ResolveContext): Promise<InstanceTarget> {
+  const { path, resolved, ref, anchor, info } = file;
+  const { field } = ctx;
+  const { offset, bytes: size } = region;
+  if (info.isBlockDevice && offset + size > info.sizeBytes) {
+    throw new VolbenchError('ETARGET', `${path} is ${info.sizeBytes} bytes, too small for offset ${offset} + size ${size} = ${offset + size}`,
+      { field: `${field}.size`, path, accepted: `offset + size up to ${info.sizeBytes}` });
+  }
+  const layoutBytes = info.isBlockDevice ? 0 : await layoutFor(o, path, resolved, info, region.end, field);
   const writes = writesTarget(o);
   if (o.direct) await checkDirect(o, path, info, offset, ctx);
   // Every check below looks at what was resolved (and probed) above, never at the name again.
@@ -143,13 +174,14 @@ export async function resolveInstanceTarget(o: JobOptions, instance: number, ctx
   };
 }
 
-/** The job's directory=, when given, must be an existing directory. */
-function checkDirectory(o: JobOptions, ctx: ResolveContext): void {
-  const directory = o.directory === undefined ? undefined : resolve(ctx.cwd, o.directory);
-  if (directory !== undefined && !(existsSync(directory) && statSync(directory).isDirectory())) {
-    throw new VolbenchError('ETARGET', `directory ${o.directory}${directory === o.directory ? '' : ` (${directory})`} does not exist`, {
+/** The job's directory=, when given, must be an existing directory, each of them. */
+function checkDirectories(o: JobOptions, ctx: ResolveContext): void {
+  for (const given of o.directory ?? []) {
+    const directory = resolve(ctx.cwd, given);
+    if (existsSync(directory) && statSync(directory).isDirectory()) continue;
+    throw new VolbenchError('ETARGET', `directory ${given}${directory === given ? '' : ` (${directory})`} does not exist`, {
       field: `${ctx.field}.directory`,
-      path: o.directory,
+      path: given,
       accepted: 'an existing directory',
     });
   }
@@ -160,7 +192,7 @@ function checkDirectory(o: JobOptions, ctx: ResolveContext): void {
  * target is looked at, and later opened, beneath that directory only. Both must be the same
  * thing, and it must be there or creatable, and openable.
  */
-async function probeTarget(path: string, ctx: ResolveContext) {
+async function probeTarget(path: string, ctx: ResolveContext): Promise<Omit<ProbedFile, 'path'>> {
   const field = `${ctx.field}.filename`;
   const { resolved, ref } = await resolveAndRefer(path, field, ctx);
   const anchor = ctx.anchors.anchorOf(resolved.resolvedPath, resolved.exists && resolved.stats.isBlockDevice());
@@ -221,43 +253,6 @@ function checkKind(o: JobOptions, path: string, info: NativeTargetInfo, field: s
       accepted: 'trim and randtrim on block devices only',
     });
   }
-}
-
-/** The instance's region: offset (+ its offset_increment share) and size, in whole blocks. */
-function region(o: JobOptions, instance: number, path: string, info: NativeTargetInfo, field: string): { offset: number; size: number } {
-  const whole = info.exists ? info.sizeBytes : 0;
-  const offset =
-    bytesOf(o.offset, whole, 'offset', path, `${field}.offset`) +
-    instance * bytesOf(o.offset_increment, whole, 'offset_increment', path, `${field}.offset_increment`);
-  let size: number;
-  if (o.size !== undefined) size = bytesOf(o.size, whole, 'size', path, `${field}.size`);
-  else if (o.filesize !== undefined) size = o.filesize;
-  else if (whole > offset) size = whole - offset;
-  else {
-    throw new VolbenchError('ETARGET', `size is needed: ${path} ${info.exists ? 'is empty' : 'does not exist'}`, {
-      field: `${field}.size`,
-      path,
-      accepted: 'a size such as size=1g (or an existing file or device to use whole)',
-    });
-  }
-  // Whole blocks only, as fio: a region that is not a multiple of the block size loses its tail.
-  const bs = minBlockSize(o);
-  size = Math.floor(size / bs) * bs;
-  if (size <= 0) {
-    throw new VolbenchError('ETARGET', `the region on ${path} is smaller than one block (bs=${bs})`, {
-      field: `${field}.size`,
-      path,
-    });
-  }
-  const end = offset + size;
-  if (info.isBlockDevice && end > info.sizeBytes) {
-    throw new VolbenchError(
-      'ETARGET',
-      `${path} is ${info.sizeBytes} bytes, too small for offset ${offset} + size ${size} = ${end}`,
-      { field: `${field}.size`, path, accepted: `offset + size up to ${info.sizeBytes}` },
-    );
-  }
-  return { offset, size };
 }
 
 /** A file's length to lay out before I/O: what its filesystem must have room for, and may grow. */
@@ -330,9 +325,9 @@ async function refuseGrowingBackingFile(path: string, resolved: ResolvedTarget, 
 
 /**
  * An engine that touches no target (null), as fio's: the job needs only a size to count I/Os
- * against, and no file is opened or laid out.
+ * against, and no file is opened or laid out (however many files it names).
  */
-function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget {
+function nullTargets(o: JobOptions, path: string, field: string): InstanceTargets {
   if (o.size === undefined || !('bytes' in o.size)) {
     throw new VolbenchError('EINVALID_PLAN', 'ioengine=null needs size in bytes (e.g. size=1g)', {
       field: `${field}.size`,
@@ -341,7 +336,8 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
   }
   const bs = minBlockSize(o);
   const offset = 'bytes' in o.offset ? o.offset.bytes : 0;
-  return {
+  const regionBytes = Math.floor(o.size.bytes / bs) * bs;
+  const target: InstanceTarget = {
     path,
     anchor: '',
     ref: { dirFd: -1, name: '' },
@@ -349,12 +345,15 @@ function nullTarget(o: JobOptions, path: string, field: string): InstanceTarget 
     expect: identityOf(null),
     isBlockDevice: false,
     regionOffset: offset,
-    regionBytes: Math.floor(o.size.bytes / bs) * bs,
+    regionBytes,
     layoutBytes: 0,
     existingBytes: 0,
     exclusive: false,
     inMemoryFs: false,
   };
+  const ioBytesPerLoop = o.io_size === undefined ? regionBytes
+    : 'bytes' in o.io_size ? o.io_size.bytes : Math.floor((regionBytes * o.io_size.percent) / 100 / bs) * bs;
+  return { files: [target], ioBytesPerLoop };
 }
 
 async function checkDirect(o: JobOptions, path: string, info: NativeTargetInfo, offset: number, ctx: ResolveContext): Promise<void> {

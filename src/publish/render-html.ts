@@ -7,13 +7,12 @@
 import { createRequire } from 'node:module';
 
 import type { Report, ReportGroup } from './model.js';
-import { groupCharts, type ChartOption, type ReportChart } from './charts.js';
+import { CHART_HEIGHT, CHART_WIDTH, groupCharts, type ChartOption, type ReportChart } from './charts.js';
 import { FLAG_LEGEND, groupTable, hasFlags, leadingCount, type TextTable } from './table.js';
 import { openingLines, pricesLine, verdictLines } from './render-text.js';
 import type { ThroughputUnit } from './units.js';
 
-export const CHART_WIDTH = 720;
-export const CHART_HEIGHT = 360;
+export { CHART_HEIGHT, CHART_WIDTH };
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -30,7 +29,7 @@ th:first-child,td:first-child{text-align:left}
 table.report thead th{position:sticky;top:0;z-index:2;background:#f4f4f4;white-space:normal;vertical-align:bottom}
 table.report .lead{position:sticky;z-index:1;white-space:normal;box-sizing:border-box;min-width:${LEAD_EM}em;max-width:${LEAD_EM}em}
 table.report thead .lead{z-index:3}
-table.report .lead.label{min-width:${LABEL_EM}em;max-width:${LABEL_EM}em;left:0}
+table.report .lead.label{min-width:${LABEL_EM}em;max-width:${LABEL_EM}em;left:0;overflow-wrap:anywhere;overflow:hidden}
 table.report .lead.last{box-shadow:3px 0 3px -2px #999}
 .verdicts{background:#f3f8f3;border-left:4px solid #2a7a2a;padding:.3em 1em;margin:1em 0}
 .verdicts li{margin:.2em 0}

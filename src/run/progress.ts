@@ -3,6 +3,10 @@
  * line and the HTTP service's events show.
  */
 import type { NativeJobPlan, NativeProgress } from '../engine/native-types.js';
+import { jobFraction, stageLeftMs, type FileLayout } from './eta.js';
+import { runString } from './status-chars.js';
+
+export type { FileLayout } from './eta.js';
 
 export interface DirectionRate {
   iops: number;
@@ -18,9 +22,15 @@ export interface RunProgress {
   elapsedMs: number;
   /** Share of the current stage done, 0..1, from runtime or bytes. */
   fraction: number;
-  /** Estimated ms until the current stage ends, or null when unknown. */
+  /** Ms until the current stage ends (its layout, then what each job has left), or null when unknown. */
   etaMs: number | null;
   runningJobs: number;
+  /** fio's status string: a character per job instance (r, W, m, / for a ramp, _ once done, ...). */
+  status: string;
+  /** The stage's file layouts so far, each file once; empty when it lays out none. */
+  layouts: FileLayout[];
+  /** The stage is laying out its files: its jobs wait. */
+  layingOut: boolean;
   /** Rates over the last second, summed over instances. */
   read: DirectionRate;
   write: DirectionRate;
@@ -32,16 +42,13 @@ function zero(): DirectionRate {
   return { iops: 0, bw_bytes: 0, clat_mean_ns: 0, clat_p99_ns: 0 };
 }
 
-function instanceFraction(plan: NativeJobPlan, p: NativeProgress): number {
-  if (p.phase === 'done') return 1;
-  if (plan.timeBased || (plan.runtimeNs > 0 && plan.ioBytesPerLoop === 0)) {
-    return plan.runtimeNs > 0 ? Math.min(1, p.elapsedMs / (plan.runtimeNs / 1e6)) : 0;
-  }
-  const total = plan.ioBytesPerLoop * plan.loops;
-  const done = p.bytes[0] + p.bytes[1] + p.bytes[2];
-  const bySize = total > 0 ? done / total : 0;
-  const byTime = plan.runtimeNs > 0 ? p.elapsedMs / (plan.runtimeNs / 1e6) : 0;
-  return Math.min(1, Math.max(bySize, byTime));
+/** Each laid-out file once, as the engine reports it on every job of the file. */
+function layoutsOf(plans: readonly NativeJobPlan[], reports: readonly NativeProgress[]): FileLayout[] {
+  const seen = new Map<string, FileLayout>();
+  reports.forEach((p, i) => {
+    if (p.layout && !seen.has(plans[i].path)) seen.set(plans[i].path, { path: plans[i].path, ...p.layout });
+  });
+  return [...seen.values()];
 }
 
 export function summarizeProgress(
@@ -57,7 +64,7 @@ export function summarizeProgress(
   let running = 0;
   reports.forEach((p, i) => {
     if (p.phase !== 'done') running++;
-    fraction += instanceFraction(plans[i], p) / reports.length;
+    fraction += jobFraction(plans[i], p) / reports.length;
     const last = p.last;
     if (!last || last.durMs <= 0) return;
     last.dirs.forEach((s, d) => {
@@ -75,15 +82,17 @@ export function summarizeProgress(
     d.iops = Math.round(d.iops);
     d.bw_bytes = Math.round(d.bw_bytes);
   });
-  const elapsedMs = Date.now() - stageStartedAt;
-  const etaMs = fraction > 0.01 ? Math.max(0, Math.round((elapsedMs * (1 - fraction)) / fraction)) : null;
+  const layouts = layoutsOf(plans, reports);
   return {
     stage,
     stages,
-    elapsedMs,
+    elapsedMs: Date.now() - stageStartedAt,
     fraction,
-    etaMs,
+    etaMs: stageLeftMs(plans, reports, layouts),
     runningJobs: running,
+    status: runString(plans, reports),
+    layouts,
+    layingOut: reports.some((p) => p.phase === 'layout'),
     read: dirs[0],
     write: dirs[1],
     trim: dirs[2],

@@ -52,8 +52,12 @@ export function createdFiles(plans: readonly NativeJobPlan[], created: readonly 
   });
 }
 
-/** File `n` of a plan as the engine numbers them: 0 the target, 1 to 5 its logs. */
+/** File `n` of a plan as the engine numbers them: 0 the target, 1 to 5 its logs, 6 on its other files. */
 function fileOf(plan: NativeJobPlan, n: number): { path: string; ref: NativePathRef | null } | null {
+  if (n >= 6) {
+    const more = plan.moreFiles[n - 6];
+    return more === undefined ? null : { path: more.path, ref: more.target };
+  }
   const logs: Array<[string, NativePathRef | null]> = [
     [plan.bwLogPath, plan.bwLog], [plan.iopsLogPath, plan.iopsLog], [plan.latLogPath, plan.latLog],
     [plan.clatLogPath, plan.clatLog], [plan.slatLogPath, plan.slatLog],

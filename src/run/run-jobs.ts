@@ -18,7 +18,7 @@ import { EbsStatsWatch, type EbsReads } from '../device/ebs-stats-watch.js';
 import { buildReport, type FioResult } from '../fio-output/index.js';
 import { collectEntries } from '../fio-output/entries.js';
 import { volumeOf } from '../cloud/index.js';
-import type { ReportJob } from '../fio-output/types.js';
+import type { ReportJob, TargetIdentity } from '../fio-output/types.js';
 import { parseSpec, printJobFile } from '../jobspec/index.js';
 import type { JobSpec, ParsedSpec } from '../jobspec/types.js';
 import { VERSION } from '../version.js';
@@ -49,13 +49,23 @@ export interface RunControl {
    * what each stage laid out and opened, which the next plan must find (planRun's `held`).
    */
   held?: HeldTargets;
+  /**
+   * fio's --status-interval: every this many ms while the run goes on, `onStatus` gets the
+   * report as of then (fio's full output, each job's statistics so far; jobs of later stonewall
+   * stages, and those not started yet, at zero).
+   */
+  statusIntervalMs?: number;
+  onStatus?: (result: FioResult) => void;
 }
 
 /** The planning rules (cwd, default target, limits, assertions, ...) and the run's control. */
 export interface RunJobsOptions extends PlanOptions, RunControl {}
 
-/** A result for an instance that never started (a later stage of a cancelled run). */
-function notStarted(plan: NativeJobPlan): NativeJobResult {
+/**
+ * A result for an instance that never started (a later stage of a cancelled run), or, not
+ * `cancelled`, one that has not started yet (a status report's).
+ */
+function notStarted(plan: NativeJobPlan, cancelled = true): NativeJobResult {
   const lat = { n: 0, min: 0, max: 0, mean: 0, m2: 0 };
   const dir = () => ({
     ioBytes: 0, totalIos: 0, shortIos: 0, dropIos: 0, runtimeNs: 0,
@@ -65,8 +75,8 @@ function notStarted(plan: NativeJobPlan): NativeJobResult {
   });
   return {
     jobName: plan.jobName, instance: plan.instance, engine: plan.engines[0].name, error: 0, errorSyscall: '',
-    errorMessage: '', cancelled: true, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
-    opened: { dev: 0n, ino: 0n, rdev: 0n },
+    errorMessage: '', cancelled, stuckIos: 0, bufferBytes: 0, hugePageBytes: 0, registeredBuffers: false, registeredFiles: false, startedAtMs: Date.now(), runtimeNs: 0, elapsedNs: 0, tid: 0,
+    opened: { dev: 0n, ino: 0n, rdev: 0n }, moreOpened: plan.moreFiles.map(() => ({ dev: 0n, ino: 0n, rdev: 0n })),
     dirs: [dir(), dir(), dir()], sync: { totalIos: 0, lat: { ...lat }, latHist: new Float64Array(HIST_BUCKETS) },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
@@ -84,16 +94,21 @@ class StageFiles {
   /** `held`: the runs after this one are told too. */
   record(plans: readonly NativeJobPlan[], results: readonly NativeJobResult[], held?: HeldTargets): void {
     plans.forEach((p, i) => {
-      const opened = results[i]?.opened;
-      if (p.isBlockDevice || !opened || opened.ino === 0n) return;
-      const seen: NativeExpect = p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n };
-      this.seen.set(p.path, seen);
-      held?.saw(p.path, seen);
+      const files = [{ path: p.path, isBlockDevice: p.isBlockDevice, opened: results[i]?.opened }, ...p.moreFiles.map((f, k) => ({
+        path: f.path, isBlockDevice: f.isBlockDevice, opened: results[i]?.moreOpened?.[k],
+      }))];
+      for (const { path, isBlockDevice, opened } of files) {
+        if (isBlockDevice || !opened || opened.ino === 0n) continue;
+        const seen: NativeExpect = p.unlinkAfter ? { kind: 'new', dev: 0n, ino: 0n, rdev: 0n } : { kind: 'file', ...opened, rdev: 0n };
+        this.seen.set(path, seen);
+        held?.saw(path, seen);
+      }
     });
   }
 
   hold(plans: readonly NativeJobPlan[]): NativeJobPlan[] {
-    return plans.map((p) => (this.seen.has(p.path) ? { ...p, expect: this.seen.get(p.path)! } : p));
+    const held = <T extends { path: string; expect: NativeExpect }>(f: T): T => (this.seen.has(f.path) ? { ...f, expect: this.seen.get(f.path)! } : f);
+    return plans.map((p) => ({ ...held(p), moreFiles: p.moreFiles.map(held) }));
   }
 }
 
@@ -108,18 +123,20 @@ async function runStages(
   options: RunControl,
   stats: DiskStatsSnapshot,
   ebs: EbsStatsWatch,
+  onStatus?: (results: NativeJobResult[][], layouts: ExcludedInterval[]) => void,
 ): Promise<{ results: NativeJobResult[][]; layouts: ExcludedInterval[]; ebsReads: Array<StageReads | undefined> }> {
   const results: NativeJobResult[][] = plan.jobs.map(() => []);
+  const statusIntervalNs = (options.statusIntervalMs ?? 0) * 1e6;
   const layouts: ExcludedInterval[] = [];
   const ebsReads: Array<StageReads | undefined> = [];
   const files = new StageFiles();
   const statPaths = stats.devices.map((d) => d.statFile);
   for (let stage = 0; stage < plan.stages; stage++) {
     const members = plan.jobs.map((job, index) => ({ job, index })).filter(({ job }) => job.stage === stage);
-    const plans = files.hold(members.flatMap(({ job }) => job.instances));
+    const plans = files.hold(members.flatMap(({ job }) => job.instances)).map((p) => ({ ...p, statusIntervalNs }));
     let out: NativeJobResult[];
     if (options.signal?.aborted) {
-      out = plans.map(notStarted);
+      out = plans.map((p) => notStarted(p));
     } else {
       const startedAt = Date.now();
       const from = stage === 0 ? stats : await snapshotDiskStats(stats.devices.map((d) => d.name));
@@ -139,6 +156,7 @@ async function runStages(
         onProgress: options.onProgress
           ? (reports) => options.onProgress!(summarizeProgress(plans, reports, stage, plan.stages, startedAt))
           : undefined,
+        onStatus: onStatus ? (status) => onStatus(statusResults(plan, results, members, plans, status), layouts) : undefined,
       });
       out = run.jobs;
       ebsReads[stage] = { from: await ebsFrom, to: await ebs.read(ebsTargets) };
@@ -152,6 +170,23 @@ async function runStages(
     }
   }
   return { results, layouts, ebsReads };
+}
+
+/**
+ * Every job's results for a status report during `members`' stage: the stages before it as they
+ * ended, its own as of the report, the later ones not started.
+ */
+function statusResults(
+  plan: RunPlan, done: NativeJobResult[][], members: ReadonlyArray<{ index: number }>, plans: NativeJobPlan[],
+  status: Array<NativeJobResult | null>,
+): NativeJobResult[][] {
+  const out = plan.jobs.map((job, i) => (done[i].length ? done[i] : job.instances.map((p) => notStarted(p, false))));
+  let at = 0;
+  for (const { index } of members) {
+    out[index] = plan.jobs[index].instances.map((_, k) => status[at + k] ?? notStarted(plans[at + k], false));
+    at += plan.jobs[index].instances.length;
+  }
+  return out;
 }
 
 /**
@@ -194,11 +229,6 @@ function jobFileOf(spec: ParsedSpec): string | null {
   }
 }
 
-/** Whether a job whose engine touches its device (not null) has target `i`. */
-function touched(plan: RunPlan, i: number): boolean {
-  return plan.jobs.some((j) => j.targetIndex === i && engineSpec(j.options.ioengine).touchesTarget);
-}
-
 /** Each result entry's stage and target: its first member's (an entry's members share a stage); null where it touches no device. */
 function entryStages(plan: RunPlan, jobs: ReportJob[]): Array<{ stage: number; targetIndex: number } | null> {
   return collectEntries(jobs).map((e) => {
@@ -207,20 +237,74 @@ function entryStages(plan: RunPlan, jobs: ReportJob[]): Array<{ stage: number; t
   });
 }
 
+/** What the report is built from besides the results. */
+interface ReportContext {
+  startedAtMs: number;
+  statsBefore: DiskStatsSnapshot;
+  targets: TargetIdentity[];
+  notes: string[];
+}
+
+/** The report's jobs: each planned job with its instances' results. */
+function reportJobs(plan: RunPlan, results: NativeJobResult[][], notes: readonly string[]): ReportJob[] {
+  return plan.jobs.map((job, i) => ({
+    jobname: job.jobname,
+    groupid: job.groupid,
+    options: job.options,
+    ownOptions: job.ownOptions,
+    instances: results[i],
+    targetIndex: job.targetIndex,
+    layouts: job.layouts,
+    notes: [...job.notes, ...notes],
+  }));
+}
+
+/** fio's document for `jobs` (final, or a status report's), disk_util up to `statsAfter`. */
+function reportOf(plan: RunPlan, jobs: ReportJob[], ctx: ReportContext, statsAfter: DiskStatsSnapshot, layouts: ExcludedInterval[]): FioResult {
+  return buildReport({
+    startedAtMs: ctx.startedAtMs,
+    ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
+    jobs,
+    diskUtil: diskUtilDelta(ctx.statsBefore, statsAfter, layouts),
+    targets: ctx.targets,
+    volbenchVersion: VERSION,
+    jobFile: jobFileOf(plan.spec),
+  });
+}
+
+/** Status reports: each as soon as its disk statistics are read, in order, none after the run's end. */
+function statusReporter(plan: RunPlan, options: RunControl, ctx: ReportContext, devices: string[]) {
+  if (!options.onStatus || !options.statusIntervalMs) return { report: undefined, end: async () => {} };
+  let chain = Promise.resolve();
+  let ended = false;
+  const report = (results: NativeJobResult[][], layouts: ExcludedInterval[]): void => {
+    chain = chain.then(async () => {
+      const now = await snapshotDiskStats(devices);
+      if (!ended) options.onStatus!(reportOf(plan, reportJobs(plan, results, ctx.notes), ctx, now, [...layouts]));
+    }).catch(() => {});
+  };
+  return { report, end: async () => { await chain; ended = true; } };
+}
+
 async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult> {
   const { control, watch } = watchedControl(options);
   const startedAtMs = Date.now();
   const before = await Promise.all(plan.targetPaths.map((p) => identifyTarget(p)));
-  // An engine that touches no device (null) adds nothing to disk_util or the EBS statistics.
-  const devices = diskUtilDevices(before.filter((_, i) => touched(plan, i)));
+  // An engine that touches no device (null) adds nothing to disk_util or the EBS statistics; every file of the others does.
+  const touchedPaths = new Set(plan.jobs.filter((j) => engineSpec(j.options.ioengine).touchesTarget)
+    .flatMap((j) => j.instances.flatMap((p) => [p.path, ...p.moreFiles.map((f) => f.path)])));
+  const touched = (i: number): boolean => touchedPaths.has(plan.targetPaths[i]);
+  const devices = diskUtilDevices(before.filter((_, i) => touched(i)));
   const statsBefore = await snapshotDiskStats(devices);
-  const ebs = await EbsStatsWatch.start(before.map((t, i) => (touched(plan, i) ? t : null)));
+  const status = statusReporter(plan, options, { startedAtMs, statsBefore, targets: before, notes: [] }, devices);
+  const ebs = await EbsStatsWatch.start(before.map((t, i) => (touched(i) ? t : null)));
   let stages;
   try {
-    stages = await runStages(plan, control, statsBefore, ebs);
+    stages = await runStages(plan, control, statsBefore, ebs, status.report);
   } finally {
     ebs.close();
   }
+  await status.end();
   const { results, layouts, ebsReads } = stages;
   // Stopped at the cliff, not cancelled: the run did what --until-baseline asked.
   const seen = watch?.seen && !options.signal?.aborted ? watch.seen : null;
@@ -237,25 +321,8 @@ async function runPlanned(plan: RunPlan, options: RunControl): Promise<FioResult
     const same = after !== null && after.device === before[i].device && after.isBlockDevice === before[i].isBlockDevice;
     return same ? after : before[i];
   }));
-  const jobs: ReportJob[] = plan.jobs.map((job, i) => ({
-    jobname: job.jobname,
-    groupid: job.groupid,
-    options: job.options,
-    ownOptions: job.ownOptions,
-    instances: results[i],
-    targetIndex: job.targetIndex,
-    layouts: job.layouts,
-    notes: [...job.notes, ...stopNote],
-  }));
-  const result = buildReport({
-    startedAtMs,
-    ...(plan.globalOptions ? { globalOptions: plan.globalOptions } : {}),
-    jobs,
-    diskUtil: diskUtilDelta(statsBefore, statsAfter, layouts),
-    targets,
-    volbenchVersion: VERSION,
-    jobFile: jobFileOf(plan.spec),
-  });
+  const jobs = reportJobs(plan, results, stopNote);
+  const result = reportOf(plan, jobs, { startedAtMs, statsBefore, targets, notes: stopNote }, statsAfter, layouts);
   const measured = withEbsStats(result, ebs, ebsReads, entryStages(plan, jobs));
   const until = options.untilBaseline?.volume;
   return finishRun(measured, { cloud: plan.cloud, volume: until ? volumeOf(until) : undefined, assertions: plan.assertions });

@@ -8,6 +8,8 @@
  *
  * HTTPS: `buildServer({ ..., tls: readTlsFiles('cert.pem', 'key.pem') })`.
  */
+// First: on a Node older than volbench needs, this import fails with the reason.
+import '../require-node.js';
 export { buildServer } from './http/app.js';
 export type { ServerConfig, TlsIdentity } from './config.js';
 export { certificateFingerprint, readTlsFiles } from './http/tls.js';

@@ -13,6 +13,8 @@
  *   VOLBENCH_MAX_RUNTIME       a time (seconds by default, or 10m); without it, the function's
  *   VOLBENCH_FUNCTION_TIMEOUT  timeout (seconds) less a tenth (at least 30 s), else 600s
  */
+// First: on a Node older than volbench needs, this import fails with the reason.
+import '../require-node.js';
 import awsLambdaFastify from '@fastify/aws-lambda';
 import type { FastifyInstance } from 'fastify';
 

@@ -14,13 +14,16 @@ import { engineSpec } from '../engine/engines.js';
 import { judged, type Assertion } from '../gates/index.js';
 import { HeldTargets, planRun, stagesOf } from '../plan/index.js';
 import { instancePath } from '../plan/targets.js';
-import type { FioResult } from '../fio-output/fio-result.js';
+import type { FioResult, VolbenchSuiteTest } from '../fio-output/fio-result.js';
+import type { RunProgress } from '../run/progress.js';
 import { runParsed, type RunJobsOptions } from '../run/run-jobs.js';
 import { parseSpec } from '../jobspec/index.js';
 import type { ParsedJob, ParsedSpec } from '../jobspec/types.js';
 import { loadSuite, type Suite } from './load.js';
 import { mergeSuiteRuns, type LoopRun, type TestRuns } from './merge.js';
 import { applyOverrides, type SuiteOverrides } from './overrides.js';
+import { plannedTestMs, SuiteClock, type SuiteProgress } from './suite-clock.js';
+import { runFigures, type RunFigures } from './run-figures.js';
 
 export interface SuiteTestEvent {
   suite: string;
@@ -33,11 +36,21 @@ export interface SuiteTestEvent {
   loops: number;
 }
 
+/** A run of a test has ended: its wall time and headline figures. */
+export interface SuiteTestEnd extends SuiteTestEvent, RunFigures {
+  /** Wall time of the run, its layout included. */
+  durationMs: number;
+}
+
 export interface SuiteRunOptions extends SuiteOverrides, RunJobsOptions {
   /** Runs of each test, the best kept (default: the suite's, 5 for kdiskmark, else 1). */
   loops?: number;
   /** Called as each run starts. */
   onTest?: (event: SuiteTestEvent) => void;
+  /** Called as each run ends. */
+  onTestEnd?: (event: SuiteTestEnd) => void;
+  /** Each progress report of a run, with where the whole suite is (onProgress gets the run's alone). */
+  onSuiteProgress?: (progress: SuiteProgress) => void;
 }
 
 /** A suite ready to run: overrides applied, spec parsed (with the caller's limits), assertions bound. */
@@ -118,10 +131,19 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
   // were applied to the whole suite when it was prepared.
   // The tests share files, recorded as they are made: a suite cut short removes those.
   const files = options.files ?? new RunFiles();
+  const suiteStarted = Date.now();
+  const clock = new SuiteClock(tests.map((t) => plannedTestMs(t.jobs)), loops, suiteStarted);
+  let where: SuiteTestEvent | null = null;
+  const onProgress = (p: RunProgress): void => {
+    options.onProgress?.(p);
+    if (where && options.onSuiteProgress) options.onSuiteProgress({ ...where, ...clock.progress(p), run: p });
+    else if (where) clock.progress(p);
+  };
   // Each test is planned beneath the directories the first one used, against the files it laid out.
   const held = options.held ?? new HeldTargets();
-  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, held };
+  const perTest: RunJobsOptions = { ...options, limits: undefined, repeats: undefined, assertions: undefined, files, held, onProgress };
   const done: TestRuns[] = [];
+  const walls: VolbenchSuiteTest[] = [];
   // The test the suite is in, until it has run all its loops. Files are unlinked by the jobs
   // that ask for it in their last loop, and suites share one file across tests (KDiskMark): a
   // suite that stops early (cancelled, failed) removes those of this test and every later one.
@@ -131,14 +153,21 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
     for (const [t, test] of tests.entries()) {
       stoppedIn = t;
       const runs: LoopRun[] = [];
+      const testStarted = Date.now();
+      const jobs = test.jobs.map((j) => j.options.name);
       for (let loop = 1; loop <= loops; loop++) {
-        const jobs = test.jobs.map((j) => j.options.name);
-        options.onTest?.({ suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops });
+        where = { suite: suite.name, jobs, test: t + 1, tests: tests.length, loop, loops };
+        clock.begin(t, loop);
+        options.onTest?.(where);
         const started = Date.now();
         const result = await runParsed(testSpec(parsed, test.jobs, loop === loops), perTest);
-        runs.push({ result, durationMs: Date.now() - started });
+        const durationMs = Date.now() - started;
+        clock.end(durationMs);
+        runs.push({ result, durationMs });
+        options.onTestEnd?.({ ...where, durationMs, ...runFigures(result) });
         if (interrupted(result)) break;
       }
+      walls.push({ jobs, runs: runs.length, wall_ms: Date.now() - testStarted });
       done.push({ firstGroupid: test.firstGroupid, loops: runs });
       if (interrupted(runs[runs.length - 1].result)) break;
       stoppedIn = null;
@@ -150,7 +179,8 @@ export async function runPrepared(prepared: PreparedSuite, options: SuiteRunOpti
       if (options.held === undefined) held.release();
     }
   }
-  return judged(withNotes(mergeSuiteRuns(done, { name: suite.name, file: suite.path, loops }), left), prepared.assertions);
+  const info = { name: suite.name, file: suite.path, loops, wall_ms: Date.now() - suiteStarted, tests: walls };
+  return judged(withNotes(mergeSuiteRuns(done, info), left), prepared.assertions);
 }
 
 /**

@@ -7,6 +7,7 @@ import { directionsWithIo, latencyPercentile } from '../gates/metrics.js';
 import { formatTimeNs } from '../gates/values.js';
 import { jobRatio } from '../fio-output/entitled.js';
 import type { FioDirStats, FioResult } from '../fio-output/fio-result.js';
+import { SHORT_TEST_NOTE } from './merge.js';
 
 const MiB = 1024 * 1024;
 
@@ -54,5 +55,19 @@ export function suiteTable(result: FioResult): string {
   const title = `${result.volbench.suite?.name ?? 'suite'}${loops > 1 ? ` (best of ${loops} loops)` : ''}`;
   const flagged = entitled && result.jobs.some((_, i) => jobRatio(result, i)?.flag);
   const legend = flagged ? '⚑ above 1.10× what the volume allows: not the named volume, the page cache, or the model is wrong\n' : '';
-  return `${title}\n${rows.map((r) => pad(r, widths)).join('\n')}\n${legend}`;
+  return `${title}\n${rows.map((r) => pad(r, widths)).join('\n')}\n${legend}${notesText(result)}`;
+}
+
+/** What a test did otherwise than asked, a line each; the tests too short to trust on one line. */
+function notesText(result: FioResult): string {
+  const short: string[] = [];
+  const lines: string[] = [];
+  for (const vj of result.volbench.jobs) {
+    for (const n of vj.notes ?? []) {
+      if (n.endsWith(SHORT_TEST_NOTE)) short.push(`${vj.jobname} (${n.slice('measured for '.length, n.indexOf(':'))})`);
+      else lines.push(`note: ${vj.jobname}: ${n}\n`);
+    }
+  }
+  const shortLine = short.length ? `note: ${short.join(', ')}: ${SHORT_TEST_NOTE}\n` : '';
+  return lines.join('') + shortLine;
 }

@@ -57,6 +57,26 @@ describe('path text', () => {
   });
 });
 
+describe('several files per job: each checked as a job\'s one target', () => {
+  it('refuses a file list or directory list with one path outside the roots, creating nothing', async () => {
+    const body = await refused(job({ filename: `${join(server.root, 'ok.dat')}:${outside}/second` }), 403, 'jobs[0].filename');
+    expect(body.detail).toContain(`${outside}/second`);
+    await refused(job({ directory: `${server.root}:${outside}`, numjobs: 2 }), 403, 'jobs[0].directory');
+    await refused(job({ filename: `${join(server.root, 'ok.dat')}:${server.root}/../x` }), 400, 'jobs[0].filename');
+    expect(readdirSync(outside)).toEqual([]);
+    expect(existsSync(join(server.root, 'ok.dat'))).toBe(false);
+  });
+
+  it('runs nrfiles files in a root, each laid out and read', async () => {
+    const dir = join(server.root, 'several');
+    mkdirSync(dir);
+    const res = await server.client.submit(randreadSpec({ directory: dir, nrfiles: 2, size: '2m', time_based: 0 }), '?wait=30');
+    expect(res.status).toBe(200);
+    expect(res.body.result.jobs[0].read.total_ios).toBe(512);
+    expect(readdirSync(dir).sort()).toEqual(['rr.0.0', 'rr.0.1']);
+  });
+});
+
 describe('resolved paths', () => {
   it('refuses a path outside every root with 403 naming it', async () => {
     const body = await refused(job({ filename: `${outside}/f` }), 403, 'jobs[0].filename');

@@ -63,6 +63,8 @@ describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
   it('logs in with the token, kept in sessionStorage only', async () => {
     await page.goto(`${server.url}/`, { waitUntil: 'load' });
     expect(await page.$eval('#login', (e: PageGlobals) => e.hidden)).toBe(false);
+    // Where to find the token, on the page that asks for it.
+    expect(await text('#token-where')).toContain('~/.local/share/volbench/token');
     await page.type('#token', 'wrong-token');
     await page.click('#login-form button');
     await page.waitForFunction(() => document.querySelector('#login-error').textContent.includes('refused'));

@@ -23,11 +23,11 @@ const dir = mkdtempSync(join(tmpdir(), 'volbench-cli-help-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Flags that only `run` takes. */
-const RUN_ONLY = ['--until-baseline', '--no-cloud-lookup', '--until-steady'];
+const RUN_ONLY = ['--until-baseline', '--until-steady'];
 
 describe('help', () => {
   it('every command has a usage of its own', async () => {
-    expect(COMMANDS).toEqual(['run', 'demo', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational', 'ebs-stats']);
+    expect(COMMANDS).toEqual(['run', 'demo', 'doctor', 'serve', 'suite', 'compare', 'report', 'fleet', 'catalog', 'prices', 'sweep', 'uniformity', 'rotational', 'ebs-stats']);
     const usages = await Promise.all(COMMANDS.map(commandUsage));
     usages.forEach((text, i) => expect(text).toContain(`volbench ${COMMANDS[i]}`));
     expect(new Set(usages).size).toBe(COMMANDS.length);
@@ -64,6 +64,25 @@ describe('help', () => {
     expect(await commandUsage('suite')).toContain('--prices');
     expect(await commandUsage('sweep')).not.toContain('--prices');
     expect(await commandUsage('demo')).toContain('--directory DIR');
+    // The lookup of the EBS volume a target is on: run and suite make it, the analyses never do.
+    expect(run).toContain('--no-cloud-lookup');
+    expect(await commandUsage('suite')).toContain('--no-cloud-lookup');
+    for (const command of ['sweep', 'uniformity', 'rotational']) expect(await commandUsage(command)).not.toContain('--no-cloud-lookup');
+  });
+
+  it('says what --max-runtime does in each command, not the suite\'s words everywhere', async () => {
+    const texts = await Promise.all(['run', 'suite', 'sweep', 'uniformity', 'rotational'].map(async (command) => {
+      const usage = await commandUsage(command);
+      const at = usage.indexOf('  --max-runtime TIME');
+      return usage.slice(at, usage.indexOf('\n  --', at + 1));
+    }));
+    expect(new Set(texts).size).toBe(5);
+    expect(texts[0]).toMatch(/stonewall stages/);
+    expect(texts[1]).toMatch(/tests, times its loops/);
+    expect(texts[2]).toMatch(/points/);
+    expect(texts[3]).toMatch(/chunk/);
+    expect(texts[4]).toMatch(/timed reads/);
+    for (const t of texts.slice(2)) expect(t).not.toMatch(/suite|stonewall/);
   });
 
   it('a flag only run takes is refused by the others, naming it', async () => {
@@ -78,13 +97,13 @@ describe('errors', () => {
     const out = await volbench(['runn']);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("unknown command 'runn'; did you mean 'run'?");
-    expect(out.stderr).toContain('accepted: run, demo, serve, suite');
+    expect(out.stderr).toContain('accepted: run, demo, doctor, serve, suite');
   });
 
-  it('an invalid rw lists the valid ones', async () => {
+  it('an invalid rw gets the closest one and lists the valid ones', async () => {
     const out = await volbench(['run', '--name=x', `--filename=${join(dir, 'x.bin')}`, '--size=1m', '--rw=randomread']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain("'randomread' is not a valid rw [jobs[0].rw]");
+    expect(out.stderr).toContain("'randomread' is not a valid rw; did you mean 'randread'? [jobs[0].rw]");
     expect(out.stderr).toMatch(/accepted: one of read, write, .*randread.*randrw/);
   });
 

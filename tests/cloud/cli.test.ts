@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { volbench } from '../helpers/cli.js';
 
 describe('volbench catalog', () => {
-  it('lists every type, one line each, EBS first', async () => {
+  it('lists every type, one line each under a header, EBS first', async () => {
     const out = await volbench(['catalog']);
     expect(out.code, out.stderr).toBe(0);
-    const types = out.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1]);
+    const types = out.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[1]);
     expect(types.slice(0, 8)).toEqual(['gp3', 'gp2', 'io1', 'io2', 'st1', 'sc1', 'standard', 'instance-store']);
     expect(types).toHaveLength(19);
   });
@@ -46,10 +46,17 @@ describe('volbench catalog', () => {
     expect(unknown.stderr).toMatch(/did you mean 'gp3'/);
   });
 
-  it('lists one provider, and names the closest when the provider is misspelt', async () => {
+  it('lists one provider in aligned columns, and names the closest when the provider is misspelt', async () => {
     const gcp = await volbench(['catalog', 'list', '--provider', 'gcp']);
     expect(gcp.code, gcp.stderr).toBe(0);
-    expect(gcp.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual([
+    const lines = gcp.stdout.trim().split('\n');
+    // A header, then columns that start where the header's do, on every line.
+    expect(lines[0]).toMatch(/^provider +type +media +size GiB +performance +price +name$/);
+    for (const column of ['type', 'media', 'performance', 'price', 'name']) {
+      const at = lines[0].indexOf(` ${column}`) + 1;
+      for (const line of lines.slice(1)) expect(line[at - 1] === ' ' && line[at] !== ' ', `${column} in '${line}'`).toBe(true);
+    }
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual([
       'pd-standard', 'pd-balanced', 'pd-ssd', 'pd-extreme', 'hyperdisk-balanced', 'hyperdisk-throughput', 'hyperdisk-extreme',
     ]);
     expect(gcp.stdout).toContain('$0.1/GB-month (us-central1)');

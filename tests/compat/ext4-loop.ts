@@ -12,6 +12,7 @@ export interface DeviceReads {
   requests: number;
   sectors: number;
   writes: number;
+  writtenSectors: number;
 }
 
 export interface Ext4Loop {
@@ -45,7 +46,9 @@ export function makeExt4Loop(label: string, imageBytes = 256 << 20): Ext4Loop {
         const before = counters();
         await work();
         const after = counters();
-        return { requests: after[0] - before[0], sectors: after[2] - before[2], writes: after[4] - before[4] };
+        return {
+          requests: after[0] - before[0], sectors: after[2] - before[2], writes: after[4] - before[4], writtenSectors: after[6] - before[6],
+        };
       },
       release: () => fixtures.release(),
     };

@@ -11,7 +11,8 @@ export const DEFAULT_PERCENTILES = [1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95
 /** fio's defaults where the report reads them. */
 export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
   return {
-    name: 'job', offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'randread', rwmixread: 50,
+    name: 'job', nrfiles: 1, file_service_type: { kind: 'roundrobin', nr: 1 },
+    offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'randread', rwmixread: 50,
     bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 1,
     iodepth_batch_complete_min: 1, iodepth_batch_complete_max: 0, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
     runtime_ns: 0, time_based: false, ramp_time_ns: 0, startdelay_ns: 0,
@@ -65,7 +66,7 @@ export function point(tMs: number, durMs: number, read = seriesDir(), write = se
 export function result(over: Partial<NativeJobResult> = {}): NativeJobResult {
   return {
     jobName: 'job', instance: 0, engine: 'io_uring', error: 0, errorSyscall: '', errorMessage: '',
-    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, registeredFiles: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n },
+    cancelled: false, stuckIos: 0, bufferBytes: 131072, hugePageBytes: 0, registeredBuffers: true, registeredFiles: true, startedAtMs: 1795315800000, runtimeNs: 2_000_400_000, elapsedNs: 3_000_000_000, tid: 0, opened: { dev: 0n, ino: 0n, rdev: 0n }, moreOpened: [],
     dirs: [dir(), dir(), dir()],
     sync: { totalIos: 0, lat: NO_LAT, latHist: emptyHist() },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,

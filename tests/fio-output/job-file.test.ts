@@ -96,6 +96,6 @@ describe('the job file of runs made one after another', () => {
     const jobs = options(parseSpec(parseJobFile(result.volbench.job_file as string, {})));
     expect(jobs.map((o) => o.name)).toEqual(result.jobs.map((j) => j.jobname));
     expect(jobs[1].stonewall).toBe(true);
-    for (const o of jobs) expect(o).toMatchObject({ size: { bytes: 4 * MiB }, runtime_ns: 1e9, directory });
+    for (const o of jobs) expect(o).toMatchObject({ size: { bytes: 4 * MiB }, runtime_ns: 1e9, directory: [directory] });
   });
 });

@@ -14,7 +14,8 @@ import ts from 'typescript';
 
 /** DESIGN.md's layers, lowest first; folders on one line are side by side and import none of each other. */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['errors', 'version', 'own-key'],
+  ['node-version'],
+  ['require-node', 'errors', 'version', 'own-key'],
   ['engine'],
   ['jobspec'],
   ['fio-output'],

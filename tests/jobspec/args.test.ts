@@ -114,14 +114,25 @@ describe('command-line options', () => {
     expect(err.message).toMatch(/fio option 'gtod_reduce' is not supported by volbench yet/);
   });
 
-  it.each(['--minimal', '--status-interval=1', '--client=host', '--section=a', '--parse-only', '--eta=never', '--eta-newline=1'])(
-    'fio command flag %s is refused as not supported yet',
+  it.each(['--minimal', '--client=host', '--parse-only', '--eta=never', '--trigger-file=x'])(
+    'fio command flag %s is refused as not supported yet, with what is accepted',
     (flag) => {
       const err = errorOf(() => parseFioArgs([flag, '--name=a']));
       expect(err.code).toBe('EUNSUPPORTED_OPTION');
       expect(err.message).toMatch(/not supported by volbench yet/);
+      expect(err.accepted).toMatch(/--output-format, --readonly, --section, --status-interval, --eta-newline/);
     },
   );
+
+  it('takes --readonly, --section, --status-interval and --eta-newline with fio\'s values', () => {
+    const args = parseFioArgs(['--readonly', '--status-interval', '2', '--eta-newline=500ms', '--name=a']);
+    expect(args).toMatchObject({ readonly: true, statusIntervalMs: 2000, etaNewlineMs: 500, jobSections: [] });
+    expect(errorOf(() => parseFioArgs(['--readonly=1', '--name=a']))).toMatchObject({ code: 'EINVALID_ARGS', field: '--readonly' });
+    expect(errorOf(() => parseFioArgs(['--section=global', '--name=a']))).toMatchObject({ code: 'EINVALID_ARGS', field: '--section' });
+    expect(errorOf(() => parseFioArgs(['--status-interval=10us', '--name=a']))).toMatchObject({ code: 'EINVALID_ARGS', field: '--status-interval' });
+    expect(errorOf(() => parseFioArgs(['--eta-newline=fast', '--name=a']))).toMatchObject({ code: 'EINVALID_VALUE', field: '--eta-newline' });
+    expect(errorOf(() => parseFioArgs(['--section=x', '--name=a']))).toMatchObject({ code: 'EINVALID_ARGS', field: '--section' });
+  });
 });
 
 describe('--output-format and --output', () => {

@@ -76,10 +76,11 @@ describe('job file syntax', () => {
     expect(error?.message).toMatch(/^line 3: /);
   });
 
-  it('include directives are not supported yet', () => {
+  it('an include in a job file given as text (the service\'s) is refused: it has no directory to include from', () => {
     const err = errorOf(() => parseJobFile('[a]\ninclude other.fio\n'));
     expect(err.code).toBe('EUNSUPPORTED_OPTION');
     expect(err.message).toMatch(/include/);
+    expect(err.accepted).toMatch(/read from disk/);
   });
 
   /*

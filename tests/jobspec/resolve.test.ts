@@ -15,7 +15,8 @@ const one = (options: Record<string, string | number | boolean>): JobOptions =>
 describe('defaults', () => {
   it("are fio's, except ioengine (auto)", () => {
     const expected: JobOptions = {
-      name: 'j', offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'read', rwmixread: 50,
+      name: 'j', nrfiles: 1, file_service_type: { kind: 'roundrobin', nr: 1 },
+      offset: { bytes: 0 }, offset_increment: { bytes: 0 }, rw: 'read', rwmixread: 50,
       bs: [4096, 4096, 4096], blockalign: [0, 0, 0], iodepth: 1, iodepth_batch_submit: 1,
       iodepth_batch_complete_min: 1, iodepth_batch_complete_max: 0, numjobs: 1, group_reporting: false, stonewall: false, new_group: false,
       runtime_ns: 0, time_based: false, ramp_time_ns: 0, startdelay_ns: 0,
@@ -62,7 +63,7 @@ describe('the same job three ways', () => {
     expect(parseSpec(parseFioArgs(argv).spec)).toEqual(fromJson);
     expect(fromJson.jobs[0].options).toMatchObject({
       rw: 'randread', bs: [4096, 4096, 4096], iodepth: 32, size: { bytes: 268435456 }, direct: true,
-      runtime_ns: 2e9, time_based: true, ioengine: 'io_uring', filename: '/mnt/bench/data.bin',
+      runtime_ns: 2e9, time_based: true, ioengine: 'io_uring', filename: ['/mnt/bench/data.bin'],
     });
   });
 
@@ -161,7 +162,10 @@ describe('values', () => {
     ['loops', '0', 'loops', 1], ['iodepth', '1k', 'iodepth', 1024], ['fixedbufs', true, 'fixedbufs', true],
     ['fixedbufs', '0', 'fixedbufs', false], ['sqthread_poll', true, 'sqthread_poll', true],
     ['write_lat_log', 'lat', 'write_lat_log', 'lat'], ['description', 'hello world', 'description', 'hello world'],
-    ['filename', 'a\\:b', 'filename', 'a:b'], ['random_distribution', 'zipf:1.2', 'random_distribution', { kind: 'zipf', theta: 1.2 }],
+    ['filename', 'a\\:b', 'filename', ['a:b']], ['filename', '/a:b\\:c::d', 'filename', ['/a', 'b:c', 'd']],
+    ['directory', '/x:/y', 'directory', ['/x', '/y']], ['nr_files', '4', 'nrfiles', 4],
+    ['file_service_type', 'random:8', 'file_service_type', { kind: 'random', nr: 8 }],
+    ['file_service_type', 'sequential', 'file_service_type', { kind: 'sequential', nr: 1 }], ['random_distribution', 'zipf:1.2', 'random_distribution', { kind: 'zipf', theta: 1.2 }],
   ] as const)('%s=%s fills %s', (name, value, field, expected) => {
     expect(one({ [name]: value })[field]).toEqual(expected);
   });
@@ -218,7 +222,7 @@ describe('errors name the field and what it accepts', () => {
     expect(error?.message).toBe('jobs[0].bs: the value is 900000 characters long, more than 4096');
     expect(error?.accepted).toMatch(/at most 4096 characters$/);
     expect(errorOf(() => parseSpec({ global: { description: 'd'.repeat(4097) }, jobs: [{ name: 'a' }] })).field).toBe('global.description');
-    expect(one({ filename: `/${'f'.repeat(4095)}` }).filename).toHaveLength(4096);
+    expect(one({ filename: `/${'f'.repeat(4095)}` }).filename?.[0]).toHaveLength(4096);
   });
 
   it('a close name volbench lacks but fio has is suggested too', () => {
@@ -238,9 +242,12 @@ describe('errors name the field and what it accepts', () => {
     ['ioengine', 'bogus', 'EINVALID_VALUE', /io_uring, libaio, psync, sync, null/],
     ['verify', 'md5', 'EUNSUPPORTED_OPTION', /crc32c/], ['verify', 'sha9', 'EINVALID_VALUE', /crc32c/],
     ['rw', 'trimwrite', 'EUNSUPPORTED_OPTION', /randrw/], ['rw', 'randread:8', 'EUNSUPPORTED_OPTION', undefined],
-    ['rw', 'random', 'EINVALID_VALUE', /randread/], ['filename', '/dev/sda:/dev/sdb', 'EUNSUPPORTED_OPTION', /one path/],
-    ['filename', '-', 'EUNSUPPORTED_OPTION', undefined], ['directory', '/a:/b', 'EUNSUPPORTED_OPTION', undefined],
-    ['filename', '', 'EINVALID_VALUE', /non-empty/], ['kb_base', '1001', 'EINVALID_VALUE', /1000, 1024/],
+    ['rw', 'random', 'EINVALID_VALUE', /randread/], ['filename', '/a:-', 'EUNSUPPORTED_OPTION', /one path/],
+    ['filename', '-', 'EUNSUPPORTED_OPTION', undefined], ['directory', ':', 'EINVALID_VALUE', /one path/],
+    ['filename', '', 'EINVALID_VALUE', /one path/], ['nrfiles', '0', 'EINVALID_VALUE', /from 1/],
+    ['file_service_type', 'zipf:1.1', 'EUNSUPPORTED_OPTION', /roundrobin, random or sequential/],
+    ['file_service_type', 'gauss', 'EUNSUPPORTED_OPTION', /roundrobin/],
+    ['file_service_type', 'roundrobin:0', 'EINVALID_VALUE', /from 1/], ['file_service_type', 'lru', 'EINVALID_VALUE', /sequential/], ['kb_base', '1001', 'EINVALID_VALUE', /1000, 1024/],
     ['iodepth', '0', 'EINVALID_VALUE', /from 1/], ['numjobs', '0', 'EINVALID_VALUE', /from 1/],
     ['rwmixread', '101', 'EINVALID_VALUE', /to 100/], ['bs', '0', 'EINVALID_VALUE', /at least 1/],
     ['buffer_compress_percentage', '101', 'EINVALID_VALUE', /to 100/], ['bwavgtime', '0', 'EINVALID_VALUE', /from 1/],

@@ -38,7 +38,7 @@ describe('planRun rules', () => {
       { defaultTarget: { directory: scratch.dir } });
     expect(p.jobs[0].instances[0].path).toBe(scratch.path('r.0.0'));
     expect(p.jobs[1].instances[0].path).toBe(scratch.path('own.dat'));
-    expect(p.spec.jobs[0].options.directory).toBe(scratch.dir);
+    expect(p.spec.jobs[0].options.directory).toEqual([scratch.dir]);
   });
 
   it('refuses stages longer than maxRuntimeSec in all, naming where the runtime was set', async () => {

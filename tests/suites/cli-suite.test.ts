@@ -32,8 +32,10 @@ describe('volbench suite', () => {
     const directory = scratch.path('run');
     mkdirSync(directory);
     const junit = scratch.path('kdm.xml');
+    const started = Date.now();
+    // --no-cloud-lookup as run takes it (on EC2: do not ask AWS which volume the target is).
     const out = await volbench([
-      'suite', 'kdiskmark', '--directory', directory, '--size=4m', '--runtime', '1', '--loops', '2', '--output-format=json',
+      'suite', 'kdiskmark', '--directory', directory, '--size=4m', '--runtime', '1', '--loops', '2', '--output-format=json', '--no-cloud-lookup',
       '--assert', 'RND4K-Q32T1-read.iops >= 1', '--assert', 'RND4K-Q1T1-read.clat_ns.p99.5 <= 1s',
       '--assert', 'SEQ1M-Q8T1-write.io_bytes > 4MiB', '--junit', junit,
     ]);
@@ -43,13 +45,28 @@ describe('volbench suite', () => {
     expect(doc.volbench.suite).toMatchObject({ name: 'kdiskmark', loops: 2, runs: 16 });
     expect(doc.volbench.assertions.map((a: { passed: boolean }) => a.passed)).toEqual([true, true, false]);
     expect(doc.volbench.assertions[2]).toMatchObject({ measured: 4194304, wanted: 4194304, op: '>' });
-    expect(out.stderr).toContain('volbench suite kdiskmark: [1/8] SEQ1M-Q8T1-read, 2 loops');
+    const wallS = (Date.now() - started) / 1000;
+    // Off a terminal, a line as each run starts and as it ends, with its loop, figures and the suite's ETA.
+    expect(out.stderr).toContain('volbench suite kdiskmark: [1/8] SEQ1M-Q8T1-read, loop 1/2\n');
+    expect(out.stderr).toContain('volbench suite kdiskmark: [1/8] SEQ1M-Q8T1-read, loop 2/2\n');
+    expect(out.stderr).toMatch(/^volbench suite kdiskmark: \[3\/8\] RND4K-Q32T1-read, loop 1\/2: [\d,]+ IOPS, p99 [\d.]+\w+, [\d.]+ s; suite eta \d\dm:\d\ds$/m);
+    expect(out.stderr).toMatch(/^volbench suite kdiskmark: laid out .*kdiskmark\.tmp: 4096KiB in [\d.]+ s/m);
+    expect(out.stderr).toMatch(/^first done: SEQ1M-Q8T1-read at [\d.]+ s; last done: RND4K-Q1T1-write at [\d.]+ s \([\d.]+ s apart\)$/m);
     expect(out.stderr).toMatch(/^test +dir +IOPS +MiB\/s +clat mean +clat p99 +median IOPS +median MiB\/s$/m);
     expect(out.stderr).toMatch(/^RND4K-Q32T1-read +read +\d+/m);
     expect(out.stderr).toContain('volbench: FAIL SEQ1M-Q8T1-write.io_bytes > 4MiB: measured 4MiB, wanted > 4MiB');
     const cases = findAll(parseXml(readFileSync(junit, 'utf8')), 'testcase');
     expect(cases.map((c) => c.attrs.classname)).toEqual(['volbench.kdiskmark.RND4K-Q32T1-read', 'volbench.kdiskmark.RND4K-Q1T1-read', 'volbench.kdiskmark.SEQ1M-Q8T1-write']);
     expect(cases.map((c) => findAll(c, 'failure').length)).toEqual([0, 0, 1]);
+    // JUnit's times are wall times: each test's (both loops, its layout too) and the suite's,
+    // which is most of the command's (broke: time="0" to "5" for suites of 2 to 120 s).
+    const suiteTime = Number(findAll(parseXml(readFileSync(junit, 'utf8')), 'testsuite')[0].attrs.time);
+    expect(suiteTime).toBeGreaterThanOrEqual(wallS / 2);
+    expect(suiteTime).toBeLessThanOrEqual(wallS);
+    const testTimes = cases.map((c) => Number(c.attrs.time));
+    expect(testTimes.every((t) => t > 0 && t < suiteTime)).toBe(true);
+    expect(doc.volbench.suite.tests.map((t: { jobs: string[]; runs: number }) => [t.jobs, t.runs])).toEqual(doc.jobs.map((j: { jobname: string }) => [[j.jobname], 2]));
+    expect(doc.volbench.suite.wall_ms / 1000).toBeCloseTo(suiteTime, 2);
     expect(readdirSync(directory)).toEqual([]);
   });
 
@@ -72,6 +89,10 @@ describe('volbench suite', () => {
     const unknown = await volbench(['suite', 'kdiskmark', '--directory', directory, '--assert', 'RND4K-Q64T1-read.iops >= 1']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("there is no job named 'RND4K-Q64T1-read' (jobs: SEQ1M-Q8T1-read, SEQ1M-Q1T1-read");
+    // What suite takes, as its --help lists it.
+    const bogus = await volbench(['suite', 'kdiskmark', '--directory', directory, '--bogus']);
+    expect(bogus.code).toBe(2);
+    for (const flag of ['--volume', '--instance', '--prices', '--max-runtime', '--no-cloud-lookup']) expect(bogus.stderr).toMatch(new RegExp(`accepted: .*${flag}`));
     const noTarget = await volbench(['suite', 'ars']);
     expect(noTarget.code).toBe(2);
     expect(noTarget.stderr).toContain('suite ars: needs a target');

@@ -54,7 +54,7 @@ describe('shipped suites', () => {
     const opts = options(name);
     expect(opts.map((o) => o.name)).toEqual(jobs);
     expect(opts.slice(1).every((o) => o.stonewall)).toBe(true);
-    expect(opts.every((o) => o.filename === undefined || o.filename === 'kdiskmark.tmp')).toBe(true);
+    expect(opts.every((o) => o.filename === undefined || o.filename.join(':') === 'kdiskmark.tmp')).toBe(true);
     expect(opts.every((o) => o.directory === undefined)).toBe(true);
   });
 

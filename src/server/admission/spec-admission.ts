@@ -11,7 +11,7 @@ import type { CloudContext } from '../../cloud/index.js';
 import {
   blockWriteAllowed, effectiveSpec, optionField, planRun, writesTarget, type HeldTargets, type PlanOptions, type RunPlan,
 } from '../../plan/index.js';
-import { instancePath } from '../../plan/targets.js';
+import { instancePaths } from '../../plan/targets.js';
 import { checkInstanceNameLength } from '../../plan/name-length.js';
 import { parseSpec } from '../../jobspec/index.js';
 import type { JobOptions, JobSpec, ParsedSpec } from '../../jobspec/types.js';
@@ -56,9 +56,10 @@ const LOG_OPTIONS = ['write_bw_log', 'write_iops_log', 'write_lat_log'] as const
 function checkJobPathTexts(spec: ParsedSpec, i: number): void {
   const job = spec.jobs[i];
   const o = job.options;
-  if (o.directory !== undefined) checkPathText(o.directory, optionField(job, i, 'directory'));
+  // Every name of a list: each is a file (or a directory) of the job.
+  for (const directory of o.directory ?? []) checkPathText(directory, optionField(job, i, 'directory'));
   const inDirectory = o.directory !== undefined;
-  if (o.filename !== undefined) checkPathText(o.filename, optionField(job, i, 'filename'), inDirectory);
+  if (o.filename !== undefined) o.filename.forEach((name) => checkPathText(name, optionField(job, i, 'filename'), inDirectory));
   else checkPathText(o.name, optionField(job, i, 'name'), inDirectory);
   // Log prefixes may be relative: a bare write_bw_log is the job's name, in the default root.
   for (const option of LOG_OPTIONS) {
@@ -81,14 +82,16 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string,
   const used = new Set<TargetRoot>();
   for (const [i, { options: o }] of spec.jobs.entries()) {
     const field = targetField(spec, o, i);
-    if (o.directory !== undefined) await authorizePath(o.directory, optionField(spec.jobs[i], i, 'directory'), scope);
+    for (const directory of o.directory ?? []) await authorizePath(directory, optionField(spec.jobs[i], i, 'directory'), scope);
     for (let instance = 0; instance < o.numjobs; instance++) {
-      const path = instancePath(o, instance, cwd);
-      checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
-      const target = await authorizePath(path, field, scope);
-      used.add(target.root);
-      if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
-        throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
+      // Every file of the instance, each as a job's one target is.
+      for (const path of instancePaths(o, instance, cwd)) {
+        checkInstanceNameLength(o, path, (option) => optionField(spec.jobs[i], i, option));
+        const target = await authorizePath(path, field, scope);
+        used.add(target.root);
+        if (target.isBlockDevice && writesTarget(o) && !blockWriteAllowed(o, target.resolvedPath, mayWrite)) {
+          throw blockWriteNotAllowed(o.rw, target.root.path, optionField(spec.jobs[i], i, 'rw'));
+        }
       }
     }
   }
@@ -99,7 +102,9 @@ async function authorizeTargets(spec: ParsedSpec, scope: PathScope, cwd: string,
 async function authorizePlan(plan: RunPlan, scope: PathScope): Promise<void> {
   for (const [i, job] of plan.jobs.entries()) {
     for (const instance of job.instances) {
-      await authorizePath(instance.path, targetField(plan.spec, job.options, i), scope);
+      for (const path of [instance.path, ...instance.moreFiles.map((f) => f.path)]) {
+        await authorizePath(path, targetField(plan.spec, job.options, i), scope);
+      }
       const logs: Array<[string, (typeof LOG_OPTIONS)[number]]> = [
         [instance.bwLogPath, 'write_bw_log'],
         [instance.iopsLogPath, 'write_iops_log'],
@@ -140,12 +145,12 @@ async function queueKeysOf(jobs: readonly JobPaths[]): Promise<string[]> {
 
 /** The planned run's keys: the paths its instances will open. */
 function queueKeys(plan: RunPlan): Promise<string[]> {
-  return queueKeysOf(plan.jobs.map((j) => ({ options: j.options, paths: j.instances.map((p) => p.path) })));
+  return queueKeysOf(plan.jobs.map((j) => ({ options: j.options, paths: j.instances.flatMap((p) => [p.path, ...p.moreFiles.map((f) => f.path)]) })));
 }
 
 /** The same keys before planning: the paths fio's rules give each instance (the plan's own). */
 function specQueueKeys(spec: ParsedSpec, cwd: string): Promise<string[]> {
-  return queueKeysOf(spec.jobs.map(({ options: o }) => ({ options: o, paths: Array.from({ length: o.numjobs }, (_, i) => instancePath(o, i, cwd)) })));
+  return queueKeysOf(spec.jobs.map(({ options: o }) => ({ options: o, paths: Array.from({ length: o.numjobs }, (_, i) => instancePaths(o, i, cwd)).flat() })));
 }
 
 const ENGINE_ONLY_KEY = 'engine:null';

@@ -16,7 +16,7 @@ import type { AdmittedRun } from '../admission/run-request.js';
 import type { AnalysisStep } from '../admission/analysis-admission.js';
 import { progressView, runLinks } from './run-view.js';
 import type { RunEvents } from './run-events.js';
-import type { RunStatus, SuiteTestBody } from '../../api/run.js';
+import type { RunProgressBody, RunStatus, SuiteTestBody } from '../../api/run.js';
 import type { RunRow, RunStore } from '../store/runs.js';
 
 export type AbortReason = 'cancel' | 'shutdown';
@@ -91,9 +91,14 @@ async function runAdmitted(admitted: AdmittedRun, control: SuiteRunOptions, onSt
  * analysis's its current step (sweep point, uniformity chunk, batch of reads), each of which is
  * an `analysis` event as it starts and again, with its figures, once it has run.
  */
-function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onProgress' | 'onTest'> & { onStep: (step: AnalysisStep) => void } {
+function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onProgress' | 'onTest' | 'onSuiteProgress'> & { onStep: (step: AnalysisStep) => void } {
   let current: SuiteTestBody | null = null;
   let step: { analysis: string; step: number; steps: number } | null = null;
+  const publish = (progress: RunProgressBody): void => {
+    if (deps.closed()) return;
+    deps.store.saveProgress(run.id, progress);
+    deps.events.publish(run, 'progress', { id: run.id, ...progress });
+  };
   return {
     onStep: (s) => {
       step = { analysis: s.analysis, step: s.step, steps: s.steps };
@@ -103,11 +108,12 @@ function reporting(deps: ExecutorDeps, run: RunRow): Pick<SuiteRunOptions, 'onPr
       current = { test, tests, loop, loops, jobs };
       if (!deps.closed()) deps.events.publish(run, 'test', { id: run.id, ...current });
     },
+    // A suite's reports come with where the whole suite is (onSuiteProgress), and go out from there.
     onProgress: (p) => {
-      const progress = { ...progressView(p), ...(current === null ? {} : { suite_test: current }), ...(step === null ? {} : { analysis_step: step }) };
-      if (deps.closed()) return;
-      deps.store.saveProgress(run.id, progress);
-      deps.events.publish(run, 'progress', { id: run.id, ...progress });
+      if (current === null) publish({ ...progressView(p), ...(step === null ? {} : { analysis_step: step }) });
+    },
+    onSuiteProgress: (p) => {
+      if (current !== null) publish({ ...progressView(p.run), suite_test: { ...current, fraction: p.fraction, eta_ms: p.etaMs } });
     },
   };
 }

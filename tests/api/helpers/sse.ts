@@ -3,12 +3,14 @@ export interface SseEvent {
   id: string | null;
   event: string;
   data: any;
+  /** Date.now() when it arrived (with `stamp`). */
+  at?: number;
 }
 
 export async function readEvents(
   url: string,
   headers: Record<string, string>,
-  options: { maxEvents?: number; timeoutMs?: number } = {},
+  options: { maxEvents?: number; timeoutMs?: number; stamp?: boolean } = {},
 ): Promise<{ status: number; contentType: string | null; events: SseEvent[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 30_000);
@@ -25,6 +27,7 @@ export async function readEvents(
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const event = parseBlock(block);
+        if (event && options.stamp) event.at = Date.now();
         if (event) events.push(event);
         if (options.maxEvents !== undefined && events.length >= options.maxEvents) {
           controller.abort();
