@@ -14,7 +14,10 @@ import { ProgressReporter } from '../../src/fleet/member-agent/progress.js';
 
 const rate = (iops: number, p99ns: number) => ({ iops, bw_bytes: iops * 4096, clat_mean_ns: p99ns / 2, clat_p99_ns: p99ns });
 function progress(stage: number, stages: number, fraction: number): RunProgress {
-  return { stage, stages, elapsedMs: 0, fraction, etaMs: null, runningJobs: 1, read: rate(1000, 250_000), write: rate(0, 0), trim: rate(0, 0), instances: [] };
+  return {
+    stage, stages, elapsedMs: 0, fraction, etaMs: null, runningJobs: 1, read: rate(1000, 250_000), write: rate(0, 0), trim: rate(0, 0), instances: [],
+    status: 'r', layouts: [], layingOut: false,
+  };
 }
 
 describe('a member\'s objects', () => {

@@ -67,9 +67,10 @@ export function cloudOf(spec: StudySpec, entry: StudyMemberSpec, volumeId?: stri
 /** A job file's jobs must run on the member's device: one that names another target is refused. */
 function checkJobTargets(spec: ParsedSpec, target: Target, label: string): void {
   spec.jobs.forEach(({ options: o }, i) => {
-    const elsewhere = o.directory !== undefined || (o.filename !== undefined && o.filename !== target.path && o.filename !== target.realPath);
+    const files = o.filename ?? [];
+    const elsewhere = o.directory !== undefined || files.some((f) => f !== target.path && f !== target.realPath);
     if (elsewhere) {
-      throw new VolbenchError('ETARGET', `the spec's job ${o.name} for ${label} names its own target (${o.directory ?? o.filename}): a member runs on its device only`, {
+      throw new VolbenchError('ETARGET', `the spec's job ${o.name} for ${label} names its own target (${o.directory ?? files.join(':')}): a member runs on its device only`, {
         field: `spec.members.${label}.job.jobs[${i}]`, accepted: 'no filename or directory (the member\'s device is the target)',
       });
     }
