@@ -54,7 +54,12 @@ export type VolbenchErrorCode =
    * another bucket, stack or secret, a label that is no volume label, an output that is no URL.
    * Nothing is done on its word.
    */
-  | 'EFLEET_STATE';
+  | 'EFLEET_STATE'
+  /**
+   * A study another driver holds the lease of (its holder and the lease's expiry are named): it
+   * is being driven already; wait for the lease, or let that driver finish.
+   */
+  | 'ESTUDY_LEASED';
 
 export interface VolbenchErrorDetails {
   /** Path of the failing field in the spec, e.g. `jobs[0].bs`. */

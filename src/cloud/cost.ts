@@ -77,17 +77,31 @@ export function instanceHourly(type: string, region: string): DatedPrice | undef
 }
 
 /**
- * What a fleet costs an hour: one instance per volume, each volume's monthly price prorated.
- * `complete` is false where a price is unknown (that part counts as nothing in `usd`).
+ * A public IPv4 address an hour, in use or idle: AWS bills every one since 2024-02-01. A fleet
+ * member in a subnet that gives public addresses has one (its instance's).
  */
-export function fleetUsdPerHour(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>): { usd: number; complete: boolean } {
+export const PUBLIC_IPV4_HOURLY: DatedPrice = { usd: 0.005, source: 'https://aws.amazon.com/vpc/pricing/', as_of: '2024-02-01', confidence: 'M' };
+
+/** What each member pays besides its instance and its data volume: its root volume (a month) and its public address (an hour). */
+export interface MemberOverhead {
+  rootVolumeMonthly?: DatedPrice;
+  publicIpv4Hourly?: DatedPrice;
+}
+
+/**
+ * What a fleet costs an hour: one instance per volume, each volume's monthly price prorated,
+ * and each member's overhead (root volume prorated, public address). `complete` is false where a
+ * price is unknown (that part counts as nothing in `usd`).
+ */
+export function fleetUsdPerHour(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>, overhead: MemberOverhead = {}): { usd: number; complete: boolean } {
   const perVolume = volumes.reduce((sum, v) => sum + (v?.usd ?? 0) / HOURS_PER_MONTH, 0);
-  return { usd: (instance?.usd ?? 0) * volumes.length + perVolume, complete: instance !== undefined && volumes.every((v) => v !== undefined) };
+  const perMember = (overhead.rootVolumeMonthly?.usd ?? 0) / HOURS_PER_MONTH + (overhead.publicIpv4Hourly?.usd ?? 0);
+  return { usd: ((instance?.usd ?? 0) + perMember) * volumes.length + perVolume, complete: instance !== undefined && volumes.every((v) => v !== undefined) };
 }
 
 /** A fleet's cost for `hours`, in whole cents; undefined when a price is unknown. */
-export function fleetUsd(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>, hours: number): number | undefined {
-  const rate = fleetUsdPerHour(instance, volumes);
+export function fleetUsd(instance: DatedPrice | undefined, volumes: ReadonlyArray<DatedPrice | undefined>, hours: number, overhead: MemberOverhead = {}): number | undefined {
+  const rate = fleetUsdPerHour(instance, volumes, overhead);
   return rate.complete ? cents(rate.usd * hours) : undefined;
 }
 

@@ -10,9 +10,9 @@ export type { LabelledVolume, VolumeTextOptions } from './volume-text.js';
 export { priceVolume } from './volume-price.js';
 export type { VolumePrice } from './volume-price.js';
 export {
-  cents, defaultPriceRegion, fleetUsd, fleetUsdPerHour, HOURS_PER_MONTH, instanceHourly, pricedRegion, usdPer1000Iops, usdPerMibps, volumeMonthly,
+  cents, defaultPriceRegion, fleetUsd, fleetUsdPerHour, HOURS_PER_MONTH, instanceHourly, pricedRegion, PUBLIC_IPV4_HOURLY, usdPer1000Iops, usdPerMibps, volumeMonthly,
 } from './cost.js';
-export type { DatedPrice, PriceOptions } from './cost.js';
+export type { DatedPrice, MemberOverhead, PriceOptions } from './cost.js';
 export { activePrices, ageInDays, parsePricesFile, priceRegions, PricesFile, readPricesFile, regionPrice, staleWarning, STALE_AFTER_DAYS, usePrices } from './price-source.js';
 export type { PricesFileData } from './price-source.js';
 export { fetchPriceList, parsePriceList, pricesFileWith, PRICE_LIST_SOURCE, today } from './aws-price-list.js';

@@ -6,6 +6,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { STSClient } from '@aws-sdk/client-sts';
 
@@ -19,6 +20,8 @@ export interface FleetClients {
   cfn: CloudFormationClient;
   ec2: EC2Client;
   s3: S3Client;
+  /** EventBridge Scheduler: the schedules that delete a fleet's stacks at its expiry. */
+  scheduler: SchedulerClient;
   ssm: SSMClient;
   sts: STSClient;
   /** The region they were made for. */
@@ -31,6 +34,7 @@ export function fleetClients(opts: AwsOptions): FleetClients {
     cfn: awsClient(CloudFormationClient, opts),
     ec2: awsClient(EC2Client, opts),
     s3: awsClient(S3Client, opts, 's3'),
+    scheduler: awsClient(SchedulerClient, opts),
     ssm: awsClient(SSMClient, opts),
     sts: awsClient(STSClient, opts),
   };

@@ -13,11 +13,13 @@ import { awsCall, type FleetClients } from './aws.js';
 import { fleetLog, type OnFleetEvent } from './events.js';
 import { existingVolumes, fleetInstances, fleetObjects, fleetParameters, liveInstances, volumesOn } from './fleet-resources.js';
 import { fleetStacks } from './member-stacks.js';
+import { deleteSchedules } from './schedules.js';
 import { saveState, type FleetState } from './state.js';
 
 export interface DownOptions {
   clients: FleetClients;
-  stateDir: string;
+  /** Where the state is kept locally; none: in S3 only. */
+  stateDir: string | undefined;
   maxWaitSec?: number;
   /** `tearing-down`, what AWS answered on the way (`log`), then `torn-down`. */
   onEvent?: OnFleetEvent;
@@ -31,7 +33,7 @@ export interface DownResult {
 }
 
 /** The fleet's SSM parameters and its objects (bundle, certificate) in its bucket. */
-async function deleteSecrets(state: FleetState, clients: FleetClients, log: (line: string) => void, leftAlone: string[]): Promise<void> {
+export async function deleteSecrets(state: FleetState, clients: FleetClients, log: (line: string) => void, leftAlone: string[]): Promise<void> {
   const params = await fleetParameters(state.fleetId, clients);
   for (const Name of params.ours) {
     await clients.ssm.send(new DeleteParameterCommand({ Name })).catch((err: Error) => {
@@ -64,6 +66,13 @@ async function deleteLeftBehind(instances: string[], volumes: string[], clients:
   }
 }
 
+/** A study's last step, once its fleet is down: failed when it was to fail or something remains. */
+function endStudy(state: FleetState, remaining: string[]): void {
+  if (!state.study || state.study.step !== 'tearing-down') return;
+  if (remaining.length) state.study.failure ??= `still there after the teardown: ${remaining.join(', ')}`;
+  Object.assign(state.study, { step: state.study.failure ? 'failed' : 'done', updatedAt: new Date().toISOString() });
+}
+
 /**
  * Deletes the fleet: its stacks (found by name and tag), then its instances and their volumes
  * (as the stacks named them) that outlived them, then its parameters and objects. Says what
@@ -75,6 +84,10 @@ export async function fleetDown(state: FleetState, opts: DownOptions): Promise<D
   const labels = state.members.map((m) => m.label);
   opts.onEvent?.({ event: 'tearing-down', fleetId: state.fleetId });
   state.status = 'deleting';
+  // A study's driver reads this and stops driving it: the teardown is this one's.
+  if (state.study && !['tearing-down', 'done', 'failed'].includes(state.study.step)) {
+    Object.assign(state.study, { step: 'tearing-down', failure: state.study.failure ?? 'torn down by fleet down', updatedAt: new Date().toISOString() });
+  }
   await saveState(state, opts.stateDir, clients).catch(() => {});
   const stacks = await fleetStacks(state.fleetId, labels, clients);
   const leftAlone: string[] = [];
@@ -96,13 +109,16 @@ export async function fleetDown(state: FleetState, opts: DownOptions): Promise<D
   await deleteSecrets(state, clients, log, leftAlone);
   const after = await fleetStacks(state.fleetId, labels, clients);
   for (const m of state.members) if (!after.members.has(m.label)) m.status = 'deleted';
+  // The schedules go last: until the stacks are gone they are what deletes them at the expiry.
+  const schedules = after.members.size ? [] : await deleteSchedules(state.fleetId, clients).catch((err: Error) => [`schedule group: ${err.message}`]);
   const remaining = [
     ...(await liveInstances(instances.ours, clients)), ...(await existingVolumes(volumes, clients)).map((v) => v.id),
-    ...[...after.members.values()].map((s) => s.stackName),
+    ...[...after.members.values()].map((s) => s.stackName), ...schedules,
   ];
   leftAlone.unshift(...stacks.strangers.map((s) => s.stackName), ...instances.strangers);
   if (leftAlone.length) log(`left alone, as no stack of fleet ${state.fleetId} made them (they lack its tag or no stack of it names them): ${leftAlone.join(', ')}`);
   state.status = remaining.length ? 'failed' : 'down';
+  endStudy(state, remaining);
   await saveState(state, opts.stateDir, clients).catch(() => {});
   opts.onEvent?.({ event: 'torn-down', fleetId: state.fleetId, remaining, leftAlone });
   return { remaining, leftAlone };

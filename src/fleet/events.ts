@@ -9,6 +9,7 @@
  * study's service or its Lambda form) switches on it, and a later step adds a member of the
  * union, never a field whose meaning depends on another's.
  */
+import type { MemberDone, MemberProgress as MemberProgressObject } from '../api/study-objects.js';
 import type { Report } from '../publish/index.js';
 
 /** The fleet's id exists; nothing in AWS is made yet (preflight comes next). */
@@ -23,6 +24,22 @@ export interface FleetCreated {
   expiresAt: string;
 }
 
+/**
+ * A study moved to its next step (study/steps.ts): planned, creating, running, collecting,
+ * reporting, tearing-down, then done or failed. `reason` says why, where the step is a failure's
+ * (a member's stack failed, a signal, the expiry).
+ */
+export interface StudyStepEvent {
+  event: 'step';
+  fleetId: string;
+  step: StudyStepName;
+  /** The step it left. */
+  from: StudyStepName;
+  reason?: string;
+}
+
+export type StudyStepName = 'planned' | 'creating' | 'running' | 'collecting' | 'reporting' | 'tearing-down' | 'done' | 'failed';
+
 /** A member's stack is created: its instance runs, its service answered its boot signal. */
 export interface MemberUp {
   event: 'member-up';
@@ -33,7 +50,10 @@ export interface MemberUp {
   instanceId?: string;
 }
 
-/** A member's stack could not be made; the fleet is then torn down. */
+/**
+ * A member failed: its stack could not be made (the fleet is then torn down), or what it wrote
+ * to its prefix was refused (not what a member writes: the reason names the object and field).
+ */
 export interface MemberFailed {
   event: 'member-failed';
   fleetId: string;
@@ -41,12 +61,44 @@ export interface MemberFailed {
   reason: string;
 }
 
-/** A member's run moved: a line for a person (the test it started, its rates, the precondition). */
+/**
+ * A member's run moved: a line for a person (the test it started, its rates, the precondition),
+ * and for an autonomous member its progress object as it wrote it (schema-checked), from which a
+ * live table is drawn.
+ */
 export interface MemberProgress {
   event: 'progress';
   fleetId: string;
   label: string;
   line: string;
+  progress?: MemberProgressObject;
+}
+
+/**
+ * An autonomous member wrote its `done.json` (schema-checked): it ran its workload (`ok`) or
+ * could not (`failed`, with why), and shuts itself down.
+ */
+export interface MemberDoneEvent {
+  event: 'member-done';
+  fleetId: string;
+  label: string;
+  status: MemberDone['status'];
+  finishedAt: string;
+  reason?: string;
+  /** The member's local CLI's exit status. */
+  exitCode?: number;
+}
+
+/**
+ * An autonomous member's result was fetched from its prefix, checked (size, SHA-256, schema) and
+ * saved: `key` the controller's copy in the bucket, `file` beneath --out where the driver has one.
+ */
+export interface MemberCollected {
+  event: 'collected';
+  fleetId: string;
+  label: string;
+  key: string;
+  file?: string;
 }
 
 /** How a member's run ended, as a fleet's run returns it (run.ts adds the document itself). */
@@ -103,14 +155,14 @@ export interface FleetLog {
 }
 
 export type FleetEvent =
-  | FleetCreated | MemberUp | MemberFailed | MemberProgress | MemberResultEvent | FleetReportEvent | FleetTearingDown | FleetTornDown | FleetKept
-  | FleetLog;
+  | FleetCreated | StudyStepEvent | MemberUp | MemberFailed | MemberProgress | MemberDoneEvent | MemberCollected | MemberResultEvent | FleetReportEvent
+  | FleetTearingDown | FleetTornDown | FleetKept | FleetLog;
 
 export type FleetEventName = FleetEvent['event'];
 
 /** Every event, in the order a study meets them (docs/fleet.md lists each: a test holds them together). */
 export const FLEET_EVENT_NAMES = [
-  'created', 'member-up', 'member-failed', 'progress', 'result', 'report', 'tearing-down', 'torn-down', 'kept', 'log',
+  'created', 'step', 'member-up', 'member-failed', 'progress', 'member-done', 'collected', 'result', 'report', 'tearing-down', 'torn-down', 'kept', 'log',
 ] as const satisfies readonly FleetEventName[];
 
 // Every member of the union is in the list: a new event that is not fails to compile here.

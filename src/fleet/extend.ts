@@ -13,6 +13,7 @@ import { fleetLog, type OnFleetEvent } from './events.js';
 import { fleetInstances, fleetObjects, fleetParameters, liveInstances } from './fleet-resources.js';
 import { fleetStacks } from './member-stacks.js';
 import { FLEET_TAG } from './names.js';
+import { moveSchedules } from './schedules.js';
 import { saveState, type FleetState } from './state.js';
 import { checkWorkloadFits, expiresAt, EXPIRES_TAG } from './ttl.js';
 
@@ -31,6 +32,8 @@ export async function extendFleet(state: FleetState, expires: string, clients: F
       Bucket: state.bucket, Key, Tagging: { TagSet: [{ Key: FLEET_TAG, Value: state.fleetId }, tag] },
     })));
   }
+  // AWS's own expiry moves with it: the schedules that delete the stacks.
+  await moveSchedules(state.fleetId, expires, clients);
   state.expiresAt = expires;
   await saveState(state, stateDir, clients);
   return true;

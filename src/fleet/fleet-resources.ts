@@ -73,16 +73,14 @@ export async function fleetParameters(fleetId: string, clients: FleetClients): P
   return found;
 }
 
-/** A member's own objects (src/api/study-objects.ts): FLEET/LABEL/NAME. */
-const MEMBER_OBJECT = /^[^/]+\/[^/]+\/(progress\.json|result\.json|done\.json|member\.log)$/;
-
 /**
- * Whether a key is a fleet's record, kept by down and reap: its results, its state, and what
- * each autonomous member wrote of its run (progress, result, log, done), which a reader of a
- * study needs from any machine once the members are gone.
+ * Whether a key is a fleet's record, kept by down and reap: its results and its state, and a
+ * study's spec and lease and what each member wrote under its prefix (its progress, result,
+ * done and log: src/api/study-objects.ts).
  */
 export function isRecord(key: string): boolean {
-  return key.includes('/results/') || key.endsWith('/fleet.json') || MEMBER_OBJECT.test(key);
+  return key.includes('/results/') || key.endsWith('/fleet.json') || /^vb[0-9a-f]{10}\/study\/(spec|lease)\.json$/.test(key) ||
+    /^vb[0-9a-f]{10}\/[^/]+\/(progress\.json|result\.json|done\.json|member\.log)$/.test(key);
 }
 
 /** The fleet's objects in `bucket` besides its record: under `<id>/` and tagged with it. */

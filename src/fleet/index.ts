@@ -4,12 +4,12 @@ export { awsCall } from '../cloud/aws-call.js';
 export { checkFleetVolume, fleetVolume, fleetVolumes, fleetVolumeTypes, volumeOfMember } from './volumes.js';
 export type { FleetVolume } from './volumes.js';
 export { formatPlan, newFleetId, planFleet } from './plan.js';
-export { checkFleetId, FLEET_ID, FLEET_TAG, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
+export { checkFleetId, FLEET_ID, FLEET_TAG, resultKey, scheduleGroupName, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
 export type { FleetMember, FleetPlan, FleetPlanInput } from './plan.js';
 export { fleetClients } from './aws.js';
 export type { AwsOptions, FleetClients } from './aws.js';
-export { defaultStateDir, listRemoteStates, listStates, loadState, saveState } from './state.js';
-export type { FleetMemberState, FleetState, FleetStatus } from './state.js';
+export { defaultStateDir, listRemoteStates, listStates, loadRemoteState, loadState, saveState } from './state.js';
+export type { FleetMemberState, FleetState, FleetStatus, StudyStacks, StudyState, StudyStep } from './state.js';
 export { fleetUp, templateBody } from './stacks.js';
 export { fleetDown } from './down.js';
 export { bundleArch, instanceArchitecture } from './architecture.js';
@@ -42,7 +42,13 @@ export type { MemberStackInput, MemberStackOptions, MemberStackOutcome } from '.
 export { stackParameters } from './stack-parameters.js';
 export type { FleetStackSettings } from './stack-parameters.js';
 export { FLEET_EVENT_NAMES, fleetLog } from './events.js';
+export * from './study/index.js';
+export { STUDY_ROLES_STACK, STUDY_ROLES_VERSION, readyStudyRoles, studyRoles, studyRolesTemplate } from './study-roles.js';
+export type { StudyRoles } from './study-roles.js';
+export { atExpression, deleteSchedules, deleteStackTarget, ensureSchedules, fleetSchedules, moveSchedules } from './schedules.js';
+export { dataVolumeOf, memberVolumeId } from './member-volume.js';
+export { putEncryption } from './sse.js';
 export type {
-  FleetCreated, FleetEvent, FleetEventName, FleetKept, FleetLog, FleetReportEvent, FleetTearingDown, FleetTornDown, MemberFailed, MemberOutcome,
-  MemberProgress, MemberResultEvent, MemberUp, OnFleetEvent,
+  FleetCreated, FleetEvent, FleetEventName, FleetKept, FleetLog, FleetReportEvent, FleetTearingDown, FleetTornDown, MemberCollected, MemberDoneEvent,
+  MemberFailed, MemberOutcome, MemberProgress, MemberResultEvent, MemberUp, OnFleetEvent, StudyStepEvent, StudyStepName,
 } from './events.js';

@@ -8,6 +8,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { costBasis } from '../cloud/cost.js';
 import { awsCatalogDates } from '../cloud/index.js';
 import { ownTable } from '../own-key.js';
+import type { FioResult } from '../fio-output/fio-result.js';
 import { awsCall, type FleetClients } from './aws.js';
 import type { FleetState } from './state.js';
 
@@ -66,6 +67,13 @@ export async function memberHosts(instances: Record<string, string>, clients: Fl
     hosts[label] = { instanceId: i.InstanceId, ...(i.ImageId ? { imageId: i.ImageId } : {}), ...(i.Placement?.AvailabilityZone ? { availabilityZone: i.Placement.AvailabilityZone } : {}) };
   }
   return hosts;
+}
+
+/** fio's JSON with what the fleet knows of the member's volume and host, where the member did not say already. */
+export function withFleetFacts(doc: FioResult, state: FleetState, label: string, host: MemberHost | undefined): FioResult {
+  const known = (doc.volbench as { cloud?: Record<string, unknown> } | undefined)?.cloud;
+  const cloud = { ...memberCloud(state, label, known ?? {}), ...hostFacts(host, known) };
+  return { ...doc, volbench: { ...doc.volbench, cloud } } as FioResult;
 }
 
 /** The host's facts and the catalog's dates as `volbench.cloud` keeps them; what the member said stays. */

@@ -16,10 +16,12 @@ import { parseJobFile } from '../jobspec/index.js';
 import { awsCall, type FleetClients } from './aws.js';
 import type { MemberOutcome } from './events.js';
 import { MemberClient, reachable, type FinalEvent } from './member-client.js';
-import { hostFacts, memberCloud, type MemberHost } from './member-cloud.js';
+import { withFleetFacts, type MemberHost } from './member-cloud.js';
+import { resultKey } from './names.js';
 import type { FleetMember } from './plan.js';
 import { preconditionJob } from './precondition.js';
 import type { ResultFiles } from './result-files.js';
+import { putEncryption } from './sse.js';
 import type { FleetState } from './state.js';
 
 /** A member's outcome with its fio JSON, as the fleet collected it. */
@@ -115,13 +117,6 @@ function submitWorkload(run: MemberRun, root: Root, planned: FleetMember | undef
   });
 }
 
-/** fio's JSON with what the fleet knows of the volume and host, where the service did not say already. */
-function withCloud(doc: FioResult, run: MemberRun): FioResult {
-  const known = (doc.volbench as { cloud?: Record<string, unknown> } | undefined)?.cloud;
-  const cloud = { ...memberCloud(run.state, run.label, known ?? {}), ...hostFacts(run.host, known) };
-  return { ...doc, volbench: { ...doc.volbench, cloud } } as FioResult;
-}
-
 /** The run's gate and result, saved; a run that ended without a result says so. */
 async function collect(run: MemberRun, runId: string, final: FinalEvent): Promise<MemberResult> {
   const { label, client, state } = run;
@@ -137,12 +132,13 @@ async function collect(run: MemberRun, runId: string, final: FinalEvent): Promis
     return { ...outcome, error: `no result: ${(err as Error).message}` };
   }
   // The member's volume is known here: its burst analysis is held against the catalog's model.
-  const doc = analyseBurst(withCloud(result, run));
+  const doc = analyseBurst(withFleetFacts(result, state, label, run.host));
   const text = `${JSON.stringify(doc, null, 2)}\n`;
   const file = run.files.write(label, text);
   if (state.bucket) {
+    const sse = await putEncryption(run.clients, state.bucket);
     await awsCall('s3:PutObject', () => run.clients.s3.send(new PutObjectCommand({
-      Bucket: state.bucket, Key: `${state.fleetId}/results/${label}.json`, Body: text, ContentType: 'application/json',
+      Bucket: state.bucket, Key: resultKey(state.fleetId, label), Body: text, ContentType: 'application/json', ...sse,
     })));
   }
   return { ...outcome, file, result: doc };

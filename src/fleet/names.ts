@@ -59,6 +59,21 @@ export function objectPrefix(fleetId: string): string {
   return `${fleetId}/`;
 }
 
+/** The controller's copy of a member's result in the fleet's bucket (written by the CLI, never by a member). */
+export function resultKey(fleetId: string, label: string): string {
+  return `${fleetId}/results/${label}.json`;
+}
+
+/** The schedule group holding the schedules that delete a fleet's stacks at its expiry. */
+export function scheduleGroupName(fleetId: string): string {
+  return `volbench-${fleetId}`;
+}
+
+/** A member's schedule in its fleet's group: its label (the template's VolumeLabel fits Scheduler's names). */
+export function scheduleName(label: string): string {
+  return label;
+}
+
 /** Whether `tags` carry `volbench:fleet=<fleetId>`. */
 export function taggedWithFleet(tags: ReadonlyArray<{ Key?: string; Value?: string }> | undefined, fleetId: string): boolean {
   return !!tags?.some((t) => t.Key === FLEET_TAG && t.Value === fleetId);

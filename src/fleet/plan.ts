@@ -5,7 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { fleetUsd, instanceHourly, loadInstances, staleWarning, volumeMonthly, type DatedPrice, type LabelledVolume, type Volume, type VolumeJson } from '../cloud/index.js';
+import {
+  fleetUsd, instanceHourly, loadInstances, parseVolume, PUBLIC_IPV4_HOURLY, staleWarning, volumeMonthly, type DatedPrice, type LabelledVolume, type MemberOverhead, type Volume,
+  type VolumeJson,
+} from '../cloud/index.js';
 import {
   basisText, cents, costBasis, fleetUsdPerHour, monthlyCost, usdPer1000Iops, usdPerMibps, type CostBasis, type CostScope,
 } from '../cloud/cost.js';
@@ -91,6 +94,10 @@ export interface FleetPlan {
   /** What preconditioning adds: the longest member's seconds, and their cost for the whole fleet. */
   precondition?: { seconds: number; usd?: number };
   instanceHourly?: DatedPrice;
+  /** Each member's root volume (instance.yaml's /dev/xvda, ROOT_VOLUME) a month: in the estimate. */
+  rootVolumeMonthly?: DatedPrice;
+  /** Each member's public IPv4 address an hour: in the estimate (a subnet without public addresses makes it less). */
+  publicIpv4Hourly?: DatedPrice;
   /** Wall time the estimate assumes: start-up, the workload, teardown. */
   hours: number;
   workloadSeconds: number;
@@ -114,6 +121,15 @@ export const AUTO = 'auto';
 const SETUP_SECONDS = 15 * 60;
 /** Stack deletion and the check that nothing remains. */
 const TEARDOWN_SECONDS = 5 * 60;
+
+/** Every member's root volume, as infra/cloudformation/instance.yaml maps /dev/xvda. */
+export const ROOT_VOLUME = 'gp3:16g';
+
+/** What each member pays besides its instance and data volume, in `region`. */
+function memberOverhead(region: string): MemberOverhead {
+  const root = volumeMonthly(parseVolume(ROOT_VOLUME), region, { fallback: true });
+  return { ...(root ? { rootVolumeMonthly: root } : {}), publicIpv4Hourly: PUBLIC_IPV4_HOURLY };
+}
 
 export function newFleetId(): string {
   return `vb${randomBytes(5).toString('hex')}`;
@@ -237,7 +253,8 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
     ...(tests[i].length ? { tests: tests[i] } : {}),
   }));
-  const usdFor = (h: number) => fleetUsd(hourly, members.map((m) => m.volumeMonthly), h);
+  const overhead = memberOverhead(input.region);
+  const usdFor = (h: number) => fleetUsd(hourly, members.map((m) => m.volumeMonthly), h, overhead);
   const estimatedUsd = usdFor(hours);
   const preUsd = usdFor(preSeconds / 3600);
   // Limits but no price: the estimate is said to leave the instances out, and the volumes' is given.
@@ -251,6 +268,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     members,
     ...(preSeconds > 0 ? { precondition: { seconds: preSeconds, ...(preUsd === undefined ? {} : { usd: preUsd }) } } : {}),
     ...(hourly ? { instanceHourly: hourly } : {}),
+    ...overhead,
     hours,
     workloadSeconds,
     ...(estimatedUsd === undefined ? {} : { estimatedUsd }),
@@ -331,6 +349,12 @@ export function formatPlan(plan: FleetPlan): string {
   }
   lines.push('');
   if (plan.instanceHourly) lines.push(`instance: $${plan.instanceHourly.usd.toFixed(4)}/h each (${plan.instanceHourly.source}, as of ${plan.instanceHourly.as_of})`);
+  const root = plan.rootVolumeMonthly;
+  const ip = plan.publicIpv4Hourly;
+  if (root || ip) {
+    lines.push(`and each: ${[root ? `its ${ROOT_VOLUME} root volume (${usd(root.usd)} a month, prorated)` : '', ip ? `a public IPv4 address ($${ip.usd.toFixed(3)}/h, ${ip.source}, as of ${ip.as_of}; none in a subnet without public addresses)` : '']
+      .filter(Boolean).join(' and ')}`);
+  }
   const vp = plan.members.find((m) => m.volumeMonthly)?.volumeMonthly;
   if (vp) lines.push(`volumes: prorated from the monthly price (${vp.source}, as of ${vp.as_of})`);
   const pre = plan.members.filter((m) => m.precondition);

@@ -14,6 +14,9 @@
  *   named by a stack of that fleet (TokenParameterName, TlsKeyParameterName; PackageKey or
  *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days).
  *
+ * - a schedule group: named `volbench-<id>` and tagged `volbench:fleet=<id>` (its schedules
+ *   delete the fleet's stacks at the expiry, then themselves: what is left past it is the group).
+ *
  * Anything else past its expiry is listed as spared, with why.
  */
 import { DeleteStackCommand, DescribeStackResourcesCommand, DescribeStacksCommand, ListStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
@@ -23,10 +26,13 @@ import {
 import { DeleteObjectCommand, GetObjectTaggingCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteParameterCommand, GetParametersByPathCommand, ListTagsForResourceCommand } from '@aws-sdk/client-ssm';
 
+import { ListScheduleGroupsCommand, ListTagsForResourceCommand as ListScheduleTagsCommand } from '@aws-sdk/client-scheduler';
+
 import { awsCall, type FleetClients } from './aws.js';
 import { isRecord } from './fleet-resources.js';
 import { strangerReason } from './member-stacks.js';
-import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, stackPrefix } from './names.js';
+import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, scheduleGroupName, stackPrefix } from './names.js';
+import { deleteSchedules } from './schedules.js';
 import { EXPIRES_TAG } from './ttl.js';
 
 export interface ReapOptions {
@@ -43,6 +49,8 @@ export interface Reaped {
   volumes: string[];
   parameters: string[];
   objects: string[];
+  /** Schedule groups (`volbench-<id>`), with any schedule still in them. */
+  schedules: string[];
 }
 
 /** What reap would delete, and what is past its expiry but not provably volbench's. */
@@ -212,22 +220,40 @@ async function findObjects(o: ReapOptions, index: VolbenchStacks, bucket: string
   } while (ContinuationToken);
 }
 
+async function findScheduleGroups(o: ReapOptions, plan: ReapPlan): Promise<void> {
+  let NextToken: string | undefined;
+  do {
+    const page = await awsCall('scheduler:ListScheduleGroups', () => o.clients.scheduler.send(new ListScheduleGroupsCommand({ NamePrefix: 'volbench-vb', NextToken })));
+    for (const g of page.ScheduleGroups ?? []) {
+      if (!g.Name || !g.Arn || g.State === 'DELETING') continue;
+      const fleet = g.Name.slice('volbench-'.length);
+      if (!FLEET_ID.test(fleet)) continue;
+      const tags = (await awsCall('scheduler:ListTagsForResource', () => o.clients.scheduler.send(new ListScheduleTagsCommand({ ResourceArn: g.Arn })))).Tags;
+      if (!expired(tags, o.now)) continue;
+      if (tagOf(tags, FLEET_TAG) === fleet && g.Name === scheduleGroupName(fleet)) plan.schedules.push(g.Name);
+      else plan.spared.push(`schedule group ${g.Name}: not tagged ${FLEET_TAG}=${fleet}`);
+    }
+    NextToken = page.NextToken;
+  } while (NextToken);
+}
+
 /** What reap would delete at `o.now`, and what it spares; deletes nothing. */
 export async function findExpired(o: ReapOptions): Promise<ReapPlan> {
-  const plan: ReapPlan = { stacks: [], instances: [], volumes: [], parameters: [], objects: [], spared: [] };
+  const plan: ReapPlan = { stacks: [], instances: [], volumes: [], parameters: [], objects: [], schedules: [], spared: [] };
   const index = new VolbenchStacks(o.clients);
   await index.load();
   await findStacks(o, index, index.fleets(), plan);
   await findEc2(o, index, plan);
   await findParameters(o, index, plan);
   if (o.bucket) await findObjects(o, index, o.bucket, plan);
+  await findScheduleGroups(o, plan);
   return plan;
 }
 
 /** Deletes what `plan` lists (findExpired's), stacks first: they own most of it. */
 export async function reapFleets(o: ReapOptions, plan?: Reaped): Promise<Reaped> {
   const found = plan ?? await findExpired(o);
-  const out: Reaped = { stacks: [], instances: [], volumes: [], parameters: [], objects: [] };
+  const out: Reaped = { stacks: [], instances: [], volumes: [], parameters: [], objects: [], schedules: [] };
   const log = o.log ?? (() => {});
   const { cfn, ec2, ssm, s3 } = o.clients;
   for (const StackName of found.stacks) {
@@ -249,6 +275,10 @@ export async function reapFleets(o: ReapOptions, plan?: Reaped): Promise<Reaped>
   for (const Key of o.bucket ? found.objects : []) {
     await awsCall('s3:DeleteObject', () => s3.send(new DeleteObjectCommand({ Bucket: o.bucket, Key })));
     out.objects.push(Key);
+  }
+  for (const name of found.schedules) {
+    await deleteSchedules(name.slice('volbench-'.length), o.clients);
+    out.schedules.push(name);
   }
   for (const [kind, names] of Object.entries(out)) if (names.length) log(`reaped ${names.length} ${kind}: ${names.join(', ')}`);
   return out;

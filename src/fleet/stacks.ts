@@ -18,10 +18,13 @@ import { fleetCertificate } from './certificate.js';
 import { fleetDown } from './down.js';
 import { fleetLog, type OnFleetEvent } from './events.js';
 import { createMemberStack, type MemberStackOutcome } from './member-stack.js';
-import { serverSideEncryption } from './encryption.js';
-import { FLEET_TAG, tlsCertKey, tlsKeyParameterName, tokenParameterName } from './names.js';
+import { memberVolumeId } from './member-volume.js';
+import { FLEET_TAG, scheduleGroupName, tlsCertKey, tlsKeyParameterName, tokenParameterName } from './names.js';
 import type { FleetPlan } from './plan.js';
 import { preflight, type Preflight } from './preflight.js';
+import { ensureSchedules } from './schedules.js';
+import { putEncryption } from './sse.js';
+import { readyStudyRoles } from './study-roles.js';
 import { stackParameters, type FleetStackSettings } from './stack-parameters.js';
 import { saveState, type FleetMemberState, type FleetState } from './state.js';
 import { deleteStacksOnAbort } from './teardown.js';
@@ -64,14 +67,14 @@ export function templateBody(): string {
   return readFileSync(new URL('../../infra/cloudformation/instance.yaml', import.meta.url), 'utf8');
 }
 
-interface Bundle {
+export interface Bundle {
   body: Buffer;
   sha256: string;
   name: string;
 }
 
 /** The bundle's bytes and SHA-256, refused when its name says another architecture. */
-function readBundle(file: string, arch: Architecture): Bundle {
+export function readBundle(file: string, arch: Architecture): Bundle {
   const want = bundleArch(arch);
   const name = basename(file);
   const said = /-linux-(x64|arm64)\.tar\.gz$/.exec(name)?.[1];
@@ -89,7 +92,7 @@ function readBundle(file: string, arch: Architecture): Bundle {
   return { body, sha256: createHash('sha256').update(body).digest('hex'), name };
 }
 
-const tags = (fleetId: string, expires: string) => [{ Key: FLEET_TAG, Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
+export const fleetTags = (fleetId: string, expires: string) => [{ Key: FLEET_TAG, Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
 
 /** Interactive members' secrets: a token each, and each its own TLS key; their certificates, by label. */
 async function putSecrets(state: FleetState, opts: UpOptions): Promise<Map<string, { cert: string; fingerprint: string }>> {
@@ -97,7 +100,7 @@ async function putSecrets(state: FleetState, opts: UpOptions): Promise<Map<strin
   const { fleetId } = state;
   const expires = state.expiresAt!;
   const secret = (Name: string, Value: string, Description: string) => awsCall('ssm:PutParameter', () => clients.ssm.send(new PutParameterCommand({
-    Name, Type: 'SecureString', Value, Description, Tags: tags(fleetId, expires),
+    Name, Type: 'SecureString', Value, Description, Tags: fleetTags(fleetId, expires),
   })));
   const certificates = new Map<string, { cert: string; fingerprint: string }>();
   for (const m of state.members) {
@@ -117,7 +120,7 @@ async function putSecrets(state: FleetState, opts: UpOptions): Promise<Map<strin
  * What the members read: interactive ones their token, TLS key and certificate, every one the
  * bundle. An autonomous member serves nothing: it gets no token and no certificate.
  */
-async function putShared(state: FleetState, opts: UpOptions, bundle: Bundle, where: Preflight): Promise<Pick<FleetStackSettings, 'bundleKey' | 'bundleSha256' | 'tlsFingerprints'>> {
+async function putShared(state: FleetState, opts: UpOptions, bundle: Bundle): Promise<Pick<FleetStackSettings, 'bundleKey' | 'bundleSha256' | 'tlsFingerprints'>> {
   const { clients } = opts;
   const { fleetId } = state;
   const expires = state.expiresAt!;
@@ -125,15 +128,16 @@ async function putShared(state: FleetState, opts: UpOptions, bundle: Bundle, whe
   const bundleKey = `${fleetId}/bundle/${bundle.name}`;
   state.objects = [bundleKey, ...[...certificates.keys()].map((label) => tlsCertKey(fleetId, label))];
   await saveState(state, opts.stateDir, clients);
+  const sse = await putEncryption(clients, opts.bucket);
   const put = (Key: string, Body: Buffer | string) => awsCall('s3:PutObject', () => clients.s3.send(new PutObjectCommand({
-    Bucket: opts.bucket, Key, Body, Tagging: `volbench%3Afleet=${fleetId}&volbench%3Aexpires=${encodeURIComponent(expires)}`, ...serverSideEncryption(where.kmsKeyArn),
+    Bucket: opts.bucket, Key, Body, ...sse, Tagging: `volbench%3Afleet=${fleetId}&volbench%3Aexpires=${encodeURIComponent(expires)}`,
   })));
   for (const [label, c] of certificates) await put(tlsCertKey(fleetId, label), c.cert);
   await put(bundleKey, bundle.body);
   return { bundleKey, bundleSha256: bundle.sha256, tlsFingerprints: new Map([...certificates].map(([label, c]) => [label, c.fingerprint])) };
 }
 
-function newState(plan: FleetPlan, bucket: string, now: Date, ttlSec: number): FleetState {
+export function newState(plan: FleetPlan, bucket: string, now: Date, ttlSec: number): FleetState {
   return {
     fleetId: plan.fleetId,
     region: plan.region,
@@ -146,30 +150,39 @@ function newState(plan: FleetPlan, bucket: string, now: Date, ttlSec: number): F
   };
 }
 
-/** A member's outcome in the state, and said. */
-function record(fleetId: string, member: FleetMemberState, outcome: MemberStackOutcome, onEvent?: OnFleetEvent): void {
+/** A member's outcome in the state (its volume's id looked up), and said. */
+async function record(fleetId: string, member: FleetMemberState, volumeType: string, outcome: MemberStackOutcome, opts: UpOptions): Promise<void> {
   const { label } = member;
+  const { onEvent } = opts;
   if (outcome.status === 'failed') {
     Object.assign(member, { status: 'failed', reason: outcome.reason });
     onEvent?.({ event: 'member-failed', fleetId, label, reason: outcome.reason });
     return;
   }
   if (outcome.note) fleetLog(fleetId, onEvent)(`${label}: ${outcome.note}`);
-  Object.assign(member, { status: 'created', endpoint: outcome.endpoint, instanceId: outcome.instanceId });
+  const volumeId = await memberVolumeId(outcome.stackId, volumeType, opts.clients);
+  Object.assign(member, { status: 'created', stackId: outcome.stackId, endpoint: outcome.endpoint, instanceId: outcome.instanceId, ...(volumeId ? { volumeId } : {}) });
   onEvent?.({ event: 'member-up', fleetId, label, endpoint: outcome.endpoint, instanceId: outcome.instanceId });
 }
 
-/** Every member's stack at once; one member's failure is recorded, never thrown. */
+/** A member's stack as every fleet makes it: the template, its parameters, the fleet's tags, the service role. */
+export function memberStackInput(m: FleetPlan['members'][number], settings: FleetStackSettings, roleArn: string) {
+  return {
+    label: m.label, stackName: m.stackName, templateBody: templateBody(), parameters: stackParameters(m, settings), roleArn,
+    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }],
+  };
+}
+
+/** Every member's stack at once, each with its expiry scheduled first; one member's failure is recorded, never thrown. */
 async function createMembers(state: FleetState, settings: FleetStackSettings, opts: UpOptions): Promise<void> {
   const { plan } = settings;
-  const body = templateBody();
-  fleetLog(plan.fleetId, opts.onEvent)(`creating ${plan.members.length} stacks (${settings.architecture}, in ${settings.where.availabilityZone}, expiring ${state.expiresAt})`);
+  const roles = await readyStudyRoles(opts.clients, { signal: opts.signal });
+  await ensureSchedules({ fleetId: plan.fleetId, expiresAt: settings.expiresAt, roleArn: roles.scheduleRoleArn, partition: roles.partition }, plan.members, opts.clients);
+  fleetLog(plan.fleetId, opts.onEvent)(`creating ${plan.members.length} stacks (${settings.architecture}, in ${settings.where.availabilityZone}, expiring ${state.expiresAt}, ` +
+    `deleted by schedule group ${scheduleGroupName(plan.fleetId)} then)`);
   await Promise.all(plan.members.map(async (m, i) => {
-    const outcome = await createMemberStack({
-      label: m.label, stackName: m.stackName, templateBody: body, parameters: stackParameters(m, settings),
-      tags: [...tags(plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }],
-    }, { clients: opts.clients, maxWaitSec: opts.maxWaitSec ?? 2400, signal: opts.signal });
-    record(plan.fleetId, state.members[i], outcome, opts.onEvent);
+    const outcome = await createMemberStack(memberStackInput(m, settings, roles.stackRoleArn), { clients: opts.clients, maxWaitSec: opts.maxWaitSec ?? 2400, signal: opts.signal });
+    await record(plan.fleetId, state.members[i], m.volume.type, outcome, opts);
   }));
 }
 
@@ -181,7 +194,7 @@ async function tearDownFailed(state: FleetState, opts: UpOptions): Promise<void>
 }
 
 /** Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or refused). */
-async function placement(plan: FleetPlan, opts: UpOptions): Promise<Preflight> {
+export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId' | 'mode' | 'onEvent'>): Promise<Preflight> {
   const { clients } = opts;
   const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
   const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account, mode: opts.mode });
@@ -215,7 +228,7 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
   await saveState(state, opts.stateDir, opts.clients);
   const stopListening = deleteStacksOnAbort(opts.signal, state, opts);
   try {
-    const shared = await putShared(state, opts, bundle, where);
+    const shared = await putShared(state, opts, bundle);
     const settings: FleetStackSettings = { plan, architecture, expiresAt: state.expiresAt!, ttlSec, allowedCidr: opts.allowedCidr, bucket: opts.bucket, where,
       instanceProfile: opts.instanceProfile, mode: opts.mode, studySpecSha256: opts.studySpecSha256, ...shared };
     await createMembers(state, settings, opts);

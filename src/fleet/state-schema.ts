@@ -8,10 +8,11 @@
  */
 import { z } from 'zod';
 
+import { memberDoneSchema, memberProgressSchema } from '../api/study-objects.js';
 import { AWS_REGION_NAME } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
 import { parseEndpoint } from './member-stacks.js';
-import { FLEET_ID, objectPrefix, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
+import { FLEET_ID, objectPrefix, resultKey, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
 
 const label = z.string().regex(VOLUME_LABEL, 'a volume label as the template takes it: letters, digits, . _ - (not first), up to 63');
 const text = (max: number) => z.string().max(max);
@@ -48,7 +49,7 @@ const plan = z.strictObject({
   fleetId: z.string(), region: z.string().regex(AWS_REGION_NAME, 'an AWS region'), instanceType: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an instance type'),
   suite: text(4096), runtime: text(64).optional(), members: z.array(planMember).min(1).max(64),
   precondition: z.strictObject({ seconds: count, usd: count.optional() }).optional(),
-  instanceHourly: datedPrice.optional(), hours: count, workloadSeconds: count, estimatedUsd: count.optional(), volumesOnlyUsd: count.optional(),
+  instanceHourly: datedPrice.optional(), rootVolumeMonthly: datedPrice.optional(), publicIpv4Hourly: datedPrice.optional(), hours: count, workloadSeconds: count, estimatedUsd: count.optional(), volumesOnlyUsd: count.optional(),
   findings: z.array(z.strictObject({ kind: z.enum(['instance-baseline', 'block-size', 'hdd-on-ssd-suite']), label, message: text(2000) })).max(256),
   cost: z.strictObject({
     cost_scope: z.enum(['volume', 'total']),
@@ -58,12 +59,32 @@ const plan = z.strictObject({
   ttlSec: count, warnings: z.array(text(2000)).max(256),
 });
 
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex');
+
 const member = z.strictObject({
   label, stackName: text(128), status: z.enum(['creating', 'created', 'failed', 'deleted']), reason: text(4096).optional(),
   // Kept as they were seen; never used: the stack's outputs say these.
   endpoint: text(2048).refine(httpsUrl, 'https://HOST:PORT, as a stack output gives it').optional(), instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/, 'an instance id').optional(),
   volumeId: z.string().regex(/^(vol-[0-9a-f]{8,17}|instance-store)$/, 'a volume id').optional(), tokenParameter: text(512).optional(),
   tlsFingerprint: fingerprint.optional(), tlsKeyParameter: text(512).optional(),
+  stackId: z.string().regex(/^arn:aws[a-z-]*:cloudformation:[a-z0-9-]+:\d{12}:stack\/[A-Za-z0-9-]{1,128}\/[0-9a-f-]{36}$/, 'a stack id (ARN)').optional(),
+  // A study's: what its member wrote, as the contract parses it, and what the controller made of it.
+  progress: memberProgressSchema.optional(), done: memberDoneSchema.optional(), error: text(4096).optional(),
+  collected: z.strictObject({ key: text(1024), sha256, gate: z.enum(['passed', 'failed']).optional() }).optional(),
+});
+
+const study = z.strictObject({
+  step: z.enum(['planned', 'creating', 'running', 'collecting', 'reporting', 'tearing-down', 'done', 'failed']),
+  failure: text(4096).optional(), keep: z.boolean().optional(), specSha256: sha256.optional(), updatedAt: isoTime,
+  deleteAttempts: z.number().int().nonnegative().max(1000).optional(),
+  stacks: z.strictObject({
+    architecture: z.enum(['x86_64', 'arm64']), ttlSec: count, allowedCidr: z.string().regex(/^(\d{1,3}\.){3}\d{1,3}\/(3[0-2]|[12]?\d)$/, 'an IPv4 CIDR'),
+    bundleKey: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,500}\.tar\.gz$/, 'a bundle key'), bundleSha256: sha256,
+    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'a subnet id'), vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'a VPC id'),
+    availabilityZone: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'an availability zone'), publicAddress: z.boolean(),
+    kmsKeyArn: z.string().regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]{1,64}$/, 'a KMS key ARN').optional(),
+    instanceProfile: z.string().regex(/^[A-Za-z0-9+=,.@_-]{1,128}$/, 'an instance profile name').optional(),
+  }).optional(),
 });
 
 const state = z.strictObject({
@@ -71,7 +92,7 @@ const state = z.strictObject({
   status: z.enum(['creating', 'up', 'running', 'deleting', 'down', 'failed']), plan,
   bucket: bucketName.optional(), expiresAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, 'ISO-8601 UTC to the second').optional(),
   // The bundle and an interactive member's certificate each.
-  objects: z.array(text(1024)).max(1 + 64).optional(), members: z.array(member).min(1).max(64),
+  objects: z.array(text(1024)).max(1 + 64).optional(), study: study.optional(), members: z.array(member).min(1).max(64),
 });
 
 /** The state as parsed: FleetState (state.ts) in all but the plan's exact types. */
@@ -105,7 +126,16 @@ function namesOf(s: z.infer<typeof state>, fleetId: string, bucket: string | und
     want(`members[${i}].stackName`, m.stackName, stackNameFor(fleetId, m.label));
     want(`members[${i}].tokenParameter`, m.tokenParameter, tokenParameterName(fleetId, m.label));
     want(`members[${i}].tlsKeyParameter`, m.tlsKeyParameter, tlsKeyParameterName(fleetId, m.label));
+    if (m.stackId !== undefined && m.stackId.split('/')[1] !== stackNameFor(fleetId, m.label)) {
+      issues.push({ path: `members[${i}].stackId`, expected: `the id of stack ${stackNameFor(fleetId, m.label)}`, seen: m.stackId });
+    }
+    want(`members[${i}].progress.label`, m.progress?.label, m.label);
+    want(`members[${i}].done.label`, m.done?.label, m.label);
+    want(`members[${i}].collected.key`, m.collected?.key, resultKey(fleetId, m.label));
   });
+  if (s.study?.stacks && !s.study.stacks.bundleKey.startsWith(`${fleetId}/bundle/`)) {
+    issues.push({ path: 'study.stacks.bundleKey', expected: `a key under ${fleetId}/bundle/`, seen: s.study.stacks.bundleKey });
+  }
   (s.objects ?? []).forEach((key, i) => {
     if (!key.startsWith(objectPrefix(fleetId)) || key.split('/').some((part) => part === '' || part === '.' || part === '..')) {
       issues.push({ path: `objects[${i}]`, expected: `a key under ${objectPrefix(fleetId)}`, seen: key });

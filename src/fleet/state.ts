@@ -10,10 +10,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 
+import type { MemberDone, MemberProgress } from '../api/study-objects.js';
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { checkFleetId, FLEET_ID } from './names.js';
 import type { FleetPlan } from './plan.js';
+import { putEncryption } from './sse.js';
 import { parseFleetState } from './state-schema.js';
 
 export { checkFleetId } from './names.js';
@@ -38,6 +40,53 @@ export interface FleetMemberState {
   tlsFingerprint?: string;
   /** The SSM SecureString holding its own certificate's key. */
   tlsKeyParameter?: string;
+  /** Its stack's id, once CreateStack answered (a failed stack is read back by it after its deletion). */
+  stackId?: string;
+  /** A study's autonomous member: what it last wrote to progress.json, as parsed. */
+  progress?: MemberProgress;
+  /** A study's autonomous member: its done.json, as parsed. */
+  done?: MemberDone;
+  /** A study's member whose run failed without a done.json, or whose objects were refused: why. */
+  error?: string;
+  /** A study's member whose result was collected: the controller's copy, its SHA-256 and the gate. */
+  collected?: { key: string; sha256: string; gate?: 'passed' | 'failed' };
+}
+
+/** A study's step (study/steps.ts). */
+export type StudyStep = 'planned' | 'creating' | 'running' | 'collecting' | 'reporting' | 'tearing-down' | 'done' | 'failed';
+
+/** What every member's stack of a study is made with, recorded once the bundle is in S3 (planned). */
+export interface StudyStacks {
+  architecture: 'x86_64' | 'arm64';
+  ttlSec: number;
+  allowedCidr: string;
+  bundleKey: string;
+  bundleSha256: string;
+  subnetId: string;
+  vpcId: string;
+  availabilityZone: string;
+  publicAddress: boolean;
+  kmsKeyArn?: string;
+  instanceProfile?: string;
+}
+
+/**
+ * A study: the fleet driven as a state machine (study/), by any process holding its lease. A
+ * cache of where it is, like the rest of the state: the stacks say what exists.
+ */
+export interface StudyState {
+  step: StudyStep;
+  /** Set once the study is to fail (it is torn down, then `failed`): why. */
+  failure?: string;
+  /** Leave the fleet up after the report, until `fleet down` or its expiry. */
+  keep?: boolean;
+  /** The SHA-256 of FLEET/study/spec.json, the stacks' StudySpecSha256. */
+  specSha256?: string;
+  stacks?: StudyStacks;
+  /** ISO-8601: when the step last changed. */
+  updatedAt: string;
+  /** How many times the teardown asked again for a stack whose deletion failed. */
+  deleteAttempts?: number;
 }
 
 export interface FleetState {
@@ -52,6 +101,8 @@ export interface FleetState {
   expiresAt?: string;
   /** Objects the fleet put in its bucket besides results (bundle, certificates): `down` finds them by prefix and tag. */
   objects?: string[];
+  /** A study (`fleet compare`, autonomous members): its step and what each step needs. */
+  study?: StudyState;
   members: FleetMemberState[];
 }
 
@@ -80,15 +131,19 @@ export function stateKey(fleetId: string): string {
   return `${fleetId}/fleet.json`;
 }
 
-export async function saveState(state: FleetState, dir: string, clients?: FleetClients): Promise<void> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, `${state.fleetId}.json`);
+/** Writes the state: to `dir` (none: a driver with no local state, such as a Lambda), and to S3 with clients and a bucket. */
+export async function saveState(state: FleetState, dir: string | undefined, clients?: FleetClients): Promise<void> {
   const text = `${JSON.stringify(state, null, 2)}\n`;
-  writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-  renameSync(`${file}.tmp`, file);
+  if (dir !== undefined) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, `${state.fleetId}.json`);
+    writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
+  }
   if (clients && state.bucket) {
+    const sse = await putEncryption(clients, state.bucket);
     await awsCall('s3:PutObject', () => clients.s3.send(new PutObjectCommand({
-      Bucket: state.bucket, Key: stateKey(state.fleetId), Body: text, ContentType: 'application/json',
+      Bucket: state.bucket, Key: stateKey(state.fleetId), Body: text, ContentType: 'application/json', ...sse,
     })));
   }
 }

@@ -47,6 +47,13 @@ describe("a fleet's cost", () => {
     expect(fleetUsd(inst, [vol, vol], 10)).toBe(4);
   });
 
+  it("counts each member's root volume (prorated) and public address (by the hour)", () => {
+    const root = { usd: 7.3, source: 's', as_of: '2026-01-01' };
+    const ip = { usd: 0.005, source: 's', as_of: '2024-02-01' };
+    expect(fleetUsdPerHour(inst, [vol, vol], { rootVolumeMonthly: root, publicIpv4Hourly: ip }).usd).toBeCloseTo(2 * (0.1 + 0.01 + 0.005) + 2 * 0.1, 10);
+    expect(fleetUsd(inst, [vol, vol], 10, { rootVolumeMonthly: root, publicIpv4Hourly: ip })).toBe(4.3);
+  });
+
   it('is unknown where a price is, yet counts what it knows so far', () => {
     expect(fleetUsd(undefined, [vol], 10)).toBeUndefined();
     expect(fleetUsdPerHour(undefined, [vol])).toEqual({ usd: 0.1, complete: false });

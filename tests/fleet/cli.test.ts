@@ -46,6 +46,19 @@ describe('volbench fleet', () => {
     expect(out.stderr).toMatch(/accepted: --volumes, .*--strict, --region/);
   });
 
+  it('compare: autonomous members take no --endpoint-map (it is --interactive\'s), and attach and status need the bucket', async () => {
+    const map = await volbench(['fleet', 'compare', '--volumes', 'gp3:100g', '--bucket', 'b', '--endpoint-map', '/nonexistent.json', '--yes', ...offline]);
+    expect(map.code).toBe(2);
+    expect(map.stderr).toMatch(/--endpoint-map reaches members over HTTPS: give --interactive with it.*\[--endpoint-map\]/);
+    for (const sub of ['attach', 'status']) {
+      const out = await volbench(['fleet', sub, 'vb0000000000', ...offline]);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('[--bucket]');
+    }
+    const bad = await volbench(['fleet', 'attach', '../x', '--bucket', 'b', ...offline]);
+    expect(bad.stderr).toMatch(/is not a fleet id/);
+  });
+
   it('down and run name the fleet they do not know', async () => {
     const out = await volbench(['fleet', 'down', 'vb0000000000', ...offline]);
     expect(out.code).toBe(2);

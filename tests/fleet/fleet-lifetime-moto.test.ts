@@ -5,7 +5,7 @@
  * state only in S3) leaves nothing; `list --bucket` finds it there; `run` refuses a workload
  * longer than the time left, and `run --ttl` moves the expiry (reap then spares it); after a kill -9, `reap` with the clock moved past the expiry
  * lists what it would delete and, with no terminal, deletes it only given --yes: everything of the
- * fleet, its stacks naming it; before the expiry it deletes nothing; a
+ * fleet, its stacks naming it, and its schedule group (moved with the expiry by run --ttl); before the expiry it deletes nothing; a
  * Graviton type gets the arm64 AMI and bundle; --instance-profile creates no IAM resource; an
  * SSE-KMS bucket's key reaches the template.
  */
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudFormationClient, DescribeStackResourcesCommand, DescribeStacksCommand, ListStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeImagesCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutBucketEncryptionCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
@@ -135,7 +136,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     let id = '';
     let sentAt = 0;
     const stateDir = join(work, `state-${sig}`);
-    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'nowhere.json'), '--out', join(work, 'results')],
+    const out = await fleet(['compare', '--interactive', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'nowhere.json'), '--out', join(work, 'results')],
       stateDir, (stderr, child) => {
         id ||= /fleet (vb[0-9a-f]{10}): creating/.exec(stderr)?.[1] ?? '';
         if (!sentAt && /io2-4g-400iops: up at/.test(stderr) && /gp3-1g: up at/.test(stderr)) {
@@ -229,11 +230,18 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
       expect(i.Tags).toContainEqual({ Key: 'volbench:expires', Value: new Date(later).toISOString().replace('.000Z', 'Z') });
     }
     ec2.destroy();
+    // AWS's own expiry moved with it: the schedules that delete the stacks, and their group's tag.
+    const scheduler = new SchedulerClient(config());
+    for (const label of LABELS) {
+      const sch = await scheduler.send(new GetScheduleCommand({ GroupName: `volbench-${id}`, Name: label }));
+      expect(sch.ScheduleExpression).toBe(`at(${new Date(later).toISOString().replace('.000Z', '')})`);
+    }
+    scheduler.destroy();
 
     // Past the first expiry, before the new one: the stacks' own tag is old, their instances' new.
     const between = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--format', 'json', '--now', new Date(expires + 60_000).toISOString()], stateDir);
     expect(between.code, between.stderr).toBe(0);
-    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [], spared: [] });
+    expect(JSON.parse(between.stdout)).toEqual({ stacks: [], instances: [], volumes: [], parameters: [], objects: [], schedules: [], spared: [] });
 
     const early = await fleet(['reap', '--region', 'us-east-1', '--bucket', BUCKET, '--now', new Date(expires - 1000).toISOString()], stateDir);
     expect(early.code, early.stderr).toBe(0);
@@ -261,6 +269,8 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
     expect(reaped.parameters.sort()).toEqual(LABELS.flatMap((l) => [`/volbench/${id}/${l}/token`, `/volbench/${id}/${l}/tls-key`]).sort());
     expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, ...LABELS.map((l) => `${id}/tls/${l}.crt`)].sort());
+    // The expiry's schedules, made before the stacks; AWS would have run them (moto does not).
+    expect(reaped.schedules).toEqual([`volbench-${id}`]);
     expect(await leftovers(id)).toEqual([]);
   }, 120_000);
 

@@ -241,7 +241,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     // token exists (compare waits for a member that does not listen yet).
     const ports = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await freePort()] as const)));
     writeFileSync(join(work, 'map-next.json'), JSON.stringify(Object.fromEntries(LABELS.map((l) => [l, `http://127.0.0.1:${ports[l]}`]))));
-    const out = await fleet(['compare', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'map-next.json'), '--out', join(work, 'results'),
+    const out = await fleet(['compare', '--interactive', ...common(), '--job', join(work, 'long.fio'), '--endpoint-map', join(work, 'map-next.json'), '--out', join(work, 'results'),
       '--format', 'json'],
       (stderr, child) => {
         const m = /fleet (vb[0-9a-f]{10}): creating/.exec(stderr);

@@ -81,8 +81,12 @@ describe('planFleet', () => {
     // aws-ssd: two 180 s tests; 15 min of start-up and 5 of teardown around them.
     expect(plan.workloadSeconds).toBe(360);
     expect(plan.hours).toBeCloseTo((900 + 360 + 300) / 3600, 6);
-    const expected = 4 * 0.096 * plan.hours + (40 + 60 + 1102.5 + 92.16) * plan.hours / 730;
+    // Each member also has a 16 GiB gp3 root volume ($1.28 a month) and a public IPv4 address ($0.005/h).
+    expect(plan.rootVolumeMonthly?.usd).toBe(1.28);
+    expect(plan.publicIpv4Hourly?.usd).toBe(0.005);
+    const expected = 4 * (0.096 + 1.28 / 730 + 0.005) * plan.hours + (40 + 60 + 1102.5 + 92.16) * plan.hours / 730;
     expect(plan.estimatedUsd).toBeCloseTo(expected, 2);
+    expect(formatPlan(plan)).toMatch(/and each: its gp3:16g root volume \(\$1\.28 a month, prorated\) and a public IPv4 address \(\$0\.005\/h/);
   });
 
   it("states when the fleet expires: the plan's duration twice plus 30 min, or --ttl", () => {

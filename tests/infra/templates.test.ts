@@ -18,7 +18,7 @@ import { VOLUME_LABEL } from '../../src/fleet/names.js';
 import { MEMBER_SIGNAL_RESOURCE } from '../../src/fleet/member-agent/index.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'infra', 'cloudformation');
-const templates = ['instance.yaml', 'lambda.yaml'];
+const templates = ['instance.yaml', 'lambda.yaml', 'study-roles.yaml'];
 
 const lint = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
 const lintReason = lint.status === 0 ? undefined : 'cfn-lint is not installed (pip install cfn-lint)';
@@ -362,5 +362,37 @@ describe('lambda.yaml', () => {
   it('sizes /tmp up to 10 GiB and keeps logs for a bounded time', () => {
     expect(t.Parameters.EphemeralStorageMiB.MaxValue).toBe(10240);
     expect(r.LogGroup.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
+  });
+});
+
+describe('study-roles.yaml', () => {
+  const t = load('study-roles.yaml');
+  const r = t.Resources;
+  const statements = (role: string): Array<{ Sid: string; Action: string | string[]; Resource: unknown; Condition?: unknown }> =>
+    r[role].Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement);
+
+  it("gives the schedules' role DeleteStack on volbench's fleet stacks and PassRole of the stack role to CloudFormation, nothing else", () => {
+    expect(r.ScheduleRole.Properties.AssumeRolePolicyDocument.Statement).toEqual([expect.objectContaining({
+      Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    })]);
+    expect(statements('ScheduleRole').map((s) => [s.Action, s.Resource])).toEqual([
+      ['cloudformation:DeleteStack', { 'Fn::Sub': 'arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/volbench-vb*/*' }],
+      ['iam:PassRole', { 'Fn::GetAtt': 'StackRole.Arn' }],
+    ]);
+  });
+
+  it('lets the stack role make members\' roles only (volbench-vb*), never widen itself, and pass roles to EC2 only', () => {
+    expect(r.StackRole.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'cloudformation.amazonaws.com' });
+    const iam = statements('StackRole').find((s) => s.Sid === 'MemberRole')!;
+    expect(JSON.stringify(iam.Resource)).not.toContain('volbench-*');
+    expect(JSON.stringify(iam.Resource)).toContain('role/volbench-vb*');
+    expect(statements('StackRole').find((s) => s.Sid === 'PassMemberRole')!.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
+    // No managed policy, and no action on every service.
+    expect(r.StackRole.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const s of statements('StackRole')) for (const a of [s.Action].flat()) expect(a).not.toMatch(/^[a-z0-9]+:\*$/);
+  });
+
+  it('gives back both roles and the version volbench checks', () => {
+    expect(Object.keys(t.Outputs).sort()).toEqual(['ScheduleRoleArn', 'StackRoleArn', 'Version']);
   });
 });

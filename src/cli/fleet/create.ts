@@ -54,6 +54,20 @@ function bundleFile(values: FleetValues, plan: FleetPlan): string {
   });
 }
 
+/** An autonomous study's settings from the flags, the cost checked first: its members need no inbound path, so no --allowed-cidr is looked up. */
+export function studySettings(values: FleetValues, plan: FleetPlan): { bucket: string; bundleFile: string; subnetId?: string; instanceProfile?: string; ttlSec?: number; allowedCidr?: string } {
+  checkCost(plan, values);
+  const bucket = need(values, 'bucket', 'an S3 bucket for results, the bundle and the fleet\'s state');
+  const given = values['allowed-cidr'];
+  if (given !== undefined && !/^(\d{1,3}\.){3}\d{1,3}\/(3[0-2]|[12]?\d)$/.test(given)) {
+    throw new VolbenchError('EINVALID_ARGS', `fleet: '${given}' is not an IPv4 CIDR`, { field: '--allowed-cidr', accepted: 'e.g. 203.0.113.7/32' });
+  }
+  return {
+    bucket, bundleFile: bundleFile(values, plan), subnetId: values.subnet, instanceProfile: values['instance-profile'],
+    ttlSec: values.ttl ? parseTtl(values.ttl) : undefined, ...(given ? { allowedCidr: given } : {}),
+  };
+}
+
 /** The fleet's settings from the flags, the cost checked first: what fleetUp takes besides its clients, signal and listener. */
 export async function upSettings(values: FleetValues, plan: FleetPlan): Promise<Omit<UpOptions, 'clients' | 'stateDir' | 'signal' | 'onEvent'>> {
   checkCost(plan, values);

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { VolbenchError } from '../../errors.js';
 import { defaultStateDir } from '../../fleet/index.js';
 import type { CommandIo } from '../io.js';
+import { attach } from './attach.js';
 import { compare } from './compare.js';
 import type { FleetSubcommand } from './context.js';
 import { down } from './down.js';
@@ -19,6 +20,7 @@ import { plan } from './plan.js';
 import { reap } from './reap.js';
 import { report } from './report.js';
 import { run } from './run.js';
+import { status } from './status.js';
 import { quietIo } from './signals.js';
 import { up } from './up.js';
 import { FLEET_USAGE } from './usage.js';
@@ -26,7 +28,7 @@ import { FLEET_USAGE } from './usage.js';
 export { FLEET_USAGE };
 
 // `member` runs on a study's instances (the template's user data starts it): not in FLEET_USAGE.
-const SUBCOMMANDS: Readonly<Record<string, FleetSubcommand>> = { plan, up, run, report, down, list, compare, reap, member };
+const SUBCOMMANDS: Readonly<Record<string, FleetSubcommand>> = { plan, up, run, report, down, list, compare, attach, status, reap, member };
 
 export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;

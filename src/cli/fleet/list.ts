@@ -9,8 +9,8 @@ function listed(states: FleetState[]) {
   const now = Date.now();
   return states.map((s) => {
     const hours = (now - Date.parse(s.createdAt)) / 3.6e6;
-    const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly)).usd;
-    return { fleetId: s.fleetId, region: s.region, status: s.status, members: s.members.length, createdAt: s.createdAt, expiresAt: s.expiresAt,
+    const hourly = fleetUsdPerHour(s.plan.instanceHourly, s.plan.members.map((m) => m.volumeMonthly), s.plan).usd;
+    return { fleetId: s.fleetId, region: s.region, status: s.status, ...(s.study ? { step: s.study.step } : {}), members: s.members.length, createdAt: s.createdAt, expiresAt: s.expiresAt,
       costSoFarUsd: s.status === 'down' ? undefined : Math.round(hours * hourly * 100) / 100 };
   }).filter((f) => f.status !== 'down');
 }
@@ -33,7 +33,7 @@ export const list: FleetSubcommand = {
   async run({ values, io, stateDir }) {
     const live = listed(await states(values, stateDir));
     const text = live.length === 0 ? 'no live fleets\n' : live.map((f) =>
-      `${f.fleetId}  ${f.region}  ${f.status}  ${f.members} instance(s)  since ${f.createdAt}${f.expiresAt ? `  expires ${f.expiresAt}` : ''}  ~$${(f.costSoFarUsd ?? 0).toFixed(2)} so far\n`).join('');
+      `${f.fleetId}  ${f.region}  ${f.status}${f.step ? ` (study: ${f.step})` : ''}  ${f.members} instance(s)  since ${f.createdAt}${f.expiresAt ? `  expires ${f.expiresAt}` : ''}  ~$${(f.costSoFarUsd ?? 0).toFixed(2)} so far\n`).join('');
     print(io, values, { fleets: live }, text);
     return 0;
   },

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 
 import { checkCostBasis, checkCostScope } from '../../cloud/cost.js';
 import { VolbenchError } from '../../errors.js';
-import { fleetVolumes, formatPlan, jobFileSeconds, parseTtl, planFleet, type FleetPlan } from '../../fleet/index.js';
+import { checkFleetId, fleetVolumes, formatPlan, jobFileSeconds, parseTtl, planFleet, type FleetPlan } from '../../fleet/index.js';
 import type { FleetSubcommand } from './context.js';
 import { need, PLAN_FLAGS, region, type FleetValues } from './flags.js';
 import { print } from './print.js';
@@ -42,6 +42,7 @@ export function planFrom(values: FleetValues): FleetPlan {
     ...(values.runtime !== undefined ? { runtime: values.runtime } : {}), precondition: !values['no-precondition'],
     cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
     ...(values.ttl ? { ttlSec: parseTtl(values.ttl) } : {}),
+    ...(values['fleet-id'] !== undefined ? { fleetId: checkFleetId(values['fleet-id'], '--fleet-id') } : {}),
   });
   if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;

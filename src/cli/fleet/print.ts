@@ -19,12 +19,18 @@ export function eventText(e: FleetEvent): string | undefined {
   switch (e.event) {
     case 'created':
       return `fleet ${e.fleetId}: creating ${e.members.length} instance(s) in ${e.region} (volbench fleet down ${e.fleetId} removes them)`;
+    case 'step':
+      return `fleet ${e.fleetId}: ${e.step}${e.reason ? ` (${e.reason})` : ''}`;
     case 'member-up':
       return `${e.label}: up at ${e.endpoint ?? '(no usable endpoint output)'}`;
     case 'member-failed':
       return `${e.label}: ${e.reason}`;
     case 'progress':
       return `[${e.label}] ${e.line}`;
+    case 'member-done':
+      return `[${e.label}] done: ${e.status}${e.exitCode !== undefined ? ` (exit ${e.exitCode})` : ''}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'collected':
+      return `[${e.label}] collected: ${e.file ?? e.key}`;
     case 'result': {
       const gate = e.gate ? `, gate ${e.gate}` : '';
       const where = e.file ?? (e.error !== undefined && e.error !== e.status ? e.error : undefined);

@@ -10,7 +10,7 @@ import type { FleetContext, FleetSubcommand } from './context.js';
 import { region } from './flags.js';
 import { print } from './print.js';
 
-const KINDS = ['stacks', 'instances', 'volumes', 'parameters', 'objects'] as const;
+const KINDS = ['stacks', 'instances', 'volumes', 'parameters', 'objects', 'schedules'] as const;
 
 function listing(found: ReapPlan): string {
   const lines = KINDS.filter((k) => found[k].length).map((k) => `past its expiry, to delete: ${found[k].length} ${k}: ${found[k].join(', ')}\n`);

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 
 import { fitWorkload, fleetNow, fleetReport, parseTtl, readEndpointMap, runFleet, studyPassed, workloadSeconds, type FleetRunOptions } from '../../fleet/index.js';
+import { VolbenchError } from '../../errors.js';
 import { renderMarkdown } from '../../publish/index.js';
 import type { FleetSubcommand } from './context.js';
 import { RUN_FLAGS, type FleetValues } from './flags.js';
@@ -32,6 +33,12 @@ export const run: FleetSubcommand = {
   async run(ctx) {
     const { values, io, stateDir } = ctx;
     const { state, clients } = await foundFleet(ctx);
+    if (state.study) {
+      clients.destroy();
+      throw new VolbenchError('EINVALID_ARGS', `fleet ${state.fleetId} is a study: its members run on their own (fleet status, fleet attach follow it)`, {
+        field: 'FLEET_ID', accepted: 'a fleet made by fleet up',
+      });
+    }
     const stop = interruptible(io, 'cancelling the runs');
     try {
       const workload = workloadFrom(values);

@@ -11,7 +11,9 @@ export const FLEET_USAGE = `Usage:
   volbench fleet report  FLEET_ID [--out DIR]
   volbench fleet down    FLEET_ID
   volbench fleet list
-  volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [... as up and run]
+  volbench fleet compare --volumes V --instance TYPE --bucket B --out DIR [--keep] [--interactive] [--fleet-id ID] [--wait] [... as up and run]
+  volbench fleet attach  FLEET_ID --bucket B [--out DIR] [--wait]
+  volbench fleet status  FLEET_ID --bucket B
   volbench fleet reap    [--region R] [--bucket B] [--yes]
 
   --volumes V          TYPE[:SIZE][:iops=N][:throughput=MiB/s][:suite=S], comma-separated, e.g.
@@ -26,7 +28,8 @@ export const FLEET_USAGE = `Usage:
   --region R           default $AWS_REGION; credentials from the default chain, or --profile P
   --bucket B           S3 bucket for results, the fleet's state, the bundle and certificate;
                        run/report/down/list also find a fleet's state there (from any machine)
-  --allowed-cidr CIDR  who may reach the services (default this machine's public address /32)
+  --allowed-cidr CIDR  up, compare --interactive: who may reach the services (default this machine's
+                       public address /32); an autonomous study's members take no inbound traffic
   --package FILE       the bundle for the instance type's architecture (npm run bundle -- --arch
                        x64|arm64; default bundles/volbench-VERSION-linux-ARCH.tar.gz of this volbench)
   --subnet ID          launch in this subnet (default: a default subnet of the default VPC)
@@ -42,6 +45,11 @@ export const FLEET_USAGE = `Usage:
   --out DIR            results/<fleet-id>/<label>.json go here (default results)
   --state-dir DIR      where fleet state files are kept (default ${defaultStateDir()})
   --keep               compare: leave the fleet up (then: volbench fleet down FLEET_ID)
+  --interactive        compare: drive the members over HTTPS from here (as up + run do), instead of
+                       a study whose members run on their own (the default: docs/fleet.md)
+  --fleet-id ID        compare: the study's id; one already in --bucket is resumed, not made again
+  --wait               compare, attach: wait for a study another driver holds (its lease) instead
+                       of exiting 2
   --cost volume|total  what a month and $ per 1,000 IOPS / per MiB/s cover: the volume (default),
                        or with one instance's share
   --cost-basis 730h|calendar  a month of 730 h (AWS's, default) or this month's real length

@@ -5,17 +5,24 @@
  * so a change elsewhere cannot make a member write beside another's results; the role's policy
  * (infra/cloudformation/instance.yaml) refuses the rest anyway.
  *
- * Every PutObject names its encryption (encryption.ts): a bucket policy may deny any that does not.
+ * Every PutObject names its encryption (`x-amz-server-side-encryption`): a bucket policy may deny
+ * any that does not. The member may not read the bucket's encryption (the CLI's puts do, sse.ts):
+ * its stack's PackageKmsKeyArn, the bucket's own key that preflight found, says SSE-KMS under it;
+ * none, SSE-S3.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client, type ServerSideEncryption } from '@aws-sdk/client-s3';
 
 import { memberObjectKey, memberPrefix, STUDY_OBJECT_MAX_BYTES, studyObjectKey } from '../../api/study-objects.js';
 import { VolbenchError } from '../../errors.js';
 import { awsCall } from '../aws.js';
-import { serverSideEncryption } from '../encryption.js';
 
 export type MemberObject = 'progress' | 'result' | 'done' | 'log';
+
+/** The encryption header of a member's writes. */
+export function serverSideEncryption(kmsKeyArn?: string): { ServerSideEncryption: ServerSideEncryption; SSEKMSKeyId?: string } {
+  return kmsKeyArn ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: kmsKeyArn } : { ServerSideEncryption: 'AES256' };
+}
 
 export interface SpecBytes {
   bytes: Buffer;

@@ -82,6 +82,7 @@ const CODE_STATUS: Record<VolbenchErrorCode, CodeMapping> = {
   ETLS: { status: 502, title: 'Peer certificate is not the pinned one' },
   EPREFLIGHT: { status: 422, title: 'The account or region cannot hold the fleet as asked' },
   EFLEET_STATE: { status: 422, title: 'A fleet record volbench did not write' },
+  ESTUDY_LEASED: { status: 409, title: 'The study is driven by another' },
 };
 
 export function statusForCode(code: VolbenchErrorCode): number {

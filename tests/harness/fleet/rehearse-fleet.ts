@@ -316,15 +316,18 @@ async function main(study: Study): Promise<void> {
   // `fleet list --bucket` reads from another machine, and what each member wrote under its prefix.
   // Listed apart, not as leftovers.
   const record = (bucket: string, key: string) => bucket === BUCKET &&
-    /^vb[0-9a-f]{10}\/(results\/[^/]+\.json|fleet\.json|[^/]+\/(progress\.json|result\.json|done\.json|member\.log))$/.test(key);
-  const afterDown = await leftovers({ ...direct, isResult: record });
+    /^vb[0-9a-f]{10}\/(results\/[^/]+\.json|fleet\.json|study\/(spec|lease)\.json|[^/]+\/(progress\.json|result\.json|done\.json|member\.log))$/.test(key);
+  // The study roles (one stack for every fleet of the region, and its two roles) stay, as on AWS.
+  const accountWide = (kind: string, item: string) => (kind === 'stacks' || kind === 'iam_roles') && /^volbench-study-roles\b/.test(item);
+  const afterDown = await leftovers({ ...direct, isResult: record, isAccountWide: accountWide });
   study.leftovers_after_down = afterDown.counts;
   if (Object.values(afterDown.counts).some((n) => n)) study.leftover_items_after_down = afterDown.items;
   study.reap = await reapDemo(env, cfn, direct);
-  const left = await leftovers({ ...direct, isResult: record });
+  const left = await leftovers({ ...direct, isResult: record, isAccountWide: accountWide });
   study.leftovers = left.counts;
   study.leftover_items = left.items;
   study.kept_in_s3 = left.kept;
+  study.kept_in_account = left.account;
 }
 
 function finish(study: Study, load: HostLoadSampler): void {

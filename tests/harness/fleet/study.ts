@@ -93,6 +93,8 @@ export interface Study {
   reap?: ReapDemo;
   leftover_items?: Record<string, string[]>;
   kept_in_s3?: string[];
+  /** What volbench keeps for every fleet of the region (the study roles), listed apart from leftovers. */
+  kept_in_account?: Record<string, string[]>;
   problems?: string[];
 }
 

@@ -1,0 +1,48 @@
+/**
+ * `volbench fleet attach FLEET_ID --bucket B`: drives a study from its state in S3 to its end,
+ * from any machine with the credentials and no local state (a laptop that slept, a CI job that
+ * was killed: the study went on by itself). It takes the study's lease: held by another driver,
+ * it exits 2 naming the holder and the lease's expiry, or with --wait takes over once the lease
+ * is released or expires. Results go beneath --out, the report to stdout; the exit status is
+ * compare's.
+ */
+import { hostname } from 'node:os';
+
+import { attachStudy, checkFleetId, studyPassed } from '../../fleet/index.js';
+import type { FleetContext, FleetSubcommand } from './context.js';
+import { need } from './flags.js';
+import { eventPrinter } from './print.js';
+import { workloadFrom } from './run.js';
+import { interruptible, signalStatus } from './signals.js';
+import { studyClients } from './study-found.js';
+
+/** Drives study `fleetId` in `bucket` to its end (attach, and compare on an id that exists). */
+export async function attachTo(ctx: FleetContext, fleetId: string, bucket: string): Promise<number> {
+  const { values, io, stateDir } = ctx;
+  const { outDir } = workloadFrom(values);
+  const clients = await studyClients(ctx, fleetId, bucket);
+  const stop = interruptible(io, `tearing fleet ${fleetId} down`);
+  try {
+    const outcome = await attachStudy(fleetId, {
+      clients, bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
+      holder: `volbench fleet ${ctx.sub} on ${hostname()} pid ${process.pid}`, onEvent: eventPrinter(io, values.format === 'json'),
+    });
+    if (stop.received()) return signalStatus(stop.received())!;
+    return studyPassed(outcome.results) ? 0 : 1;
+  } catch (err) {
+    if (stop.received()) return signalStatus(stop.received())!;
+    throw err;
+  } finally {
+    stop.dispose();
+    clients.destroy();
+  }
+}
+
+export const attach: FleetSubcommand = {
+  flags: ['bucket', 'out', 'wait'],
+  async run(ctx) {
+    const id = ctx.positionals[0];
+    const fleetId = checkFleetId(id ?? '');
+    return attachTo(ctx, fleetId, need(ctx.values, 'bucket', 'the bucket the study lives in'));
+  },
+};
