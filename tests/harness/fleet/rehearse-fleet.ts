@@ -25,7 +25,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, wr
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import type { FioJson } from '../../../src/fio-output/fio-result.js';
@@ -86,16 +86,27 @@ const log = (line: string) => {
 const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
 const cleanup = new Cleanup();
 
+/**
+ * The stack once CREATE_COMPLETE in moto. Asked with ListStacks until then: DescribeStacks renders
+ * a stack's outputs by looking its resources up, and moto builds any it has not built yet in the
+ * describing thread, so a stack described while CreateStack was still building it got a second
+ * instance its stack does not name (a leftover). Described once, complete.
+ */
 async function waitForStack(cfn: CloudFormationClient, name: string, ms: number): Promise<Stack> {
   const deadline = Date.now() + ms;
   for (;;) {
-    try {
+    let status: string | undefined;
+    let NextToken: string | undefined;
+    do {
+      const page = await cfn.send(new ListStacksCommand({ NextToken }));
+      status = (page.StackSummaries ?? []).find((s) => s.StackName === name && s.StackStatus !== 'DELETE_COMPLETE')?.StackStatus ?? status;
+      NextToken = page.NextToken;
+    } while (NextToken);
+    if (status === 'CREATE_COMPLETE') {
       const s = (await cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      if (s?.StackStatus === 'CREATE_COMPLETE') return s;
-      if (s?.StackStatus && /FAILED|ROLLBACK|DELETE/.test(s.StackStatus)) throw new Error(`${name}: ${s.StackStatus}`);
-    } catch (err) {
-      if (!/does not exist/.test(String((err as Error).message))) throw err;
+      if (s) return s;
     }
+    if (status && /FAILED|ROLLBACK|DELETE/.test(status)) throw new Error(`${name}: ${status}`);
     if (Date.now() > deadline) throw new Error(`${name}: not created within ${ms / 1000} s`);
     await new Promise((r) => setTimeout(r, 250));
   }
