@@ -1,57 +1,24 @@
 /**
  * The study rehearsed, shortened for CI: `npm run rehearse:fleet` with two members (gp3 running
- * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests. The user's
- * `fleet compare` runs against moto; each member's rendered user data boots in the sandbox from
- * the bundle in moto's S3, answers over TLS and runs its suite on a throttled loop volume.
+ * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests, in both modes. The
+ * user's `fleet compare` runs against moto; each member's rendered user data boots in the sandbox
+ * from the bundle in moto's S3. Autonomous (the default): each member runs the study's spec, writes
+ * under its own prefix, opens no port and shuts itself down. Interactive (--interactive): the
+ * member answers over TLS through a port forward, pinned to its own certificate.
  * Expected: every volume has a gated test and every gated measured/entitled is within
  * 0.85–1.10 (the emulation follows the catalog's model: anything else is a bug in the chain),
- * bound_by is the model's, and nothing is left in moto. A member whose bundle is bad fails
- * within a minute with its log's reason, and still nothing is left.
+ * bound_by is the model's, and nothing is left in moto, schedules included. A member whose bundle
+ * is bad fails within a minute with its log's reason, and leaves nothing. A missing prerequisite,
+ * or an --out another rehearsal holds, stops it before anything starts.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { blkioSkipReason } from '../harness/blkio.js';
-import { DEFAULT_AWSCLI_VENV } from '../harness/sandbox/member-sandbox.js';
-import { FROM_SOURCE_EXEC_ARGV } from '../harness/node-options.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
-import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason } from '../helpers/moto.js';
+import { expectGoal, makeBundle, readStudy, rehearsalSkipReason, rehearse, VERSION } from './rehearsal-run.js';
 
-const DRIVER = join(ROOT, 'tests', 'harness', 'fleet', 'rehearse-fleet.ts');
-const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
-
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
-
-interface Outcome { code: number | null; stderr: string; seconds: number }
-
-function rehearse(args: string[]): Promise<Outcome> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...FROM_SOURCE_EXEC_ARGV, DRIVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-200_000); });
-    child.on('exit', (code) => resolve({ code, stderr, seconds: (Date.now() - started) / 1000 }));
-  });
-}
-
-interface StudyTest { test: string; measured: number; entitled: number; unit: string; ratio: number | null; bound_by: string; gated: boolean }
-interface StudyVolume { label: string; type: string; suite: string; tests: StudyTest[]; error?: string; boot?: { signal: string; seconds_to_signal: number; reason?: string } }
-interface Study {
-  wall_s: number; scale: { rate: number; time: number }; volumes: StudyVolume[]; problems: string[];
-  leftovers: Record<string, number>; leftover_items: Record<string, string[]>; leftovers_after_down: Record<string, number>; kept_in_s3: string[];
-  reap: { killed_fleet: string; up_exit: string; found: { stacks: string[]; parameters: string[]; objects: string[] } };
-}
+const skip = rehearsalSkipReason();
 
 describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let work: string;
@@ -59,56 +26,53 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'volbench-study-'));
-    // The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3).
-    const made = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--arch', 'x64', '--out', join(work, 'bundles')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      child.on('exit', (code) => resolve({ code, stderr }));
-    });
-    expect(made.code, made.stderr).toBe(0);
-    bundle = join(work, 'bundles', `volbench-${VERSION}-linux-x64.tar.gz`);
+    bundle = await makeBundle(work);
   }, 420_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, and nothing is left', async () => {
+  it('autonomous: two members run the spec on their own, open no port, write their own prefix, shut down; gated tests within 0.85–1.10, nothing left', async () => {
     const out = join(work, 'study');
     // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
     // too much in 5 s for 0.85 to hold on a loaded machine.
     const run = await rehearse(['--out', out, '--volumes', 'gp3:8g:throughput=250,st1:2t', '--runtime', '10s', '--package', bundle]);
-    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
-    expect(study.problems.join('\n'), run.stderr.slice(-3000)).toBe('');
-    expect(run.code).toBe(0);
-    expect(study.scale).toEqual({ rate: 0.25, time: 0.1 });
-    expect(study.volumes.map((v) => [v.label, v.type, v.suite])).toEqual([['gp3-8g-250mibs', 'gp3', 'aws-ssd'], ['st1-2t', 'st1', 'aws-hdd']]);
+    const study = readStudy(out);
+    expectGoal(study, run);
+    expect(study.mode).toBe('autonomous');
+    expect(study.prerequisites?.map((p) => [p.name, p.ok])).toEqual(['root', 'blkio', 'ip', 'nft', 'losetup', 'moto', 'awscli', 'cli', 'bundle'].map((n) => [n, true]));
+    expect(study.volumes.map((v) => [v.label, v.type, v.suite, v.inbound_rules, v.ended?.shutdown])).toEqual([
+      ['gp3-8g-250mibs', 'gp3', 'aws-ssd', 0, true], ['st1-2t', 'st1', 'aws-hdd', 0, true]]);
     const [gp3, st1] = study.volumes;
     // gp3's 16 KiB random tests are held to its 3,000 IOPS (× 0.25); st1's 1 MiB sequential ones to
     // its 500 MiB/s, 500 I/Os of its counted 1 MiB (× 0.25): the model names either limit.
     expect(gp3.tests.map((t) => [t.test, t.bound_by, t.unit, t.entitled, t.gated])).toEqual([
       ['RND16K-Q1T16-write', 'volume-iops', 'IOPS', 750, true], ['RND16K-Q1T16-read', 'volume-iops', 'IOPS', 750, true]]);
     expect(st1.tests.map((t) => [t.test, t.entitled, t.gated])).toEqual([['SEQ1M-Q8T1-read', 125, true], ['SEQ1M-Q8T1-write', 125, true]]);
-    for (const t of st1.tests) expect(['volume-iops', 'volume-throughput']).toContain(t.bound_by);
-    for (const t of [...gp3.tests, ...st1.tests]) {
-      expect(t.ratio, t.test).toBeGreaterThanOrEqual(0.85);
-      expect(t.ratio, t.test).toBeLessThanOrEqual(1.1);
+    // Kept on purpose: the study's spec, each member's own objects and the controller's copy of its result.
+    const kept = study.kept_in_s3 ?? [];
+    for (const label of ['gp3-8g-250mibs', 'st1-2t']) {
+      for (const name of ['progress.json', 'result.json', 'done.json', 'member.log']) expect(kept, `${label}/${name}`).toContain(`s3://volbench-rehearsal/${study.fleet_id}/${label}/${name}`);
+      expect(kept).toContain(`s3://volbench-rehearsal/${study.fleet_id}/results/${label}.json`);
     }
-    // Listed by kind, not by tag: every kind the fleet creates, each empty.
-    expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
-      'security_groups', 'ssm_parameters', 'stacks', 'volumes']);
-    expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
-    expect(Object.values(study.leftovers_after_down).every((n) => n === 0)).toBe(true);
-    // Kept on purpose: each member's result and the fleet's state file.
-    expect(study.kept_in_s3.filter((k) => k.includes('/results/')).length).toBe(2);
-    // reap, by tag alone, found what a fleet up killed with SIGKILL had made.
-    expect(study.reap.up_exit).toBe('SIGKILL');
-    expect(study.reap.found.stacks).toEqual([`volbench-${study.reap.killed_fleet}-gp3-8g`]);
-    expect(study.reap.found.parameters.length).toBeGreaterThan(0);
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
+    expect(kept).toContain(`s3://volbench-rehearsal/${study.fleet_id}/study/spec.json`);
+    expect(study.up_to_all_running_s).toBeGreaterThan(0);
+    // The table the study printed, and the report of the results as saved.
+    expect(readFileSync(join(out, 'compare.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/^# aws-ssd and aws-hdd on 2 volumes, m6i\.large/);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<html/i);
-    expect(run.stderr).toMatch(/tests the plumbing end to end, not AWS's model/);
+  }, 420_000);
+
+  it('interactive: the member answers over HTTPS through a port forward, pinned to its own certificate, and nothing is left', async () => {
+    const out = join(work, 'interactive');
+    const run = await rehearse(['--out', out, '--interactive', '--volumes', 'gp3:8g:throughput=250', '--runtime', '10s', '--package', bundle]);
+    const study = readStudy(out);
+    expectGoal(study, run);
+    expect(study.mode).toBe('interactive');
+    expect(study.command).toMatch(/fleet compare --interactive .*--endpoint-map/);
+    // Its service port, open to --allowed-cidr: the one inbound rule.
+    expect(study.volumes.map((v) => [v.label, v.inbound_rules])).toEqual([['gp3-8g-250mibs', 1]]);
   }, 420_000);
 
   it('a member whose bundle is bad fails within a minute with the reason from its log, and nothing is left', async () => {
@@ -117,10 +81,10 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     const out = join(work, 'bad');
     const run = await rehearse(['--out', out, '--volumes', 'gp3:8g', '--runtime', '5s', '--package', bad]);
     expect(run.code).toBe(1);
-    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
+    const study = readStudy(out);
     const [member] = study.volumes;
     expect(member.boot?.signal, JSON.stringify(member)).toBe('FAILURE');
-    expect(member.boot!.seconds_to_signal).toBeLessThan(60);
+    expect(member.boot!.seconds_to_signal as number).toBeLessThan(60);
     // The step and the log's last line, as the member signalled them, reach the fleet's user.
     expect(member.boot!.reason).toMatch(/bundle/);
     const compare = readFileSync(join(out, 'compare.log'), 'utf8');
@@ -128,5 +92,38 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(compare).toMatch(/bundle/);
     expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
     expect(readdirSync(out)).toContain('rehearsal.log');
+    expect(run.seconds).toBeLessThan(300);
   }, 300_000);
+});
+
+// No moto, no member: these stop before anything starts.
+describe('the rehearsal refuses to start', () => {
+  it('naming each missing prerequisite, one line each', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'volbench-study-prereq-'));
+    try {
+      const run = await rehearse(['--out', out, '--package', join(out, 'no-such-bundle.tar.gz')]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/prerequisite MISSING bundle: .*no-such-bundle\.tar\.gz is missing: npm run bundle -- --arch x64, or --package FILE/);
+      expect(run.stderr.match(/prerequisite (ok {2}|MISSING) \w+:/g)).toHaveLength(9);
+      expect(run.stderr).toContain('a prerequisite is missing: nothing was started');
+      expect(existsSync(join(out, '.rehearsal.lock'))).toBe(false);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('on an --out another rehearsal holds', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'volbench-study-locked-'));
+    try {
+      mkdirSync(out, { recursive: true });
+      // This test's own process: alive, as a rehearsal running on that --out would be.
+      writeFileSync(join(out, '.rehearsal.lock'), `${process.pid}\n`);
+      const run = await rehearse(['--out', out]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${out} is in use by the rehearsal of pid ${process.pid}`);
+      expect(readFileSync(join(out, '.rehearsal.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

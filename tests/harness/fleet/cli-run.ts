@@ -19,14 +19,25 @@ export interface CliRun { code: number | null; signal: NodeJS.Signals | null; st
 export interface Creates { stateDir: string; onCreated?: (fleetId: string, child: ChildProcess) => void }
 export interface Running { child: ChildProcess; done: Promise<CliRun> }
 
-export function cli(argv: string[], env: NodeJS.ProcessEnv, log: (line: string) => void, creates?: Creates): Running {
+/**
+ * Runs `volbench ARGV`. `onStdoutLine` gets each line of its stdout as it comes (a command's
+ * events with --format json: one JSON object a line).
+ */
+export function cli(argv: string[], env: NodeJS.ProcessEnv, log: (line: string) => void, creates?: Creates, onStdoutLine?: (line: string) => void): Running {
   if (creates) rmSync(creates.stateDir, { recursive: true, force: true });
   const child = spawn(process.execPath, [CLI, ...argv, ...(creates ? ['--state-dir', creates.stateDir] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const watch = creates && watchCreated(creates.stateDir, (fleetId) => creates.onCreated?.(fleetId, child));
   const done = new Promise<CliRun>((resolve) => {
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (d) => { stdout += d; });
+    let pending = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      if (!onStdoutLine) return;
+      const lines = (pending + d).split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) if (line) onStdoutLine(line);
+    });
     child.stderr!.on('data', (d) => {
       stderr += d;
       for (const line of String(d).split('\n')) if (line) log(`  | ${line}`);

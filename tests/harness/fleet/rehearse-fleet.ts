@@ -225,16 +225,27 @@ async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: P
   writeFileSync(join(out, 'compare.log'), result.stderr);
   study.compare_exit = result.code ?? result.signal;
   log(`fleet compare ended: ${result.code ?? result.signal}`);
+  writeFileSync(join(out, 'compare.md'), result.stdout);
   if (controller?.killed && fleetId) {
     controller.killed_exit = result.signal ?? result.code;
     // Another machine: no local state at all (an empty state directory and XDG_STATE_HOME).
     const elsewhere = join(out, 'state', 'attach');
     const attachEnv = { ...env, XDG_STATE_HOME: join(out, 'state-home-attach') };
-    const attachArgv = ['fleet', 'attach', fleetId, '--bucket', BUCKET, '--region', REGION, '--out', join(out, 'results'), '--wait'];
+    const attachArgv = ['fleet', 'attach', fleetId, '--bucket', BUCKET, '--region', REGION, '--out', join(out, 'results'), '--wait', '--format', 'json'];
     controller.resumed_command = `volbench ${attachArgv.join(' ')} --state-dir ${elsewhere}`;
-    controller.kill_to_resume_s = since(killedAt!);
     log(`resuming from S3: ${controller.resumed_command}`);
-    const attach = tracked(cli(attachArgv, attachEnv, log, { stateDir: elsewhere }), 'fleet attach');
+    controller.kill_to_attach_s = since(killedAt!);
+    // Resumed: its first event past the wait for the dead driver's lease (a step, a member), read from its events.
+    const events: string[] = [];
+    const attach = tracked(cli(attachArgv, attachEnv, log, { stateDir: elsewhere }, (line) => {
+      events.push(line);
+      if (controller.kill_to_resume_s !== undefined) return;
+      try {
+        if ((JSON.parse(line) as { event?: string }).event !== 'log') controller.kill_to_resume_s = since(killedAt!);
+      } catch {
+        // Not an event: its report's text, after the events.
+      }
+    }), 'fleet attach');
     result = await attach.done;
     controller.kill_to_done_s = since(killedAt!);
     controller.resumed_exit = result.code ?? result.signal;
@@ -243,9 +254,9 @@ async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: P
     controller.resumed = result.code === 0 || result.code === 1;
     controller.resumed_from = controller.resumed ? 's3' : null;
     writeFileSync(join(out, 'attach.log'), result.stderr);
-    log(`fleet attach ended: ${result.code ?? result.signal}`);
+    writeFileSync(join(out, 'attach.jsonl'), events.map((e) => `${e}\n`).join(''));
+    log(`fleet attach ended: ${result.code ?? result.signal}, ${controller.kill_to_resume_s} s after the kill it drove the study, ${controller.kill_to_done_s} s after it was done`);
   }
-  writeFileSync(join(out, 'report.md'), result.stdout);
   return { result, fleetId };
 }
 
@@ -318,9 +329,11 @@ async function main(study: Study): Promise<void> {
   for (const pm of plan.members) study.volumes.push(volumeEntry(pm, members.find((x) => x.label === pm.label) ?? { label: pm.label, error: 'never played' }, fleetId));
   const resultsDir = fleetId ? join(out, 'results', fleetId) : undefined;
   const files = resultsDir && existsSync(resultsDir) ? readdirSync(resultsDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.json')).map((f) => join(resultsDir, f.name)) : [];
-  if (files.length) {
-    const html = await cli(['report', ...files, '--format', 'html', '--out', join(out, 'report.html')], env, log).done;
-    if (html.code !== 0) study.notes.push(`report.html: ${html.stderr.trim().split('\n').pop()}`);
+  // The report of the results as saved, whoever collected them (compare, or attach after a kill).
+  for (const [format, file] of [['md', 'report.md'], ['html', 'report.html']]) {
+    if (!files.length) break;
+    const made = await cli(['report', ...files, '--format', format, '--out', join(out, file)], env, log).done;
+    if (made.code !== 0) study.notes.push(`${file}: ${made.stderr.trim().split('\n').pop()}`);
   }
   // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
   // A fleet's record, kept on purpose (reap keeps it too): its results, its state file, which

@@ -57,8 +57,13 @@ export interface StudyController {
   resumed: boolean;
   /** Where the resuming driver found the study: its state in S3, with no local state at all. */
   resumed_from: 's3' | null;
-  /** Seconds from `up` to the kill (once every member ran), and from the kill to the resumed driver's start and end. */
+  /**
+   * Seconds from the fleet's creation to the kill (once every member ran); from the kill to the
+   * resuming driver's start, to its first act on the study (past the dead driver's lease, 60 s
+   * at most), and to its end.
+   */
   killed_at_s?: number;
+  kill_to_attach_s?: number;
   kill_to_resume_s?: number;
   kill_to_done_s?: number;
   /** The killed driver's end (SIGKILL) and the resumed one's exit status. */
