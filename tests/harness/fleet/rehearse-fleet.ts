@@ -381,16 +381,21 @@ if (!prerequisites(study)) {
   process.exit(2);
 }
 const load = new HostLoadSampler();
+// After a signal, study.json says so: what then fails as its moto and members go says nothing more.
+let interrupted = false;
 cleanup.onSignals(log, (sig) => {
+  interrupted = true;
   study.problems = [`interrupted by ${sig}`];
   finish(study, load);
 });
 main(study).then(async () => {
+  if (interrupted) return;
   await cleanup.run(log);
   finish(study, load);
   logFile.end();
   process.exit(study.problems?.length ? 1 : 0);
 }, async (err: Error) => {
+  if (interrupted) return;
   log(`rehearsal failed: ${err.stack ?? err}`);
   await cleanup.run(log);
   study.problems = [`rehearsal failed: ${err.message}`];
