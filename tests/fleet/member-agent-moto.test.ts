@@ -17,9 +17,12 @@ import { fioResultSchema } from '../../src/api/fio-result.js';
 import { memberDoneSchema, memberProgressSchema, type MemberProgress, type StudySpec } from '../../src/api/study-objects.js';
 import { runMemberAgent, type MemberAgentOptions } from '../../src/fleet/member-agent/index.js';
 import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('moto', 'tmpfs', 'libaio');
+
+const reason = needs.missing('moto', 'tmpfs', 'libaio');
 const BUCKET = 'volbench-member-agent';
 const FLEET = 'vb00000000a7';
 const LABEL = 'gp3-8g';
@@ -80,7 +83,7 @@ describe.skipIf(reason !== undefined)(`the member agent against moto${reason ? `
   }
 
   beforeAll(async () => {
-    moto = await startMoto('us-east-1');
+    moto = await freshMoto('us-east-1');
     aws = new SignalStandIn({ moto: moto.endpoint });
     const front = await aws.listen('127.0.0.1');
     const config = { region: 'us-east-1', endpoint: front.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
@@ -105,7 +108,6 @@ describe.skipIf(reason !== undefined)(`the member agent against moto${reason ? `
     s3?.destroy();
     cfn?.destroy();
     await aws?.close();
-    await moto?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -11,6 +11,9 @@ import type { RunProgress } from '../../src/run/progress.js';
 import { isRecord } from '../../src/fleet/fleet-resources.js';
 import { MemberLog } from '../../src/fleet/member-agent/log.js';
 import { ProgressReporter } from '../../src/fleet/member-agent/progress.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const rate = (iops: number, p99ns: number) => ({ iops, bw_bytes: iops * 4096, clat_mean_ns: p99ns / 2, clat_p99_ns: p99ns });
 function progress(stage: number, stages: number, fraction: number): RunProgress {

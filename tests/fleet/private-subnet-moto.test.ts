@@ -14,9 +14,12 @@ import {
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 
 import { fleetClients, preflight, type FleetClients } from '../../src/fleet/index.js';
-import { awsDefaultVpc, motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('moto');
+
+const reason = needs.missing('moto');
 const REGION = 'us-east-1';
 const BUCKET = 'volbench-private-subnet';
 
@@ -44,7 +47,7 @@ describe.skipIf(reason !== undefined)(`a subnet with no route out${reason ? ` [s
   const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     // The default chain's credentials, as a user's: moto's fake ones, for this file only.
     for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
       saved[key] = process.env[key];
@@ -58,7 +61,6 @@ describe.skipIf(reason !== undefined)(`a subnet with no route out${reason ? ` [s
 
   afterAll(async () => {
     clients?.destroy();
-    await moto?.stop();
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;

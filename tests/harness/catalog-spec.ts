@@ -5,8 +5,7 @@
 // model moves or changes, only this file follows it. It reads the library's sources, so it never
 // sees a stale build's catalog.
 import {
-  SEQUENTIAL_RW, directionOf, entitlement, instanceType, parseVolume, scaleEntitlement, volumeOf, volumeType,
-  type Entitlement, type Volume, type VolumeInput,
+  entitlement, instanceType, parseVolume, scaleEntitlement, volumeOf, volumeType, type Entitlement, type Volume, type VolumeInput,
 } from '../../src/cloud/index.js';
 import type { LimiterSpec, Rates, Scale, ThrottleSpec } from './throttle-model.js';
 
@@ -74,13 +73,4 @@ export function specFromCatalog(volume: Volume | VolumeInput | string, instance?
 /** An entitlement (from src/cloud's entitlement()) as the scaled emulation should deliver it: the library's own scaling. */
 export function scaledEntitlement<E extends Entitlement>(e: E, scale: Scale): E {
   return scaleEntitlement(e, scale);
-}
-
-/**
- * What the model says of one test of `volume` behind `instance`: the limit that binds I/O of
- * `bs` bytes in mode `rw`, with a full bucket (what a result's service calls the job's
- * entitlement, before it looks at the measured rate).
- */
-export function modelEntitlement(volume: Volume | VolumeInput, instance: string | undefined, bs: number, rw: string): Entitlement {
-  return entitlement(volumeOf(volume), { bs, sequential: SEQUENTIAL_RW.has(rw), direction: directionOf(rw), ...(instance ? { instance } : {}) });
 }

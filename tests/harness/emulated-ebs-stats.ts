@@ -43,6 +43,8 @@ export interface EmulatedEbsLimits {
 
 /** What a BlkioGroup (tests/harness/blkio.ts) says of a device: bios and bytes that arrived, per direction. */
 export interface ArrivalCounters {
+  /** Makes the throttle count the device (it counts nothing on one no rule has named), or throws naming it. */
+  count(majMin: string): void;
   counters(majMin: string): { read: { bios: number; bytes: number }; write: { bios: number; bytes: number } };
 }
 
@@ -148,6 +150,8 @@ export class EmulatedEbsStats {
 
   /** Counts from now (the volume's attach) and publishes every tick until stop(). */
   start(): this {
+    // A fresh loop device's arrivals would read 0 without it, and every I/O would look completed.
+    this.options.group?.count(this.options.majMin);
     this.first = deviceSample(this.options.majMin, this.options.group);
     this.last = this.first;
     this.queued = [];
@@ -177,9 +181,12 @@ export class EmulatedEbsStats {
     return structuredClone(this.fields);
   }
 
-  /** I/Os arrived at the throttle and not yet completed by the device; null without a group. */
-  private outstanding(now: Sample): number | null {
-    return now.arrived === null ? null : Math.max(0, now.arrived - this.arrivedOffset - total(now).ios);
+  /**
+   * I/Os arrived at the throttle less those the device completed; null without a group. Below 0
+   * where the device counted more than the throttle did (a bio split after it): nothing is held.
+   */
+  private arrivedNotDone(now: Sample): number | null {
+    return now.arrived === null ? null : now.arrived - this.arrivedOffset - total(now).ios;
   }
 
   tick(): void {
@@ -187,17 +194,17 @@ export class EmulatedEbsStats {
     const prev = this.last!;
     const dtMs = now.atMs - prev.atMs;
     if (dtMs <= 0) return;
-    let outstanding = this.outstanding(now);
-    // Arrivals and completions drift apart where the two count differently (a flush is a write
-    // bio to the throttle, not an I/O to the device). Nothing arrived, completed or in flight for
+    const raw = this.arrivedNotDone(now);
+    // Arrivals and completions drift apart where the two count differently, either way (a flush
+    // is a write bio to the throttle, not an I/O to the device; I/O that did not pass the group's
+    // throttle is one the device counts alone). Nothing arrived, completed or in flight for
     // IDLE_TICKS: nothing can be held (any limit above 2 IOPS dispatches within them), so the
-    // count is set back in step.
+    // count is set back in step, whichever way it drifted: a deficit left standing would hide
+    // the next queue as surely as a surplus would invent one.
     const idle = now.arrived === prev.arrived && total(now).ios === total(prev).ios && now.inFlight === 0;
     this.idleTicks = idle ? this.idleTicks + 1 : 0;
-    if (outstanding !== null && outstanding > 0 && this.idleTicks >= IDLE_TICKS) {
-      this.arrivedOffset += outstanding;
-      outstanding = 0;
-    }
+    if (raw !== null && raw !== 0 && this.idleTicks >= IDLE_TICKS) this.arrivedOffset += raw;
+    const outstanding = raw === null ? null : Math.max(0, this.idleTicks >= IDLE_TICKS ? 0 : raw);
     // The device's mean in-flight, from its weighted time (the time of the I/Os it completed),
     // and the mean outstanding, over the last few ticks: one tick's would follow the throttle's
     // bursts (all of them handed to the device, then none) and the completions' bunching.

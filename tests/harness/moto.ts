@@ -1,8 +1,10 @@
 /**
  * moto server (PyPI `moto[server]`) on a free loopback port: the AWS the rehearsal and the cloud
- * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL.
+ * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL. Whether it can run
+ * here is the `moto` requirement's probe (tests/helpers/requires.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 
 import {
   AttachInternetGatewayCommand, CreateInternetGatewayCommand, CreateRouteCommand, DescribeInternetGatewaysCommand, DescribeRouteTablesCommand, DescribeVpcsCommand,
@@ -19,17 +21,17 @@ export interface Moto {
   stop(): Promise<void>;
 }
 
-/** Why moto cannot run here, or undefined when it can. */
-export function motoSkipReason(): string | undefined {
-  const probe = spawnSync('python3', ['-c', 'import moto.server'], { stdio: 'ignore' });
-  return probe.status === 0 ? undefined : "moto server is not installed (pip install 'moto[server]')";
-}
-
-export async function startMoto(region = 'us-east-1'): Promise<Moto> {
+/** `logFile`: where moto's own log goes whole (each request, each traceback), for a run that must be read after. */
+export async function startMoto(region = 'us-east-1', { logFile }: { logFile?: string } = {}): Promise<Moto> {
   const port = await freePort();
   const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const log = logFile ? createWriteStream(logFile) : undefined;
+  child.once('exit', () => log?.end());
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+    log?.write(d);
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -64,7 +66,7 @@ export async function startMoto(region = 'us-east-1'): Promise<Moto> {
  * internet). Preflight reads the route (a subnet with none needs VPC endpoints): a fleet test on
  * the default VPC gets it first. Answers the gateway's id (the one there already, if any).
  */
-export async function awsDefaultVpc(moto: Moto, region = moto.env.AWS_REGION): Promise<string | undefined> {
+export async function awsDefaultVpc(moto: Pick<Moto, 'endpoint' | 'env'>, region = moto.env.AWS_REGION): Promise<string | undefined> {
   const ec2 = new EC2Client({ region, endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
   try {
     const vpc = (await ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs?.[0]?.VpcId;

@@ -239,6 +239,11 @@ export class ThrottleModel {
     return { read: { iops: finite(out.read.iops), bps: finite(out.read.bps) }, write: { iops: finite(out.write.iops), bps: finite(out.write.bps) } };
   }
 
+  /** Each limiter's rates in its current phase (its burst while the bucket lasts, else its baseline), read + write together. */
+  rates(): { name: string; rates: Rates }[] {
+    return this.limiters.map((s) => ({ name: s.spec.name, rates: { ...(s.phase === 'burst' ? s.spec.burst! : s.spec.baseline) } }));
+  }
+
   /** Where each limiter stands now. */
   state(): ModelState {
     return {

@@ -2,10 +2,25 @@
 // throttle's own counters, and the device's true bytes) goes into the ThrottleModel, and the
 // limits it answers go into the group's blkio throttle. Ticks are measured on the monotonic
 // clock, so a late timer drains a bucket by the time that really passed.
+//
+// With `ebsStats`, the volume also publishes the EBS statistics page a Nitro volume would answer
+// (emulated-ebs-stats.ts), told the limits of the model's current phases (the volume's and the
+// instance's, scaled as the kernel holds them) whenever a bucket empties or refills. Those are
+// AWS's limits as the page knows them, in true bytes and I/Os: not the kernel's per-direction
+// split, nor its allowance for bytes it charges twice.
 import { deviceStat, type BlkioGroup, type Counters, type DeviceStat } from './blkio.js';
+import { EmulatedEbsStats, type EmulatedEbsLimits } from './emulated-ebs-stats.js';
 import { scaleSpec, ThrottleModel, type KernelLimits, type ModelState, type Scale, type ThrottleSpec, type Usage } from './throttle-model.js';
 
-export interface VolumeThrottleOptions { group: BlkioGroup; majMin: string; spec: ThrottleSpec; scale?: Scale; tickMs?: number }
+export interface VolumeThrottleOptions {
+  group: BlkioGroup;
+  majMin: string;
+  spec: ThrottleSpec;
+  scale?: Scale;
+  tickMs?: number;
+  /** Publish the volume's EBS statistics page in `dir` (the directory VOLBENCH_EMULATED_NVME_DIR names). */
+  ebsStats?: { dir: string };
+}
 export interface ThrottleState extends ModelState {
   scale: Scale;
   kernel: KernelLimits;
@@ -46,12 +61,15 @@ export class VolumeThrottle {
   private last: Sample | undefined;
   private first: Sample | undefined;
   private applied: KernelLimits | undefined;
+  private readonly ebsDir: string | undefined;
+  private ebs: EmulatedEbsStats | undefined;
+  private ebsLimits: string | undefined;
 
   /**
    * group: a BlkioGroup; majMin: the device ("7:3"); spec: the model in AWS's numbers; scale:
    * { rate, time }; tickMs: how often limits follow the model (default 100).
    */
-  constructor({ group, majMin, spec, scale = { rate: 1, time: 1 }, tickMs = 100 }: VolumeThrottleOptions) {
+  constructor({ group, majMin, spec, scale = { rate: 1, time: 1 }, tickMs = 100, ebsStats }: VolumeThrottleOptions) {
     this.group = group;
     this.majMin = majMin;
     this.scale = scale;
@@ -60,6 +78,14 @@ export class VolumeThrottle {
     this.tickMs = tickMs;
     this.timer = undefined;
     this.ticks = 0;
+    this.ebsDir = ebsStats?.dir;
+  }
+
+  /** The limits of the model's current phases as the statistics page names them (limiters `volume` and `instance`). */
+  pageLimits(): EmulatedEbsLimits {
+    const out: EmulatedEbsLimits = {};
+    for (const { name, rates } of this.model.rates()) if (name === 'volume' || name === 'instance') out[name] = rates;
+    return out;
   }
 
   sample(): Sample {
@@ -68,12 +94,18 @@ export class VolumeThrottle {
 
   /** Sets the model's first limits and follows it every tick until stop(). */
   start(): this {
+    this.group.count(this.majMin);
     this.last = this.sample();
     this.first = this.last;
     this.applied = this.model.kernelLimits();
     this.group.setLimits(this.majMin, this.applied);
     this.timer = setInterval(() => this.tick(), this.tickMs);
     this.timer.unref();
+    if (this.ebsDir) {
+      const limits = this.pageLimits();
+      this.ebsLimits = JSON.stringify(limits);
+      this.ebs = new EmulatedEbsStats({ majMin: this.majMin, limits, dir: this.ebsDir, scale: this.scale, group: this.group, tickMs: this.tickMs }).start();
+    }
     return this;
   }
 
@@ -86,6 +118,7 @@ export class VolumeThrottle {
     const limits = this.model.step(dtS, delta(now, last));
     this.last = now;
     this.ticks += 1;
+    this.followPhases();
     // Each write of a limit starts the kernel's throttle slice anew: write only what moved.
     if (moved(this.applied, limits)) {
       this.group.setLimits(this.majMin, limits);
@@ -93,10 +126,27 @@ export class VolumeThrottle {
     }
   }
 
-  /** Stops following the model and lifts the device's limits. */
+  /** The page's limits follow the model's phases: a bucket that empties lowers them, one that refills raises them. */
+  private followPhases(): void {
+    if (!this.ebs) return;
+    const limits = this.pageLimits();
+    const text = JSON.stringify(limits);
+    if (text === this.ebsLimits) return;
+    this.ebsLimits = text;
+    this.ebs.setLimits(limits);
+  }
+
+  /** The statistics page as last published, when the volume publishes one. */
+  ebsPage(): ReturnType<EmulatedEbsStats['page']> | undefined {
+    return this.ebs?.page();
+  }
+
+  /** Stops following the model, removes the statistics page and lifts the device's limits. */
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.ebs?.stop();
+    this.ebs = undefined;
     this.group.setLimits(this.majMin, { read: { iops: 0, bps: 0 }, write: { iops: 0, bps: 0 } });
   }
 

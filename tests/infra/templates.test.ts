@@ -16,12 +16,14 @@ import { parse, type Tags } from 'yaml';
 import { RESERVED_LABELS } from '../../src/api/study-objects.js';
 import { VOLUME_LABEL } from '../../src/fleet/names.js';
 import { MEMBER_SIGNAL_RESOURCE } from '../../src/fleet/member-agent/index.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'cfn-lint');
 
 const dir = join(import.meta.dirname, '..', '..', 'infra', 'cloudformation');
 const templates = ['instance.yaml', 'lambda.yaml', 'study-roles.yaml'];
 
-const lint = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-const lintReason = lint.status === 0 ? undefined : 'cfn-lint is not installed (pip install cfn-lint)';
+const lintReason = needs.missing('cfn-lint');
 
 // CloudFormation's short forms (!Ref, !Sub, …) as plain objects, so the tests can walk them.
 const CFN_TAGS = ['Ref', 'Sub', 'GetAtt', 'If', 'Equals', 'Not', 'And', 'Or', 'Join', 'Base64', 'Select', 'Split', 'Condition',

@@ -6,6 +6,8 @@
  * the host's pinned client and runs I/O on the member's /dev/nvme1n1, a throttled loop device.
  * Its root and its network are its own: nothing else is reachable, nothing it writes reaches the
  * host, and shutdown ends the member alone. A failed step signals FAILURE with its reason.
+ * The volume publishes its EBS statistics page, which the member's service reads through the
+ * test seam (bound read-only into it): its result carries the page's deltas and the scale.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,28 +20,24 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
+import { BlkioGroup } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
+import { DEFAULT_AWSCLI_VENV, MEMBER_NVME_DIR, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
+import { VolumeThrottle } from '../harness/volume-throttle.js';
 import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
 import { memberOfStack } from '../harness/sandbox/stack-member.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('loop', 'blkio', 'netns', 'moto', 'awscli', 'openssl', 'dist');
 
 const REGION = 'us-east-1';
 const TOKEN = 'member-sandbox-token-0123456789';
 const GiB = 1024 ** 3;
 
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface Fleet {
   moto: Moto;
@@ -47,6 +45,9 @@ interface Fleet {
   dir: string;
   volume: LoopVolume;
   group: BlkioGroup;
+  throttle: VolumeThrottle;
+  /** Where the volume publishes its statistics page (the good member's seam). */
+  pages: string;
   fingerprint: string;
   sdk: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   clients: { ec2: EC2Client; ssm: SSMClient; s3: S3Client; cfn: CloudFormationClient };
@@ -97,7 +98,7 @@ async function upload(f: Fleet): Promise<void> {
   await f.clients.s3.send(new PutObjectCommand({ Bucket: 'volbench-results', Key: 'fleet/bundle.tgz', Body: readFileSync(join(f.dir, 'bundle.tgz')) }));
 }
 
-async function boot(f: Fleet, id: string, extra: { dnfFailure?: string; timeFactor?: number } = {}): Promise<{ member: Member; stack: string; instanceId: string; volumeId: string }> {
+async function boot(f: Fleet, id: string, extra: { dnfFailure?: string; timeFactor?: number; emulatedNvmeDir?: string } = {}): Promise<{ member: Member; stack: string; instanceId: string; volumeId: string }> {
   const stack = `volbench-fleet-${id}`;
   await createStack(f, stack);
   const { instanceId, az, volumeId } = await launch(f);
@@ -121,7 +122,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
   beforeAll(async () => {
     // What a killed earlier run left (its pid is gone) would hold loop devices and namespaces.
     sweepStale();
-    f.moto = await startMoto(REGION);
+    f.moto = await freshMoto(REGION);
     f.aws = new SignalStandIn({ moto: f.moto.endpoint });
     const local = await f.aws.listen('127.0.0.1');
     const config = { region: REGION, endpoint: local.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
@@ -130,8 +131,16 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     f.dir = rehearsalDir();
     f.volume = createLoopVolume({ dir: f.dir, sizeBytes: 8 * GiB, tmpfsBytes: 256 * 1024 * 1024 });
     f.group = BlkioGroup.create('sandbox-test');
+    f.pages = join(f.dir, 'ebs-stats');
+    mkdirSync(f.pages, { mode: 0o700 });
+    // 1,600 IOPS at the rehearsal's rate factor: the kernel holds 400. Its start names the device
+    // in the group first: the throttle counts nothing on a device no rule has named (a loop device
+    // made fresh while other processes hold the older ones).
+    f.throttle = new VolumeThrottle({
+      group: f.group, majMin: f.volume.majMin, spec: { limiters: [{ name: 'volume', baseline: { iops: 1600 } }] }, scale: { rate: 0.25, time: 0.1 }, ebsStats: { dir: f.pages },
+    }).start();
     await upload(f);
-    const [g, b] = await Promise.all([boot(f, 'm1'), boot(f, 'm2', { dnfFailure: 'Error: Unable to find a match: nvme-cli', timeFactor: 0.02 })]);
+    const [g, b] = await Promise.all([boot(f, 'm1', { emulatedNvmeDir: f.pages }), boot(f, 'm2', { dnfFailure: 'Error: Unable to find a match: nvme-cli', timeFactor: 0.02 })]);
     good = g;
     bad = b;
     bootSeconds = (await good.member.booted).seconds;
@@ -143,7 +152,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     await good?.member.stop();
     await bad?.member.stop();
     await f.aws?.close();
-    await f.moto?.stop();
+    f.throttle?.stop();
     f.group?.remove();
     f.volume?.close();
     if (f.dir) rmSync(f.dir, { recursive: true, force: true });
@@ -172,20 +181,51 @@ describe.skipIf(skip)('a member in the sandbox', () => {
       expect((await client.fetch(`https://${good.member.address}:8443/v1/healthz`)).status).toBe(200);
       const targets = await (await client.fetch(`https://${good.member.address}:8443/v1/targets`, { headers: auth })).json() as { targets: { root: string }[] };
       expect(JSON.stringify(targets)).toContain('/dev/nvme1n1');
+      // What is measured is the device the member writes to: its /dev/nvme1n1 is MAJ:MIN of the
+      // volume, and MAJ:MIN is still the loop device over the volume's file.
+      const seen = await good.member.exec('stat', ['-L', '-c', '%t:%T', '/dev/nvme1n1']);
+      expect(seen.stdout.trim().split(':').map((h) => parseInt(h, 16)).join(':'), `the member's /dev/nvme1n1 (${seen.stderr}) is ${f.volume.label}`).toBe(f.volume.majMin);
+      f.volume.check();
       const before = f.group.counters(f.volume.majMin);
       const job = { global: { direct: 1, size: '64m', runtime: '1s', time_based: true }, jobs: [{ name: 'rr', rw: 'randread', bs: '4k', iodepth: 4, filename: '/dev/nvme1n1' }] };
       const res = await client.fetch(`https://${good.member.address}:8443/v1/runs?wait=60`, {
         method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(job),
       });
-      const body = await res.json() as { status: string; result: { jobs: { read: { total_ios: number } }[] } };
+      const body = await res.json() as {
+        status: string;
+        result: { jobs: { read: { total_ios: number } }[]; volbench: { jobs: { ebs_stats?: { source: string; read_ops: number } }[]; cloud?: { emulation?: unknown }; ebs_stats_unavailable?: string } };
+      };
       expect(res.status, JSON.stringify(body).slice(0, 500)).toBe(200);
       const ios = body.result.jobs[0].read.total_ios;
       expect(ios).toBeGreaterThan(0);
       // Every I/O the member's service did went through the member's group on the loop device.
-      expect(f.group.counters(f.volume.majMin).read.bios - before.read.bios).toBeGreaterThanOrEqual(ios);
+      const bios = f.group.counters(f.volume.majMin).read.bios - before.read.bios;
+      f.volume.check();
+      expect(bios, `${f.volume.label}: blkio group ${f.group.dir} counted ${bios} read bios for the ${ios} I/Os of the member's run`).toBeGreaterThanOrEqual(ios);
+      // Its /dev/nvme1n1 is the loop device (the same major:minor), whose page the volume
+      // published on the host: the service read it through the seam, before and after the job.
+      const vb = body.result.volbench;
+      expect(vb.ebs_stats_unavailable, JSON.stringify(vb)).toBeUndefined();
+      expect(vb.jobs[0].ebs_stats?.source).toBe('emulated');
+      // The page is up to a tick (100 ms) old at either end of the 1 s job, later under load.
+      expect(vb.jobs[0].ebs_stats!.read_ops).toBeGreaterThan(ios / 2);
+      expect(vb.cloud?.emulation).toEqual({ rate: 0.25, time: 0.1 });
     } finally {
       client.close();
     }
+  });
+
+  it('sees its volume\'s statistics seam read-only, owned as the seam requires, and named in its services\' environment', async () => {
+    const m = good.member;
+    expect(m.env).toMatchObject({ VOLBENCH_EMULATED_NVME_DIR: MEMBER_NVME_DIR });
+    expect((await m.exec('stat', ['-c', '%u %a', MEMBER_NVME_DIR])).stdout.trim()).toBe('0 700');
+    expect((await m.exec('ls', [MEMBER_NVME_DIR])).stdout.split('\n')).toContain(`${f.volume.majMin}.page`);
+    expect((await m.exec('touch', [`${MEMBER_NVME_DIR}/x`])).code).not.toBe(0);
+    // The member's device is the published one: its major:minor names the page.
+    const rdev = (await m.exec('stat', ['-L', '-c', '%t:%T', '/dev/nvme1n1'])).stdout.trim().split(':').map((h) => parseInt(h, 16)).join(':');
+    expect(rdev).toBe(f.volume.majMin);
+    // The member without a seam has no variable: its service would not look.
+    expect(bad.member.env.VOLBENCH_EMULATED_NVME_DIR).toBeUndefined();
   });
 
   it('has a root of its own: host paths hidden, its writes kept from the host', async () => {

@@ -1,31 +1,19 @@
 /**
- * Running `npm run rehearse:fleet` from a test: the driver from its sources, the members' bundle as
- * `npm run bundle` makes it, and the goal every rehearsal is held to (tests/rehearsal/*.test.ts).
+ * Running `npm run rehearse:fleet` from a test: the driver from its sources, the run's bundle,
+ * and the goal every rehearsal is held to (tests/rehearsal/fleet-rehearsal*.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
-import { blkioSkipReason } from '../harness/blkio.js';
 import type { Study } from '../harness/fleet/study.js';
 import { FROM_SOURCE_EXEC_ARGV } from '../harness/node-options.js';
-import { DEFAULT_AWSCLI_VENV } from '../harness/sandbox/member-sandbox.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason } from '../helpers/moto.js';
+import { fixture } from '../helpers/fixtures.js';
 
 const DRIVER = join(ROOT, 'tests', 'harness', 'fleet', 'rehearse-fleet.ts');
 export const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
-
-/** Why a rehearsal cannot run here, or undefined when it can. */
-export function rehearsalSkipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
 
 export interface Outcome { code: number | null; stderr: string; seconds: number }
 
@@ -39,16 +27,9 @@ export function rehearse(args: string[]): Promise<Outcome> {
   });
 }
 
-/** The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3). */
-export async function makeBundle(dir: string): Promise<string> {
-  const made = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--arch', 'x64', '--out', join(dir, 'bundles')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
-  expect(made.code, made.stderr).toBe(0);
-  return join(dir, 'bundles', `volbench-${VERSION}-linux-x64.tar.gz`);
+/** The members' bundle, as `npm run bundle` makes it: the run's one x64 bundle (the fleet uploads it to moto's S3). */
+export async function runBundle(): Promise<string> {
+  return join(await fixture('bundle-x64'), `volbench-${VERSION}-linux-x64.tar.gz`);
 }
 
 export const readStudy = (out: string) => JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
@@ -57,14 +38,20 @@ export const readStudy = (out: string) => JSON.parse(readFileSync(join(out, 'stu
 export function expectGoal(study: Study, run: Outcome): void {
   expect(study.problems?.join('\n'), run.stderr.slice(-3000)).toBe('');
   expect(run.code).toBe(0);
+  expect(study.scale).toEqual({ rate: 0.25, time: 0.1 });
   for (const v of study.volumes) {
     expect(v.tests.filter((t) => t.gated).length, v.label).toBeGreaterThan(0);
     for (const t of v.tests.filter((x) => x.gated)) {
       expect(t.ratio, `${v.label} ${t.test}`).toBeGreaterThanOrEqual(0.85);
       expect(t.ratio, `${v.label} ${t.test}`).toBeLessThanOrEqual(1.1);
-      expect(t.bound_by).toMatch(/^(volume|instance)-/);
+      expect(t.bound_by, `${v.label} ${t.test}`).toBe(t.limit);
+      expect(['ebs-stats', 'model']).toContain(t.bound_by_source);
     }
   }
+  // The published report: a rehearsal's, at the study's scale, from the results alone.
+  expect(study.report?.files).toEqual(['report.json', 'report.md', 'report.html']);
+  expect(study.report?.rehearsal).toEqual({ rate: 0.25, time: 0.1 });
+  expect(study.report?.banner).toBe('rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match');
   // Listed by kind, not by tag: every kind the fleet creates, each empty.
   expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
     'schedule_groups', 'schedules', 'security_groups', 'ssm_parameters', 'stacks', 'volumes']);

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../harness/throttle-model.js';
 import { scaledEntitlement, specFromCatalog } from '../harness/catalog-spec.js';
 import { entitlement, parseVolume } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -121,6 +124,15 @@ describe('a bucket under a saturating workload', () => {
     expect(cliff.t).toBeGreaterThan(1.8 - TICK - 1e-6);
     expect(cliff.t).toBeLessThan(1.8 / (1 - 1800 / 86400) + TICK + 1e-6);
     expect(model.kernelLimits().read.iops).toBe(360);
+  });
+
+  it('each limiter\'s rates are its phase\'s, read and write together (what the statistics page names)', () => {
+    const spec: ThrottleSpec = { limiters: [gp2Like.limiters[0], { name: 'instance', baseline: { iops: 3600, bps: 81.25e6 } }] };
+    const model = new ThrottleModel(scaleSpec(spec, { rate: 0.25, time: 0.0001 }));
+    expect(model.rates()).toEqual([{ name: 'volume', rates: { iops: 750 } }, { name: 'instance', rates: { iops: 900, bps: 20312500 } }]);
+    drive(model, 3, 16 * KiB);
+    expect(model.state().limiters[0].phase).toBe('baseline');
+    expect(model.rates()[0]).toEqual({ name: 'volume', rates: { iops: 75 } });
   });
 });
 

@@ -1,12 +1,17 @@
 /**
  * One fleet member played on this host once its stack exists in moto: the instance's rendered
  * user data, identity and data volume read from moto; a loop volume of the volume's size held to
- * the catalog's model (with the instance's limits) by the blkio throttle at the rehearsal's scale;
- * the member sandbox booting it; and its signal awaited as CloudFormation's creation policy would.
+ * the catalog's model (with the instance's limits) by the blkio throttle at the rehearsal's scale,
+ * publishing the EBS statistics page a Nitro volume would answer (with the scale beside it, so
+ * every result of the volume carries it); the member sandbox booting it, its volbench pointed at
+ * the page by the test seam; and its signal awaited as CloudFormation's creation policy would.
  * A failed boot fails the member with its log's reason; a member that never signals (it could not
  * start, or ended first, or the boot timeout passed) fails its stack as the policy's timeout
  * would, so the study ends naming it rather than waiting.
  */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { DescribeStackResourcesCommand, CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import {
   AttachVolumeCommand, CreateVolumeCommand, DescribeSecurityGroupsCommand, EC2Client, ModifyInstanceAttributeCommand, type VolumeType,
@@ -119,9 +124,13 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
   const countedBytes = spec.limiters[0].countedIoBytes;
   const volume = createLoopVolume({ dir, sizeBytes: v.sizeGiB * GiB, name: memberId(label) });
   const group = BlkioGroup.create(memberId(label));
-  const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale }).start();
-  say(`volume ${volume.device} (${v.sizeGiB} GiB, backing discards writes) as /dev/nvme1n1, serial ${data.serial}; ` +
-    `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}`);
+  // The member's own directory of pages (only its volume's): this user's, mode 0700, as the seam requires.
+  const pages = join(dir, 'ebs-stats', memberId(label));
+  mkdirSync(pages, { recursive: true, mode: 0o700 });
+  const throttle = new VolumeThrottle({ group, majMin: volume.majMin, spec, scale, ebsStats: { dir: pages } }).start();
+  say(`volume ${volume.device} (${volume.majMin}, ${v.sizeGiB} GiB, backing discards writes) as /dev/nvme1n1, serial ${data.serial}; ` +
+    `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}; ` +
+    `its EBS statistics page in ${pages}`);
   let member: Member | undefined;
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= stopOnce());
@@ -133,6 +142,7 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
       result.records = member.records();
     }
     throttle.stop();
+    rmSync(pages, { recursive: true, force: true });
     // The member's processes leave its group as the kernel reaps them: a moment after they end.
     for (let i = 0; ; i++) {
       try {
@@ -159,7 +169,7 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
   try {
     member = await startMember({
       id: memberId(label), dir, userData: m.userData, identity: m.identity, aws, group, timeFactor: scale.time,
-      devices: [{ name: 'nvme1n1', path: volume.device, serial: data.serial }],
+      devices: [{ name: 'nvme1n1', path: volume.device, serial: data.serial }], emulatedNvmeDir: pages,
       log: say,
     });
   } catch (err) {

@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { blkioSkipReason } from '../blkio.js';
-import { motoSkipReason } from '../moto.js';
+import { BLKIO_ROOT } from '../blkio.js';
 import { DEFAULT_AWSCLI_VENV } from '../sandbox/member-sandbox.js';
 
 export interface Prerequisite {
@@ -29,13 +28,14 @@ function tool(name: string, command: string, args: string[], fix: string): Prere
 export function checkPrerequisites({ root, bundle, awscliVenv = DEFAULT_AWSCLI_VENV }: { root: string; bundle: string; awscliVenv?: string }): Prerequisite[] {
   const checks: Prerequisite[] = [];
   checks.push(process.getuid?.() === 0 ? { name: 'root', ok: true, detail: 'uid 0' } : { name: 'root', ok: false, detail: 'run as root (loop devices, namespaces, cgroups)' });
-  const blkio = blkioSkipReason();
-  checks.push({ name: 'blkio', ok: !blkio, detail: blkio ?? 'cgroup v1 blkio throttle at /sys/fs/cgroup/blkio' });
+  const throttle = join(BLKIO_ROOT, 'blkio.throttle.read_iops_device');
+  checks.push(existsSync(throttle) ? { name: 'blkio', ok: true, detail: `cgroup v1 blkio throttle at ${BLKIO_ROOT}` }
+    : { name: 'blkio', ok: false, detail: `${throttle} is missing: a cgroup v1 blkio hierarchy with the throttle (CONFIG_BLK_DEV_THROTTLING)` });
   checks.push(tool('ip', 'ip', ['-V'], 'apt-get install iproute2'));
   checks.push(tool('nft', 'nft', ['--version'], 'apt-get install nftables'));
   checks.push(tool('losetup', 'losetup', ['--version'], 'apt-get install mount (util-linux)'));
-  const moto = motoSkipReason();
-  checks.push({ name: 'moto', ok: !moto, detail: moto ?? 'python3 -m moto.server' });
+  const moto = tool('moto', 'python3', ['-c', 'import moto.server; print("python3 -m moto.server")'], ".ci/requirements.txt: pip install 'moto[server]'");
+  checks.push(moto);
   const aws = join(awscliVenv, 'bin', 'aws');
   checks.push(existsSync(aws) ? tool('awscli', aws, ['--version'], 'tests/harness/install-awscli.sh') : { name: 'awscli', ok: false, detail: `${aws} is missing: run tests/harness/install-awscli.sh` });
   const cli = join(root, 'dist', 'cli', 'main.js');

@@ -3,8 +3,10 @@
  * `volbench fleet compare` runs against moto behind the SignalResource stand-in; each stack it
  * creates is played by a member sandbox (its rendered user data run unchanged as root, its loop
  * volume as /dev/nvme1n1 held to the catalog's model by the blkio throttle at the stated rate and
- * time factors); then the report, `fleet down`, a listing of everything left in moto, and
- * DIR/study.json. It tests the plumbing end to end, not AWS's model.
+ * time factors, publishing its EBS statistics page); then the report (DIR/report.json, .md, .html,
+ * from the results as `volbench report` reads them: scaled, with the rehearsal's banner), the
+ * study's teardown, a listing of everything left in moto, and DIR/study.json. It tests the
+ * plumbing end to end, not AWS's model.
  *
  * The members are autonomous (a study's: each runs its spec and writes under its own prefix,
  * reached by nothing); `--interactive` drives them over HTTPS through port forwards instead
@@ -21,17 +23,17 @@
  * It runs from the sources (node --import ./tests/harness/from-source.js); the volbench it drives
  * is the built CLI (dist/), as a user's is.
  */
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import type { FioJson } from '../../../src/fio-output/fio-result.js';
+import { catalogPricer, readReportFile, renderReportFiles } from '../../../src/publish/index.js';
 import { sweepStale, rehearsalDir } from '../loop-volume.js';
 import { SignalStandIn } from '../sandbox/signal-standin.js';
-import { modelEntitlement } from '../catalog-spec.js';
 import { cli, ROOT, type Running } from './cli-run.js';
 import { Cleanup } from './cleanup.js';
 import { HostLoadSampler } from './host-load.js';
@@ -41,8 +43,9 @@ import { awsDefaultVpc, startMoto } from '../moto.js';
 import { playMember, type PlannedMember, type PlayedMember } from './play-member.js';
 import { checkPrerequisites } from './prerequisites.js';
 import { fireSchedule, listSchedules } from './scheduler.js';
-import { volumeTests, verdict, type ReapDemo, type Study, type StudyController, type StudyVolume } from './study.js';
+import { attachReportCells, studyReport, volumeTests, verdict, type ReapDemo, type Study, type StudyController, type StudyVolume } from './study.js';
 import { forward, freePort } from './forward.js';
+import { waitForStack } from './wait-stack.js';
 
 const REGION = 'us-east-1';
 const BUCKET = 'volbench-rehearsal';
@@ -85,32 +88,6 @@ const log = (line: string) => {
 };
 const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
 const cleanup = new Cleanup();
-
-/**
- * The stack once CREATE_COMPLETE in moto. Asked with ListStacks until then: DescribeStacks renders
- * a stack's outputs by looking its resources up, and moto builds any it has not built yet in the
- * describing thread, so a stack described while CreateStack was still building it got a second
- * instance its stack does not name (a leftover). Described once, complete.
- */
-async function waitForStack(cfn: CloudFormationClient, name: string, ms: number): Promise<Stack> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    let status: string | undefined;
-    let NextToken: string | undefined;
-    do {
-      const page = await cfn.send(new ListStacksCommand({ NextToken }));
-      status = (page.StackSummaries ?? []).find((s) => s.StackName === name && s.StackStatus !== 'DELETE_COMPLETE')?.StackStatus ?? status;
-      NextToken = page.NextToken;
-    } while (NextToken);
-    if (status === 'CREATE_COMPLETE') {
-      const s = (await cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      if (s) return s;
-    }
-    if (status && /FAILED|ROLLBACK|DELETE/.test(status)) throw new Error(`${name}: ${status}`);
-    if (Date.now() > deadline) throw new Error(`${name}: not created within ${ms / 1000} s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** A CLI run the cleanup ends (SIGKILL) if the rehearsal ends first. */
 function tracked(run: Running, what: string): Running {
@@ -260,6 +237,29 @@ async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: P
   return { result, fleetId };
 }
 
+/** Where the study's collector saved a member's result. */
+const resultFile = (fleetId: string | undefined, label: string) => (fleetId ? join(out, 'results', fleetId, `${label}.json`) : undefined);
+
+/**
+ * The report of the results as `volbench report` renders them from the saved files (each
+ * result's own scale and statistics applied: the rehearsal's banner, entitlements scaled as the
+ * volumes were held), published as DIR/report.json, report.md and report.html; its first screen
+ * and each test's cell go into the study, which the goal holds to the same band.
+ */
+async function publishReport(study: Study, files: string[], fleetId: string | undefined): Promise<void> {
+  if (files.length === 0) return;
+  try {
+    const inputs = await Promise.all(files.map((f) => readReportFile(f)));
+    const { report, files: rendered } = await renderReportFiles(inputs, { priceVolume: catalogPricer(REGION), command: study.command });
+    for (const [name, text] of Object.entries(rendered)) writeFileSync(join(out, name), text);
+    study.report = studyReport(report, Object.keys(rendered));
+    attachReportCells(study.volumes, report, (label) => resultFile(fleetId, label));
+    log(`report: ${Object.keys(rendered).join(', ')}: ${study.report.title}; ${study.report.banner ?? 'no rehearsal banner'}`);
+  } catch (err) {
+    study.notes.push(`report: ${(err as Error).message}`);
+  }
+}
+
 /** One volume's entry in study.json: how its member played, and its tests against the scaled model. */
 function volumeEntry(pm: PlannedMember, p: Partial<PlayedMember>, fleetId: string | undefined): StudyVolume {
   const entry: StudyVolume = { label: pm.label, type: pm.volume.type, suite: pm.suite!, tests: [] };
@@ -268,12 +268,12 @@ function volumeEntry(pm: PlannedMember, p: Partial<PlayedMember>, fleetId: strin
   if (p.throttle) entry.throttle = p.throttle;
   if (p.inboundRules !== undefined) entry.inbound_rules = p.inboundRules;
   if (p.ended) entry.ended = p.ended;
-  const file = fleetId ? join(out, 'results', fleetId, `${pm.label}.json`) : undefined;
+  const file = resultFile(fleetId, pm.label);
   try {
     const doc: FioJson = JSON.parse(readFileSync(file!, 'utf8'));
-    const v = pm.volume;
-    const spec = { type: v.type, sizeGiB: v.sizeGiB, ...(v.iops ? { iops: v.iops } : {}), ...(v.throughputMiBps ? { throughputMiBps: v.throughputMiBps } : {}) };
-    entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024, (bs, rw) => modelEntitlement(spec, instance, bs, rw));
+    entry.tests = volumeTests(doc, scale, p.countedBytes ?? 256 * 1024);
+    entry.emulation = doc.volbench?.cloud?.emulation ?? null;
+    if (doc.volbench?.ebs_stats_unavailable) entry.ebs_stats_unavailable = doc.volbench.ebs_stats_unavailable;
     entry.host = { instance_id: doc.volbench?.cloud?.instance_id, image_id: doc.volbench?.cloud?.image_id, kernel: doc.volbench?.kernel, version: doc.volbench?.version };
   } catch {
     entry.error ??= 'no result';
@@ -298,7 +298,7 @@ async function main(study: Study): Promise<void> {
   log('This rehearsal tests the plumbing end to end, not AWS\'s model: the volumes are loop devices held to the catalog\'s own model.');
   log(`members ${mode}${args['kill-controller'] ? ', the controller killed once they run and resumed from S3' : ''}; scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
-  const moto = await startMoto(REGION);
+  const moto = await startMoto(REGION, { logFile: join(out, 'moto.log') });
   cleanup.add('moto', () => moto.stop());
   // moto's default VPC lacks the internet gateway and route AWS gives every default VPC.
   await awsDefaultVpc(moto, REGION);
@@ -327,14 +327,8 @@ async function main(study: Study): Promise<void> {
   const members = await endMembers(played);
   study.fleet_id = fleetId;
   for (const pm of plan.members) study.volumes.push(volumeEntry(pm, members.find((x) => x.label === pm.label) ?? { label: pm.label, error: 'never played' }, fleetId));
-  const resultsDir = fleetId ? join(out, 'results', fleetId) : undefined;
-  const files = resultsDir && existsSync(resultsDir) ? readdirSync(resultsDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.json')).map((f) => join(resultsDir, f.name)) : [];
   // The report of the results as saved, whoever collected them (compare, or attach after a kill).
-  for (const [format, file] of [['md', 'report.md'], ['html', 'report.html']]) {
-    if (!files.length) break;
-    const made = await cli(['report', ...files, '--format', format, '--out', join(out, file)], env, log).done;
-    if (made.code !== 0) study.notes.push(`${file}: ${made.stderr.trim().split('\n').pop()}`);
-  }
+  await publishReport(study, plan.members.map((m) => resultFile(fleetId, m.label)).filter((f): f is string => f !== undefined && existsSync(f)), fleetId);
   // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
   // A fleet's record, kept on purpose (reap keeps it too): its results, its state file, which
   // `fleet list --bucket` reads from another machine, and what each member wrote under its prefix.

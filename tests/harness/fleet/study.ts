@@ -1,36 +1,59 @@
 /**
  * study.json from a rehearsal's results: per volume, each test's measured rate against what the
  * catalog's model entitles it to (scaled by the rehearsal's rate factor, as the emulation is),
- * which limit binds, and whether the kernel's throttle expresses that limit exactly (`gated`).
- * Pure: results and the scale in, the study out.
+ * what bound it as the result says (measured from the volume's EBS statistics, else the model's
+ * answer), the limit the model names, and whether the kernel's throttle expresses that limit
+ * exactly (`gated`). Beside each test, its cell of the report the rehearsal published. Pure:
+ * results, the report and the scale in, the study out.
  */
-import type { Entitlement } from '../../../src/cloud/index.js';
 import type { FioJob, FioJson, VolbenchEntitlement } from '../../../src/fio-output/fio-result.js';
+import type { BoundBy, BoundBySource, Limit } from '../../../src/fio-output/entitlement-section.js';
 import type { Reaped } from '../../../src/fleet/index.js';
+import { contextLine, rehearsalBanner, verdictText, type Report } from '../../../src/publish/index.js';
 import type { Scale } from '../throttle-model.js';
 import type { HostLoad } from './host-load.js';
 import type { ThrottleState } from '../volume-throttle.js';
+
+/** A test's cell in the rehearsal's report.json: what a reader of the published table sees. */
+export interface StudyReportCell {
+  value: number | null;
+  entitled: number | null;
+  measured_vs_entitled: number | null;
+  bound_by: string | null;
+  bound_by_source: string | null;
+}
 
 /** One test of a volume: its measured rate against the scaled model's. */
 export interface StudyTest {
   test: string;
   rw: string;
+  /** The direction the test's figures are of (its only one, or a mix's larger). */
+  dir: 'read' | 'write';
   bs: number;
   measured: number;
   entitled: number;
   unit: 'MiB/s' | 'IOPS';
   ratio: number | null;
-  bound_by: string;
+  /** What bound the test, as its result says. */
+  bound_by: BoundBy;
+  /** ebs-stats: the volume's statistics page said; model: the catalog's model did. */
+  bound_by_source: BoundBySource;
+  /** The limit the model names for the test's I/O (what the emulation holds it to). */
+  limit: Limit;
   gated: boolean;
   why: string;
-  /** Where the service's own label differs from the model's. */
-  service_bound_by?: string;
+  /** Its cell in report.json. */
+  report?: StudyReportCell;
 }
 export interface StudyVolume {
   label: string;
   type: string;
   suite: string;
   tests: StudyTest[];
+  /** The scale the volume's result says it was emulated at (`volbench.cloud.emulation`), from its statistics page. */
+  emulation?: Scale | null;
+  /** Why the result's jobs have no statistics, as it says. */
+  ebs_stats_unavailable?: string;
   error?: string;
   boot?: Record<string, unknown>;
   throttle?: Pick<ThrottleState, 'events' | 'totals'>;
@@ -71,6 +94,17 @@ export interface StudyController {
   resumed_exit?: number | string | null;
   resumed_command?: string;
 }
+/** The report the rehearsal published (report.json, report.md, report.html): its first screen. */
+export interface StudyReport {
+  files: string[];
+  title: string;
+  context_line: string;
+  banner: string | null;
+  /** report.json's context.rehearsal: the scale its entitlements were held at. */
+  rehearsal: Scale | null;
+  verdicts: string[];
+}
+
 /** study.json. */
 export interface Study {
   wall_s: number;
@@ -92,7 +126,6 @@ export interface Study {
   notes: string[];
   compare_exit?: number | string | null;
   fleet_id?: string;
-  up_to_all_answering_s?: number | null;
   leftovers_after_down?: Record<string, number>;
   leftover_items_after_down?: Record<string, string[]>;
   reap?: ReapDemo;
@@ -100,6 +133,7 @@ export interface Study {
   kept_in_s3?: string[];
   /** What volbench keeps for every fleet of the region (the study roles), listed apart from leftovers. */
   kept_in_account?: Record<string, string[]>;
+  report?: StudyReport;
   problems?: string[];
 }
 
@@ -111,7 +145,8 @@ const MIXED = new Set(['rw', 'readwrite', 'randrw', 'trimwrite']);
 /**
  * Whether a test's ratio says something about the chain: an IOPS limit on I/O of up to the counted
  * size, or a throughput limit on any size; never a mix, a burst bucket's fall (timing) or a test
- * with too few I/Os in flight to reach any limit (latency).
+ * with too few I/Os in flight to reach any limit (latency). `bound_by` is the limit the model
+ * names, never what the test measured: a test that falls short stays gated and is seen to.
  */
 export function gatedWhy(e: { bound_by: string; bs: number }, rw: string, countedBytes: number): { gated: boolean; why: string } {
   if (MIXED.has(rw)) return { gated: false, why: 'a read/write mix: the split between directions lags by a tick' };
@@ -123,35 +158,35 @@ export function gatedWhy(e: { bound_by: string; bs: number }, rw: string, counte
   return { gated: false, why: `bound by ${e.bound_by}` };
 }
 
-function dirOf(job: FioJob) {
+function dirOf(job: FioJob): 'read' | 'write' {
   const r = job.read?.io_bytes ?? 0;
   const w = job.write?.io_bytes ?? 0;
-  return r >= w ? job.read : job.write;
+  return r >= w ? 'read' : 'write';
 }
 
 /**
- * One volume's tests from its fio document. `model(bs, rw)` is the catalog's entitlement for the
- * test: its bound_by is the model's (the service's own label reads the measured rate against
- * AWS's unscaled one, so under the rate factor it would call every test latency-bound).
+ * One volume's tests from its fio document, as its results state them: each job's entitlement
+ * (the model's figures, AWS's own, scaled here by the rehearsal's rate as the result's
+ * `volbench.cloud.emulation` says the volume was held), and what bound it (`bound_by` with its
+ * `bound_by_source`: the emulated volume's statistics page where it shows a limit exceeded,
+ * else the model's answer). The unit and the gate follow the limit the model names.
  */
-export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number, model: (bs: number, rw: string) => Entitlement): StudyTest[] {
+export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number): StudyTest[] {
   const tests: StudyTest[] = [];
   (doc.jobs ?? []).forEach((job, i) => {
     const served: VolbenchEntitlement | undefined = doc.volbench?.jobs?.[i]?.entitlement;
     if (!served) return;
     const rw = String(job['job options']?.rw ?? doc['global options']?.rw ?? '');
-    const m = model(served.bs, rw);
-    const e = { ...served, bound_by: m.entitled.bound_by, expected_iops: m.entitled.iops, expected_bw_bytes: m.entitled.iops * served.bs };
-    const bytesBound = BYTES_BOUND.has(e.bound_by);
+    const limit = served.entitled.bound_by;
+    const bytesBound = BYTES_BOUND.has(limit);
     const unit = bytesBound ? 'MiB/s' : 'IOPS';
-    const d = dirOf(job);
-    const measured = bytesBound ? (e.measured_bw_bytes ?? d?.bw_bytes ?? 0) / 2 ** 20 : e.measured_iops ?? d?.iops ?? 0;
-    const entitled = (bytesBound ? e.expected_bw_bytes / 2 ** 20 : e.expected_iops) * scale.rate;
-    const { gated, why } = gatedWhy(e, rw, countedBytes);
+    const dir = dirOf(job);
+    const measured = bytesBound ? served.measured_bw_bytes / 2 ** 20 : served.measured_iops;
+    const entitled = (bytesBound ? served.entitled.mibps : served.entitled.iops) * scale.rate;
+    const { gated, why } = gatedWhy({ bound_by: limit, bs: served.bs }, rw, countedBytes);
     tests.push({
-      test: job.jobname, rw, bs: e.bs, measured: round(measured), entitled: round(entitled), unit,
-      ratio: entitled > 0 ? round(measured / entitled, 3) : null, bound_by: e.bound_by, gated, why,
-      ...(served.bound_by !== m.entitled.bound_by ? { service_bound_by: served.bound_by } : {}),
+      test: job.jobname, rw, dir, bs: served.bs, measured: round(measured), entitled: round(entitled), unit,
+      ratio: entitled > 0 ? round(measured / entitled, 3) : null, bound_by: served.bound_by, bound_by_source: served.bound_by_source, limit, gated, why,
     });
   });
   return tests;
@@ -162,10 +197,33 @@ const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** di
 /** HDD types, whose members must run an HDD suite (1 MiB sequential, as AWS says to measure them). */
 const HDD_TYPES = new Set(['st1', 'sc1']);
 
+const outside = (r: number | null | undefined, low: number, high: number) => r === null || r === undefined || r < low || r > high;
+
+/** What the published report says of the gated tests: scaled as the study, each cell within the band and bound as the model names. */
+function reportProblems(study: Study, low: number, high: number): string[] {
+  const r = study.report;
+  if (!r) return ['no report was published'];
+  const problems: string[] = [];
+  if (r.rehearsal?.rate !== study.scale.rate || r.rehearsal?.time !== study.scale.time) {
+    problems.push(`report.json: context.rehearsal ${JSON.stringify(r.rehearsal)}, not the study's scale ${JSON.stringify(study.scale)}`);
+  }
+  for (const v of study.volumes) {
+    for (const t of v.tests.filter((x) => x.gated)) {
+      const c = t.report;
+      if (!c) problems.push(`${v.label} ${t.test}: no cell in report.json`);
+      else if (outside(c.measured_vs_entitled, low, high)) problems.push(`${v.label} ${t.test}: report.json reads ${c.measured_vs_entitled} of entitled, outside ${low}–${high}`);
+      else if (c.bound_by !== t.limit) problems.push(`${v.label} ${t.test}: report.json reads bound by ${c.bound_by}, where the model names ${t.limit}`);
+    }
+  }
+  return problems;
+}
+
 /**
- * Whether the study met its goal: every volume with a gated test, every gated ratio in 0.85–1.10
- * with a bound_by, HDD volumes on an HDD suite, nothing left; an autonomous study's members open
- * to nothing; a killed controller resumed from S3.
+ * Whether the study met its goal: every volume with a gated test, every gated ratio in
+ * 0.85–1.10 and bound (as its result says) by the limit the model names, HDD volumes on an HDD
+ * suite, some test's limit measured from its volume's statistics page, the report saying the
+ * same, nothing left; an autonomous study's members open to nothing; a killed controller resumed
+ * from S3.
  */
 export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
   const problems: string[] = [];
@@ -175,15 +233,54 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
     if (v.error) problems.push(`${v.label}: ${v.error}`);
     const gated = v.tests.filter((t) => t.gated);
     if (gated.length === 0) problems.push(`${v.label}: no gated test`);
+    if (v.tests.length > 0 && (v.emulation?.rate !== study.scale.rate || v.emulation?.time !== study.scale.time)) {
+      problems.push(`${v.label}: its result says volbench.cloud.emulation ${JSON.stringify(v.emulation ?? null)}, not the study's scale${v.ebs_stats_unavailable ? ` (${v.ebs_stats_unavailable})` : ''}`);
+    }
     for (const t of gated) {
-      if (t.ratio === null || t.ratio < low || t.ratio > high) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
-      if (!t.bound_by) problems.push(`${v.label} ${t.test}: no bound_by`);
+      if (outside(t.ratio, low, high)) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
+      else if (t.bound_by !== t.limit) problems.push(`${v.label} ${t.test}: bound by ${t.bound_by} (${t.bound_by_source}), where the model names ${t.limit}`);
     }
     if (HDD_TYPES.has(v.type) && !/hdd/.test(v.suite)) problems.push(`${v.label}: an HDD volume ran ${v.suite}, not an HDD suite`);
     if (study.mode === 'autonomous' && v.inbound_rules !== 0) problems.push(`${v.label}: ${v.inbound_rules ?? 'unknown'} inbound rule(s) on an autonomous member`);
+  }
+  const tests = study.volumes.flatMap((v) => v.tests);
+  if (tests.length > 0) {
+    if (!tests.some((t) => t.bound_by_source === 'ebs-stats')) problems.push("no test's binding limit was measured from its volume's EBS statistics page");
+    problems.push(...reportProblems(study, low, high));
   }
   const c = study.controller;
   if (c && !(c.killed && c.resumed && c.resumed_from === 's3')) problems.push(`the controller was ${c.killed ? '' : 'not '}killed and ${c.resumed ? '' : 'not '}resumed from s3`);
   for (const [what, n] of Object.entries(study.leftovers ?? {})) if (n !== 0) problems.push(`leftover ${what}: ${n}`);
   return problems;
+}
+
+/** The first screen of the published report, as study.json keeps it. */
+export function studyReport(report: Report, files: string[]): StudyReport {
+  return {
+    files, title: report.title, context_line: contextLine(report.context), banner: rehearsalBanner(report.context),
+    rehearsal: report.context.rehearsal ? { rate: report.context.rehearsal.rate, time: report.context.rehearsal.time } : null,
+    verdicts: report.verdicts.map((v) => verdictText(v)),
+  };
+}
+
+/**
+ * Each test's cell of the published report (the test's direction and unit: `TEST:read:iops`), on
+ * the row of its volume's result (`sourceOf(label)`, the input's source): what a reader sees.
+ */
+export function attachReportCells(volumes: StudyVolume[], report: Report, sourceOf: (label: string) => string | undefined): void {
+  const rows = report.groups.flatMap((g) => g.rows);
+  for (const v of volumes) {
+    const source = sourceOf(v.label);
+    const mine = rows.filter((r) => source !== undefined && r.source === source);
+    for (const t of v.tests) {
+      const key = `${t.test}:${t.dir}:${t.unit === 'IOPS' ? 'iops' : 'mibps'}`;
+      const cell = mine.map((r) => r.cells[key]).find((c) => c !== undefined);
+      if (!cell) continue;
+      t.report = {
+        value: cell.value === null ? null : round(cell.value), entitled: cell.entitled === null ? null : round(cell.entitled),
+        measured_vs_entitled: cell.measured_vs_entitled === null ? null : round(cell.measured_vs_entitled, 3),
+        bound_by: cell.bound_by, bound_by_source: cell.bound_by_source,
+      };
+    }
+  }
 }

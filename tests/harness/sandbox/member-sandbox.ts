@@ -9,13 +9,16 @@
 //   await fetch(`https://${member.address}:8443/...`)  // what it serves, from the host
 //   await member.stop();
 //
-// The one change to its environment is AWS_ENDPOINT_URL (to the stand-in in front of moto), given
-// to the user data and to every unit it starts; `log` is told so.
+// The changes to its environment are AWS_ENDPOINT_URL (to the stand-in in front of moto) and,
+// where its volumes publish their EBS statistics, VOLBENCH_EMULATED_NVME_DIR (the test seam, at
+// the directory bound read-only into it), given to the user data and to every unit it starts;
+// `log` is told so.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { closeEmulatedNvmeDir, EMULATED_NVME_ENV, openEmulatedNvmeDir } from '../../../src/device/emulated-nvme.js';
 import type { BlkioGroup } from '../blkio.js';
 import { startImds, type Imds, type ImdsIdentity } from './imds.js';
 import { createMemberNetwork, IMDS_ADDRESS, type MemberNetwork } from './network.js';
@@ -41,6 +44,12 @@ export interface MemberOptions {
   dnfFailure?: string;
   timeFactor?: number;
   binds?: { from: string; to: string; readOnly?: boolean }[];
+  /**
+   * A host directory where the member's volumes publish their EBS statistics pages (MAJ:MIN.page):
+   * bound read-only at MEMBER_NVME_DIR and named by VOLBENCH_EMULATED_NVME_DIR. It must pass the
+   * seam's own check (this user's, written by no one else, nor any parent).
+   */
+  emulatedNvmeDir?: string;
   hide?: string[];
   upperBytes?: number;
   awscliVenv?: string;
@@ -71,6 +80,8 @@ interface MemberParts {
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GiB = 1024 ** 3;
+/** Where a member sees its volumes' EBS statistics pages: a root-owned path, as the seam requires. */
+export const MEMBER_NVME_DIR = '/run/volbench-emulated-nvme';
 /** Host paths a member does not see: homes, this host's tools and work, its /opt and /usr/local. */
 export const DEFAULT_HIDE: string[] = ['/root', '/home', '/work', '/srv', '/opt', '/mnt', '/media', '/var/tmp', '/usr/local'];
 export const DEFAULT_AWSCLI_VENV: string = process.env.VOLBENCH_AWSCLI_VENV ?? '/opt/volbench-rehearsal-awscli';
@@ -97,6 +108,13 @@ function check(options: MemberOptions): void {
     if (!/^\/dev\/[a-z0-9]+$/.test(d.path ?? '')) throw new TypeError(`devices[${i}].path: a /dev/ block device`);
     if (!/^[A-Za-z0-9-]{1,20}$/.test(d.serial ?? '')) throw new TypeError(`devices[${i}].serial: up to 20 letters and digits (vol0123...)`);
   }
+  if (options.emulatedNvmeDir !== undefined) {
+    // Checked here as the member's volbench will check it (the member is this user, and sees the
+    // same owner and modes): a directory it would refuse fails the start, not each run's statistics.
+    const seam = openEmulatedNvmeDir({ [EMULATED_NVME_ENV]: options.emulatedNvmeDir });
+    if (seam && 'refused' in seam) throw new TypeError(`emulatedNvmeDir: ${seam.refused}`);
+    if (seam) closeEmulatedNvmeDir(seam.dir);
+  }
 }
 
 /** The control directory enter.sh reads: mounts.conf, and /.rehearsal's files. */
@@ -113,7 +131,8 @@ function writeControl(ctl: string, o: Settings, env: Record<string, string>): st
   writeFileSync(join(rehearsal, 'awscli-venv'), `${o.awscliVenv}\n`);
   const lines = [`upper ${o.upperBytes ?? 2 * GiB}`, `hostname ${o.hostname}`];
   for (const dir of o.hide ?? DEFAULT_HIDE) lines.push(`hide ${dir}`);
-  for (const b of [{ from: o.awscliVenv, to: o.awscliVenv, readOnly: true }, ...(o.binds ?? [])]) {
+  const seam = o.emulatedNvmeDir ? [{ from: o.emulatedNvmeDir, to: MEMBER_NVME_DIR, readOnly: true }] : [];
+  for (const b of [{ from: o.awscliVenv, to: o.awscliVenv, readOnly: true }, ...seam, ...(o.binds ?? [])]) {
     if (/\s/.test(b.from + b.to)) throw new TypeError(`binds: paths without spaces, not '${b.from}' -> '${b.to}'`);
     lines.push(`bind ${b.from} ${b.to} ${b.readOnly === false ? 'rw' : 'ro'}`);
   }
@@ -145,8 +164,8 @@ async function initPid(unsharePid: number, deadlineMs: number): Promise<number |
  * ({ instanceId, instanceType, region, availabilityZone, imageId?, roleName?, architecture? }),
  * aws (a SignalStandIn), devices ([{ name: 'nvme1n1', path: '/dev/loopN', serial, model? }]),
  * group (a BlkioGroup for its processes), dnfFailure (a message: dnf fails with it), timeFactor
- * (for `shutdown +M`), binds ([{ from, to, readOnly }]), hide (host paths to hide), upperBytes,
- * awscliVenv, log (line => void).
+ * (for `shutdown +M`), binds ([{ from, to, readOnly }]), emulatedNvmeDir (the volumes' EBS
+ * statistics pages), hide (host paths to hide), upperBytes, awscliVenv, log (line => void).
  */
 export async function startMember(options: MemberOptions): Promise<Member> {
   check(options);
@@ -168,8 +187,9 @@ export async function startMember(options: MemberOptions): Promise<Member> {
     const endpoint = await o.aws.listen(net.hostAddress, { member: o.id });
     cleanups.push(() => endpoint.close());
     net.allow(imds.port, [endpoint.port]);
-    const env = { AWS_ENDPOINT_URL: endpoint.url };
-    log(`member ${o.id}: the one change to its environment: AWS_ENDPOINT_URL=${endpoint.url} (moto behind the SignalResource stand-in); IMDS at ${IMDS_ADDRESS} answers from ${imds.url}`);
+    const env: Record<string, string> = { AWS_ENDPOINT_URL: endpoint.url, ...(o.emulatedNvmeDir ? { [EMULATED_NVME_ENV]: MEMBER_NVME_DIR } : {}) };
+    const seamNote = o.emulatedNvmeDir ? `, ${EMULATED_NVME_ENV}=${MEMBER_NVME_DIR} (its volumes' EBS statistics pages, ${o.emulatedNvmeDir} read-only)` : '';
+    log(`member ${o.id}: the changes to its environment: AWS_ENDPOINT_URL=${endpoint.url} (moto behind the SignalResource stand-in)${seamNote}; IMDS at ${IMDS_ADDRESS} answers from ${imds.url}`);
     o.hostname = `ip-${net.memberAddress.replace(/\./g, '-')}.ec2.internal`;
     const rehearsal = writeControl(ctl, o, env);
     const args = ['--net=' + net.nsPath, 'unshare', '--mount', '--uts', '--ipc', '--pid', '--fork', '--kill-child', '--propagation', 'private',
@@ -224,7 +244,7 @@ export class Member {
   /** Its control directory's /.rehearsal (stand-ins' records), and the control directory. */
   readonly rehearsal: string;
   readonly ctl: string;
-  /** The one change to its environment. */
+  /** The changes to its environment (AWS_ENDPOINT_URL, and the statistics seam where given). */
   readonly env: Record<string, string>;
   readonly imds: Imds;
   readonly endpoint: Listener;
