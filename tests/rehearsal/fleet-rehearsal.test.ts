@@ -79,6 +79,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
       expect(c.bound_by).toBe('volume-iops');
     }
     expect(cells.some((c) => c.bound_by_source === 'ebs-stats'), JSON.stringify(cells)).toBe(true);
+    // The banner's words are expectGoal's; both files carry it.
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(study.report!.banner!);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3 8 GiB 3000\/250 \|/);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(study.report!.banner!);

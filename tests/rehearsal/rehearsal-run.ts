@@ -51,7 +51,7 @@ export function expectGoal(study: Study, run: Outcome): void {
   // The published report: a rehearsal's, at the study's scale, from the results alone.
   expect(study.report?.files).toEqual(['report.json', 'report.md', 'report.html']);
   expect(study.report?.rehearsal).toEqual({ rate: 0.25, time: 0.1 });
-  expect(study.report?.banner).toBe('rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match');
+  expect(study.report?.banner).toBe('rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match; $ per IOPS and per MiB/s on the rates unscaled (measured ÷ 0.25)');
   // Listed by kind, not by tag: every kind the fleet creates, each empty.
   expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
     'schedule_groups', 'schedules', 'security_groups', 'ssm_parameters', 'stacks', 'volumes']);
