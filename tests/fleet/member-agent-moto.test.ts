@@ -3,15 +3,16 @@
  * rehearsal's SignalResource stand-in), on a file in tmpfs standing for its device. It writes
  * the contract's objects under its own prefix and nowhere else (progress.json as the run moves,
  * result.json that is fio's JSON with the volume's entitlements, member.log, done.json last),
- * sends the encryption header with every write, and signals its stack once. A spec whose SHA-256
- * is not its stack's is refused: nothing of it runs, done.json and the stack's FAILURE say why.
+ * sends with every write the encryption header the bucket's default names (as the CLI does), and
+ * signals its stack once. A spec whose SHA-256 is not its stack's is refused: nothing of it runs,
+ * done.json and the stack's FAILURE say why.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketEncryptionCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutBucketEncryptionCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { fioResultSchema } from '../../src/api/fio-result.js';
 import { memberDoneSchema, memberProgressSchema, type MemberProgress, type StudySpec } from '../../src/api/study-objects.js';
@@ -170,16 +171,28 @@ describe.skipIf(reason !== undefined)(`the member agent against moto${reason ? `
     expect(signals.map((s) => [s.resource, s.status, s.uniqueId])).toEqual([['Instance', 'SUCCESS', 'i-0123456789abcdef0']]);
   }, 60_000);
 
-  it('writes SSE-KMS under the bucket\'s own key when given one, and refuses a job that names another target', async () => {
+  it('writes under the bucket\'s default encryption, as the CLI does (its own KMS key, aws/s3, SSE-S3), and refuses a job that names another target', async () => {
     const sha = await putSpec(specOf({ job: JOB.replace('[rr]', '[rr]\nfilename=/etc/hostname') }));
     const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
-    const outcome = await agent(sha, { kmsKeyArn: key, stack: undefined });
-    expect(outcome).toMatchObject({ status: 'failed', exitCode: 2 });
-    expect(outcome.reason).toMatch(/fetching: the spec's job rr for gp3-8g names its own target \(\/etc\/hostname\)/);
-    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${FLEET}/${LABEL}/done.json` }));
-    expect(head.ServerSideEncryption).toBe('aws:kms');
-    expect(head.SSEKMSKeyId).toBe(key);
-  }, 30_000);
+    const written = async (rule: { SSEAlgorithm: 'aws:kms' | 'AES256'; KMSMasterKeyID?: string } | undefined) => {
+      if (rule) await s3.send(new PutBucketEncryptionCommand({ Bucket: BUCKET, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: rule }] } }));
+      else await s3.send(new DeleteBucketEncryptionCommand({ Bucket: BUCKET }));
+      // A member is its own process: its client has read no bucket's encryption yet.
+      const own = new S3Client({ region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+      try {
+        const outcome = await agent(sha, { s3: own, stack: undefined });
+        expect(outcome).toMatchObject({ status: 'failed', exitCode: 2 });
+        expect(outcome.reason).toMatch(/fetching: the spec's job rr for gp3-8g names its own target \(\/etc\/hostname\)/);
+      } finally {
+        own.destroy();
+      }
+      return s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${FLEET}/${LABEL}/done.json` }));
+    };
+    expect(await written({ SSEAlgorithm: 'aws:kms', KMSMasterKeyID: key })).toMatchObject({ ServerSideEncryption: 'aws:kms', SSEKMSKeyId: key });
+    // aws/s3: the bucket names no key; a policy that asks for aws:kms holds.
+    expect((await written({ SSEAlgorithm: 'aws:kms' })).ServerSideEncryption).toBe('aws:kms');
+    expect((await written(undefined)).ServerSideEncryption).toBe('AES256');
+  }, 60_000);
 
   it('names no object outside a member\'s folder: a reserved label writes nothing', async () => {
     const count = (await keys()).length;

@@ -191,6 +191,8 @@ describe('instance.yaml', () => {
       `s3:GetObject ${arn('s3:::${PackageBucket}/${PackageKey}')}`,
       `s3:GetObject ${arn('s3:::${ResultsBucket}/${FleetId}/study/spec.json')}`,
       `s3:PutObject ${arn('s3:::${ResultsBucket}/${FleetId}/${VolumeLabel}/*')}`,
+      // The bucket's default encryption, which its writes' header follows (sse.ts), nothing else of the bucket.
+      `s3:GetEncryptionConfiguration ${arn('s3:::${ResultsBucket}')}`,
       // Its writes are SSE-KMS under the bucket's own key, when it has one.
       'kms:Decrypt ${PackageKmsKeyArn}',
       'kms:GenerateDataKey ${PackageKmsKeyArn}',

@@ -6,21 +6,22 @@
  * (infra/cloudformation/instance.yaml) refuses the rest anyway.
  *
  * Every PutObject names its encryption (`x-amz-server-side-encryption`): a bucket policy may deny
- * any that does not. The member may not read the bucket's encryption (the CLI's puts do, sse.ts):
- * its stack's PackageKmsKeyArn, the bucket's own key that preflight found, says SSE-KMS under it;
- * none, SSE-S3.
+ * any that does not. The rule is the CLI's (sse.ts): what the bucket's default encryption says,
+ * which the member's role may read; if it cannot, its stack's PackageKmsKeyArn (the bucket's own
+ * key that preflight found) says SSE-KMS under it, and none SSE-S3.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, type S3Client, type ServerSideEncryption } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 import { memberObjectKey, memberPrefix, STUDY_OBJECT_MAX_BYTES, studyObjectKey } from '../../api/study-objects.js';
 import { VolbenchError } from '../../errors.js';
 import { awsCall } from '../aws.js';
+import { putEncryption, type PutEncryption } from '../sse.js';
 
 export type MemberObject = 'progress' | 'result' | 'done' | 'log';
 
-/** The encryption header of a member's writes. */
-export function serverSideEncryption(kmsKeyArn?: string): { ServerSideEncryption: ServerSideEncryption; SSEKMSKeyId?: string } {
+/** The encryption header of a member's writes when the bucket's default cannot be read. */
+export function serverSideEncryption(kmsKeyArn?: string): PutEncryption {
   return kmsKeyArn ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: kmsKeyArn } : { ServerSideEncryption: 'AES256' };
 }
 
@@ -56,9 +57,8 @@ export class MemberObjects {
     if (Buffer.byteLength(body) > cap) {
       throw new VolbenchError('ELIMIT_EXCEEDED', `${name} is ${Buffer.byteLength(body)} bytes, over the ${cap} the study reads of it`, { field: name, accepted: `at most ${cap} bytes` });
     }
-    await awsCall('s3:PutObject', () => this.s3.send(new PutObjectCommand({
-      Bucket: this.bucket, Key, Body: body, ContentType: contentType, ...serverSideEncryption(this.kmsKeyArn),
-    })));
+    const sse = await putEncryption({ s3: this.s3 }, this.bucket, serverSideEncryption(this.kmsKeyArn));
+    await awsCall('s3:PutObject', () => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, ContentType: contentType, ...sse })));
     return Key;
   }
 
