@@ -9,8 +9,10 @@
  *   - the four-volume study on a 4-vCPU quota is refused (EPREFLIGHT, exit 2) with the numbers,
  *     the vCPUs already running counted; io2 IOPS over their quota too; a denied quota read is a
  *     warning and the plan goes on;
- *   - `fleet up --tag CostCenter=cc-42 --no-public-ip` makes stacks tagged CostCenter=cc-42 whose
- *     launch templates carry the tag at creation and ask for no public address;
+ *   - `--no-public-ip` on a default subnet: its internet gateway takes a member nowhere, so it
+ *     needs a private subnet's endpoints (refused without them); with them, `fleet up --tag
+ *     CostCenter=cc-42 --no-public-ip` makes stacks tagged CostCenter=cc-42 whose launch templates
+ *     carry the tag at creation and ask for no public address;
  *   - `fleet plan --instance m4.large` and `--instance t2.micro`, and `--tag aws:x=1`, exit 2.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,16 +21,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
-  DescribeImagesCommand, DescribeLaunchTemplatesCommand, DescribeLaunchTemplateVersionsCommand, EC2Client, ModifyEbsDefaultKmsKeyIdCommand, RunInstancesCommand,
-  TerminateInstancesCommand,
+  CreateVpcEndpointCommand, DescribeImagesCommand, DescribeLaunchTemplatesCommand, DescribeLaunchTemplateVersionsCommand, DescribeRouteTablesCommand,
+  DescribeSubnetsCommand, DescribeVpcsCommand, EC2Client, ModifyEbsDefaultKmsKeyIdCommand, RunInstancesCommand, TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { CreateKeyCommand, DisableKeyCommand, EnableKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
-import { fleetClients, fleetVolumes, planFleet, readAccount, type FleetPlan } from '../../src/fleet/index.js';
+import { VolbenchError } from '../../src/errors.js';
+import { fleetClients, fleetVolumes, planFleet, preflight, readAccount, type FleetPlan } from '../../src/fleet/index.js';
 import { startServiceQuotas, type QuotaValue, type ServiceQuotasServer } from '../harness/service-quotas.js';
 import { volbench } from '../helpers/cli.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
 const needs = requires('child', 'moto', 'dist');
@@ -168,8 +171,46 @@ describe.skipIf(reason !== undefined)(`a company account against moto${reason ? 
     s3.destroy();
   }, 60_000);
 
+  /** The default VPC's own route table and a subnet of it. */
+  async function defaultVpc(): Promise<{ vpc: string; table: string; subnet: string }> {
+    const ec2 = new EC2Client(config());
+    try {
+      const vpc = (await ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs![0].VpcId!;
+      const table = (await ec2.send(new DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }, { Name: 'association.main', Values: ['true'] }] }))).RouteTables![0].RouteTableId!;
+      const subnet = (await ec2.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }] }))).Subnets![0].SubnetId!;
+      return { vpc, table, subnet };
+    } finally {
+      ec2.destroy();
+    }
+  }
+
+  it('--no-public-ip: an internet gateway takes a member nowhere, so a default subnet needs the endpoints of a private one', async () => {
+    await awsDefaultVpc(moto, REGION);
+    const saved = { ...process.env };
+    Object.assign(process.env, moto.env);
+    const clients = fleetClients({ region: REGION });
+    try {
+      const withIp = await preflight({ clients, region: REGION, instanceType: 'm6i.large', bucket: BUCKET });
+      expect(withIp).toMatchObject({ publicAddress: true, routeOut: true });
+      const err = await preflight({ clients, region: REGION, instanceType: 'm6i.large', bucket: BUCKET, noPublicIp: true }).then(() => undefined, (e: VolbenchError) => e);
+      expect(err?.code).toBe('EPREFLIGHT');
+      expect(err?.message).toMatch(/has no route out .* lacks what interactive members call: com\.amazonaws\.us-east-1\.s3 .*cloudformation.*ssm/);
+    } finally {
+      clients.destroy();
+      process.env = saved;
+    }
+  }, 60_000);
+
   it('fleet up --tag CostCenter=cc-42 --no-public-ip: stacks tagged, and launch templates that tag at creation and ask for no public address', async () => {
     const sq = await quotas({ [VCPUS]: { applied: 100, default: 5 } });
+    // The endpoints a member without a public address calls (the test before: none, refused).
+    const { vpc, table, subnet } = await defaultVpc();
+    const ec2e = new EC2Client(config());
+    await ec2e.send(new CreateVpcEndpointCommand({ VpcId: vpc, ServiceName: `com.amazonaws.${REGION}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [table] }));
+    for (const service of ['cloudformation', 'ssm']) {
+      await ec2e.send(new CreateVpcEndpointCommand({ VpcId: vpc, ServiceName: `com.amazonaws.${REGION}.${service}`, VpcEndpointType: 'Interface', SubnetIds: [subnet], PrivateDnsEnabled: true }));
+    }
+    ec2e.destroy();
     const out = await volbench(['fleet', 'up', '--volumes', 'gp3:1g,io2:4g:iops=400', '--instance', 'm6i.large', '--region', REGION, '--bucket', BUCKET,
       '--allowed-cidr', '10.0.0.1/32', '--package', join(work, 'volbench-0.0.0-linux-x64.tar.gz'), '--tag', 'CostCenter=cc-42', '--tag', 'Owner=storage',
       '--no-public-ip', '--state-dir', join(work, 'state')], undefined, envWith(sq));
@@ -178,6 +219,8 @@ describe.skipIf(reason !== undefined)(`a company account against moto${reason ? 
     expect(fleetId).toMatch(/^vb[0-9a-f]{10}$/);
     expect(out.stderr).toContain('no public address (--no-public-ip): interactive members (up, compare --interactive) answer inside the VPC only: give --endpoint-map');
     expect(out.stderr).toContain('com.amazonaws.us-east-1.ssmmessages and com.amazonaws.us-east-1.ec2messages');
+    // The subnet now reaches S3, CloudFormation and SSM through its endpoints; a port forward would still need Session Manager's.
+    expect(out.stderr).toMatch(/has no route out: its members answer inside the VPC only .*ssmmessages .*ec2messages/);
     const cfn = new CloudFormationClient(config());
     const ec2 = new EC2Client(config());
     try {

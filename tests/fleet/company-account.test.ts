@@ -38,7 +38,7 @@ const plan = (account: Parameters<typeof planFleet>[0]['account']) => planFleet(
 function settings(p: ReturnType<typeof plan>): FleetStackSettings {
   return {
     plan: p, architecture: 'x86_64', expiresAt: '2026-12-01T00:00:00Z', ttlSec: 3600, allowedCidr: '10.0.0.1/32', bucket: 'bucket-a', bundleKey: 'vb0123456789/bundle/b.tar.gz',
-    bundleSha256: 'a'.repeat(64), certKey: 'vb0123456789/tls.crt', tlsFingerprint: '',
+    bundleSha256: 'a'.repeat(64),
     where: { subnetId: 'subnet-0123456789abcdef0', vpcId: 'vpc-0123456789abcdef0', availabilityZone: 'us-east-1a', publicAddress: true },
   } as FleetStackSettings;
 }

@@ -2,16 +2,18 @@
  * The IAM policy docs/first-real-run.md gives the user running the CLI, checked against every
  * AWS call the fleet, study and reap code can make with those credentials (read from the source:
  * tests/helpers/sdk-commands.ts). A call the policy lacks fails here, naming the call and the
- * files that make it, before a company account's explicit deny finds it. The stacks' service
- * role (study-roles.yaml's StackRole) must hold what EC2 needs of a customer-managed volume key.
+ * files that make it, before a company account's explicit deny finds it. So are the roles the
+ * templates make: the member's (instance.yaml) against its agent's SDK calls and its boot's AWS
+ * CLI calls, and the stacks' service role (study-roles.yaml) against what CloudFormation does
+ * for each resource of a member's stack and what EC2 needs of a customer-managed volume key.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, type Tags } from 'yaml';
 
 import { VOLUME_KEY_ACTIONS } from '../../src/fleet/volume-key.js';
-import { grantedBy, reachable, sdkActions, type PolicyStatement, type SdkCall } from '../helpers/sdk-commands.js';
+import { actionMatches, grantedBy, reachable, sdkActions, type PolicyStatement, type SdkCall } from '../helpers/sdk-commands.js';
 import { requires } from '../helpers/requires.js';
 
 requires();
@@ -128,6 +130,71 @@ const RESOURCE_ACTIONS: Record<string, string[]> = {
 
 /** A template read with CloudFormation's short forms as plain tags (what they hold does not matter here). */
 const plainTemplate = (name: string) => parse(readFileSync(join(ROOT, 'infra', 'cloudformation', name), 'utf8').replace(/!\w+(?=[ \n])/g, ''));
+
+// CloudFormation's short forms (!Ref, !If, ...) as the long ones, so a role's conditions can be decided.
+const CFN_TAGS: Tags = ['Ref', 'Sub', 'GetAtt', 'If', 'Equals', 'Not', 'And', 'Or', 'Join', 'Base64', 'Select', 'Split', 'Condition', 'FindInMap', 'GetAZs', 'ImportValue']
+  .flatMap((name) => (['scalar', 'seq', 'map'] as const).map((collection) => ({
+    tag: `!${name}`,
+    collection: collection === 'scalar' ? undefined : collection,
+    resolve: (value: unknown) => ({ [name === 'Ref' || name === 'Condition' ? name : `Fn::${name}`]: (value as { toJSON?: () => unknown })?.toJSON?.() ?? value }),
+  }))) as Tags;
+
+type Mode = 'interactive' | 'autonomous';
+
+/** The member role of instance.yaml as CloudFormation makes it for a mode, with a bucket key: each Fn::If decided, each AWS::NoValue dropped. */
+function memberRole(mode: Mode): PolicyStatement[] {
+  const holds: Record<string, boolean> = { IsAutonomous: mode === 'autonomous', IsInteractive: mode === 'interactive', HasKms: true };
+  const decide = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(decide).filter((x) => x !== undefined);
+    if (!v || typeof v !== 'object') return v;
+    const o = v as Record<string, unknown>;
+    if (o['Fn::If']) {
+      const [cond, yes, no] = o['Fn::If'] as [string, unknown, unknown];
+      if (!(cond in holds)) throw new Error(`instance.yaml's member role depends on ${cond}, which this test does not decide`);
+      return decide(holds[cond] ? yes : no);
+    }
+    if (o.Ref === 'AWS::NoValue') return undefined;
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decide(x)]).filter(([, x]) => x !== undefined));
+  };
+  const t = parse(readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'), { customTags: CFN_TAGS });
+  return (decide(t.Resources.InstanceRole.Properties.Policies) as Array<{ PolicyDocument: { Statement: PolicyStatement[] } }>).flatMap((p) => p.PolicyDocument.Statement);
+}
+
+/** The AWS CLI calls of the member's user data (`aws s3 cp`, `aws ssm get-parameter`, ...) as IAM actions. */
+const CLI_ACTIONS: Record<string, string> = {
+  's3 cp': 's3:GetObject', 'ssm get-parameter': 'ssm:GetParameter', 'cloudformation signal-resource': 'cloudformation:SignalResource',
+  'ec2 describe-volumes': 'ec2:DescribeVolumes',
+};
+
+function userDataCalls(): string[] {
+  const t = parse(readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'), { customTags: CFN_TAGS });
+  const script = t.Resources.Instance.Properties.UserData['Fn::Base64']['Fn::Sub'] as string;
+  return [...new Set([...script.matchAll(/\baws ([a-z0-9-]+) ([a-z0-9-]+)/g)].map((m) => {
+    const action = CLI_ACTIONS[`${m[1]} ${m[2]}`];
+    if (!action) throw new Error(`the user data calls aws ${m[1]} ${m[2]}, which this test cannot name as an IAM action`);
+    return action;
+  }))].sort();
+}
+
+describe("the member's role (instance.yaml)", () => {
+  it("grants an autonomous member every call its agent makes", () => {
+    // The agent's own files: what else they reach, through the library's barrel, runs no AWS call on a member.
+    const files = reachable(MEMBER_ROOTS).filter((f) => f.startsWith('fleet/member-agent/') || f === 'cli/fleet/member.ts');
+    const calls = sdkActions(files);
+    expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['cloudformation:SignalResource', 's3:GetObject', 's3:PutObject']));
+    expect(lacking(calls, memberRole('autonomous'))).toEqual([]);
+  });
+
+  it("grants an interactive member every call of its boot, and an autonomous one the same but SSM's", () => {
+    const calls = userDataCalls();
+    expect(calls).toEqual(expect.arrayContaining(['cloudformation:SignalResource', 's3:GetObject', 'ssm:GetParameter']));
+    const asCalls = (actions: string[]) => actions.map((action) => ({ action, files: ['instance.yaml user data'] }));
+    expect(lacking(asCalls(calls), memberRole('interactive'))).toEqual([]);
+    expect(lacking(asCalls(calls.filter((a) => !a.startsWith('ssm:'))), memberRole('autonomous'))).toEqual([]);
+    // Nothing beyond: an autonomous member may not read the secrets an interactive one holds.
+    expect(memberRole('autonomous').some((s) => [s.Action].flat().some((a) => actionMatches(a, 'ssm:GetParameter')))).toBe(false);
+  });
+});
 
 describe("the stacks' service role", () => {
   const stackRole = () => plainTemplate('study-roles.yaml').Resources.StackRole.Properties.Policies[0].PolicyDocument.Statement as PolicyStatement[];

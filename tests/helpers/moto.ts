@@ -5,6 +5,7 @@
  * that declares requires('moto') gets it reset to empty with /moto-api/reset. Files of the device
  * project run one at a time, so none sees another's resources.
  */
+export { awsDefaultVpc } from '../harness/moto.js';
 import type { Moto as MotoServer } from '../harness/moto.js';
 import { fixture } from './fixtures.js';
 
