@@ -5,8 +5,11 @@
 // when the first fails, so one run reports every failure; the exit code is the first non-zero.
 //
 //   node scripts/test-projects.mjs [vitest run arguments, given to both runs]
+//
+// An --outputFile (a reporter's file) is one per run: report.json becomes report.unit-service.json
+// and report.device-package.json, so the second run does not write over the first.
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,11 +26,24 @@ const RUNS = [
   { projects: ['device', 'package'], env: { VOLBENCH_SERVICE_FORKS: '' } },
 ];
 
+/** The caller's arguments for one run, its output files named after its projects. */
+function argsFor(projects) {
+  const tag = projects.join('-');
+  const rename = (file) => (extname(file) ? `${file.slice(0, -extname(file).length)}.${tag}${extname(file)}` : `${file}.${tag}`);
+  return args.map((arg, i) => {
+    if (/^--outputFile(\.\w+)?=/.test(arg)) {
+      const at = arg.indexOf('=');
+      return `${arg.slice(0, at + 1)}${rename(arg.slice(at + 1))}`;
+    }
+    return /^--outputFile(\.\w+)?$/.test(args[i - 1] ?? '') ? rename(arg) : arg;
+  });
+}
+
 let code = 0;
 for (const run of RUNS) {
   const projectArgs = run.projects.flatMap((p) => ['--project', p]);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [VITEST, 'run', ...projectArgs, ...filtered, ...args], {
+  const result = spawnSync(process.execPath, [VITEST, 'run', ...projectArgs, ...filtered, ...argsFor(run.projects)], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, ...run.env },
