@@ -246,7 +246,7 @@ describe.skipIf(reason !== undefined)(`a company account against moto${reason ? 
     expect(down.code, down.stderr).toBe(0);
   }, 180_000);
 
-  it('fleet plan refuses m4.large and t2.micro, naming why, and --tag aws:x=1, naming the key: exit 2', async () => {
+  it('fleet plan refuses m4.large and t2.micro, naming why, --tag aws:x=1, naming the key, and an interactive compare without public addresses or a map: exit 2', async () => {
     const offline = ['--region', REGION, '--state-dir', join(work, 'state')];
     const m4 = await volbench(['fleet', 'plan', '--volumes', 'gp3:100g', '--instance', 'm4.large', ...offline]);
     expect(m4.code).toBe(2);
@@ -257,5 +257,10 @@ describe.skipIf(reason !== undefined)(`a company account against moto${reason ? 
     const tag = await volbench(['fleet', 'up', '--volumes', 'gp3:100g', '--bucket', BUCKET, '--tag', 'aws:x=1', ...offline]);
     expect(tag.code).toBe(2);
     expect(tag.stderr).toContain("tag key 'aws:x' cannot be given (AWS reserves aws: keys)");
+    // Members without a public address are reached inside the VPC only: interactive, through a map.
+    const noIp = await volbench(['fleet', 'compare', '--interactive', '--no-public-ip', '--volumes', 'gp3:100g', '--bucket', BUCKET, '--out', join(work, 'out'), ...offline]);
+    expect(noIp.code).toBe(2);
+    expect(noIp.stderr).toContain('members without a public address are reached inside the VPC only: give --endpoint-map');
+    expect(noIp.stderr).toContain('[--endpoint-map]');
   }, 60_000);
 });
