@@ -111,5 +111,7 @@ export function studyConfig(values: StudyValues, env: NodeJS.ProcessEnv, runToke
     token, bucket: buckets[0], ...(buckets.length > 1 ? { buckets: buckets.slice(1) } : {}), maxCostUsd: cost, maxConcurrent: concurrent, regions,
     ...(instanceTypes ? { instanceTypes } : {}), ...(volumeTypes ? { volumeTypes } : {}), packages: files,
     driver: 'loop', index: 'store',
+    // For tests, which cannot wait the loop's seconds: its longest wait between a study's calls.
+    ...(env.VOLBENCH_STUDY_POLL_MS ? { pollMs: Number(env.VOLBENCH_STUDY_POLL_MS), runningPollMs: Number(env.VOLBENCH_STUDY_POLL_MS) } : {}),
   };
 }
