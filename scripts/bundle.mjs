@@ -2,7 +2,9 @@
 // One self-contained volbench per architecture, for machines that have no Node and no network
 // (a fleet member at boot):
 //
-//   npm run bundle -- --arch x64|arm64 [--out DIR]        (DIR: bundles/ by default)
+//   npm run bundle -- --arch x64|arm64 [--out DIR] [--tarball FILE]     (DIR: bundles/ by default)
+//
+// --tarball: stage that `npm pack` of this checkout instead of packing it again.
 //
 // writes DIR/volbench-VERSION-linux-ARCH/ (the tree), DIR/volbench-VERSION-linux-ARCH.tar.gz and
 // DIR/volbench-VERSION-linux-ARCH.tar.gz.sha256. Inside the tree:
@@ -24,7 +26,7 @@ import { basename, join } from 'node:path';
 import { nodeVersions } from './node-versions.mjs';
 import { archAndOut, root, run, stagePackage } from './stage-package.mjs';
 
-const USAGE = 'npm run bundle -- --arch x64|arm64 [--out DIR]';
+const USAGE = 'npm run bundle -- --arch x64|arm64 [--out DIR] [--tarball FILE]';
 
 const LAUNCHER = `#!/bin/sh
 # volbench's launcher: the bundle's own Node runs the CLI. Call it by any path or through a
@@ -65,7 +67,7 @@ function sha256(file) {
 }
 
 async function main() {
-  const { arch, out = join(root, 'bundles') } = archAndOut(process.argv.slice(2), USAGE);
+  const { arch, out = join(root, 'bundles'), tarball: packed } = archAndOut(process.argv.slice(2), USAGE);
   const node = nodeVersions().NODE_BUNDLE;
   const nodeDir = execFileSync(join(root, 'scripts', 'node-dist.sh'), [node, arch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 
@@ -74,7 +76,7 @@ async function main() {
   const name = `volbench-${version}-linux-${arch}`;
   const tree = join(out, name);
   rmSync(tree, { recursive: true, force: true });
-  const { version: staged } = stagePackage(join(tree, 'lib', 'volbench'), arch);
+  const { version: staged } = stagePackage(join(tree, 'lib', 'volbench'), arch, packed);
   if (staged !== version) throw new Error(`staged volbench ${staged}, expected ${version}`);
 
   mkdirSync(join(tree, 'node', 'bin'), { recursive: true });

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Builds the zip that infra/cloudformation/lambda.yaml deploys, for one architecture:
 //
-//   npm run package:lambda -- --arch x64|arm64 [--out FILE.zip]   (volbench-lambda-ARCH.zip by default)
+//   npm run package:lambda -- --arch x64|arm64 [--out FILE.zip] [--tarball FILE]   (volbench-lambda-ARCH.zip by default)
+//
+// --tarball: stage that `npm pack` of this checkout instead of packing it again.
 //
 // The zip holds the package installed for production (scripts/stage-package.mjs): package.json,
 // dist/ (the handler is dist/server/lambda.handler), openapi.yaml, suites/, catalog/, web/, the
@@ -19,13 +21,13 @@ import { archAndOut, root, run, stagePackage, treeBytes } from './stage-package.
 
 /** Lambda's limit on a function's unzipped size, in bytes. */
 export const LAMBDA_UNZIPPED_LIMIT = 250 * 1000 * 1000;
-const USAGE = 'npm run package:lambda -- --arch x64|arm64 [--out FILE.zip]';
+const USAGE = 'npm run package:lambda -- --arch x64|arm64 [--out FILE.zip] [--tarball FILE]';
 
 function main() {
-  const { arch, out = join(root, `volbench-lambda-${arch}.zip`) } = archAndOut(process.argv.slice(2), USAGE);
+  const { arch, out = join(root, `volbench-lambda-${arch}.zip`), tarball } = archAndOut(process.argv.slice(2), USAGE);
   const stage = mkdtempSync(join(tmpdir(), 'volbench-lambda-'));
   try {
-    const { modules } = stagePackage(stage, arch);
+    const { modules } = stagePackage(stage, arch, tarball);
     const unzipped = treeBytes(stage);
     if (unzipped > LAMBDA_UNZIPPED_LIMIT) {
       throw new Error(`the package is ${(unzipped / 1e6).toFixed(1)} MB unzipped, over Lambda's 250 MB`);

@@ -15,23 +15,24 @@ export const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 export const ARCHES = ['x64', 'arm64'];
 
 /**
- * `--arch x64|arm64` (required) and `--out PATH` from `argv`.
+ * `--arch x64|arm64` (required), `--out PATH` and `--tarball FILE` (npm pack's, packed already) from `argv`.
  * @param {string[]} argv
  * @param {string} usage
- * @returns {{ arch: string; out: string | undefined }}
+ * @returns {{ arch: string; out: string | undefined; tarball: string | undefined }}
  */
 export function archAndOut(argv, usage) {
-  /** @type {{ arch: string | undefined; out: string | undefined }} */
-  const out = { arch: undefined, out: undefined };
+  /** @type {{ arch: string | undefined; out: string | undefined; tarball: string | undefined }} */
+  const out = { arch: undefined, out: undefined, tarball: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => (inline !== undefined ? inline : argv[++i]);
     if (flag === '--arch') out.arch = value();
     else if (flag === '--out') out.out = resolve(value() ?? '');
+    else if (flag === '--tarball') out.tarball = resolve(value() ?? '');
     else throw new Error(`unknown argument ${argv[i]}; usage: ${usage}`);
   }
   if (out.arch === undefined || !ARCHES.includes(out.arch)) throw new Error(`--arch must be x64 or arm64${out.arch ? `, not ${out.arch}` : ''}; usage: ${usage}`);
-  return { arch: out.arch, out: out.out };
+  return { arch: out.arch, out: out.out, tarball: out.tarball };
 }
 
 /**
@@ -88,7 +89,7 @@ export function checkNativeModules(dir, arch) {
 }
 
 /** Compiles src/ into dist/ unless dist/ is newer than every source file (as make would). */
-function ensureDist() {
+export function ensureDist() {
   const newest = (/** @type {string} */ dir, /** @type {string} */ ext) => filesUnder(dir, (n) => n.endsWith(ext)).reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
   let built = 0;
   try {
@@ -101,19 +102,24 @@ function ensureDist() {
 }
 
 /**
- * The package for `arch`, installed for production into `dest` (made empty first).
+ * The package for `arch`, installed for production into `dest` (made empty first): from
+ * `tarball` when given (npm pack's, of this checkout: the tests pack once per run), else packed now.
  * @param {string} dest
  * @param {string} arch
+ * @param {string} [tarball]
  * @returns {{ version: string; modules: string[] }}
  */
-export function stagePackage(dest, arch) {
-  ensureDist();
+export function stagePackage(dest, arch, tarball) {
   const tmp = mkdtempSync(join(tmpdir(), 'volbench-stage-'));
   try {
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
+    if (!tarball) {
+      ensureDist();
+      const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: root, encoding: 'utf8' }));
+      tarball = join(tmp, packed.filename);
+    }
     rmSync(dest, { recursive: true, force: true });
     mkdirSync(dest, { recursive: true });
-    run('tar', ['xzf', join(tmp, packed.filename), '-C', dest, '--strip-components=1'], root);
+    run('tar', ['xzf', tarball, '-C', dest, '--strip-components=1'], root);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -13,7 +13,8 @@
 //
 // vitest runs with --pool=threads: the test files then run in worker threads of one process,
 // which exits normally and so runs the leak check. A fork pool's children are ended by signal
-// before LeakSanitizer could look.
+// before LeakSanitizer could look. Every project then shares the threads pool, so it runs one
+// file at a time, each in a thread of its own, as the device project would.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -93,7 +94,8 @@ const vitestArgs = process.argv.slice(2).length ? process.argv.slice(2) : ['test
 const started = Date.now();
 // UBSan's runtime writes to stderr whatever log_path says, so the output is read as it passes.
 let stderr = '';
-const child = spawn(process.execPath, [vitest, 'run', '--pool=threads', ...vitestArgs], {
+const pool = ['--pool=threads', '--poolOptions.threads.isolate', '--poolOptions.threads.maxThreads=1', '--poolOptions.threads.minThreads=1'];
+const child = spawn(process.execPath, [vitest, 'run', ...pool, ...vitestArgs], {
   cwd: root,
   env,
   stdio: ['ignore', 'inherit', 'pipe'],

@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { harmonicScore } from '../../src/findings/optimum.js';
 import type { VolbenchSweep } from '../../src/fio-output/analysis-sections.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'dist');
 
 const scratch = new ScratchDir('analysis-cli');
 afterAll(() => scratch.remove());

@@ -8,6 +8,9 @@ import { bindAssertions, evaluateAssertions, parseAssertion } from '../../src/ga
 import { parseSpec } from '../../src/jobspec/index.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { VolbenchError } from '../../src/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const doc = {
   jobs: [],

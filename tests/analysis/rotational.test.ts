@@ -6,8 +6,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { jumpOffsets, runRotational } from '../../src/analysis/rotational.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('tmpfs', 'loop');
 
 describe('jump offsets', () => {
   it('alternate between the first and last 1% of the target, then stay in a 1 MiB window', () => {
@@ -25,7 +28,7 @@ describe('jump offsets', () => {
   });
 });
 
-describe.skipIf(loopUnavailableReason() !== null)('rotational on a loop device', () => {
+describe.skipIf(needs.missing('loop') !== undefined)('rotational on a loop device', () => {
   const fixtures = new TargetFixtures('rotational', '/dev/shm');
   afterAll(() => fixtures.release());
 

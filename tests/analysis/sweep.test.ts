@@ -14,8 +14,11 @@ import { runSweep } from '../../src/analysis/sweep.js';
 import { parseVolume, runJobs } from '../../src/index.js';
 import { harmonicScore } from '../../src/findings/optimum.js';
 import type { VolbenchSweep } from '../../src/fio-output/analysis-sections.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
+import { TargetFixtures, run } from '../helpers/target-fixtures.js';
+
+const needs = requires('tmpfs', 'loop', 'blkio');
 
 const BLKIO = '/sys/fs/cgroup/blkio';
 /** The throttle's cap over the device's own IOPS at depth 1. */
@@ -23,11 +26,6 @@ const CAP_OVER_DEPTH_1 = 2.5;
 
 const scratch = new ScratchDir('sweep');
 afterAll(() => scratch.remove());
-
-/** Why a throttled loop device cannot be had here, or null. */
-function throttleUnavailableReason(): string | null {
-  return loopUnavailableReason() ?? (existsSync(join(BLKIO, 'blkio.throttle.read_iops_device')) ? null : 'no cgroup v1 blkio throttle');
-}
 
 /** The optimum as the formula gives it from the points alone. */
 function recomputedOptimum(sweep: VolbenchSweep): number {
@@ -43,7 +41,7 @@ function template(filename: string, extra: Record<string, string | number> = {})
   };
 }
 
-describe.skipIf(throttleUnavailableReason() !== null)('a sweep on a throttled loop device', () => {
+describe.skipIf(needs.missing('loop', 'blkio') !== undefined)('a sweep on a throttled loop device', () => {
   // On the disk, not in memory: a loop device over tmpfs is bound by the CPU, which two cores
   // shared with the rest of the suite make swing; the disk's latency is its own.
   const fixtures = new TargetFixtures('sweep', '/var/tmp');

@@ -6,8 +6,11 @@ import { existsSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runUniformity } from '../../src/analysis/uniformity.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('tmpfs', 'loop');
 
 const scratch = new ScratchDir('uniformity');
 afterAll(() => scratch.remove());
@@ -88,7 +91,7 @@ describe('uniformity on a file', () => {
   });
 });
 
-describe.skipIf(loopUnavailableReason() !== null)('uniformity on a loop device', () => {
+describe.skipIf(needs.missing('loop') !== undefined)('uniformity on a loop device', () => {
   const fixtures = new TargetFixtures('uniformity', '/dev/shm');
   afterAll(() => fixtures.release());
 

@@ -9,11 +9,14 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
-import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { attachLoop, type LoopDevice } from './helpers/loop.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectRefused } from './helpers/refused.js';
 import { readEvents } from './helpers/sse.js';
+
+const needs = requires('tmpfs', 'loop');
 
 const MiB = 1024 * 1024;
 
@@ -134,9 +137,9 @@ describe('analysis runs refused before anything is queued', () => {
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`analyses on block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`analyses on block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let device: LoopDevice;
   let devices: TestServer;
   beforeAll(async () => {

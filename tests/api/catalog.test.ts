@@ -6,8 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { entitlement, loadCatalog, loadInstances, parseVolume, priceVolume } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -13,6 +13,9 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { readEvents } from './helpers/sse.js';
 import { ETA_JOB, ETA_TOLERANCE_MS, etaFigures, firstAt, type EtaSample } from '../helpers/eta.js';
 import { artifactsDir } from '../browser/browser.js';
+import { requires } from '../helpers/requires.js';
+
+requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

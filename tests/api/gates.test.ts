@@ -6,9 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { expectRefused } from './helpers/refused.js';
 import { randreadSpec, startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -15,9 +15,12 @@ import { performance } from 'node:perf_hooks';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers/child.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import type { ApiResponse } from './helpers/server.js';
+
+const needs = requires('child', 'tmpfs');
 
 /** Far above what a refusal takes (a few ms to tens of ms), far below what the old parsers took. */
 const STALL_BUDGET_MS = 250;

@@ -6,15 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { lambdaConfigFromEnv } from '../../src/server/lambda.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('moto');
+
+const reason = needs.missing('moto');
 
 describe.skipIf(reason !== undefined)(`Lambda token from SSM${reason ? ` [skipped: ${reason}]` : ''}`, () => {
   let moto: Moto;
   const saved: Record<string, string | undefined> = {};
   beforeAll(async () => {
-    moto = await startMoto();
+    moto = await freshMoto();
     for (const [k, v] of Object.entries(moto.env)) {
       saved[k] = process.env[k];
       process.env[k] = v;
@@ -28,7 +31,6 @@ describe.skipIf(reason !== undefined)(`Lambda token from SSM${reason ? ` [skippe
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
-    await moto?.stop();
   });
 
   it('reads and decrypts the named SecureString; the environment never holds the token', async () => {

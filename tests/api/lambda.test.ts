@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createLambdaHandler, handler, lambdaConfig } from '../../src/server/lambda.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const token = `lambda-${process.pid}`;
 let dataDir: string;

@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { ensureBuilt } from './helpers/child.js';
+
+const needs = requires('child');
 
 const SCRIPT = fileURLToPath(new URL('../../bench/service-load.mjs', import.meta.url));
 let dir: string;

@@ -10,10 +10,13 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseExposition, prometheusParserMissing, type PromFamily, type PromSample } from '../helpers/prometheus.js';
+import { parseExposition, type PromFamily, type PromSample } from '../helpers/prometheus.js';
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
-import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { attachLoop, type LoopDevice } from './helpers/loop.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'prometheus');
 
 const MiB = 1024 * 1024;
 
@@ -27,9 +30,9 @@ function value(samples: PromSample[], name: string, labels: Record<string, strin
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
-const parserSkip = prometheusParserMissing();
+const parserSkip = needs.missing('prometheus');
 
-describe.skipIf(parserSkip !== null)(`GET /v1/metrics${parserSkip ? `: skipped, ${parserSkip}` : ''}`, () => {
+describe.skipIf(parserSkip !== undefined)(`GET /v1/metrics${parserSkip ? `: skipped, ${parserSkip}` : ''}`, () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer();
@@ -70,9 +73,9 @@ describe.skipIf(parserSkip !== null)(`GET /v1/metrics${parserSkip ? `: skipped, 
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`GET /v1/targets${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`GET /v1/targets${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let server: TestServer;
   let device: LoopDevice;
   let filesystem: LoopDevice;
@@ -119,7 +122,7 @@ describe.skipIf(loopSkip !== null)(`GET /v1/targets${loopSkip ? `: skipped, ${lo
     const res = await server.client.get('/v1/targets');
     expect(res.body.targets[0]).toMatchObject({ queued: 1, running: 1 });
     expect(res.body.targets[1]).toMatchObject({ queued: 0, running: 0 });
-    if (parserSkip === null) {
+    if (parserSkip === undefined) {
       const metrics = parsePrometheus((await server.client.get('/v1/metrics')).text).samples;
       expect(value(metrics, 'volbench_queue_depth', { target: server.root })).toBe(1);
       expect(value(metrics, 'volbench_queue_depth', { target: device.device })).toBe(0);

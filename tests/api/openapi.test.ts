@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { openApiDocument } from '../../src/server/http/openapi-document.js';
+import { requires } from '../helpers/requires.js';
 import { OPENAPI_PATH } from './helpers/openapi.js';
+
+const needs = requires('tmpfs');
 
 describe('openapi.yaml', () => {
   it('matches what the zod schemas generate (run `npm run openapi` after changing them)', async () => {

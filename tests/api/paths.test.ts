@@ -10,9 +10,12 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { requires } from '../helpers/requires.js';
+import { attachLoop, type LoopDevice } from './helpers/loop.js';
 import { expectRefused } from './helpers/refused.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('child', 'tmpfs', 'loop');
 
 const MiB = 1024 * 1024;
 
@@ -194,9 +197,9 @@ describe('resolved paths', () => {
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let readOnly: LoopDevice;
   let writable: LoopDevice;
   let devices: TestServer;

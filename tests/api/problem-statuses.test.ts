@@ -12,8 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi, OPENAPI_PATH } from './helpers/openapi.js';
 import { startServer, type ApiResponse, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -16,7 +16,10 @@ import { admitSpec, type AdmissionContext } from '../../src/server/admission/spe
 import { limitsOf } from '../../src/server/config.js';
 import { closeRoots, resolveRoots, type TargetRoot } from '../../src/server/admission/roots.js';
 import { applyOverrides, loadSuite } from '../../src/suites/index.js';
+import { requires } from '../helpers/requires.js';
 import { startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 /** One root on tmpfs and one on the disk under the temp directory: two queue keys. */
 const shm = mkdtempSync(join('/dev/shm', `volbench-gate-${process.pid}-`));

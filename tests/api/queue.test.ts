@@ -8,9 +8,12 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
-import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { attachLoop, type LoopDevice } from './helpers/loop.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs', 'loop');
 
 const MiB = 1024 * 1024;
 
@@ -52,9 +55,9 @@ describe('two roots on one device', () => {
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`two devices (tmpfs and a loop device)${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`two devices (tmpfs and a loop device)${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let server: TestServer;
   let loop: LoopDevice;
   beforeAll(async () => {
@@ -81,7 +84,7 @@ describe.skipIf(loopSkip !== null)(`two devices (tmpfs and a loop device)${loopS
   });
 });
 
-describe.skipIf(loopSkip !== null)(`write runs on one block device root${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`write runs on one block device root${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let server: TestServer;
   let loop: LoopDevice;
   beforeAll(async () => {

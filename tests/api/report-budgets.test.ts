@@ -17,9 +17,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serveConfig } from '../../src/cli/serve-command.js';
 import { limitsOf, reportBudgetsOf } from '../../src/server/config.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { startServer, type StartOptions, type TestServer } from './helpers/server.js';
 import { jobs64Result, storeFinishedRun } from '../helpers/stored-runs.js';
+
+const needs = requires('tmpfs');
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

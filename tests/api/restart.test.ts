@@ -9,11 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Connection } from '../../src/server/store/sqlite.js';
+import { requires } from '../helpers/requires.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers/child.js';
 import { ApiClient, randreadSpec } from './helpers/server.js';
 import { readEvents } from './helpers/sse.js';
+
+const needs = requires('child', 'tmpfs');
 
 const token = `restart-${process.pid}`;
 let dataDir: string;

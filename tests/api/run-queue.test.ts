@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { RunQueue, type QueueEntry } from '../../src/server/runs/run-queue.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 function harness(maxConcurrent: number, limit = 100) {
   const started: string[] = [];

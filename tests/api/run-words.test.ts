@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 import { runWords } from '../../src/server/runs/run-words.js';
 import type { RunRow } from '../../src/server/store/runs.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 function row(over: Partial<RunRow>): RunRow {
   return { id: 'c0ffee00-0000-4000-8000-000000000000', spec: { jobs: [] }, suite: null, analysis: null, volume: null, roots: ['/data'], ...over } as RunRow;

@@ -5,8 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -7,10 +7,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Connection } from '../../src/server/store/sqlite.js';
+import { requires } from '../helpers/requires.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
 import { readEvents } from './helpers/sse.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 afterAll(() => {

@@ -17,17 +17,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Connection } from '../../src/server/store/sqlite.js';
+import { requires } from '../helpers/requires.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { readEvents } from './helpers/sse.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
+const needs = requires('child', 'tmpfs', 'root');
+
 const mountPoint = mkdtempSync(join(tmpdir(), `volbench-api-full-${process.pid}-`));
 
 /** Mounts an 8 MiB tmpfs on mountPoint; the reason it cannot, or null. */
 function mountSmallTmpfs(): string | null {
-  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
+  const root = needs.missing('root');
+  if (root) return root;
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', mountPoint], { stdio: 'pipe' });
     return null;

@@ -14,8 +14,11 @@ import { VolbenchError, formatResult, runJobs } from '../../src/index.js';
 import { buildServer } from '../../src/server/http/app.js';
 import { storedResult } from '../../src/server/runs/run-executor.js';
 import { DATABASE_FILE, MIGRATIONS } from '../../src/server/store/database.js';
+import { requires } from '../helpers/requires.js';
 import { readEvents } from './helpers/sse.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('tmpfs');
 
 describe('stored results', () => {
   let dir: string;

@@ -10,11 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { suitesDirectory } from '../../src/suites/index.js';
+import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
-import { attachLoop, loopUnavailableReason, type LoopDevice } from './helpers/loop.js';
+import { attachLoop, type LoopDevice } from './helpers/loop.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { expectRefused } from './helpers/refused.js';
 import { readEvents } from './helpers/sse.js';
+
+const needs = requires('tmpfs', 'loop');
 
 const MiB = 1024 * 1024;
 const KDISKMARK_JOBS = [
@@ -184,9 +187,9 @@ describe('suite runs refused before anything is queued', () => {
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`suites on block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`suites on block devices${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let device: LoopDevice;
   let devices: TestServer;
   beforeAll(async () => {

@@ -16,7 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveConfig } from '../../src/cli/serve-command.js';
 import { PinnedTls, normalizeFingerprint, pinnedFetch } from '../../src/fleet/pinned-fetch.js';
 import { VolbenchError } from '../../src/errors.js';
+import { requires } from '../helpers/requires.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers/child.js';
+
+const needs = requires('child', 'openssl');
 
 let dir: string;
 const TOKEN = 'tls-test-token-0123456789';

@@ -17,8 +17,11 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { serveConfig } from '../../src/cli/serve-command.js';
+import { requires } from '../helpers/requires.js';
 import { ensureBuilt, spawnServe, waitForExit } from './helpers/child.js';
 import { ApiClient, startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('child', 'tmpfs');
 
 let dir: string;
 beforeAll(() => {

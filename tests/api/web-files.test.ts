@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ROOT } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { startServer, type TestServer } from './helpers/server.js';
+
+const needs = requires('child', 'tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -2,21 +2,18 @@
  * Debian's chromium driven by puppeteer-core: the browser tests' one way to start a browser.
  * Screenshots and pages they save go to tests/artifacts/ (not committed).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 import { ROOT } from '../helpers/cli.js';
+import { CHROMIUM } from '../helpers/requires.js';
 
 /** The page's globals, for functions that page.evaluate runs in the browser (no DOM lib here). */
 export type PageGlobals = any;
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
-
-/** Why the browser tests cannot run here, or null. */
-export const NO_BROWSER = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install chromium)`;
 
 export function artifactsDir(): string {
   mkdirSync(ARTIFACTS, { recursive: true });

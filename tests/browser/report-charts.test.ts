@@ -18,7 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPublishReport, catalogPricer, renderHtml, type Report, type ReportInput } from '../../src/publish/index.js';
 import { pricesLine } from '../../src/publish/render-text.js';
 import { fixture, withCloud } from '../publish/helpers.js';
-import { artifactsDir, launch, NO_BROWSER, watch, type PageGlobals } from './browser.js';
+import { requires } from '../helpers/requires.js';
+import { artifactsDir, launch, watch, type PageGlobals } from './browser.js';
+
+const needs = requires('child', 'chromium');
 
 declare const document: PageGlobals;
 
@@ -56,7 +59,7 @@ let browser: Browser;
 let page: Page;
 let report: Report;
 
-describe.skipIf(NO_BROWSER !== null)('the report in chromium, as a reader sees it', () => {
+describe.skipIf(needs.missing('chromium') !== undefined)('the report in chromium, as a reader sees it', () => {
   beforeAll(async () => {
     report = buildPublishReport(inputs(), { priceVolume: catalogPricer() });
     const file = join(artifactsDir(), 'report-charts.html');

@@ -12,8 +12,11 @@ import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildPublishReport, catalogPricer, groupCharts, renderHtml, verdictText, type ReportInput } from '../../src/publish/index.js';
+import { requires } from '../helpers/requires.js';
 import { fixture, withCloud } from '../publish/helpers.js';
-import { artifactsDir, launch, NO_BROWSER, watch, type PageGlobals } from './browser.js';
+import { artifactsDir, launch, watch, type PageGlobals } from './browser.js';
+
+const needs = requires('child', 'chromium');
 
 /** Four volumes of the aws-ssd suite, as run --volume names them (the report prices them from the catalog). */
 function fourVolumes(): ReportInput[] {
@@ -31,7 +34,7 @@ declare const document: PageGlobals;
 
 let browser: Browser;
 
-describe.skipIf(NO_BROWSER !== null)('HTML report in chromium', () => {
+describe.skipIf(needs.missing('chromium') !== undefined)('HTML report in chromium', () => {
   beforeAll(async () => {
     browser = await launch();
   });

@@ -18,7 +18,10 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { randreadSpec, startServer, type TestServer } from '../api/helpers/server.js';
-import { artifactsDir, launch, NO_BROWSER, watch, type PageGlobals, type Watched } from './browser.js';
+import { requires } from '../helpers/requires.js';
+import { artifactsDir, launch, watch, type PageGlobals, type Watched } from './browser.js';
+
+const needs = requires('child', 'tmpfs', 'chromium');
 
 declare const document: PageGlobals;
 declare const echarts: PageGlobals;
@@ -41,7 +44,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-describe.skipIf(NO_BROWSER !== null)('web view in chromium', () => {
+describe.skipIf(needs.missing('chromium') !== undefined)('web view in chromium', () => {
   beforeAll(async () => {
     server = await startServer();
     const gated = await server.client.submit({ ...randreadSpec({ iodepth: 8 }), assert: ['rr.iops >= 1', 'rr.clat_ns.p99 <= 1ns'] }, '?wait=30');

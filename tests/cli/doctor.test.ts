@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'moto');
 
 const scratch = new ScratchDir('doctor');
 const home = mkdtempSync(join(tmpdir(), `volbench-doctor-home-${process.pid}-`));
@@ -66,12 +69,11 @@ describe('volbench doctor', () => {
   });
 });
 
-describe.skipIf(motoSkipReason() !== undefined)('volbench doctor --aws', () => {
+describe.skipIf(needs.missing('moto') !== undefined)('volbench doctor --aws', () => {
   let moto: Moto;
   beforeAll(async () => {
-    moto = await startMoto('eu-west-1');
+    moto = await freshMoto('eu-west-1');
   });
-  afterAll(async () => moto?.stop());
 
   it('names the region and whose credentials they are, as STS says', async () => {
     const out = await volbench(['doctor', '--directory', scratch.dir, '--aws'], undefined, bareEnv(moto.env));

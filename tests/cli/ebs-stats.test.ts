@@ -18,6 +18,9 @@ import { runJobs } from '../../src/run/run-jobs.js';
 import { readNvmeLogPageOn } from '../../src/device/root-calls.js';
 import { volbench } from '../helpers/cli.js';
 import { encodeEbsLogPage, INSTANCE_STORE_MAGIC, SAMPLE_PAGE } from '../helpers/ebs-log-page.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs', 'loop');
 
 const { errno } = constants;
 const dir = mkdtempSync(join(tmpdir(), 'volbench-ebs-stats-'));
@@ -83,7 +86,7 @@ describe('volbench ebs-stats DEVICE on a device that does not answer', () => {
     expect(out.stderr).toBe('volbench: /dev/null: no EBS statistics: /dev/null is not an NVMe device\n');
   });
 
-  describe.skipIf(process.geteuid?.() !== 0)('a loop device (losetup needs root)', () => {
+  describe.skipIf(needs.missing('loop') !== undefined)('a loop device (losetup needs root)', () => {
     let loop = '';
     beforeAll(() => {
       const image = join(dir, 'loop.img');

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs');
 
 const dir = mkdtempSync(join('/dev/shm', 'volbench-entitled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

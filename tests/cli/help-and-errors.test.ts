@@ -17,7 +17,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { COMMANDS, commandUsage } from '../../src/cli/help.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { FIXTURES } from '../publish/helpers.js';
+
+const needs = requires('child');
 
 const dir = mkdtempSync(join(tmpdir(), 'volbench-cli-help-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,10 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { LiveTable, doneSummary, tableLines } from '../../src/cli/live-table.js';
+import { requires } from '../helpers/requires.js';
 import { screen } from '../helpers/terminal.js';
+
+requires();
 
 /** A stream that keeps what it is sent, a terminal or not. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {

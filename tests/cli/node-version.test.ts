@@ -15,6 +15,9 @@ import { describe, expect, it } from 'vitest';
 
 import { NODE_MINIMUM, nodeVersionProblem } from '../../src/node-version.js';
 import { CLI, ROOT } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+requires('child', 'dist');
 
 /** Debian's Node, older than volbench needs on the machines these tests were written on. */
 const OLD_NODE = '/usr/bin/node';

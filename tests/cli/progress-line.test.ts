@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 
 import { ProgressPrinter } from '../../src/cli/progress-line.js';
 import type { RunProgress } from '../../src/run/progress.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 function progress(iops: number): RunProgress {
   const dir = { iops, bw_bytes: iops * 4096, clat_mean_ns: 0, clat_p99_ns: 0 };

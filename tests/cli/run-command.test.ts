@@ -8,7 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'dist');
 
 const scratch = new ScratchDir('cli');
 afterAll(() => scratch.remove());

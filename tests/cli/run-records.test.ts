@@ -14,6 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
 import { randreadSpec, startServer, type TestServer } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs');
 
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'volbench-run-records-'));

@@ -14,8 +14,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { CLI } from '../helpers/cli.js';
 import { ETA_JOB, ETA_TOLERANCE_MS, etaFigures, firstAt, type EtaSample } from '../helpers/eta.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 import { artifactsDir } from '../browser/browser.js';
+
+requires('child', 'tmpfs');
 
 const SCRIPT = '/usr/bin/script';
 const scratch = new ScratchDir('status-tty');

@@ -6,7 +6,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs');
 
 const scratch = new ScratchDir('until-steady');
 afterAll(() => scratch.remove());

@@ -14,7 +14,10 @@ import { existsSync } from 'node:fs';
 
 import { parseVolume, runJobs, type Volume } from '../../src/index.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { volbenchError } from '../helpers/run-fixtures.js';
+
+const needs = requires('child');
 
 const dir = mkdtempSync(join(tmpdir(), 'volbench-cloud-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

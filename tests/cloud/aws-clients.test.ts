@@ -13,7 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { awsClient, awsClientConfig, awsRegion, AWS_MAX_ATTEMPTS, checkAwsRegion } from '../../src/cloud/index.js';
 import { errorOf } from '../helpers/errors.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('moto');
 
 describe('the client configuration', () => {
   it('is the region, profile and endpoint given, and one retry policy', () => {
@@ -35,19 +38,18 @@ describe('the client configuration', () => {
   });
 });
 
-const skip = motoSkipReason();
+const skip = needs.missing('moto');
 
 describe.skipIf(skip !== undefined)(`clients against moto${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let moto: Moto;
   const saved = { ...process.env };
   const home = mkdtempSync(join(tmpdir(), `volbench-aws-${process.pid}-`));
   beforeAll(async () => {
-    moto = await startMoto();
+    moto = await freshMoto();
     Object.assign(process.env, moto.env);
   });
   afterAll(async () => {
     process.env = saved;
-    await moto?.stop();
     rmSync(home, { recursive: true, force: true });
   });
 

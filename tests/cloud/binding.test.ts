@@ -14,7 +14,10 @@ import {
 } from '../../src/cloud/index.js';
 import type { VolbenchEbsStats } from '../../src/fio-output/index.js';
 import { runJobs } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { fixture } from '../publish/helpers.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

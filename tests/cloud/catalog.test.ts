@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG_FILES, entitlement, loadCatalog, parseCatalog, parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { errorOf } from '../helpers/errors.js';
 import { VolbenchError } from '../../src/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child');
 
 describe('volbench catalog', () => {
   it('lists every type, one line each under a header, EBS first', async () => {

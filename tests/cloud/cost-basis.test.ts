@@ -11,6 +11,9 @@ import { checkCostBasis, checkCostScope, costBasis, monthlyCost, usdPer1000Iops,
 import { fleetVolumes, planFleet } from '../../src/fleet/index.js';
 import { volbench } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child');
 
 const priced = (usd: number) => ({ usd, source: 'https://aws.amazon.com/ebs/pricing/', as_of: '2026-11-22' });
 

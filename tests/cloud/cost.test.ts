@@ -9,6 +9,9 @@ import {
   fleetUsd, fleetUsdPerHour, HOURS_PER_MONTH, instanceHourly, loadInstancePrices, parseVolume, pricedRegion, usdPer1000Iops, usdPerMibps,
   volumeMonthly,
 } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('prices', () => {
   it('instance prices come from their own catalog file, with its source and date', () => {

@@ -15,7 +15,10 @@ import { forgetInstanceIdentity, instanceIdentity, parseVolume, recogniseVolume 
 import { cloudForRun } from '../../src/cli/cloud-lookup.js';
 import { runCommand, type CommandIo } from '../../src/cli/run-command.js';
 import { VolbenchError } from '../../src/errors.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('tmpfs', 'moto');
 
 interface FakeImds {
   endpoint: string;
@@ -122,7 +125,7 @@ describe('the instance metadata service (IMDSv2)', () => {
   });
 });
 
-const reason = motoSkipReason();
+const reason = needs.missing('moto');
 
 describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${reason ? ` [skipped: ${reason}]` : ''}`, () => {
   let moto: Moto;
@@ -133,7 +136,7 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
   const dir = mkdtempSync('/dev/shm/volbench-identity-');
 
   beforeAll(async () => {
-    moto = await startMoto('us-east-1');
+    moto = await freshMoto('us-east-1');
     imds = await startImds(META);
     // The SDK reads its endpoint and credentials from the environment, as on a user's machine.
     Object.assign(process.env, moto.env, { AWS_EC2_METADATA_SERVICE_ENDPOINT: imds.endpoint });
@@ -150,7 +153,6 @@ describe.skipIf(reason !== undefined)(`the volume from DescribeVolumes (moto)${r
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
     await imds?.close();
-    await moto?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

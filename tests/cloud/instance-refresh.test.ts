@@ -15,17 +15,19 @@ import { entitlement, instanceCatalogFrom, loadInstancePrices, loadInstances, pa
 import { InstanceCatalog } from '../../src/cloud/schema.js';
 import { volbench } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const skip = motoSkipReason();
+const needs = requires('child', 'moto');
+
+const skip = needs.missing('moto');
 const dir = mkdtempSync(join(tmpdir(), 'volbench-instances-'));
 let moto: Moto | undefined;
 
 beforeAll(async () => {
-  if (!skip) moto = await startMoto();
+  if (!skip) moto = await freshMoto();
 }, 30_000);
 afterAll(async () => {
-  await moto?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

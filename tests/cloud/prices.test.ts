@@ -19,6 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadCatalog, parsePriceList, parsePricesFile, staleWarning, today } from '../../src/cloud/index.js';
 import { CLI, ROOT } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'dist');
 
 const dir = mkdtempSync(join(tmpdir(), 'volbench-prices-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

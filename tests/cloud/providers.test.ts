@@ -13,7 +13,10 @@ import { describe, expect, it } from 'vitest';
 import {
   entitlement, gbToGiB, loadCatalog, loadInstances, parseCatalog, parseVolume, priceVolume, regionPrice, volumeType,
 } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
 import { thrownVolbenchError } from '../helpers/run-fixtures.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

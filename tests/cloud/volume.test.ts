@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isVolume, parseVolume, parseVolumes, Volume, volumeFromJson, volumeOf } from '../../src/cloud/index.js';
 import { volbench } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs');
 
 describe('a Volume', () => {
   it('carries its catalog entry, unseen when written out, and cannot be changed', () => {

@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { loggedIos, type LoggedIo } from './io-log.js';
-import { makeWorkspace, runBoth, skipReason, titled, type Pair, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runBoth, titled, type Pair, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('child', 'tmpfs', 'fio', 'dist');
+
+const reason = needs.missing('fio');
 const ALIGN = 64 << 10;
 const WARNING = 'Any use of blockalign= turns off randommap';
 

@@ -13,10 +13,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { coverage, loggedIos, type LoggedIo } from './io-log.js';
-import { makeWorkspace, runBoth, skipReason, titled, type Pair, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runBoth, titled, type Pair, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 const SIZE = 64 << 20;
 const BLOCK = 4096;
 const LISTED = [4096, 65536, 1 << 20];

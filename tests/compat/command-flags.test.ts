@@ -16,12 +16,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  makeWorkspace, parseRawJson, runFio, runVolbench, skipReason, structureDifferences, titled, type Json, type Workspace,
+  makeWorkspace, parseRawJson, runFio, runVolbench, structureDifferences, titled, type Json, type Workspace,
 } from './side-by-side.js';
 
+const needs = requires('child', 'tmpfs', 'fio', 'dist');
+
 const run = promisify(execFile);
-const reason = skipReason('psync');
+const reason = needs.missing('fio', 'dist');
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 /** The documents a tool printed one after another (--status-interval: each report, then the last). */

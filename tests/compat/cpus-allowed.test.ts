@@ -18,8 +18,11 @@ import { parseSpec } from '../../src/jobspec/index.js';
 import { formatCpuList, parseCpuList } from '../../src/jobspec/cpu-list.js';
 import { planRun } from '../../src/plan/index.js';
 import type { VolbenchError } from '../../src/errors.js';
+import { requires } from '../helpers/requires.js';
 import { thrownVolbenchError } from '../helpers/run-fixtures.js';
-import { makeWorkspace, runFio, skipReason, titled } from './side-by-side.js';
+import { makeWorkspace, runFio, titled } from './side-by-side.js';
+
+const needs = requires('tmpfs', 'fio');
 
 /** Cpus_allowed_list of each of this process's threads, by thread id. */
 function threadCpus(): Map<number, string> {
@@ -82,7 +85,7 @@ describe('cpus_allowed: the list', () => {
   });
 });
 
-const fioMissing = skipReason();
+const fioMissing = needs.missing('fio');
 describe.skipIf(fioMissing !== undefined)(titled('cpus_allowed: fio refuses the same CPU', fioMissing), () => {
   it('a CPU past the last is an error in fio too', async () => {
     const ws = makeWorkspace('memory', 'cpus');

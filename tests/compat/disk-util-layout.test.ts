@@ -10,10 +10,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ext4LoopUnavailable, makeExt4Loop, type Ext4Loop } from './ext4-loop.js';
-import { makeWorkspace, runFio, runVolbench, skipReason, titled, type Pair, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeExt4Loop, type Ext4Loop } from './ext4-loop.js';
+import { makeWorkspace, runFio, runVolbench, titled, type Pair, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync') ?? ext4LoopUnavailable();
+const needs = requires('tmpfs', 'loop', 'mkfs', 'fio');
+
+const reason = needs.missing('fio', 'loop', 'mkfs');
 
 describe.skipIf(reason !== undefined)(titled("disk_util leaves out the layout's writes, as fio", reason), () => {
   let disk: Ext4Loop;

@@ -1,12 +1,13 @@
 /**
  * A small ext4 filesystem on a loop device of its own (its image in /dev/shm), mounted noatime so
  * that reading a file writes nothing: buffered jobs on it reach a block device whose counters
- * (/sys/block/loopN/stat) count only what the tools did, request by request.
+ * (/sys/block/loopN/stat) count only what the tools did, request by request. A file that uses it
+ * declares the loop and mkfs requirements.
  */
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
-import { commandMissing, loopUnavailableReason, run, TargetFixtures } from '../helpers/target-fixtures.js';
+import { run, TargetFixtures } from '../helpers/target-fixtures.js';
 
 export interface DeviceReads {
   requests: number;
@@ -21,14 +22,6 @@ export interface Ext4Loop {
   /** Requests the device completed while `work` ran. */
   reads(work: () => Promise<unknown>): Promise<DeviceReads>;
   release(): void;
-}
-
-/** Why no loop device with ext4 can be made here, or undefined when one can. */
-export function ext4LoopUnavailable(): string | undefined {
-  const loop = loopUnavailableReason();
-  if (loop) return loop;
-  if (commandMissing('mkfs.ext4')) return 'mkfs.ext4 is not installed';
-  return undefined;
 }
 
 export function makeExt4Loop(label: string, imageBytes = 256 << 20): Ext4Loop {

@@ -13,10 +13,13 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ext4LoopUnavailable, makeExt4Loop, type DeviceReads, type Ext4Loop } from './ext4-loop.js';
-import { makeWorkspace, runFio, runVolbench, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeExt4Loop, type DeviceReads, type Ext4Loop } from './ext4-loop.js';
+import { makeWorkspace, runFio, runVolbench, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync') ?? ext4LoopUnavailable();
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'fio');
+
+const reason = needs.missing('fio', 'loop', 'mkfs');
 const IOS = 8192;
 
 describe.skipIf(reason !== undefined)(titled('fadvise_hint: a buffered randread gets no readahead, as under fio', reason), () => {

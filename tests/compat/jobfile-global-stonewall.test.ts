@@ -7,12 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runBoth, skipReason, timeBasedProblems, titled, type Json, type Pair,
+  itPrintsWhatFioPrints, makeWorkspace, runBoth, timeBasedProblems, titled, type Json, type Pair,
   type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('io_uring');
+const needs = requires('tmpfs', 'fio', 'dist', 'io_uring');
+
+const reason = needs.missing('fio', 'io_uring');
 
 function jobFile(target: string): string {
   return `[global]

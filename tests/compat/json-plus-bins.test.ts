@@ -7,12 +7,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
   binPaths, binsProblems, flat, itPrintsWhatFioPrints, LATENCY_KINDS, makeWorkspace, percentilesFromBins, runBoth,
-  sampleCountProblems, skipReason, titled, type Json, type Pair, type Printed, type Workspace,
+  sampleCountProblems, titled, type Json, type Pair, type Printed, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('io_uring');
+const needs = requires('tmpfs', 'fio', 'io_uring');
+
+const reason = needs.missing('fio', 'io_uring');
 
 /** Every percentile block that has bins, rebuilt from them; returns the mismatches. */
 function rebuildProblems(doc: Json): string[] {

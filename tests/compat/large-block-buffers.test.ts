@@ -16,11 +16,14 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loopUnavailableReason, TargetFixtures } from '../helpers/target-fixtures.js';
-import { runFio, runVolbench, skipReason, titled, type Json } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+import { runFio, runVolbench, titled, type Json } from './side-by-side.js';
+
+const needs = requires('tmpfs', 'loop', 'fio', 'io_uring');
 
 const MiB = 1 << 20;
-const reason = skipReason('io_uring') ?? loopUnavailableReason() ?? undefined;
+const reason = needs.missing('fio', 'io_uring', 'loop');
 
 /** Read requests the device completed and their bytes (its stat file: the same as /proc/diskstats). */
 function readRequests(dev: string): { requests: number; bytes: number } {

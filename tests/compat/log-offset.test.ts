@@ -8,10 +8,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { coverage, loggedIos } from './io-log.js';
-import { makeWorkspace, runBoth, skipReason, titled, type Pair, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runBoth, titled, type Pair, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 const SIZE = 1 << 20;
 
 describe.skipIf(reason !== undefined)(titled('log_offset=1 adds the offset column to per-I/O logs', reason), () => {

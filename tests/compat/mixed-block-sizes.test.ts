@@ -13,9 +13,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorkspace, runBoth, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, runBoth, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 const SIZE = 64 << 20;
 
 const moved = (job: Json): number => job.read.io_bytes + job.write.io_bytes;

@@ -12,9 +12,12 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
-import { makeWorkspace, skipReason, titled } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, titled } from './side-by-side.js';
 
-const reason = skipReason('psync', 'libaio');
+const needs = requires('child', 'tmpfs', 'fio', 'libaio');
+
+const reason = needs.missing('fio', 'libaio');
 const ws = reason ? undefined : makeWorkspace('memory', 'opening');
 afterAll(() => ws?.remove());
 

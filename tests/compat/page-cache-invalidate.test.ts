@@ -16,8 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { diskStatFile, diskTraffic, type DiskTraffic } from './disk-traffic.js';
-import { makeWorkspace, runFio, runVolbench, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runFio, runVolbench, titled, type Json, type Workspace } from './side-by-side.js';
+
+const needs = requires('child', 'fio');
 
 const MiB = 1 << 20;
 
@@ -37,7 +40,7 @@ async function measure(tool: 'fio' | 'volbench', argv: string[], ws: Workspace, 
 
 /** Workspaces 'disk' live under tmpdir(). */
 const statFile = diskStatFile(tmpdir());
-const reason = skipReason('psync') ?? (statFile ? undefined : `${tmpdir()} is on no block device`);
+const reason = needs.missing('fio') ?? (statFile ? undefined : `${tmpdir()} is on no block device`);
 
 const title = titled('buffered jobs read and write the disk on every pass, as fio', reason);
 

@@ -15,12 +15,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorkspace, runBoth, skipReason, titled, type Json, type Pair, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, runBoth, titled, type Json, type Pair, type Workspace } from './side-by-side.js';
+
+const needs = requires('tmpfs', 'fio', 'libaio', 'io_uring');
 
 const share = (map: Json, key: string): number => Number(map[key] ?? 0);
 
 for (const engine of ['libaio', 'io_uring'] as const) {
-  const reason = skipReason(engine);
+  const reason = needs.missing('fio', engine);
   describe.skipIf(reason !== undefined)(titled(`${engine} at depth on the real disk: fio's queue`, reason), () => {
     let ws: Workspace;
     const pairs: Record<number, Pair> = {};
@@ -54,7 +57,7 @@ for (const engine of ['libaio', 'io_uring'] as const) {
   });
 }
 
-const aio = skipReason('libaio');
+const aio = needs.missing('fio', 'libaio');
 describe.skipIf(aio !== undefined)(titled('slat and clat at depth mean what fio\'s do (libaio QD4, tmpfs)', aio), () => {
   let ws: Workspace;
   let pair: Pair;
@@ -76,7 +79,7 @@ describe.skipIf(aio !== undefined)(titled('slat and clat at depth mean what fio\
   });
 });
 
-const sync = skipReason('psync');
+const sync = needs.missing('fio');
 describe.skipIf(sync !== undefined)(titled('psync: lat holds the preparation, clat the call', sync), () => {
   let ws: Workspace;
   let pair: Pair;

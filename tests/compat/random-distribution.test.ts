@@ -11,10 +11,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { coverage, loggedIos, type Coverage } from './io-log.js';
-import { makeWorkspace, runBoth, skipReason, titled, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runBoth, titled, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 const BLOCK = 4096;
 const CASES = [
   { distribution: 'normal:5', size: '16m' },

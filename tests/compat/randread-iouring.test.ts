@@ -5,12 +5,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, skipReason, timeBasedProblems, titled,
+  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, timeBasedProblems, titled,
   type Pair, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('io_uring');
+const needs = requires('tmpfs', 'fio', 'io_uring');
+
+const reason = needs.missing('fio', 'io_uring');
 const SIZE = 64 << 20;
 const BS = 4096;
 

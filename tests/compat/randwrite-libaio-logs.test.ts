@@ -8,12 +8,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, skipReason, timeBasedProblems, titled,
+  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, timeBasedProblems, titled,
   type Pair, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('libaio');
+const needs = requires('tmpfs', 'fio', 'dist', 'libaio');
+
+const reason = needs.missing('fio', 'libaio');
 const LOGS = ['rw_bw.1.log', 'rw_clat.1.log', 'rw_iops.1.log', 'rw_lat.1.log', 'rw_slat.1.log'];
 const WINDOW_MS = 250;
 /** `msec, value, ddir, bs, prio`: averaged windows carry bs 0; ddir 1 is write. */

@@ -11,9 +11,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorkspace, runBoth, skipReason, titled, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, runBoth, titled, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 
 describe.skipIf(reason !== undefined)(titled('a mixed job holds each direction to its own rate, as fio', reason), () => {
   let ws: Workspace;

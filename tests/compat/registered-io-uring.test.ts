@@ -11,10 +11,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorkspace, runFio, runVolbenchCli, skipReason, titled, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runFio, runVolbenchCli, titled, type Workspace } from './side-by-side.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = skipReason('io_uring');
+const needs = requires('child', 'tmpfs', 'fio', 'io_uring');
+
+const reason = needs.missing('fio', 'io_uring');
 const JOB_LINE = /^rr: \(groupid=0, jobs=1\): err= 0: pid=\d+: \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}(.*)$/m;
 
 describe.skipIf(reason !== undefined)(titled('what io_uring registered is said, not echoed', reason), () => {

@@ -11,9 +11,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorkspace, runBoth, skipReason, titled, type Json, type Pair, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, runBoth, titled, type Json, type Pair, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 
 const samples = (d: Json): number[] => [d.bw_samples, d.iops_samples];
 

@@ -15,12 +15,15 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ext4LoopUnavailable, makeExt4Loop, type DeviceReads, type Ext4Loop } from './ext4-loop.js';
+import { requires } from '../helpers/requires.js';
+import { makeExt4Loop, type DeviceReads, type Ext4Loop } from './ext4-loop.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runFio, runVolbench, skipReason, titled, type Json, type Printed, type Workspace,
+  itPrintsWhatFioPrints, makeWorkspace, runFio, runVolbench, titled, type Json, type Printed, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('psync', 'libaio') ?? ext4LoopUnavailable();
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'fio', 'libaio');
+
+const reason = needs.missing('fio', 'libaio', 'loop', 'mkfs');
 const MiB = 1 << 20;
 const TOOLS = ['fio', 'volbench'] as const;
 type Tool = (typeof TOOLS)[number];

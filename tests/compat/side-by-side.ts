@@ -7,7 +7,7 @@
  * Documents are read with a small parser that keeps every number's literal text, so printing
  * (integers vs six decimals) is compared along with the structure.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 
 import { expect, it } from 'vitest';
 
-import { availableEngines, formatJson, parseFioArgs, parseSpec, runParsed } from '../../src/index.js';
+import { formatJson, parseFioArgs, parseSpec, runParsed } from '../../src/index.js';
 
 const run = promisify(execFile);
 /** A parsed fio document: shapes are what the assertions check, so it stays untyped. */
@@ -24,23 +24,7 @@ export type Json = any;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 // ---------------------------------------------------------------------------------------------
-// Requirements: why a case cannot run here (undefined when it can).
-
-function installedFio(): string | undefined {
-  const probe = spawnSync('fio', ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? probe.stdout.trim() : undefined;
-}
-
-const FIO_VERSION = installedFio();
-
-/** Why the suite cannot run: fio missing, or the kernel refusing an engine the case needs. */
-export function skipReason(...engines: string[]): string | undefined {
-  if (FIO_VERSION === undefined) return 'fio is not installed (apt-get install fio)';
-  const usable: string[] = availableEngines();
-  const refused = engines.filter((e) => !usable.includes(e));
-  if (refused.length) return `the kernel refuses ${refused.join(', ')} here`;
-  return undefined;
-}
+// What a case needs (fio, an engine) is declared by its file: tests/helpers/requires.ts.
 
 /** A describe title that carries the skip reason, so a skipped case says why. */
 export function titled(title: string, reason: string | undefined): string {

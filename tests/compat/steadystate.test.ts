@@ -13,12 +13,15 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatNormal } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runBoth, skipReason, titled, type Json, type Pair, type Workspace,
+  itPrintsWhatFioPrints, makeWorkspace, runBoth, titled, type Json, type Pair, type Workspace,
 } from './side-by-side.js';
 
+const needs = requires('child', 'tmpfs', 'fio');
+
 const run = promisify(execFile);
-const reason = skipReason('psync');
+const reason = needs.missing('fio');
 
 const LINE = /^ {2}steadystate {2}: attained=(yes|no), bw=\d+(\.\d+)?[KMG]iB\/s \(\d+(\.\d+)?[kMG]B\/s\), iops=\d+(\.\d+)?k?, iops mean dev=\d+\.\d{3}%$/m;
 

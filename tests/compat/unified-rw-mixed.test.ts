@@ -5,11 +5,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, skipReason, titled, type Pair, type Workspace,
+  itPrintsWhatFioPrints, makeWorkspace, runBoth, sampleCountProblems, titled, type Pair, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('io_uring');
+const needs = requires('tmpfs', 'fio', 'io_uring');
+
+const reason = needs.missing('fio', 'io_uring');
 const SIZE = 16 << 20;
 const BS = 4096;
 

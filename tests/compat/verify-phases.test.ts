@@ -14,9 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatJson, formatNormal, parseFioArgs, parseSpec, runParsed } from '../../src/index.js';
-import { makeWorkspace, runFio, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, runFio, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+
+const reason = needs.missing('fio');
 const WRITES = 1024;
 const RATE = 800;
 

@@ -7,12 +7,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  itPrintsWhatFioPrints, makeWorkspace, percentileProblems, runBoth, sampleCountProblems, skipReason, titled,
+  itPrintsWhatFioPrints, makeWorkspace, percentileProblems, runBoth, sampleCountProblems, titled,
   type Pair, type Workspace,
 } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('fio');
+
+const reason = needs.missing('fio');
 const SIZE = 4 << 20;
 const BS = 4096;
 const WRITES = SIZE / BS;

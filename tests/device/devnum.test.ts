@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeDevT, encodeDevT, sysfsBlockDir, sysfsBlockDirByName } from '../../src/device/index.js';
+import { requires } from '../helpers/requires.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
+
+requires();
 
 describe('decodeDevT', () => {
   it('splits dev_t values the way glibc major()/minor() do', () => {

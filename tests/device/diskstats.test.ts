@@ -11,8 +11,11 @@ import {
   snapshotDiskStats,
   type DiskStatsSnapshot,
 } from '../../src/device/index.js';
+import { requires } from '../helpers/requires.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
-import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop');
 
 const MiB = 1024 * 1024;
 
@@ -169,8 +172,8 @@ describe('disk_util for real devices', () => {
     }
   });
 
-  const loopReason = loopUnavailableReason();
-  describe.skipIf(loopReason !== null)(`on a loop device${loopReason === null ? '' : ` (skipped: ${loopReason})`}`, () => {
+  const loopReason = needs.missing('loop');
+  describe.skipIf(loopReason !== undefined)(`on a loop device${loopReason === undefined ? '' : ` (skipped: ${loopReason})`}`, () => {
     let fx: TargetFixtures;
     let dev = '';
     beforeAll(() => {

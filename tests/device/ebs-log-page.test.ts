@@ -14,6 +14,9 @@ import { ebsStatsDelta } from '../../src/device/ebs-stats-delta.js';
 import { closeEmulatedNvmeDir, openEmulatedNvmeDir, readEmulatedPage, readEmulation } from '../../src/device/emulated-nvme.js';
 import { VolbenchError } from '../../src/errors.js';
 import { encodeEbsLogPage, INSTANCE_STORE_MAGIC, SAMPLE_PAGE, type PageFields } from '../helpers/ebs-log-page.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('root');
 
 function refusal(bytes: Uint8Array): VolbenchError {
   try {
@@ -151,7 +154,7 @@ describe('the test seam VOLBENCH_EMULATED_NVME_DIR', () => {
     expect(refusedFor(join(parent, 'inner'))).toBeNull();
   });
 
-  it.skipIf(process.geteuid?.() !== 0)("refuses a directory that is not this user's (chown needs root)", () => {
+  it.skipIf(needs.missing('root') !== undefined)("refuses a directory that is not this user's (chown needs root)", () => {
     const dir = join(root, 'theirs');
     mkdirSync(dir, { mode: 0o700 });
     chownSync(dir, 4242, 4242);

@@ -19,19 +19,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EmulatedEbsStats, type ArrivalCounters } from '../harness/emulated-ebs-stats.js';
 import { createLoopVolume, rehearsalDir, type LoopVolume } from '../harness/loop-volume.js';
+import { requires } from '../helpers/requires.js';
 
 const MiB = 1024 * 1024;
 
-function skipReason(): string | undefined {
-  if (process.geteuid?.() !== 0) return 'needs root for a loop device';
-  if (spawnSync('losetup', ['--version']).status !== 0) return 'losetup is not installed';
-  return undefined;
-}
-const skip = skipReason();
+const needs = requires('root', 'loop');
+const skip = needs.missing('root', 'loop');
 
 /** Arrivals as the test says them: reads only. */
 class Arrivals implements ArrivalCounters {
   reads = 0;
+  /** Counted from the start: the test says every arrival itself. */
+  count(): void {}
   counters(): { read: { bios: number; bytes: number }; write: { bios: number; bytes: number } } {
     return { read: { bios: this.reads, bytes: this.reads * 4096 }, write: { bios: 0, bytes: 0 } };
   }

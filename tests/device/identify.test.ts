@@ -13,6 +13,9 @@ import {
   parseMountInfo,
   resolveTarget,
 } from '../../src/device/index.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs');
 
 /** `df` names the device and filesystem independently of the code under test. */
 function dfSourceAndType(path: string): { source: string; fstype: string } {

@@ -13,15 +13,18 @@ import {
   identifyTarget,
   isMountedFilesystemDevice,
 } from '../../src/device/index.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { TargetFixtures, run } from '../helpers/target-fixtures.js';
+
+const needs = requires('loop', 'mkfs');
 
 const MiB = 1024 * 1024;
-const loopReason = loopUnavailableReason();
-const mkfsReason = loopReason ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
+const loopReason = needs.missing('loop');
+const mkfsReason = needs.missing('loop', 'mkfs');
 /** A skipped suite says why in its name. */
-const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
+const why = (reason: string | undefined): string => (reason === undefined ? '' : ` (skipped: ${reason})`);
 
-describe.skipIf(loopReason !== null)(`a loop device${why(loopReason)}`, () => {
+describe.skipIf(loopReason !== undefined)(`a loop device${why(loopReason)}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let dev = '';
@@ -91,7 +94,7 @@ describe.skipIf(loopReason !== null)(`a loop device${why(loopReason)}`, () => {
   });
 });
 
-describe.skipIf(mkfsReason !== null)(`a mounted loop device${why(mkfsReason)}`, () => {
+describe.skipIf(mkfsReason !== undefined)(`a mounted loop device${why(mkfsReason)}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let dev = '';
@@ -166,7 +169,7 @@ describe.skipIf(mkfsReason !== null)(`a mounted loop device${why(mkfsReason)}`, 
   });
 });
 
-describe.skipIf(mkfsReason !== null)(`a partitioned loop device${why(mkfsReason)}`, () => {
+describe.skipIf(mkfsReason !== undefined)(`a partitioned loop device${why(mkfsReason)}`, () => {
   let fx: TargetFixtures;
   let dev = '';
   let part = '';

@@ -10,14 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { assertWritableBlockDevice } from '../../src/device/index.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
+import { TargetFixtures, superblockMagic } from '../helpers/target-fixtures.js';
 
-const loopReason = loopUnavailableReason();
-const reason = loopReason ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
+const needs = requires('tmpfs', 'loop', 'mkfs');
 
+const loopReason = needs.missing('loop');
+const reason = needs.missing('loop', 'mkfs');
 
-describe.skipIf(reason !== null)(`devices stacked on a mounted one${reason ? `: skipped, ${reason}` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`devices stacked on a mounted one${reason ? `: skipped, ${reason}` : ''}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let mounted = '';
@@ -51,7 +53,7 @@ describe.skipIf(reason !== null)(`devices stacked on a mounted one${reason ? `: 
   });
 });
 
-describe.skipIf(loopReason !== null)(`a file that backs a loop device${loopReason ? `: skipped, ${loopReason}` : ''}`, () => {
+describe.skipIf(loopReason !== undefined)(`a file that backs a loop device${loopReason ? `: skipped, ${loopReason}` : ''}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let device = '';

@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { decodeDevT, sysfsBlockDirByName } from '../../src/device/index.js';
 import { parseSwaps } from '../../src/device/swaps.js';
 import { usageOfDevice } from '../../src/device/usage.js';
+import { requires } from '../helpers/requires.js';
 import { buildFakeSysfs, statFields } from './fake-sysfs.js';
+
+requires();
 
 describe('usageOfDevice', () => {
   const root = mkdtempSync(join(tmpdir(), `volbench-usage-${process.pid}-`));

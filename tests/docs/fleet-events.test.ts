@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FLEET_EVENT_NAMES } from '../../src/fleet/events.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'fleet.md'), 'utf8');
 

@@ -10,6 +10,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
+
+requires();
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const docs = join(root, 'docs');
 const pages = [join(root, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => join(docs, f))];

@@ -12,17 +12,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs, stuckTally } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
-import { FaultFs, faultFsUnavailableReason } from '../helpers/faultfs.js';
-import { MiB, ScratchDir, dir, engineUnavailableReason, type EngineName } from '../helpers/run-fixtures.js';
-import { loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { FaultFs } from '../helpers/faultfs.js';
+import { requires } from '../helpers/requires.js';
+import { MiB, ScratchDir, dir, type EngineName } from '../helpers/run-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'fuse', 'dist', 'io_uring', 'libaio');
 
 const IMAGE_BYTES = 64 * MiB;
 const EIO = 5;
 const ETIMEDOUT = 110;
 const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 
-const reason = faultFsUnavailableReason();
-const loopReason = reason ?? loopUnavailableReason();
+const reason = needs.missing('fuse');
+const loopReason = needs.missing('fuse', 'loop');
 const scratch = new ScratchDir('faults');
 afterAll(() => scratch.remove());
 
@@ -72,7 +74,7 @@ function detachLoop(device: string): void {
   spawnSync('losetup', ['-d', device]);
 }
 
-describe.skipIf(reason !== null)(`faults on a FUSE file${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`faults on a FUSE file${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let fs: FaultFs;
   beforeAll(async () => {
     fs = await FaultFs.mount(IMAGE_BYTES);
@@ -110,8 +112,8 @@ describe.skipIf(reason !== null)(`faults on a FUSE file${reason ? ` (skipped: ${
   }
 
   for (const engine of ['psync', 'libaio', 'io_uring'] as EngineName[]) {
-    const why = engineUnavailableReason(engine);
-    it.skipIf(why !== null)(`${engine}: a read that never returns; the abort resolves within 1 s with the partial result and the stuck I/O counted`, async () => {
+    const why = needs.engine(engine);
+    it.skipIf(why !== undefined)(`${engine}: a read that never returns; the abort resolves within 1 s with the partial result and the stuck I/O counted`, async () => {
       const stalled = stallAfter(fs, MiB);
       const controller = new AbortController();
       const run = runJobs({ jobs: [imageJob(fs, engine)] }, { signal: controller.signal });
@@ -204,7 +206,7 @@ describe.skipIf(reason !== null)(`faults on a FUSE file${reason ? ` (skipped: ${
   });
 });
 
-describe.skipIf(loopReason !== null)(`faults on a block device${loopReason ? ` (skipped: ${loopReason})` : ''}`, () => {
+describe.skipIf(loopReason !== undefined)(`faults on a block device${loopReason ? ` (skipped: ${loopReason})` : ''}`, () => {
   let fs: FaultFs | undefined;
   let device = '';
   afterEach(async () => {

@@ -13,8 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatNormal, parseVolume, runJobs } from '../../src/index.js';
 import type { FioResult } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { MiB } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason, run } from '../helpers/target-fixtures.js';
+import { TargetFixtures, run } from '../helpers/target-fixtures.js';
+
+const needs = requires('loop', 'blkio');
 
 const BLKIO = '/sys/fs/cgroup/blkio';
 const V2 = '/sys/fs/cgroup';
@@ -25,13 +28,13 @@ interface Throttle {
   release(): void;
 }
 
-/** Why no throttled loop device can be had here, or null. */
-function throttleUnavailableReason(): string | null {
-  const loop = loopUnavailableReason();
+/** Why no throttled loop device can be had here (the throttle of cgroup v1 or v2), or undefined. */
+function throttleUnavailableReason(): string | undefined {
+  const loop = needs.missing('loop');
   if (loop) return loop;
-  if (existsSync(join(BLKIO, 'blkio.throttle.read_iops_device'))) return null;
+  if (existsSync(join(BLKIO, 'blkio.throttle.read_iops_device'))) return undefined;
   const v2 = existsSync(join(V2, 'cgroup.controllers')) && readFileSync(join(V2, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('io');
-  return v2 ? null : 'no cgroup I/O throttle (neither v1 blkio.throttle nor v2 io.max)';
+  return v2 ? undefined : 'no cgroup I/O throttle (neither v1 blkio.throttle nor v2 io.max)';
 }
 
 /** A cgroup of this process whose read IOPS cap on `majMin` can be changed while a run goes. */
@@ -65,7 +68,7 @@ function measuredStartMs(result: FioResult): number {
   return result.timestamp_ms - result.jobs[0].job_runtime;
 }
 
-describe.skipIf(throttleUnavailableReason() !== null)('burst analysis of a run whose throttle is lowered half-way', () => {
+describe.skipIf(throttleUnavailableReason() !== undefined)('burst analysis of a run whose throttle is lowered half-way', () => {
   // On the disk, not in memory: a loop device over tmpfs is bound by the CPU of a shared machine.
   const fixtures = new TargetFixtures('burst', '/var/tmp');
   let device = '';

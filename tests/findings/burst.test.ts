@@ -15,6 +15,9 @@ import { volbench } from '../helpers/cli.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
 import { findCliff, type RatePoint } from '../../src/findings/cliff.js';
 import type { FioResult } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs');
 
 /** A deterministic noise in [-1, 1) (a small LCG), so a failure can be replayed. */
 function noise(seed: number): () => number {

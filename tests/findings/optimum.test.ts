@@ -8,6 +8,9 @@ import { harmonicScore, optimumIndex, scorePoints } from '../../src/findings/opt
 import { stopReason, sweepSection, sweepValues } from '../../src/analysis/sweep.js';
 import { uniformityLayout } from '../../src/analysis/uniformity.js';
 import type { VolbenchSweepPoint } from '../../src/fio-output/analysis-sections.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const MiB = 1024 * 1024;
 

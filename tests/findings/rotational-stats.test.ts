@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { estimateRotation, madFilter, median, quantile } from '../../src/findings/rotational-stats.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 /** Deterministic uniform numbers in [0, 1). */
 function generator(seed: number): () => number {

@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { dir, hist, jobOptions, lat, point, reportJob, result, runInput, seriesDir } from './inputs.js';
+
+requires();
 
 /** Mean and stddev of two sample sets given as (n, mean, stddev), from Σx and Σx². */
 function pooled(a: [number, number, number], b: [number, number, number]): { mean: number; stddev: number } {

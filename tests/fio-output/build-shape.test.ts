@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 import type { NativeDirResult, NativeJobResult } from '../../src/engine/native-types.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { buildReport, type RunReportInput } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { dir, hist, jobOptions, lat, reportJob, result, runInput } from './inputs.js';
 import { fixtureText, jsonDocuments } from './samples.js';
+
+requires();
 
 /** Objects whose keys depend on the run (options typed, percentile list, histogram). */
 const FREE_KEYS = new Set(['job options', 'global options', 'percentile', 'bins']);

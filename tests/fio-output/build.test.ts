@@ -4,7 +4,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, formatJson, formatNormal, type FioResult } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { DEFAULT_PERCENTILES, dir, hist, jobOptions, lat, point, reportJob, result, runInput, seriesDir } from './inputs.js';
+
+requires();
 
 beforeAll(() => {
   process.env.TZ = 'UTC';

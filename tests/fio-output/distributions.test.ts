@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { bucketIndex, emptyHist } from '../../src/fio-output/index.js';
 import { depthPercents, latencyCounts, latencyPercents } from '../../src/fio-output/distributions.js';
 import { formatFixed } from '../../src/fio-output/printf.js';
+import { requires } from '../helpers/requires.js';
 import { fixtureText, jsonDocuments, parseResult } from './samples.js';
+
+requires();
 
 const SAMPLES = [
   'reference/02-randread-qd32-iouring.jsonplus.json',

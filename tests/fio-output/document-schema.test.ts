@@ -15,7 +15,10 @@ import { fioResultSchema } from '../../src/fio-output/fio-result.js';
 import { runJobs } from '../../src/run/run-jobs.js';
 import { runSuite } from '../../src/suites/index.js';
 import { fioResultSchema as served } from '../../src/api/fio-result.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 /** `schema` with every object closed: an unknown key is an error, not dropped. */
 function strict(schema: z.ZodType): z.ZodType {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { formatJson } from '../../src/fio-output/index.js';
 import { escapeString } from '../../src/fio-output/format-json.js';
 import { formatFixed } from '../../src/fio-output/printf.js';
+import { requires } from '../helpers/requires.js';
 import { fixtureText, jsonDocuments } from './samples.js';
+
+requires();
 
 const JSON_SAMPLES = [
   'reference/01-randread-qd32-iouring.json',

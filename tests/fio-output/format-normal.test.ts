@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { formatNormal } from '../../src/fio-output/index.js';
 import { num2str } from '../../src/fio-output/num2str.js';
+import { requires } from '../helpers/requires.js';
 import { fixtureText, parseResult, splitJsonNormal, withPid } from './samples.js';
+
+requires();
 
 const NORMAL_SAMPLES = [
   // bssplit, ramp_time, percentile_list with 4 decimals, MiB/s bw line

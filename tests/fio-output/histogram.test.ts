@@ -3,7 +3,10 @@ import {
   HIST_BUCKETS, bucketIndex, bucketValue, emptyHist, histBins, mergeHist, percentiles,
 } from '../../src/fio-output/index.js';
 import type { FioLatStats } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { fixtureText, jsonDocuments, parseResult } from './samples.js';
+
+requires();
 
 /** Every lat object with json+ bins in a sample, with where it was found. */
 function binnedLatencies(file: string): Array<{ where: string; lat: FioLatStats }> {

@@ -13,8 +13,11 @@ import type { JobSpec, ParsedSpec } from '../../src/jobspec/types.js';
 import { buildReport } from '../../src/fio-output/index.js';
 import { mergedJobFile } from '../../src/fio-output/job-file.js';
 import { runSuite } from '../../src/suites/index.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, ScratchDir } from '../helpers/run-fixtures.js';
 import { jobOptions } from './inputs.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('job-file');
 afterAll(() => scratch.remove());

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 
 import type { FioSteadyState } from '../../src/fio-output/fio-result.js';
 import { steadyJson, steadyText } from '../../src/fio-output/steadystate.js';
+import { requires } from '../helpers/requires.js';
 import { sampleJson } from '../jobspec/samples.js';
+
+requires();
 
 const block = (ss: string, attained: 0 | 1, criterion: string, maxDeviation: number, slope: number, bwMean: number, iopsMean: number): FioSteadyState => ({
   ss, duration: 3, attained, criterion, max_deviation: maxDeviation, slope, data: { bw_mean: bwMean, iops_mean: iopsMean, iops: [], bw: [] },

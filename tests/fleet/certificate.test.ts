@@ -14,8 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { fleetCertificate } from '../../src/fleet/certificate.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
+import { requires } from '../helpers/requires.js';
 
-const openssl = spawnSync('openssl', ['version'], { encoding: 'utf8' });
+const needs = requires('child', 'openssl');
+
 const dir = mkdtempSync(join(tmpdir(), 'volbench-cert-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,7 +44,7 @@ describe('fleetCertificate', () => {
     expect(new Date(new X509Certificate(late.cert).validTo).getUTCFullYear()).toBe(2051);
   });
 
-  it.skipIf(openssl.status !== 0)('openssl reads every field and verifies the signature', () => {
+  it.skipIf(needs.missing('openssl') !== undefined)('openssl reads every field and verifies the signature', () => {
     const file = join(dir, 'fleet.crt');
     writeFileSync(file, made.cert);
     const text = spawnSync('openssl', ['x509', '-noout', '-text', '-in', file], { encoding: 'utf8' });

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child');
 
 const stateDir = mkdtempSync(join(tmpdir(), 'volbench-fleet-cli-'));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));

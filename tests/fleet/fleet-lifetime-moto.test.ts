@@ -21,9 +21,12 @@ import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto', 'dist');
+
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-lifetime-test';
 const LABELS = ['gp3-1g', 'io2-4g-400iops'];
 
@@ -108,7 +111,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
 
   beforeAll(async () => {
     ensureBuilt();
-    moto = await startMoto();
+    moto = await freshMoto();
     work = mkdtempSync(join(tmpdir(), 'volbench-lifetime-'));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;
@@ -123,7 +126,6 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
   }, 60_000);
 
   afterAll(async () => {
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -20,9 +20,12 @@ import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client
 import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto', 'dist');
+
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-fleet-test';
 const VOLUMES = 'gp3:1g,io2:4g:iops=400';
 const LABELS = ['gp3-1g', 'io2-4g-400iops'];
@@ -115,7 +118,7 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
 
   beforeAll(async () => {
     ensureBuilt();
-    moto = await startMoto();
+    moto = await freshMoto();
     work = mkdtempSync(join(tmpdir(), 'volbench-fleet-'));
     env = { ...process.env, ...moto.env, AWS_PROFILE: '' };
     delete env.AWS_PROFILE;
@@ -132,7 +135,6 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
       s.child.kill('SIGTERM');
       await waitForExit(s.child);
     }
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -10,6 +10,9 @@ import { bundleArch, instanceArchitecture } from '../../src/fleet/architecture.j
 import { expired } from '../../src/fleet/reap.js';
 import { checkWorkloadFits, defaultTtlSec, expiresAt, fleetNow, parseTtl, secondsLeft } from '../../src/fleet/ttl.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('instanceArchitecture', () => {
   it('gives Graviton families arm64 and every other x86_64', () => {

@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAcceptedSchema } from '../../src/api/run.js';
 import { targetListSchema } from '../../src/api/target.js';
 import { MemberClient } from '../../src/fleet/member-client.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 let server: Server;
 let base = '';

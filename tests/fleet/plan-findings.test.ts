@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 import { fleetVolumes, formatPlan, planFleet } from '../../src/fleet/index.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child');
 
 const STUDY = 'gp3:500g,gp3:500g:iops=6000:throughput=250,io2:500g:iops=16000,st1:2048g';
 const plan = (volumes: string, instanceType = 'm6i.large', suite?: string) =>

@@ -8,6 +8,9 @@ import { fleetVolume, fleetVolumes, formatPlan, planFleet } from '../../src/flee
 
 const parseFleetVolumes = (text: string) => fleetVolumes(text, undefined);
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('--volumes', () => {
   it('reads type, size, IOPS and throughput, and labels each volume (a repeat gets -2)', () => {

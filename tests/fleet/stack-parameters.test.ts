@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { parse, type Tags } from 'yaml';
 
 import { fleetVolumes, planFleet, stackParameters, type FleetStackSettings } from '../../src/fleet/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const template = parse(readFileSync(join(import.meta.dirname, '..', '..', 'infra', 'cloudformation', 'instance.yaml'), 'utf8'), {
   // CloudFormation's short forms (!Ref, !Sub, ...), taken as they are: the parameters use none.

@@ -16,6 +16,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { VolbenchError } from '../../src/errors.js';
 import { fleetVolumes, parseEndpoint, parseFleetState, planFleet, ResultFiles } from '../../src/fleet/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires('child');
 
 const plan = planFleet({ volumes: fleetVolumes('gp3:1g,io2:4g:iops=400', 'm6i.large'), instanceType: 'm6i.large', region: 'us-east-1' });
 const id = plan.fleetId;

@@ -35,9 +35,11 @@ import {
   type FleetState,
 } from '../../src/fleet/index.js';
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto', 'dist');
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-study-test';
 const REGION = 'us-east-1';
 const VOLUMES = 'gp3:1g,io2:4g:iops=400';
@@ -127,7 +129,7 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
 
   beforeAll(async () => {
     ensureBuilt();
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     work = mkdtempSync(join(tmpdir(), `volbench-study-${process.pid}-`));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;
@@ -150,7 +152,6 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
       else process.env[k] = v;
     }
     clients?.destroy();
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

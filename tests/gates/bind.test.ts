@@ -8,6 +8,9 @@ import { VolbenchError } from '../../src/errors.js';
 import { bindAssertions, parseAssertion } from '../../src/gates/index.js';
 import { parseSpec } from '../../src/jobspec/index.js';
 import type { JobSpec } from '../../src/jobspec/types.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const spec = parseSpec({
   global: { filename: '/nonexistent/x', size: '1m' },

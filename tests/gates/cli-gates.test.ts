@@ -6,8 +6,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 import { findAll, parseXml } from '../helpers/xml.js';
+
+const needs = requires('child', 'tmpfs', 'dist');
 
 const scratch = new ScratchDir('gates-cli');
 afterAll(() => scratch.remove());

@@ -12,8 +12,10 @@ import { compareResults, parseFioJsonText } from '../../src/compare/index.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { volbench } from '../helpers/cli.js';
 import { REFERENCE_DIR, fioSample } from '../helpers/fio-samples.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { commandMissing } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'fio');
 
 const scratch = new ScratchDir('compare');
 afterAll(() => scratch.remove());
@@ -80,7 +82,7 @@ describe('compareResults', () => {
 describe('volbench compare', () => {
   let fioA = '';
   let fioB = '';
-  const fioMissing = commandMissing('fio');
+  const fioMissing = needs.missing('fio');
 
   beforeAll(() => {
     if (fioMissing) return;

@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 import { evaluateAssertions, latencyPercentile, withAssertions } from '../../src/gates/index.js';
 import { fioSample } from '../helpers/fio-samples.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const randread = fioSample('02-randread-qd32-iouring.jsonplus.json');
 const read = randread.jobs[0].read!;

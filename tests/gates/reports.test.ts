@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { evaluateAssertions, toGithubAnnotations, toJUnit, type AssertionOutcome } from '../../src/gates/index.js';
 import { fioSample } from '../helpers/fio-samples.js';
+import { requires } from '../helpers/requires.js';
 import { findAll, parseXml } from '../helpers/xml.js';
+
+requires();
 
 const result = fioSample('02-randread-qd32-iouring.jsonplus.json');
 const read = result.jobs[0].read!;

@@ -18,13 +18,6 @@ const LIMIT_FILES = {
   write: { iops: 'blkio.throttle.write_iops_device', bps: 'blkio.throttle.write_bps_device' },
 };
 
-/** Why the throttle cannot be used here, or undefined when it can. */
-export function blkioSkipReason(): string | undefined {
-  if (process.getuid?.() !== 0) return 'the blkio throttle needs root';
-  if (!existsSync(join(BLKIO_ROOT, LIMIT_FILES.read.iops))) return `cgroup v1 blkio with the throttle is not mounted at ${BLKIO_ROOT} (CONFIG_BLK_DEV_THROTTLING, a v1 hierarchy)`;
-  return undefined;
-}
-
 /** "MAJ:MIN" of a block device node, from sysfs. */
 export function deviceNumbers(devicePath: string): string {
   const name = devicePath.replace(/^\/dev\//, '');
@@ -53,6 +46,8 @@ export class BlkioGroup {
   readonly dir: string;
   /** What this group wrote, per "MAJ:MIN file": only what changed is written again. */
   private readonly written: Map<string, number>;
+  /** Devices count() made the kernel count, and checked that it does. */
+  private readonly counted: Set<string>;
 
   /**
    * A new group, named NAME-PID after this process (so that a sweep can tell a dead run's groups
@@ -76,6 +71,23 @@ export class BlkioGroup {
   constructor(dir: string) {
     this.dir = dir;
     this.written = new Map();
+    this.counted = new Set();
+  }
+
+  /**
+   * Makes the kernel count this group's bios on the device from now on. The throttle keeps no
+   * counters for a device until a rule names it (any group's; it then counts for the device's
+   * life): a loop device made fresh, while other processes held the older ones, counted 0 bios
+   * for every I/O done on it. A rule of 0 limits nothing; the group's counters must then list the
+   * device, or this throws naming it.
+   */
+  count(majMin: string): void {
+    if (this.counted.has(majMin)) return;
+    // Rules of its own already name the device (set by a throttle): those are left as they are.
+    if (![...this.written.keys()].some((id) => id.startsWith(`${majMin} `))) this.setLimits(majMin, {});
+    const listed = readFileSync(join(this.dir, 'blkio.throttle.io_serviced'), 'utf8').split('\n').some((l) => l.startsWith(`${majMin} `));
+    if (!listed) throw new Error(`blkio group ${this.dir}: the kernel's throttle does not count device ${majMin} (no counters after a rule named it)`);
+    this.counted.add(majMin);
   }
 
   /** Moves a process (and so its future children) into the group. */
@@ -126,8 +138,9 @@ export class BlkioGroup {
     };
   }
 
-  /** What the throttle charged to this group on the device so far: bios and bytes per direction. */
+  /** What the throttle charged to this group on the device since count(majMin): bios and bytes per direction. */
   counters(majMin: string): Counters {
+    if (!this.counted.has(majMin)) throw new Error(`blkio group ${this.dir} reads counters of ${majMin} without count('${majMin}') first: the kernel may be counting nothing there`);
     const ios = parseRwstat(readFileSync(join(this.dir, 'blkio.throttle.io_serviced'), 'utf8'), majMin);
     const bytes = parseRwstat(readFileSync(join(this.dir, 'blkio.throttle.io_service_bytes'), 'utf8'), majMin);
     return { read: { bios: ios.read, bytes: bytes.read }, write: { bios: ios.write, bytes: bytes.write } };

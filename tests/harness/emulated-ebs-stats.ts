@@ -43,6 +43,8 @@ export interface EmulatedEbsLimits {
 
 /** What a BlkioGroup (tests/harness/blkio.ts) says of a device: bios and bytes that arrived, per direction. */
 export interface ArrivalCounters {
+  /** Makes the throttle count the device (it counts nothing on one no rule has named), or throws naming it. */
+  count(majMin: string): void;
   counters(majMin: string): { read: { bios: number; bytes: number }; write: { bios: number; bytes: number } };
 }
 
@@ -148,6 +150,8 @@ export class EmulatedEbsStats {
 
   /** Counts from now (the volume's attach) and publishes every tick until stop(). */
   start(): this {
+    // A fresh loop device's arrivals would read 0 without it, and every I/O would look completed.
+    this.options.group?.count(this.options.majMin);
     this.first = deviceSample(this.options.majMin, this.options.group);
     this.last = this.first;
     this.queued = [];

@@ -11,7 +11,7 @@
 // the process that made it (volbench-rehearsal-PID-...), so sweepStale() can remove what a killed
 // run left without touching another live run's devices.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statfsSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,11 +30,15 @@ export interface LoopVolumeOptions {
 export interface LoopVolume {
   device: string;
   majMin: string;
+  /** The device by name, numbers and backing file, for messages. */
+  label: string;
   sizeBytes: number;
   backing: Backing;
   file: string;
   readonly punches: number;
   heldBytes(): number;
+  /** Throws naming the device unless MAJ:MIN is still this volume's loop device. */
+  check(): void;
   close(): void;
 }
 
@@ -61,10 +65,24 @@ function run(cmd: string, args: string[]): string {
 }
 
 /**
+ * Throws unless the block device MAJ:MIN is a loop device over `file`: read from sysfs by number,
+ * so a name that another process's losetup reused cannot pass for it.
+ */
+function checkBacking(label: string, majMin: string, file: string): void {
+  let backing: string;
+  try {
+    backing = readFileSync(`/sys/dev/block/${majMin}/loop/backing_file`, 'utf8').trim();
+  } catch {
+    backing = 'nothing';
+  }
+  if (backing !== file) throw new Error(`${label}: device ${majMin} is backed by ${backing}, not by this volume's ${file}`);
+}
+
+/**
  * Makes the device. Options: dir (from rehearsalDir()), sizeBytes, backing ('discard' | 'sparse'),
  * tmpfsBytes (discard: the cap on what is held between punches, default 1 GiB), punchIntervalMs
  * (default 500), expectedWriteBytes (sparse: checked against free space), name (file name).
- * Answers { device, majMin, sizeBytes, backing, file, close() }.
+ * Answers { device, majMin, label, sizeBytes, backing, file, check(), close() }.
  */
 export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsBytes = GiB, punchIntervalMs = 500, expectedWriteBytes = 0, name = 'volume' }: LoopVolumeOptions): LoopVolume {
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0 || sizeBytes % 4096 !== 0) throw new RangeError(`sizeBytes: a positive multiple of 4096, not ${sizeBytes}`);
@@ -91,6 +109,18 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
     throw err;
   }
   const majMin = deviceNumbers(device);
+  const label = `${device} (${majMin}) over ${file}`;
+  // The kernel names the backing file by its real path.
+  const real = realpathSync(file);
+  try {
+    checkBacking(label, majMin, real);
+  } catch (err) {
+    // The name losetup printed is not ours: detach only what is backed by this file.
+    for (const ours of run('losetup', ['-n', '-O', 'NAME', '-j', real]).split('\n').filter(Boolean)) run('losetup', ['-d', ours.trim()]);
+    if (mounted) run('umount', ['-l', home]);
+    rmSync(home, { recursive: true, force: true });
+    throw err;
+  }
   let punching = false;
   let punches = 0;
   const timer = backing === 'discard' ? setInterval(() => {
@@ -106,9 +136,13 @@ export function createLoopVolume({ dir, sizeBytes, backing = 'discard', tmpfsByt
   return {
     device,
     majMin,
+    /** The device by name, numbers and backing file, for messages. */
+    label,
     sizeBytes,
     backing,
     file,
+    /** Throws naming the device unless MAJ:MIN is still this volume's loop device. */
+    check: () => checkBacking(label, majMin, real),
     get punches() {
       return punches;
     },

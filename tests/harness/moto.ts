@@ -1,8 +1,9 @@
 /**
  * moto server (PyPI `moto[server]`) on a free loopback port: the AWS the rehearsal and the cloud
- * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL.
+ * tests talk to, with real AWS SDK v3 calls pointed at it by AWS_ENDPOINT_URL. Whether it can run
+ * here is the `moto` requirement's probe (tests/helpers/requires.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 
 import { freePort } from './fleet/forward.js';
@@ -13,12 +14,6 @@ export interface Moto {
   env: Record<string, string>;
   /** SIGTERM, then SIGKILL if it has not exited within 3 s. */
   stop(): Promise<void>;
-}
-
-/** Why moto cannot run here, or undefined when it can. */
-export function motoSkipReason(): string | undefined {
-  const probe = spawnSync('python3', ['-c', 'import moto.server'], { stdio: 'ignore' });
-  return probe.status === 0 ? undefined : "moto server is not installed (pip install 'moto[server]')";
 }
 
 /** `logFile`: where moto's own log goes whole (each request, each traceback), for a run that must be read after. */

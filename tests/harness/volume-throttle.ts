@@ -94,6 +94,7 @@ export class VolumeThrottle {
 
   /** Sets the model's first limits and follows it every tick until stop(). */
   start(): this {
+    this.group.count(this.majMin);
     this.last = this.sample();
     this.first = this.last;
     this.applied = this.model.kernelLimits();

@@ -12,15 +12,6 @@ const SCRIPT = new URL('./faultfs.py', import.meta.url).pathname;
 // Debian's python3-pyfuse3 lives in the distribution's Python.
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-/** Why the fault filesystem cannot run here, or null. */
-export function faultFsUnavailableReason(): string | null {
-  if (process.getuid?.() !== 0) return 'mounting FUSE needs root';
-  if (!existsSync('/dev/fuse')) return 'no /dev/fuse';
-  const probe = spawnSync(PYTHON, ['-c', 'import pyfuse3, trio'], { encoding: 'utf8' });
-  if (probe.status !== 0) return 'python3-pyfuse3 is not installed';
-  return null;
-}
-
 export class FaultFs {
   readonly dir: string;
   readonly image: string;

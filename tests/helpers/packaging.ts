@@ -1,30 +1,20 @@
 /**
- * What the packaging tests share: the packed tarball, the pinned Nodes (scripts/node-dist.sh),
- * the Debian 11 root they run things in (scripts/debian-root.sh --preset run, which .ci/run makes
- * before the tests), qemu-aarch64 for arm64, and a PATH holding only the tools named.
+ * What the packaging tests share: the pinned Nodes (scripts/node-dist.sh), the Debian 11 root
+ * they run things in (scripts/debian-root.sh --preset run, which .ci/run makes before the tests),
+ * qemu-aarch64 for arm64, and a PATH holding only the tools named. The packed tarball and the
+ * bundles are the run's fixtures (tests/helpers/fixtures.ts).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { nodeVersions } from '../../scripts/node-versions.mjs';
+import { QEMU } from './requires.js';
+
+export { QEMU };
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
-export const QEMU = '/usr/bin/qemu-aarch64';
 export const pkgVersion = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-
-/** Why the tests that need root, unshare and chroot cannot run here, or null. */
-export function rootSkipReason(): string | null {
-  if (process.getuid?.() !== 0) return 'needs root (debootstrap, chroot, unshare)';
-  if (spawnSync('unshare', ['--net', 'true']).status !== 0) return 'unshare --net is refused here';
-  return null;
-}
-
-/** Why arm64 code cannot run here under qemu-user, or null. */
-export function qemuSkipReason(): string | null {
-  if (!existsSync(QEMU)) return `${QEMU} is missing (apt-get install qemu-user)`;
-  return rootSkipReason();
-}
 
 /** The Debian 11 root with arm64's libraries beside amd64's (made once, cached). */
 export function runRoot(): string {
@@ -34,12 +24,6 @@ export function runRoot(): string {
 /** The pinned Node for `arch` (NODE_BUNDLE unless `version` is given), unpacked and cached. */
 export function nodeDist(arch: 'x64' | 'arm64', version = nodeVersions().NODE_BUNDLE): string {
   return execFileSync(join(repoRoot, 'scripts', 'node-dist.sh'), [version, arch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-}
-
-/** `npm pack` of this checkout (dist/ as built) into `dir`; the tarball's path. */
-export function packTarball(dir: string): string {
-  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8' });
-  return join(dir, (JSON.parse(out) as { filename: string }[])[0].filename);
 }
 
 /** The real path of `name` on this PATH. */

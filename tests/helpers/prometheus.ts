@@ -30,12 +30,6 @@ for f in text_string_to_metric_families(sys.stdin.read()):
 print(json.dumps(out))
 `;
 
-/** Why the parser cannot run here, or null. */
-export function prometheusParserMissing(): string | null {
-  const probe = spawnSync('python3', ['-c', 'import prometheus_client.parser'], { encoding: 'utf8' });
-  return probe.status === 0 ? null : 'python3 lacks prometheus_client (pip install prometheus-client; .ci/run installs it)';
-}
-
 export function parseExposition(text: string): PromFamily[] {
   const run = spawnSync('python3', ['-c', READ], { input: text, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (run.status !== 0) throw new Error(`prometheus_client refused the text: ${run.stderr.trim().split('\n').pop()}`);

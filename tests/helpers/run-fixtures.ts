@@ -1,14 +1,13 @@
 /**
  * Shared pieces of the tests that run real I/O through the library: a scratch directory per
- * test file (on tmpfs by default, named with the pid), engine availability, and small readers
- * of a FioResult.
+ * test file (on tmpfs by default, named with the pid) and small readers of a FioResult.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
 import { AUTO_ENGINES, ENGINE_NAMES, type EngineName } from '../../src/engine/engines.js';
-import { VolbenchError, availableEngines, runJobs } from '../../src/index.js';
+import { VolbenchError, runJobs } from '../../src/index.js';
 import type { FioDirStats, FioJob, FioResult } from '../../src/fio-output/fio-result.js';
 import type { JobSpec, RawOptionValue } from '../../src/jobspec/types.js';
 
@@ -18,14 +17,6 @@ export const MiB = 1024 * 1024;
 export type { EngineName };
 export { AUTO_ENGINES };
 export const ALL_ENGINES: readonly EngineName[] = ENGINE_NAMES;
-
-let engines: EngineName[] | undefined;
-
-/** Why `engine` cannot run here, or null when the kernel sets it up. */
-export function engineUnavailableReason(engine: EngineName): string | null {
-  engines ??= availableEngines();
-  return engines.includes(engine) ? null : `the kernel refuses the ${engine} engine`;
-}
 
 /** A directory of its own for one test file; `remove()` deletes it and everything in it. */
 export class ScratchDir {

@@ -27,26 +27,6 @@ export function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-/** Why loop devices cannot be used here, or null when they can. */
-export function loopUnavailableReason(): string | null {
-  if (process.getuid?.() !== 0) return 'loop devices need root';
-  try {
-    run('losetup', ['--version']);
-  } catch {
-    return 'losetup is not installed';
-  }
-  return null;
-}
-
-export function commandMissing(cmd: string): boolean {
-  try {
-    run('sh', ['-c', `command -v ${cmd}`]);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 export class TargetFixtures {
   readonly dir: string;
   private readonly undo: Array<() => void> = [];

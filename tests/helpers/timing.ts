@@ -31,11 +31,13 @@ function once(fn: () => unknown): Timed {
 
 /**
  * The fastest of `runs` calls: the first pays for compiling the parser, and any one may lose
- * the CPU to other work on the machine; a quadratic parser is slow every time.
+ * the CPU to other work on the machine (unit test files run two at a time); a quadratic parser is
+ * slow every time. While the fastest is over `budgetMs` (the caller's bound) it is measured
+ * again, up to twice as many calls more.
  */
-export function timed(fn: () => unknown, runs = 3): Timed {
+export function timed(fn: () => unknown, runs = 3, budgetMs = PARSE_BUDGET_MS): Timed {
   let best = once(fn);
-  for (let i = 1; i < runs; i++) {
+  for (let i = 1; i < 3 * runs && (i < runs || best.ms >= budgetMs); i++) {
     const next = once(fn);
     if (next.ms < best.ms) best = next;
   }

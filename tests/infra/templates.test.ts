@@ -11,11 +11,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, type Tags } from 'yaml';
 
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'cfn-lint');
+
 const dir = join(import.meta.dirname, '..', '..', 'infra', 'cloudformation');
 const templates = ['instance.yaml', 'lambda.yaml', 'study-roles.yaml'];
 
-const lint = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-const lintReason = lint.status === 0 ? undefined : 'cfn-lint is not installed (pip install cfn-lint)';
+const lintReason = needs.missing('cfn-lint');
 
 // CloudFormation's short forms (!Ref, !Sub, …) as plain objects, so the tests can walk them.
 const CFN_TAGS = ['Ref', 'Sub', 'GetAtt', 'If', 'Equals', 'Not', 'And', 'Or', 'Join', 'Base64', 'Select', 'Split', 'Condition',

@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseFioArgs, parseSpec } from '../../src/jobspec/index.js';
 import { specFixturePath } from './samples.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 const tempDirs: string[] = [];
 afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

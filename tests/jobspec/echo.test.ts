@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.js';
+import { requires } from '../helpers/requires.js';
 import { sampleCommand, sampleJson, specFixture } from './samples.js';
+
+requires();
 
 const asObject = (entries: Array<[string, string]> | undefined) => (entries ? Object.fromEntries(entries) : undefined);
 

@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { VolbenchError } from '../../src/errors.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'dist');
 
 function refusal(job: Record<string, string | number>): VolbenchError {
   try {

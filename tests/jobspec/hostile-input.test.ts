@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 
 import { parseAssertion } from '../../src/gates/index.js';
 import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+// Timed: another test file running beside it would take the CPU from the parser it times.
+requires('serial');
 
 const MiB = 1024 * 1024;
 const K = 1024;

@@ -20,6 +20,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFioArgs, parseSpec } from '../../src/jobspec/index.js';
 import { MAX_INCLUDE_DEPTH, MAX_JOB_FILE_LENGTH } from '../../src/jobspec/include.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+// mkfifo, and process.chdir (which a worker thread may not call).
+requires('child');
 
 let dir: string;
 const write = (name: string, text: string): string => {

@@ -9,7 +9,10 @@ import { expandEnv } from '../../src/jobspec/expand.js';
 import { parseJobFile, parseJobFileSections, parseSpec, type JobSpec } from '../../src/jobspec/index.js';
 import { sectionsToSpec, type Section } from '../../src/jobspec/sections.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 describe('job file syntax', () => {
   it('sections become global and jobs; bare flags become true', () => {
@@ -111,7 +114,7 @@ describe('job file syntax', () => {
     });
 
     it("a caller's job limit refuses the job over it as it is read (ELIMIT_EXCEEDED), naming its line", () => {
-      const { ms, error } = timed(() => parseJobFile(`[global]\nbs=4k\n${'[x]\nrw=read\n'.repeat(80_000)}`, {}, { maxJobs: 64 }));
+      const { ms, error } = timed(() => parseJobFile(`[global]\nbs=4k\n${'[x]\nrw=read\n'.repeat(80_000)}`, {}, { maxJobs: 64 }), 3, PARSE_BUDGET_MS / 4);
       expect(ms).toBeLessThan(PARSE_BUDGET_MS / 4);
       expect(error).toMatchObject({ code: 'ELIMIT_EXCEEDED', field: 'line 131', accepted: 'at most 64 instances per run' });
       expect(parseJobFile('[x]\n'.repeat(64), {}, { maxJobs: 64 }).jobs).toHaveLength(64);

@@ -8,6 +8,9 @@ import { z } from 'zod';
 import {
   FIO_ENGINE_OPTION_NAMES, FIO_JOB_OPTION_NAMES, findOption, jobSpecSchema, SUPPORTED_OPTIONS,
 } from '../../src/jobspec/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const fioNames = new Set([...FIO_JOB_OPTION_NAMES, ...FIO_ENGINE_OPTION_NAMES]);
 

@@ -10,6 +10,9 @@ import {
 } from '../../src/jobspec/index.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 function job(options: Record<string, string | number | boolean>, global?: Record<string, string>): JobOptions {
   return parseSpec({ ...(global ? { global } : {}), jobs: [{ name: 'j', ...options }] }).jobs[0].options;

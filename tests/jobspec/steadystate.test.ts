@@ -9,7 +9,10 @@ import { parseFioArgs, parseSpec } from '../../src/jobspec/index.js';
 import { steadyStateText } from '../../src/jobspec/steadystate.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { sampleCommand, sampleJson } from './samples.js';
+
+requires();
 
 const one = (options: Record<string, string | number | boolean>): JobOptions =>
   parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;

@@ -8,7 +8,10 @@ import {
   parseBool, parseDecimal, parseInteger, parseRandseed, parseSize, parseSizeOrPercent, parseTimeNs,
 } from '../../src/jobspec/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
+
+requires();
 
 describe('sizes', () => {
   it.each([

@@ -11,6 +11,10 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'dist');
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**

@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { arrowsBackUp, circles, describeHouse, folderOf, importGraph, LAYERS } from '../helpers/import-graph.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 

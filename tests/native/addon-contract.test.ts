@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { nativeAddon } from '../../src/engine/addon.js';
 import type { NativeJobPlan } from '../../src/engine/native-types.js';
 import { VolbenchError } from '../../src/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 function caught(fn: () => unknown): unknown {
   try {

@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { addonPath, nativeAddon } from '../../src/engine/addon.js';
+import { requires } from '../helpers/requires.js';
+
+// tmpfs: a place others can write (/dev/shm); root: a file that belongs to another user.
+const needs = requires('tmpfs', 'root');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chosen = process.env.VOLBENCH_ADDON;
@@ -57,7 +61,6 @@ describe('loading the addon', () => {
  * by no group and no one else; otherwise ENATIVE says which one and why.
  */
 describe('VOLBENCH_ADDON from a place others can write', () => {
-  const isRoot = process.geteuid?.() === 0;
   const artifacts = join(root, 'tests', 'artifacts');
   let dirs: string[] = [];
   afterEach(() => {
@@ -101,7 +104,7 @@ describe('VOLBENCH_ADDON from a place others can write', () => {
     expect(refusal(link)).toContain('/dev/shm is writable');
   });
 
-  it.skipIf(!isRoot)('is refused when the file belongs to another user', () => {
+  it.skipIf(needs.missing('root') !== undefined)('is refused when the file belongs to another user', () => {
     const safe = place(artifacts);
     chmodSync(safe, 0o644);
     chownSync(safe, 65534, 65534);

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs, type JobSpec } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('badinput');
 afterAll(() => scratch.remove());

@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { MiB, ScratchDir, dir, runJob, type Job } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const BLOCK = 4096;
 const scratch = new ScratchDir('buffers');

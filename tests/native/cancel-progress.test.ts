@@ -7,7 +7,10 @@ import { existsSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs, type RunProgress } from '../../src/index.js';
-import { ScratchDir, dir, engineUnavailableReason, volbenchError, type EngineName, type Job } from '../helpers/run-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { ScratchDir, dir, volbenchError, type EngineName, type Job } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs', 'io_uring', 'libaio');
 
 const scratch = new ScratchDir('cancel');
 afterAll(() => scratch.remove());
@@ -27,8 +30,8 @@ async function abortAfter(jobs: Job[], afterMs: number): Promise<{ result: Await
 
 describe('cancel', () => {
   for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(
       `a 30 s ${engine} run aborted mid-run resolves within 200 ms with partial results marked cancelled${reason ? ` (skipped: ${reason})` : ''}`,
       async () => {
         const { result, settleMs } = await abortAfter([{

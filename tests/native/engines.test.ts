@@ -4,9 +4,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import {
-  ALL_ENGINES, AUTO_ENGINES, MiB, ScratchDir, dir, engineUnavailableReason, runJob, type EngineName,
+  ALL_ENGINES, AUTO_ENGINES, MiB, ScratchDir, dir, runJob, type EngineName,
 } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs', 'io_uring', 'libaio');
 
 const SIZE = 2 * MiB;
 const BS = 4096;
@@ -21,12 +24,12 @@ const PATTERNS = [
 ] as const;
 
 function suiteName(engine: EngineName): string {
-  const reason = engineUnavailableReason(engine);
-  return reason === null ? `ioengine=${engine}` : `ioengine=${engine} (skipped: ${reason})`;
+  const reason = needs.engine(engine);
+  return reason === undefined ? `ioengine=${engine}` : `ioengine=${engine} (skipped: ${reason})`;
 }
 
 for (const engine of ALL_ENGINES) {
-  describe.skipIf(engineUnavailableReason(engine) !== null)(suiteName(engine), () => {
+  describe.skipIf(needs.engine(engine) !== undefined)(suiteName(engine), () => {
     for (const { rw, direction } of PATTERNS) {
       it(`${rw} on a tmpfs file transfers size/bs I/Os of bs bytes`, async () => {
         const { result, job } = await runJob({
@@ -69,7 +72,7 @@ describe('ioengine unset', () => {
     expect(dir(job, 'read').total_ios).toBe(MiB / BS);
     const engine = result.volbench.jobs[0].engine as EngineName;
     expect(AUTO_ENGINES).toContain(engine);
-    const expected = AUTO_ENGINES.find((e) => engineUnavailableReason(e) === null);
+    const expected = AUTO_ENGINES.find((e) => needs.engine(e) === undefined);
     expect(engine).toBe(expected);
   });
 });

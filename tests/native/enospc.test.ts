@@ -7,18 +7,21 @@ import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { KiB, MiB, dir, engineUnavailableReason, runJob, type EngineName } from '../helpers/run-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { KiB, MiB, dir, runJob, type EngineName } from '../helpers/run-fixtures.js';
 import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('root', 'io_uring', 'libaio');
 
 const ENOSPC = 28;
 /** The system call each engine's failed write is reported under. */
 const WRITE_SYSCALL: Partial<Record<EngineName, string>> = {
   io_uring: 'io_uring_enter', libaio: 'io_submit', psync: 'pwrite', sync: 'write',
 };
-const rootReason = process.getuid?.() === 0 ? null : 'mounting a tmpfs needs root';
-const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
+const rootReason = needs.missing('root');
+const why = (reason: string | undefined): string => (reason === undefined ? '' : ` (skipped: ${reason})`);
 
-describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(rootReason)}`, () => {
+describe.skipIf(rootReason !== undefined)(`a write job on a full filesystem${why(rootReason)}`, () => {
   let fx: TargetFixtures;
   let mountPoint = '';
   beforeAll(() => {
@@ -33,8 +36,8 @@ describe.skipIf(rootReason !== null)(`a write job on a full filesystem${why(root
   };
 
   for (const engine of ['io_uring', 'libaio', 'psync', 'sync'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(`ends with ENOSPC after writing what fits (${engine})${why(reason)}`, async () => {
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(`ends with ENOSPC after writing what fits (${engine})${why(reason)}`, async () => {
       const path = join(mountPoint, `full-${engine}.dat`);
       try {
         const { result, job } = await runJob({

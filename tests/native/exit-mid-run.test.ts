@@ -10,8 +10,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { ScratchDir, engineUnavailableReason, type EngineName } from '../helpers/run-fixtures.js';
+import { ScratchDir, type EngineName } from '../helpers/run-fixtures.js';
 import { ROOT } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs', 'dist', 'io_uring', 'libaio');
 
 const scratch = new ScratchDir('exit');
 afterAll(() => scratch.remove());
@@ -33,8 +36,8 @@ function exitMidRun(engine: EngineName, path: string): string {
 
 describe('process.exit() during a run', () => {
   for (const engine of ['psync', 'libaio', 'io_uring'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(`with ${engine} I/O in flight exits with the program's status, not after the run${reason ? ` (skipped: ${reason})` : ''}`, () => {
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(`with ${engine} I/O in flight exits with the program's status, not after the run${reason ? ` (skipped: ${reason})` : ''}`, () => {
       if (!existsSync(library)) throw new Error(`${library} is missing: run "npm run build:ts" first`);
       const path = scratch.path(`${engine}.dat`);
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', exitMidRun(engine, path)], { encoding: 'utf8', timeout: 20_000 });

@@ -10,13 +10,16 @@ import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { identifyTarget, runJobs } from '../../src/index.js';
-import { KiB, MiB, ScratchDir, dir, engineUnavailableReason, runJob, volbenchError, type EngineName } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { KiB, MiB, ScratchDir, dir, runJob, volbenchError, type EngineName } from '../helpers/run-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'io_uring', 'libaio');
 
 const IMAGE_BYTES = 32 * MiB;
-const loopReason = loopUnavailableReason();
-const mkfsReason = loopReason ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
-const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
+const loopReason = needs.missing('loop');
+const mkfsReason = needs.missing('loop', 'mkfs');
+const why = (reason: string | undefined): string => (reason === undefined ? '' : ` (skipped: ${reason})`);
 
 function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -38,7 +41,7 @@ function deviceIos(dev: string): { reads: number; writes: number } {
   return { reads: fields[0], writes: fields[4] };
 }
 
-describe.skipIf(loopReason !== null)(`a loop device${why(loopReason)}`, () => {
+describe.skipIf(loopReason !== undefined)(`a loop device${why(loopReason)}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let dev = '';
@@ -108,8 +111,8 @@ describe.skipIf(loopReason !== null)(`a loop device${why(loopReason)}`, () => {
   });
 
   for (const engine of ['io_uring', 'libaio', 'psync'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(`runs randtrim with allow_block_write on ${engine}: the trim section counts and the range reads as zeros${why(reason)}`, async () => {
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(`runs randtrim with allow_block_write on ${engine}: the trim section counts and the range reads as zeros${why(reason)}`, async () => {
       // Regression: io_uring and libaio trims complete inline, and the engine then waited in
       // the kernel for completions that would never come.
       fillRandom(image, 8 * MiB);
@@ -145,7 +148,7 @@ describe('trim on a regular file', () => {
   });
 });
 
-describe.skipIf(mkfsReason !== null)(`a loop device holding a mounted ext4${why(mkfsReason)}`, () => {
+describe.skipIf(mkfsReason !== undefined)(`a loop device holding a mounted ext4${why(mkfsReason)}`, () => {
   let fx: TargetFixtures;
   let dev = '';
   let mountPoint = '';
@@ -189,7 +192,7 @@ describe.skipIf(mkfsReason !== null)(`a loop device holding a mounted ext4${why(
   });
 });
 
-describe.skipIf(loopReason !== null)(`a loop device with 4096-byte logical blocks${why(loopReason)}`, () => {
+describe.skipIf(loopReason !== undefined)(`a loop device with 4096-byte logical blocks${why(loopReason)}`, () => {
   let fx: TargetFixtures;
   let dev = '';
   beforeAll(() => {

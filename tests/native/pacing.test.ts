@@ -5,7 +5,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { requires } from '../helpers/requires.js';
 import { KiB, MiB, ScratchDir, dir, runJob } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('pacing');
 afterAll(() => scratch.remove());

@@ -7,7 +7,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs, type RunProgress } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir, dir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('phases');
 afterAll(() => scratch.remove());

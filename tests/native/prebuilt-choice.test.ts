@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { choosePrebuilt, hostPlatform } from '../../src/engine/prebuilt.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 let dir: string;
 beforeAll(() => {

@@ -6,7 +6,10 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { nativeAddon } from '../../src/engine/addon.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('probe');
 afterAll(() => scratch.remove());

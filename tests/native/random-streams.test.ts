@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { loggedIos } from '../compat/io-log.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('random-streams');
 afterAll(() => scratch.remove());

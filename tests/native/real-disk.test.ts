@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { identifyTarget } from '../../src/index.js';
-import { KiB, MiB, ScratchDir, dir, engineUnavailableReason, runJob, type EngineName } from '../helpers/run-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { KiB, MiB, ScratchDir, dir, runJob, type EngineName } from '../helpers/run-fixtures.js';
 
-const why = (reason: string | null): string => (reason === null ? '' : ` (skipped: ${reason})`);
+const needs = requires('tmpfs', 'io_uring', 'libaio');
+
+const why = (reason: string | null | undefined): string => (reason == null ? '' : ` (skipped: ${reason})`);
 const tmpIdentity = await identifyTarget(tmpdir());
 const diskReason = tmpIdentity.device === null
   ? `${tmpdir()} is on ${tmpIdentity.filesystem ?? 'a filesystem'} with no block device behind it`
@@ -22,8 +25,8 @@ describe.skipIf(diskReason !== null)(`a file on the disk behind ${tmpdir()}${why
   afterAll(() => scratch?.remove());
 
   for (const engine of ['psync', 'io_uring'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(`direct randread with ${engine} counts size/bs and reports the disk in disk_util${why(reason)}`, async () => {
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(`direct randread with ${engine} counts size/bs and reports the disk in disk_util${why(reason)}`, async () => {
       const path = scratch.path(`disk-${engine}.dat`);
       const { result, job } = await runJob({
         name: `disk-${engine}`, filename: path, size: '8m', bs: '4k', rw: 'randread', direct: 1, ioengine: engine, iodepth: 8,

@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { FioJob } from '../../src/index.js';
 import { runJobs } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir, dir, runJob } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('steadystate');
 afterAll(() => scratch.remove());

@@ -6,7 +6,10 @@ import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { KiB, MiB, ScratchDir, dir, type Job } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const EILSEQ = 84;
 const BS = 4 * KiB;

@@ -6,7 +6,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
-import { KiB, MiB, ScratchDir, dir, engineUnavailableReason, runJob, type EngineName } from '../helpers/run-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { KiB, MiB, ScratchDir, dir, runJob, type EngineName } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs', 'io_uring', 'libaio');
 
 const scratch = new ScratchDir('workloads');
 afterAll(() => scratch.remove());
@@ -183,8 +186,8 @@ describe('random offsets', () => {
 
 describe('submission batching', () => {
   for (const engine of ['io_uring', 'libaio'] as EngineName[]) {
-    const reason = engineUnavailableReason(engine);
-    it.skipIf(reason !== null)(
+    const reason = needs.engine(engine);
+    it.skipIf(reason !== undefined)(
       `${engine} with iodepth_batch_submit=8 and iodepth_batch_complete_min=4 completes every I/O${reason ? ` (skipped: ${reason})` : ''}`,
       async () => {
         const { job } = await runJob({
@@ -204,8 +207,8 @@ describe('submission batching', () => {
 describe('syncing', () => {
   for (const option of ['fsync', 'fdatasync']) {
     for (const engine of ['psync', 'io_uring'] as EngineName[]) {
-      const reason = engineUnavailableReason(engine);
-      it.skipIf(reason !== null)(`${option}=4 on ${engine} syncs after every 4th write but the last${reason ? ` (skipped: ${reason})` : ''}`, async () => {
+      const reason = needs.engine(engine);
+      it.skipIf(reason !== undefined)(`${option}=4 on ${engine} syncs after every 4th write but the last${reason ? ` (skipped: ${reason})` : ''}`, async () => {
         const { job } = await runJob({
           name: option, filename: scratch.path(`${option}-${engine}.dat`), size: '1m', rw: 'randwrite', ioengine: engine,
           iodepth: 4, [option]: 4,

@@ -7,6 +7,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { fioSeeds } from '../../src/plan/fio-seeds.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('fioSeeds', () => {
   it('seeds the offsets from 0xb1899bed times the instance number while randrepeat holds, whatever randseed says', () => {

@@ -11,7 +11,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runJobs } from '../../src/index.js';
 import { instancePath } from '../../src/plan/targets.js';
 import { parseSpec } from '../../src/jobspec/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('plan-paths');
 afterAll(() => scratch.remove());

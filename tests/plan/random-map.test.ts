@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { instanceMemoryBytes } from '../../src/plan/native-plan.js';
 import { BLOCKALIGN_NOTE, randomMapBytes, randomMapFor } from '../../src/plan/random-map.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const options = (job: Record<string, string | number>) => parseSpec({ jobs: [{ name: 'j', ...job }] }).jobs[0].options;
 

@@ -11,8 +11,11 @@ import { parseSpec } from '../../src/jobspec/index.js';
 import type { JobSpec } from '../../src/jobspec/types.js';
 import { planRun, stagesOf, type PlanOptions } from '../../src/plan/index.js';
 import { runJobs } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { MiB, ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('tmpfs', 'loop', 'dist');
 
 const scratch = new ScratchDir('plan-rules');
 afterAll(() => scratch.remove());
@@ -93,9 +96,9 @@ describe('planRun rules', () => {
   });
 });
 
-const loopSkip = loopUnavailableReason();
+const loopSkip = needs.missing('loop');
 
-describe.skipIf(loopSkip !== null)(`allowBlockWrite${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
+describe.skipIf(loopSkip !== undefined)(`allowBlockWrite${loopSkip ? `: skipped, ${loopSkip}` : ''}`, () => {
   let fixtures: TargetFixtures;
   let device: string;
   beforeAll(() => {

@@ -11,7 +11,10 @@ import { steadyStateText } from '../../src/jobspec/steadystate.js';
 import type { JobSpec } from '../../src/jobspec/types.js';
 import { effectiveSpec, parseUntilSteadySec, planRun } from '../../src/plan/index.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('plan-steady');
 afterAll(() => scratch.remove());

@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { parseVolume } from '../../src/cloud/volume-text.js';
 import { priceVolume } from '../../src/cloud/volume-price.js';
 import { catalogPricer } from '../../src/publish/catalog-price.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('catalogPricer', () => {
   const price = catalogPricer();

@@ -11,7 +11,10 @@ import { keyTitle } from '../../src/publish/chart-types.js';
 import { barOffset } from '../../src/publish/grouped-chart.js';
 import { niceEnd, placeLabels } from '../../src/publish/scatter-labels.js';
 import { shortNumber } from '../../src/publish/charts.js';
+import { requires } from '../helpers/requires.js';
 import { fixture, withCloud } from './helpers.js';
+
+requires();
 
 /** Two aws-ssd volumes whose write test has six seconds of series (the fixtures have two). */
 function twoWithSeries(): ReportInput[] {

@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { parseVolume, priceVolume } from '../../src/cloud/index.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { FIXTURES } from './helpers.js';
+
+const needs = requires('child', 'tmpfs');
 
 const dir = mkdtempSync(join(tmpdir(), 'volbench-report-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

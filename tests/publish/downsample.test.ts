@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { buildPublishReport, groupCharts } from '../../src/publish/index.js';
 import { MAX_CHART_POINTS, mergeFactor, mergePoints } from '../../src/publish/downsample.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
+import { requires } from '../helpers/requires.js';
 import { jobs64Result } from '../helpers/stored-runs.js';
+
+requires();
 
 describe('series downsampling', () => {
   it('merges runs of k seconds into their mean, at the end of the run', () => {

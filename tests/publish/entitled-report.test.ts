@@ -20,7 +20,10 @@ import {
   buildPublishReport, catalogPricer, renderCsv, renderMarkdown, renderReportFiles, type ReportInput,
 } from '../../src/publish/index.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { fixture } from './helpers.js';
+
+requires('child', 'tmpfs');
 
 const dir = mkdtempSync(join('/dev/shm', 'volbench-truth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

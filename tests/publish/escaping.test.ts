@@ -14,11 +14,12 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-import { commandMissing } from '../helpers/target-fixtures.js';
-
 import { buildPublishReport, renderCsv, renderMarkdown } from '../../src/publish/index.js';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
+import { requires } from '../helpers/requires.js';
 import { csvRecords, fixture } from './helpers.js';
+
+const needs = requires('child', 'cmark-gfm');
 
 const FORMULAS = ['=HYPERLINK("http://evil.example/","x")', '+cmd|" /C calc"!A0', '-2+3+cmd|" /C calc"!A0', '@SUM(1+1)*cmd|" /C calc"!A0', '\t=1+1', '\r=1+1'];
 const HTML = '<img src=x onerror=alert(1)>';
@@ -71,8 +72,8 @@ describe('Markdown', () => {
 const LINKS = ['![x](http://e.example/i.png)', '[x](javascript:alert(1))', '[ref][1]', '[1]: http://e.example/', 'see http://e.example/a and www.e.example'];
 
 describe('Markdown links and images', () => {
-  const reason = commandMissing('cmark-gfm') ? 'cmark-gfm is not installed' : null;
-  it.skipIf(reason !== null)(`makes no link or image of a name, as GitHub renders it${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  const reason = needs.missing('cmark-gfm');
+  it.skipIf(reason !== undefined)(`makes no link or image of a name, as GitHub renders it${reason ? ` (skipped: ${reason})` : ''}`, () => {
     const report = buildPublishReport(LINKS.map((name, i) => ({ source: `run-${i}`, label: name, result: renamed(name) })));
     const md = renderMarkdown(report);
     const html = execFileSync('cmark-gfm', ['-e', 'table', '-e', 'autolink'], { input: md, encoding: 'utf8' });

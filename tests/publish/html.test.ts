@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, groupCharts, renderHtml } from '../../src/publish/index.js';
+import { requires } from '../helpers/requires.js';
 import { fixture, mixedInputs, priceIo2, withCloud } from './helpers.js';
+
+requires();
 
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;

@@ -7,19 +7,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 import { FIXTURES } from './helpers.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto');
+
+const reason = needs.missing('moto');
 
 describe.skipIf(reason !== undefined)('volbench report from S3', () => {
   let moto: Moto;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    moto = await startMoto();
+    moto = await freshMoto();
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;
     const s3 = new S3Client({ region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
@@ -32,7 +35,6 @@ describe.skipIf(reason !== undefined)('volbench report from S3', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'vb-results', Key: 'fleet-1/results/state.txt', Body: 'not a result' }));
     s3.destroy();
   }, 30_000);
-  afterAll(async () => moto?.stop());
 
   it('reads every .json object under a prefix, in key order, one row each', async () => {
     const out = await volbench(['report', 's3://vb-results/fleet-1/results/', '--format', 'json'], undefined, env);

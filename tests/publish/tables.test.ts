@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, renderCsv, renderJson, renderMarkdown } from '../../src/publish/index.js';
+import { requires } from '../helpers/requires.js';
 import { csvRecords, mixedInputs, priceIo2 } from './helpers.js';
+
+requires();
 
 // The label and the price/performance columns lead, each at the suite's price test (the same
 // for every row); volume columns follow, with the price's confidence in words; then the tests,

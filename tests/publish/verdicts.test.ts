@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 
 import { buildPublishReport, catalogPricer, renderHtml, renderJson, renderMarkdown, verdictText, type ReportInput } from '../../src/publish/index.js';
 import { aboveCause, isBuffered } from '../../src/fio-output/entitled.js';
+import { requires } from '../helpers/requires.js';
 import { entitlementOf, fixture, withCloud } from './helpers.js';
+
+requires();
 
 const GP3 = { type: 'gp3', size_gib: 100, iops: 3000, throughput_mibps: 125 };
 const IO2 = { type: 'io2', size_gib: 100, iops: 16000 };

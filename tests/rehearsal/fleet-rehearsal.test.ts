@@ -13,29 +13,22 @@
  * reason, and still nothing is left.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { blkioSkipReason } from '../harness/blkio.js';
-import { DEFAULT_AWSCLI_VENV } from '../harness/sandbox/member-sandbox.js';
 import { FROM_SOURCE_EXEC_ARGV } from '../harness/node-options.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason } from '../helpers/moto.js';
+import { fixture } from '../helpers/fixtures.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'blkio', 'netns', 'moto', 'awscli', 'bundle', 'dist');
 
 const DRIVER = join(ROOT, 'tests', 'harness', 'fleet', 'rehearse-fleet.ts');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface Outcome { code: number | null; stderr: string; seconds: number }
 
@@ -70,16 +63,10 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'volbench-study-'));
-    // The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3).
-    const made = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--arch', 'x64', '--out', join(work, 'bundles')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      child.on('exit', (code) => resolve({ code, stderr }));
-    });
-    expect(made.code, made.stderr).toBe(0);
-    bundle = join(work, 'bundles', `volbench-${VERSION}-linux-x64.tar.gz`);
-  }, 420_000);
+    // The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3): the
+    // run's one x64 bundle, which tests/package/bundle.test.ts checks too.
+    bundle = join(await fixture('bundle-x64'), `volbench-${VERSION}-linux-x64.tar.gz`);
+  }, 900_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });

@@ -20,29 +20,24 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
+import { BlkioGroup } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
 import { DEFAULT_AWSCLI_VENV, MEMBER_NVME_DIR, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
 import { VolumeThrottle } from '../harness/volume-throttle.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
 import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
 import { memberOfStack } from '../harness/sandbox/stack-member.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('loop', 'blkio', 'netns', 'moto', 'awscli', 'openssl', 'dist');
 
 const REGION = 'us-east-1';
 const TOKEN = 'member-sandbox-token-0123456789';
 const GiB = 1024 ** 3;
 
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface Fleet {
   moto: Moto;
@@ -127,7 +122,7 @@ describe.skipIf(skip)('a member in the sandbox', () => {
   beforeAll(async () => {
     // What a killed earlier run left (its pid is gone) would hold loop devices and namespaces.
     sweepStale();
-    f.moto = await startMoto(REGION);
+    f.moto = await freshMoto(REGION);
     f.aws = new SignalStandIn({ moto: f.moto.endpoint });
     const local = await f.aws.listen('127.0.0.1');
     const config = { region: REGION, endpoint: local.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
@@ -138,7 +133,9 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     f.group = BlkioGroup.create('sandbox-test');
     f.pages = join(f.dir, 'ebs-stats');
     mkdirSync(f.pages, { mode: 0o700 });
-    // 1,600 IOPS at the rehearsal's rate factor: the kernel holds 400.
+    // 1,600 IOPS at the rehearsal's rate factor: the kernel holds 400. Its start names the device
+    // in the group first: the throttle counts nothing on a device no rule has named (a loop device
+    // made fresh while other processes hold the older ones).
     f.throttle = new VolumeThrottle({
       group: f.group, majMin: f.volume.majMin, spec: { limiters: [{ name: 'volume', baseline: { iops: 1600 } }] }, scale: { rate: 0.25, time: 0.1 }, ebsStats: { dir: f.pages },
     }).start();
@@ -155,7 +152,6 @@ describe.skipIf(skip)('a member in the sandbox', () => {
     await good?.member.stop();
     await bad?.member.stop();
     await f.aws?.close();
-    await f.moto?.stop();
     f.throttle?.stop();
     f.group?.remove();
     f.volume?.close();
@@ -185,6 +181,11 @@ describe.skipIf(skip)('a member in the sandbox', () => {
       expect((await client.fetch(`https://${good.member.address}:8443/v1/healthz`)).status).toBe(200);
       const targets = await (await client.fetch(`https://${good.member.address}:8443/v1/targets`, { headers: auth })).json() as { targets: { root: string }[] };
       expect(JSON.stringify(targets)).toContain('/dev/nvme1n1');
+      // What is measured is the device the member writes to: its /dev/nvme1n1 is MAJ:MIN of the
+      // volume, and MAJ:MIN is still the loop device over the volume's file.
+      const seen = await good.member.exec('stat', ['-L', '-c', '%t:%T', '/dev/nvme1n1']);
+      expect(seen.stdout.trim().split(':').map((h) => parseInt(h, 16)).join(':'), `the member's /dev/nvme1n1 (${seen.stderr}) is ${f.volume.label}`).toBe(f.volume.majMin);
+      f.volume.check();
       const before = f.group.counters(f.volume.majMin);
       const job = { global: { direct: 1, size: '64m', runtime: '1s', time_based: true }, jobs: [{ name: 'rr', rw: 'randread', bs: '4k', iodepth: 4, filename: '/dev/nvme1n1' }] };
       const res = await client.fetch(`https://${good.member.address}:8443/v1/runs?wait=60`, {
@@ -198,7 +199,9 @@ describe.skipIf(skip)('a member in the sandbox', () => {
       const ios = body.result.jobs[0].read.total_ios;
       expect(ios).toBeGreaterThan(0);
       // Every I/O the member's service did went through the member's group on the loop device.
-      expect(f.group.counters(f.volume.majMin).read.bios - before.read.bios).toBeGreaterThanOrEqual(ios);
+      const bios = f.group.counters(f.volume.majMin).read.bios - before.read.bios;
+      f.volume.check();
+      expect(bios, `${f.volume.label}: blkio group ${f.group.dir} counted ${bios} read bios for the ${ios} I/Os of the member's run`).toBeGreaterThanOrEqual(ios);
       // Its /dev/nvme1n1 is the loop device (the same major:minor), whose page the volume
       // published on the host: the service read it through the seam, before and after the job.
       const vb = body.result.volbench;

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import type { FioJson } from '../../src/fio-output/fio-result.js';
 import type { Report } from '../../src/publish/index.js';
 import { attachReportCells, verdict, volumeTests, type Study, type StudyVolume } from '../harness/fleet/study.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const SCALE = { rate: 0.25, time: 0.1 };
 

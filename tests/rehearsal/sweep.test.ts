@@ -9,11 +9,13 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { BLKIO_ROOT, blkioSkipReason } from '../harness/blkio.js';
+import { BLKIO_ROOT } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, sweepStale } from '../harness/loop-volume.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
+import { requires } from '../helpers/requires.js';
 
-const skip = blkioSkipReason() ?? networkSkipReason();
+const needs = requires('loop', 'blkio', 'netns');
+
+const skip = needs.missing();
 /** A pid above the kernel's pid_max: never a live process. */
 const DEAD = 99_999_999;
 

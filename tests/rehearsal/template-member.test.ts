@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
@@ -17,30 +17,25 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason } from '../harness/blkio.js';
+import { BlkioGroup } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, sweepStale, type LoopVolume } from '../harness/loop-volume.js';
-import { DEFAULT_AWSCLI_VENV, startMember, type Member } from '../harness/sandbox/member-sandbox.js';
-import { networkSkipReason } from '../harness/sandbox/network.js';
+import { startMember, type Member } from '../harness/sandbox/member-sandbox.js';
 import { SignalStandIn } from '../harness/sandbox/signal-standin.js';
 import { memberOfStack } from '../harness/sandbox/stack-member.js';
 import { fleetCertificate } from '../../src/fleet/certificate.js';
 import { PinnedTls } from '../../src/fleet/pinned-fetch.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('loop', 'blkio', 'netns', 'moto', 'awscli', 'dist');
 
 const REGION = 'us-east-1';
 const BUCKET = 'volbench-template-member';
 const FLEET = 'vb0000000042';
 const GiB = 1024 ** 3;
 
-function skipReason(): string | undefined {
-  const reason = blkioSkipReason() ?? networkSkipReason() ?? motoSkipReason();
-  if (reason) return reason;
-  if (!existsSync(join(DEFAULT_AWSCLI_VENV, 'bin', 'aws'))) return `the members' AWS CLI is not installed (tests/harness/install-awscli.sh makes ${DEFAULT_AWSCLI_VENV})`;
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) return 'dist/ is not built (npm run build:ts)';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 describe.skipIf(skip)('instance.yaml\'s user data in the member sandbox', () => {
   let moto: Moto;
@@ -94,7 +89,7 @@ describe.skipIf(skip)('instance.yaml\'s user data in the member sandbox', () => 
 
   beforeAll(async () => {
     sweepStale();
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     aws = new SignalStandIn({ moto: moto.endpoint });
     const local = await aws.listen('127.0.0.1');
     sdk = { region: REGION, endpoint: local.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
@@ -114,7 +109,6 @@ describe.skipIf(skip)('instance.yaml\'s user data in the member sandbox', () => 
   afterAll(async () => {
     for (const m of members) await m.stop();
     await aws?.close();
-    await moto?.stop();
     group?.remove();
     volume?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });

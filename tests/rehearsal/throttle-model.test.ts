@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { scaleSpec, secondsFromFull, ThrottleModel, type KernelLimits, type ThrottleSpec, type Usage } from '../harness/throttle-model.js';
 import { scaledEntitlement, specFromCatalog } from '../harness/catalog-spec.js';
 import { entitlement, parseVolume } from '../../src/cloud/index.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

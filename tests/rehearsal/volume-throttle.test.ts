@@ -7,30 +7,27 @@
  * told so (the time over the baseline counts as exceeded). A discarding backing lets a member
  * write more than its tmpfs holds.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BlkioGroup, blkioSkipReason, deviceStat } from '../harness/blkio.js';
+import { BlkioGroup, deviceStat } from '../harness/blkio.js';
 import { createLoopVolume, rehearsalDir, type LoopVolume } from '../harness/loop-volume.js';
 import { scaleSpec, secondsFromFull, type ThrottleSpec } from '../harness/throttle-model.js';
 import { VolumeThrottle } from '../harness/volume-throttle.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'loop', 'fio', 'blkio');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 /** The kernel's throttle slice (100 ms): what it may dispatch ahead of the rate. */
 const SLICE_S = 0.1;
 
-function skipReason(): string | undefined {
-  const blkio = blkioSkipReason();
-  if (blkio) return blkio;
-  if (spawnSync('fio', ['--version']).status !== 0) return 'fio is not installed';
-  if (spawnSync('losetup', ['--version']).status !== 0) return 'losetup is not installed';
-  return undefined;
-}
-const skip = skipReason();
+const skip = needs.missing();
 
 interface FioRun { ios: number; bytes: number; runtimeS: number; wallS: number }
 
@@ -154,5 +151,46 @@ describe.skipIf(skip)('a throttled loop device', () => {
     const read = spawnSync('dd', [`if=${volume.device}`, 'bs=1M', 'count=4', 'iflag=direct', 'status=none'], { maxBuffer: 8 * MiB });
     expect(read.stdout.length).toBe(4 * MiB);
     expect(read.stdout.every((b) => b === 0)).toBe(true);
+  });
+});
+
+/**
+ * Regression: a member's group counted 0 bios for the 157,093 I/Os its run did, while another
+ * process was making loop devices. The throttle keeps no counters for a device no rule has named,
+ * and the member got a loop device made fresh. Expected: a group counts every bio on a loop device
+ * that never had a rule once count() named it, and reading counters without count() is refused.
+ */
+describe.skipIf(skip)('counters of a loop device made fresh', () => {
+  const minor = 3000 + (process.pid % 1000);
+  const device = `/dev/loop${minor}`;
+  let dir: string;
+  let group: BlkioGroup;
+
+  beforeAll(() => {
+    dir = rehearsalDir();
+    writeFileSync(join(dir, 'fresh.img'), '');
+    truncateSync(join(dir, 'fresh.img'), 16 * MiB);
+    // A loop device of a number nobody used: losetup makes it (LOOP_CTL_ADD), with no rule ever on it.
+    expect(existsSync(`/sys/block/loop${minor}`), `${device} exists already`).toBe(false);
+    execFileSync('losetup', ['--direct-io=on', device, join(dir, 'fresh.img')]);
+    group = BlkioGroup.create('fresh-device');
+  });
+  afterAll(() => {
+    group?.remove();
+    spawnSync('losetup', ['-d', device]);
+    // Gone for good (LOOP_CTL_REMOVE), so the next run's device of this number is fresh too.
+    spawnSync('python3', ['-c', `import fcntl, os; fcntl.ioctl(os.open('/dev/loop-control', os.O_RDWR), 0x4C81, ${minor})`]);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts every bio once the group named the device, and refuses counters before', async () => {
+    const majMin = `7:${minor}`;
+    expect(() => group.counters(majMin)).toThrow(`without count('${majMin}')`);
+    group.count(majMin);
+    const before = group.counters(majMin);
+    const read = group.spawn('dd', [`if=${device}`, 'of=/dev/null', 'bs=4k', 'count=100', 'iflag=direct', 'status=none']);
+    const [code] = await once(read, 'close');
+    expect(code).toBe(0);
+    expect(group.counters(majMin).read.bios - before.read.bios, `${device} (${majMin}) in ${group.dir}`).toBe(100);
   });
 });

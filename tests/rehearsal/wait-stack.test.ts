@@ -17,10 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitForStack } from '../harness/fleet/wait-stack.js';
 import { ROOT } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
 const REGION = 'us-east-1';
-const skip = motoSkipReason();
+const needs = requires('moto');
+const skip = needs.missing('moto');
 
 describe.skipIf(skip)(`waiting for a stack being created${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let moto: Moto;
@@ -28,7 +30,7 @@ describe.skipIf(skip)(`waiting for a stack being created${skip ? ` [skipped: ${s
   let ec2: EC2Client;
 
   beforeAll(async () => {
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     const config = { region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
     cfn = new CloudFormationClient(config);
     ec2 = new EC2Client(config);
@@ -37,7 +39,6 @@ describe.skipIf(skip)(`waiting for a stack being created${skip ? ` [skipped: ${s
   afterAll(async () => {
     cfn?.destroy();
     ec2?.destroy();
-    await moto?.stop();
   });
 
   it('leaves no second instance or security group once the stack is deleted', async () => {

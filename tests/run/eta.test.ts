@@ -12,6 +12,9 @@ import { describe, expect, it } from 'vitest';
 import type { NativeJobPlan, NativeProgress } from '../../src/engine/native-types.js';
 import { jobFraction, jobLeftMs, layoutLeftMs, stageLeftMs, type FileLayout } from '../../src/run/eta.js';
 import { runningChar, runString } from '../../src/run/status-chars.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 const S = 1e9;
 

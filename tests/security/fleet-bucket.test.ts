@@ -28,9 +28,12 @@ import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/cl
 import { fleetCertificate } from '../../src/fleet/certificate.js';
 import { ensureBuilt } from '../api/helpers/child.js';
 import { ROOT, volbench, type CliOutcome } from '../helpers/cli.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto', 'dist');
+
+const reason = needs.missing('moto');
 const RESULTS = 'volbench-shared-results';
 const PROD_BUCKET = 'prod-backups';
 const PROD_KEY = 'db/2026-11-28.dump';
@@ -146,7 +149,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
 
   beforeAll(async () => {
     ensureBuilt();
-    moto = await startMoto();
+    moto = await freshMoto();
     work = mkdtempSync(join(tmpdir(), 'volbench-fleet-bucket-'));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;
@@ -182,7 +185,6 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
   }, 60_000);
 
   afterAll(async () => {
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -19,13 +19,16 @@ import { lockDataDir } from '../../src/server/store/database.js';
 import { Connection } from '../../src/server/store/sqlite.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'fsfreeze');
 
 const MiB = 1024 * 1024;
 const token = `frozen-shutdown-${process.pid}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const reason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : commandMissing('fsfreeze') ? 'fsfreeze is not installed' : null);
+const reason = needs.missing('loop', 'mkfs', 'fsfreeze');
 
 function alive(pid: number): boolean {
   try {
@@ -44,7 +47,7 @@ async function until(check: () => boolean | Promise<boolean>, withinMs: number, 
   }
 }
 
-describe.skipIf(reason !== null)(`serve with a frozen root${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`serve with a frozen root${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let fx: TargetFixtures;
   let mount = '';
   let root = '';

@@ -18,7 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { percentile, startProbe } from '../helpers/latency-probe.js';
+import { requires } from '../helpers/requires.js';
 import { jobs64Result, storeFinishedRun } from '../helpers/stored-runs.js';
+
+const needs = requires('child', 'tmpfs');
 
 const REQUESTS = 50;
 const token = `heavy-${process.pid}`;

@@ -14,7 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runSuite, runSweep } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+// root: the other user's file is chowned to nobody.
+requires('tmpfs', 'root');
 
 const PRECIOUS = 'ten bytes!';
 const scratch = new ScratchDir('held-between');

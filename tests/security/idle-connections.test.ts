@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildServer } from '../../src/server/http/app.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
-import { commandMissing } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs', 'prlimit');
 
 const token = `idle-${process.pid}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -41,9 +43,9 @@ async function healthz(url: string): Promise<{ status: number; ms: number }> {
   }
 }
 
-const reason = commandMissing('prlimit') ? 'prlimit is not installed' : null;
+const reason = needs.missing('prlimit');
 
-describe.skipIf(reason !== null)(`idle connections past the descriptor limit${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`idle connections past the descriptor limit${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let serving: ServeChild | null = null;
   const data = mkdtempSync(join('/dev/shm', `volbench-idle-${process.pid}-`));
   beforeAll(() => ensureBuilt(), 120_000);

@@ -15,13 +15,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../src/index.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs');
 
 const MiB = 1024 * 1024;
 const token = `inode-reuse-${process.pid}`;
 const NEW_OWNER = 'a new owner\'s file';
-const reason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
+const reason = needs.missing('loop', 'mkfs');
 
 async function untilExists(paths: string[], withinMs = 10_000): Promise<void> {
   const deadline = Date.now() + withinMs;
@@ -31,7 +34,7 @@ async function untilExists(paths: string[], withinMs = 10_000): Promise<void> {
   }
 }
 
-describe.skipIf(reason !== null)(`a restart after kill -9, once the run's inode numbers were given to other files${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`a restart after kill -9, once the run's inode numbers were given to other files${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let fx: TargetFixtures;
   const data = new ScratchDir('inode-reuse');
   let serving: ServeChild | null = null;

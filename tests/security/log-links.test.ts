@@ -14,9 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { TargetFixtures, superblockMagic } from '../helpers/target-fixtures.js';
 
-const reason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs');
+
+const reason = needs.missing('loop', 'mkfs');
 
 /** What a check of the image compares: its size and a digest of every byte. */
 function fingerprint(path: string): { bytes: number; sha256: string } {
@@ -28,7 +31,7 @@ function loggingJob(root: string, prefix: string, option = 'write_bw_log'): Reco
   return { name: 'logger', rw: 'write', bs: '64k', size: '1m', filename: join(root, `${prefix}.dat`), [option]: join(root, prefix) };
 }
 
-describe.skipIf(reason !== null)(`log names linking to a loop device's image${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`log names linking to a loop device's image${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let server: TestServer;
   let fx: TargetFixtures;
   // A directory root holding an ext4 image that is mounted, and the image behind a device root

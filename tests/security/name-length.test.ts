@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSpec } from '../../src/jobspec/index.js';
 import { planRun } from '../../src/plan/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('tmpfs');
 
 let server: TestServer;
 beforeAll(async () => {

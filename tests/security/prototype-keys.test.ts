@@ -18,6 +18,9 @@ import { buildPublishReport, catalogPricer, renderMarkdown } from '../../src/pub
 import type { FioJson } from '../../src/fio-output/fio-result.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('tmpfs');
 
 /** Every name Object.prototype answers to. */
 const PROTO_KEYS = Object.getOwnPropertyNames(Object.prototype);

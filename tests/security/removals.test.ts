@@ -20,8 +20,11 @@ import { MIGRATIONS } from '../../src/server/store/database.js';
 import { Connection } from '../../src/server/store/sqlite.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
+import { TargetFixtures, superblockMagic } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs');
 
 const token = `removals-${process.pid}`;
 const PRECIOUS = 'another user\'s data';
@@ -83,8 +86,8 @@ describe('a served run interrupted after its directory was swapped for a link', 
     expect(existsSync(join(root, 'd.moved', 'x.dat'))).toBe(true);
   });
 
-  const mountReason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
-  it.skipIf(mountReason !== null)(`kill -9 and a restart: the cleanup leaves a mounted loop device's image alone${mountReason ? ` (skipped: ${mountReason})` : ''}`, async () => {
+  const mountReason = needs.missing('loop', 'mkfs');
+  it.skipIf(mountReason !== undefined)(`kill -9 and a restart: the cleanup leaves a mounted loop device's image alone${mountReason ? ` (skipped: ${mountReason})` : ''}`, async () => {
     const fx = new TargetFixtures('removals-image', '/dev/shm');
     try {
       const { root } = rootWithVictim('kill9', 'placeholder');

@@ -14,6 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { removeCreatedFiles } from '../../src/server/runs/created-files.js';
 import { closeRoots, resolveRoots } from '../../src/server/admission/roots.js';
 import { fileStamp } from '../helpers/file-stamp.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'tmpfs');
 
 const base = mkdtempSync(join('/dev/shm', `volbench-remove-race-${process.pid}-`));
 let flipper: ChildProcess | undefined;

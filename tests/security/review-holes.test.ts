@@ -13,18 +13,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir, volbenchError } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
+import { TargetFixtures, superblockMagic } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs');
 
 const MiB = 1024 * 1024;
 const scratch = new ScratchDir('review-holes');
 afterAll(() => scratch.remove());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const mountReason = needs.missing('loop', 'mkfs');
 
-const mountReason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
-
-describe.skipIf(mountReason !== null)(`a new target's name taken by another file${mountReason ? `: skipped, ${mountReason}` : ''}`, () => {
+describe.skipIf(mountReason !== undefined)(`a new target's name taken by another file${mountReason ? `: skipped, ${mountReason}` : ''}`, () => {
   let server: TestServer;
   let fx: TargetFixtures;
   let device = '';

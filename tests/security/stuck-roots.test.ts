@@ -25,21 +25,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/server/http/app.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { ApiClient } from '../api/helpers/server.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'fsfreeze');
 
 const MiB = 1024 * 1024;
 const token = `stuck-${process.pid}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function freezeUnavailableReason(): string | null {
-  const loop = loopUnavailableReason();
-  if (loop !== null) return loop;
-  if (commandMissing('mkfs.ext4')) return 'mkfs.ext4 is not installed';
-  if (commandMissing('fsfreeze')) return 'fsfreeze is not installed';
-  return null;
-}
-const reason = freezeUnavailableReason();
+const reason = needs.missing();
 
 /** VmRSS (bytes) and thread count of a process, from /proc. */
 function processFootprint(pid: number): { rssBytes: number; threads: number } {
@@ -58,7 +54,7 @@ function healthyRun(root: string, name: string): { jobs: Array<Record<string, un
   return { jobs: [{ name, filename: join(root, `${name}.dat`), rw: 'randread', bs: '4k', size: '1m', direct: 1, runtime: '200ms', time_based: 1 }] };
 }
 
-describe.skipIf(reason !== null)(`frozen roots${reason ? ` (skipped: ${reason})` : ''}`, () => {
+describe.skipIf(reason !== undefined)(`frozen roots${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let fx: TargetFixtures;
   let mount = '';
   let frozen = false;

@@ -15,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
-import { TargetFixtures, commandMissing, loopUnavailableReason, superblockMagic } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { TargetFixtures, superblockMagic } from '../helpers/target-fixtures.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'dist');
 
 const MiB = 1024 * 1024;
 let server: TestServer;
@@ -89,10 +92,9 @@ describe('a directory swapped for a symlink out of the root while a run goes', (
   });
 });
 
+const mountReason = needs.missing('loop', 'mkfs');
 
-const mountReason = loopUnavailableReason() ?? (commandMissing('mkfs.ext4') ? 'mkfs.ext4 is not installed' : null);
-
-describe.skipIf(mountReason !== null)(`a swap to /dev${mountReason ? `: skipped, ${mountReason}` : ''}`, () => {
+describe.skipIf(mountReason !== undefined)(`a swap to /dev${mountReason ? `: skipped, ${mountReason}` : ''}`, () => {
   let fx: TargetFixtures;
   let image = '';
   let device = '';

@@ -8,9 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { runSuite } from '../../src/suites/index.js';
 import { volbench } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
-import { TargetFixtures, loopUnavailableReason } from '../helpers/target-fixtures.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
 import { findAll, parseXml } from '../helpers/xml.js';
+
+const needs = requires('child', 'tmpfs', 'loop', 'dist');
 
 const scratch = new ScratchDir('suite-cli');
 afterAll(() => scratch.remove());
@@ -100,9 +103,9 @@ describe('volbench suite', () => {
   });
 });
 
-const noLoop = loopUnavailableReason();
+const noLoop = needs.missing('loop');
 
-describe.skipIf(noLoop !== null)(`initialize on a loop device${noLoop ? ` (skipped: ${noLoop})` : ''}`, () => {
+describe.skipIf(noLoop !== undefined)(`initialize on a loop device${noLoop ? ` (skipped: ${noLoop})` : ''}`, () => {
   it('reads the whole device once without --allow_block_write', async () => {
     const fixtures = new TargetFixtures('initialize', '/dev/shm');
     try {

@@ -14,6 +14,9 @@ import { fleetDefaultSuite, parseManifestEntries, withTests } from '../../src/su
 import { namedSuites, suiteOf } from '../../src/publish/suite-columns.js';
 import { ROOT } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
+import { requires } from '../helpers/requires.js';
+
+requires();
 
 describe('the suite manifest', () => {
   const manifest = suiteManifest();

@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { VolbenchError } from '../../src/errors.js';
 import type { FioResult } from '../../src/fio-output/fio-result.js';
 import { combineDiskUtil, runSuite, type SuiteRunOptions } from '../../src/suites/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('suites');
 afterAll(() => scratch.remove());

@@ -11,7 +11,9 @@ import { describeSuite, listSuites, loadSuite } from '../../src/suites/index.js'
 import { parseSpec } from '../../src/jobspec/index.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
 import { ROOT } from '../helpers/cli.js';
-import { commandMissing } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('child', 'fio');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -104,7 +106,7 @@ describe('shipped suites', () => {
   });
 });
 
-describe.skipIf(commandMissing('fio'))('real fio on the suite files', () => {
+describe.skipIf(needs.missing('fio'))('real fio on the suite files', () => {
   it.each(Object.keys(EXPECTED_JOBS))('accepts %s with its target given on the command line', (name) => {
     const file = loadSuite(name).path;
     const parse = spawnSync('fio', ['--parse-only', file, targetFlag(name)], { encoding: 'utf8' });

@@ -10,9 +10,12 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { CLI } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 import { screen } from '../helpers/terminal.js';
 import { artifactsDir } from '../browser/browser.js';
+
+requires('child', 'tmpfs');
 
 const SCRIPT = '/usr/bin/script';
 const scratch = new ScratchDir('suite-tty');

@@ -5,8 +5,6 @@
  */
 import { TargetFixtures } from '../../helpers/target-fixtures.js';
 
-export { loopUnavailableReason } from '../../helpers/target-fixtures.js';
-
 export interface LoopDevice {
   device: string;
   release(): void;

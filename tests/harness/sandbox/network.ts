@@ -106,16 +106,3 @@ table inet volbench_member {
     close,
   };
 }
-
-/** Why member networks cannot be made here, or undefined when they can. */
-export function networkSkipReason(): string | undefined {
-  if (process.getuid?.() !== 0) return 'member networks need root';
-  for (const [cmd, args] of [['ip', ['-V']], ['nft', ['--version']]] as const) {
-    try {
-      run(cmd, args);
-    } catch {
-      return `${cmd} is not installed (${cmd === 'nft' ? 'nftables' : 'iproute2'})`;
-    }
-  }
-  return undefined;
-}

@@ -1,32 +1,39 @@
 /**
- * `npm run bundle -- --arch x64|arm64` makes a self-contained tarball with its SHA-256 beside it.
+ * `npm run bundle -- --arch x64|arm64` makes a self-contained tarball with its SHA-256 beside it
+ * (the run's global setup makes each bundle once, from the run's packed tarball, and keeps it in
+ * VOLBENCH_CACHE while its inputs stay the same: tests/helpers/fixture-service.ts).
  * Unpacked, the x64 bundle runs a job in a Debian 11 root (glibc 2.31, older than Amazon Linux
  * 2023's) through its launcher, with nothing on PATH but coreutils, in a network namespace with no
  * route; the arm64 bundle runs its own Node and addon under qemu-user against Debian 11's arm64
  * glibc, also with no network. (The launcher is a sh script, the same for both; without binfmt_misc
  * this machine cannot exec an arm64 binary by name, so the arm64 Node is started through qemu.)
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { QEMU, firstJob, pkgVersion, qemuSkipReason, repoRoot, rootSkipReason, runAsync, runRoot } from '../helpers/packaging.js';
+import { fixture } from '../helpers/fixtures.js';
+import { QEMU, firstJob, pkgVersion, runAsync, runRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
 
-const skip = rootSkipReason();
+const needs = requires('bundle', 'debian', 'qemu');
+
+const skip = needs.missing('debian');
 let tmp: string;
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), `volbench-bundle-${process.pid}-`));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }), 300_000);
 
-/** Builds the bundle for `arch`, checks its digest and unpacks it; the unpacked tree. */
+/** The run's bundle for `arch`: what the script wrote, its digest checked, unpacked; the unpacked tree. */
 async function buildAndUnpack(arch: 'x64' | 'arm64'): Promise<string> {
-  const out = join(tmp, `out-${arch}`);
-  const made = await runAsync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs'), '--arch', arch, '--out', out], { cwd: repoRoot, timeoutMs: 900_000 });
-  expect(made.status, made.stderr).toBe(0);
+  const out = await fixture(`bundle-${arch}`);
   const name = `volbench-${pkgVersion}-linux-${arch}`;
-  expect(readdirSync(out).sort()).toEqual([name, `${name}.tar.gz`, `${name}.tar.gz.sha256`]);
+  // What `npm run bundle` wrote into its --out directory (the tree itself is not kept).
+  const made = JSON.parse(readFileSync(join(out, 'made.json'), 'utf8')) as { made: string[] };
+  expect(made.made).toEqual([name, `${name}.tar.gz`, `${name}.tar.gz.sha256`]);
+  expect(existsSync(join(out, `${name}.tar.gz`))).toBe(true);
   const check = await runAsync('sha256sum', ['-c', `${name}.tar.gz.sha256`], { cwd: out });
   expect(check.stdout.trim(), check.stderr).toBe(`${name}.tar.gz: OK`);
   const unpacked = join(tmp, `unpacked-${arch}`);
@@ -44,7 +51,7 @@ async function buildAndUnpack(arch: 'x64' | 'arm64'): Promise<string> {
 
 const JOB = ['run', '--name=bundled', '--filename=/tmp/bundle-job.dat', '--size=4m', '--rw=randrw', '--bs=4k', '--ioengine=psync', '--direct=0', '--output-format=json'];
 
-describe.skipIf(skip !== null)(`the bundle${skip ? ` [skipped: ${skip}]` : ''}`, () => {
+describe.skipIf(skip !== undefined)(`the bundle${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   it('x64: runs a job in Debian 11 through its launcher, coreutils alone on PATH, no network', async () => {
     const tree = await buildAndUnpack('x64');
     const root = runRoot();
@@ -72,8 +79,8 @@ chroot "$r" /usr/bin/env -i PATH=/tmp/coreutils HOME=/tmp /bin/sh -c 'command -v
     expect(engine).toBe('psync');
   }, 900_000);
 
-  const qemuSkip = qemuSkipReason();
-  it.skipIf(qemuSkip !== null)(`arm64: its Node and addon run a job under qemu-user on Debian 11's glibc, no network${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
+  const qemuSkip = needs.missing('qemu');
+  it.skipIf(qemuSkip !== undefined)(`arm64: its Node and addon run a job under qemu-user on Debian 11's glibc, no network${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
     const tree = await buildAndUnpack('arm64');
     const sysroot = join(runRoot(), 'usr', 'aarch64-linux-gnu');
     const work = join(tmp, 'arm64-job');

@@ -13,13 +13,16 @@ import { describe, expect, it } from 'vitest';
 
 import { addonSourcesHash } from '../../install/addon-sources.mjs';
 import { elfArch, symbolVersions, tooNew } from '../../scripts/elf-check.mjs';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('objdump');
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = join(root, 'prebuilds');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
   binaries: Record<string, { file: string; libc: string; glibc: string; sources: string; sha256: string; bytes: number }>;
 };
-const objdump = spawnSync('objdump', ['--version']).status === 0;
+const noObjdump = needs.missing('objdump');
 
 function nodeFiles(at: string, out: string[] = []): string[] {
   for (const e of readdirSync(at, { withFileTypes: true })) {
@@ -43,7 +46,7 @@ describe('prebuilt addon binaries', () => {
     expect(entry.libc).toBe('glibc');
   });
 
-  it.skipIf(!objdump)(`needs nothing newer than Amazon Linux 2023 (objdump -T)${objdump ? '' : ' [skipped: objdump is not installed (binutils)]'}`, () => {
+  it.skipIf(noObjdump !== undefined)(`needs nothing newer than Amazon Linux 2023 (objdump -T)${noObjdump ? ` [skipped: ${noObjdump}]` : ''}`, () => {
     for (const entry of Object.values(manifest.binaries)) {
       const file = join(dir, entry.file);
       const versions = symbolVersions(file);

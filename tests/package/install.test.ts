@@ -14,16 +14,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { childEnv, firstJob, nodeDist, packTarball, pathDir, qemuSkipReason, repoRoot, runAsync, runRoot, which, type Ran } from '../helpers/packaging.js';
+import { fixture } from '../helpers/fixtures.js';
+import { childEnv, firstJob, nodeDist, pathDir, repoRoot, runAsync, runRoot, which, type Ran } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('packaging', 'qemu');
 
 const INSTALL_LIMIT_MS = 60_000;
 let tmp: string;
 let tarball: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), `volbench-install-${process.pid}-`));
-  tarball = packTarball(tmp);
-}, 120_000);
+  // The run's one npm pack of this checkout (the smoke tests on the other Nodes install it too).
+  tarball = await fixture('tarball');
+}, 300_000);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }), 300_000);
 
 function project(name: string): string {
@@ -65,8 +70,8 @@ describe('npm install of the packed tarball, no compiler on PATH', () => {
     await runJob(cwd, bin);
   }, 300_000);
 
-  const qemuSkip = qemuSkipReason();
-  it.skipIf(qemuSkip !== null)(`arm64 under qemu-user: installs with the arm64 Node, builds nothing, runs a job${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
+  const qemuSkip = needs.missing('qemu');
+  it.skipIf(qemuSkip !== undefined)(`arm64 under qemu-user: installs with the arm64 Node, builds nothing, runs a job${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
     const sysroot = join(runRoot(), 'usr', 'aarch64-linux-gnu');
     const bin = pathDir(join(tmp, 'bin-arm64'), { sh: which('sh'), npm: which('npm') }, { binary: join(nodeDist('arm64'), 'bin', 'node'), sysroot });
     expect(spawnSync(join(bin, 'node'), ['-p', 'process.arch'], { env: { PATH: bin }, encoding: 'utf8' }).stdout.trim()).toBe('arm64');

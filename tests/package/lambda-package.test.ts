@@ -1,6 +1,7 @@
 /**
  * `npm run package:lambda -- --arch x64|arm64` makes one zip per architecture for Lambda's
- * managed Node runtimes: the handler, the production dependencies and that architecture's
+ * managed Node runtimes (the run's global setup makes each once, tests/helpers/fixture-service.ts):
+ * the handler, the production dependencies and that architecture's
  * prebuilt addon only (no sources, tests or build trees), under Lambda's 250 MB unzipped, every
  * native module needing nothing newer than Amazon Linux 2023's. Unzipped, the x64 one loads its
  * handler and addon here; the arm64 one does under qemu-user.
@@ -12,7 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { elfArch, tooNew } from '../../scripts/elf-check.mjs';
 import { LAMBDA_UNZIPPED_LIMIT } from '../../scripts/package-lambda.mjs';
-import { QEMU, nodeDist, qemuSkipReason, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
+import { fixture } from '../helpers/fixtures.js';
+import { QEMU, nodeDist, runAsync, runRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('packaging', 'qemu');
 
 let tmp: string;
 beforeAll(() => {
@@ -24,9 +29,9 @@ const LOAD = "const { handler } = await import('./dist/server/lambda.js'); const
   "console.log(JSON.stringify({ handler: typeof handler, engines: availableEngines() }));";
 
 async function zipFor(arch: 'x64' | 'arm64'): Promise<{ dir: string; names: string[] }> {
-  const zip = join(tmp, `volbench-lambda-${arch}.zip`);
-  const made = await runAsync(process.execPath, [join(repoRoot, 'scripts', 'package-lambda.mjs'), '--arch', arch, '--out', zip], { cwd: repoRoot, timeoutMs: 900_000 });
-  expect(made.status, made.stderr).toBe(0);
+  // The run's zip, made by the script from the run's packed tarball (kept in VOLBENCH_CACHE while
+  // what it is made from stays the same: tests/helpers/fixture-service.ts).
+  const zip = await fixture(`lambda-${arch}`);
   const listing = await runAsync('unzip', ['-Z', '-t', zip]);
   const unzippedBytes = Number(/(\d+) bytes uncompressed/.exec(listing.stdout)?.[1]);
   expect(unzippedBytes).toBeGreaterThan(10 * 1000 * 1000);
@@ -61,8 +66,8 @@ describe('the Lambda zips', () => {
     expect(JSON.parse(loaded.stdout)).toEqual({ handler: 'function', engines: expect.arrayContaining(['psync', 'null']) });
   }, 900_000);
 
-  const qemuSkip = qemuSkipReason();
-  it.skipIf(qemuSkip !== null)(`arm64: the handler and the arm64 addon, loading under qemu-user${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
+  const qemuSkip = needs.missing('qemu');
+  it.skipIf(qemuSkip !== undefined)(`arm64: the handler and the arm64 addon, loading under qemu-user${qemuSkip ? ` [skipped: ${qemuSkip}]` : ''}`, async () => {
     const { dir, names } = await zipFor('arm64');
     checkContents(names, dir, 'arm64');
     const node = join(nodeDist('arm64'), 'bin', 'node');

@@ -12,8 +12,11 @@ import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
 import { nodeVersions } from '../../scripts/node-versions.mjs';
-import { repoRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
 
+requires();
+
+const repoRoot = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } };
 const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean; os?: string[]; cpu?: string[] }>;

@@ -11,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { QEMU, nodeDist, qemuSkipReason, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
+import { QEMU, nodeDist, repoRoot, runAsync, runRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
 
-const skip = qemuSkipReason();
+const needs = requires('qemu');
+
+const skip = needs.missing('qemu');
 
 // Runs inside the arm64 Node: the library from dist/ on the arm64 prebuilt, results as JSON.
 const PROBE = `
@@ -45,7 +48,7 @@ try {
 console.log(JSON.stringify(out));
 `;
 
-describe.skipIf(skip !== null)(`the arm64 prebuilt under qemu-user${skip ? ` [skipped: ${skip}]` : ''}`, () => {
+describe.skipIf(skip !== undefined)(`the arm64 prebuilt under qemu-user${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let work: string;
   let result: {
     arch: string; engines: string[]; jobs: Record<string, { bytes: number; error: number; engine: string }>;

@@ -8,6 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 import { repoRoot } from '../helpers/packaging.js';
+import { requires } from '../helpers/requires.js';
+
+const needs = requires('packaging');
 
 const MiB = 1024 * 1024;
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8' })) as {
