@@ -12,10 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { createLambdaHandler, lambdaConfig, type LambdaHandler, type LambdaResult } from '../../src/server/lambda.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
-const reason = motoSkipReason();
+const needs = requires('moto');
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-lambda-studies';
 const REGION = 'us-east-1';
 const STUDY_TOKEN = `lambda-study-${process.pid}`;
@@ -48,7 +50,7 @@ describe.skipIf(reason !== undefined)(`the Lambda form's studies, against moto${
   const saved = { ...process.env };
 
   beforeAll(async () => {
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     Object.assign(process.env, moto.env);
     s3 = new S3Client({ region: REGION, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
@@ -65,7 +67,6 @@ describe.skipIf(reason !== undefined)(`the Lambda form's studies, against moto${
     await handler?.close();
     process.env = saved;
     s3?.destroy();
-    await moto?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -12,10 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
-const reason = motoSkipReason();
+const needs = requires('child', 'moto', 'dist');
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-serve-restart';
 const REGION = 'us-east-1';
 const LABELS = ['gp3-1g', 'io2-4g-400iops'];
@@ -29,7 +31,7 @@ describe.skipIf(reason !== undefined)(`a study across a kill -9 of its service${
 
   beforeAll(async () => {
     ensureBuilt();
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     s3 = new S3Client({ region: REGION, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     work = mkdtempSync(join(tmpdir(), `volbench-serve-restart-${process.pid}-`));
@@ -46,7 +48,6 @@ describe.skipIf(reason !== undefined)(`a study across a kill -9 of its service${
       await waitForExit(serve.child);
     }
     s3?.destroy();
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -19,10 +19,12 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { HeldLease, fleetClients, type FleetClients } from '../../src/fleet/index.js';
 import { readEvents } from '../api/helpers/sse.js';
 import { startServer, type ApiClient, type TestServer } from '../api/helpers/server.js';
-import { motoSkipReason, startMoto, type Moto } from '../helpers/moto.js';
+import { freshMoto, type Moto } from '../helpers/moto.js';
+import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
-const reason = motoSkipReason();
+const needs = requires('moto', 'tmpfs');
+const reason = needs.missing('moto');
 const BUCKET = 'volbench-service-studies';
 const REGION = 'us-east-1';
 const VOLUMES = ['gp3:1g', 'io2:4g:iops=400'];
@@ -51,7 +53,7 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
   const study = (id: string) => studies.request('GET', `/v1/studies/${id}`).then((r) => r.body);
 
   beforeAll(async () => {
-    moto = await startMoto(REGION);
+    moto = await freshMoto(REGION);
     // The service's credentials are its own, from the SDK's chain: here, moto's in the environment.
     for (const [k, v] of Object.entries(moto.env)) {
       saved[k] = process.env[k];
@@ -66,7 +68,7 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     server = await startServer({
       studies: {
         token: STUDY_TOKEN, bucket: BUCKET, maxCostUsd: 1, maxConcurrent: 3, regions: [REGION], volumeTypes: ['gp3', 'io2', 'st1'],
-        packages: { files: { x64: join(work, 'volbench-0.0.0-linux-x64.tar.gz') } }, driver: 'loop', index: 'store', pollMs: 300, runningPollMs: 300,
+        packages: { files: { x64: join(work, 'volbench-0.0.0-linux-x64.tar.gz') } }, driver: 'loop', index: 'store', pollMs: 300, runningPollMs: 300, leaseSec: 8,
       },
     });
     studies = server.client.withToken(STUDY_TOKEN);
@@ -80,7 +82,6 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     }
     clients?.destroy();
     s3?.destroy();
-    await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
