@@ -24,8 +24,29 @@ double Num(const Napi::Object& o, const char* name) {
   return d;
 }
 
-uint64_t U64(const Napi::Object& o, const char* name) { return static_cast<uint64_t>(Num(o, name)); }
-uint32_t U32(const Napi::Object& o, const char* name) { return static_cast<uint32_t>(Num(o, name)); }
+[[noreturn]] void Refuse(Napi::Env env, const char* name, const std::string& what) {
+  throw Napi::RangeError::New(env, std::string("plan field '") + name + "' must be " + what);
+}
+
+// A whole number from `min` to `max`: nothing is truncated or wrapped on its way into a field.
+double Whole(const Napi::Object& o, const char* name, double min, double max) {
+  const double d = Num(o, name);
+  if (d != std::floor(d) || d < min || d > max) {
+    Refuse(o.Env(), name, "a whole number from " + std::to_string(static_cast<uint64_t>(min)) + " to " +
+                              std::to_string(static_cast<uint64_t>(max)));
+  }
+  return d;
+}
+
+// 2^64 - 2048: the largest double below 2^64, so the cast cannot overflow.
+constexpr double kMaxU64 = 18446744073709549568.0;
+
+uint64_t U64(const Napi::Object& o, const char* name) { return static_cast<uint64_t>(Whole(o, name, 0, kMaxU64)); }
+uint32_t U32(const Napi::Object& o, const char* name) { return static_cast<uint32_t>(Whole(o, name, 0, UINT32_MAX)); }
+uint32_t U32In(const Napi::Object& o, const char* name, uint32_t min, uint32_t max) {
+  return static_cast<uint32_t>(Whole(o, name, min, max));
+}
+
 
 bool Bool(const Napi::Object& o, const char* name) {
   Napi::Value v = Field(o, name);
@@ -37,6 +58,18 @@ std::string Str(const Napi::Object& o, const char* name) {
   Napi::Value v = Field(o, name);
   if (!v.IsString()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must be a string");
   return v.As<Napi::String>().Utf8Value();
+}
+
+// A word of `words` (the plan's spelling of an enum): its index, or a RangeError naming the field
+// and the words it takes. Nothing unknown is taken as a default.
+template <size_t N>
+size_t Word(const Napi::Object& o, const char* name, const char* const (&words)[N]) {
+  const std::string s = Str(o, name);
+  for (size_t i = 0; i < N; i++)
+    if (s == words[i]) return i;
+  std::string accepted = "one of";
+  for (size_t i = 0; i < N; i++) accepted += std::string(i ? ", " : " ") + words[i];
+  Refuse(o.Env(), name, accepted);
 }
 
 Napi::Array Arr(const Napi::Object& o, const char* name, uint32_t want_len) {
@@ -70,8 +103,10 @@ PathRef RefFromJs(Napi::Value v, const char* name, bool nullable) {
   Napi::Value fd = Field(o, "dirFd");
   if (!fd.IsNumber()) throw Napi::TypeError::New(v.Env(), std::string("plan field '") + name + ".dirFd' must be a number");
   const double d = fd.As<Napi::Number>().DoubleValue();
+  if (!(d >= -1 && d < 1 << 30 && d == std::floor(d)))
+    throw Napi::RangeError::New(v.Env(), std::string("plan field '") + name + ".dirFd' must be -1 or a descriptor number");
   PathRef ref;
-  ref.dir_fd = d >= 0 && d < 1 << 30 ? static_cast<int>(d) : -1;
+  ref.dir_fd = static_cast<int>(d);
   ref.name = Str(o, "name");
   if (ref.dir_fd >= 0 && (ref.name.empty() || ref.name[0] == '/'))
     throw Napi::TypeError::New(v.Env(), std::string("plan field '") + name + ".name' must be a relative name");
@@ -80,21 +115,26 @@ PathRef RefFromJs(Napi::Value v, const char* name, bool nullable) {
 
 // {kind: 'new' | 'file' | 'device', dev, ino, rdev}: what an open must find.
 Expect ExpectFromJs(const Napi::Object& expect) {
-  const std::string kind = Str(expect, "kind");
+  static const char* const kKinds[] = {"new", "file", "device"};
+  static constexpr Expect::Kind kKindOf[] = {Expect::kNew, Expect::kFile, Expect::kDevice};
   Expect e;
-  e.kind = kind == "file" ? Expect::kFile : kind == "device" ? Expect::kDevice : Expect::kNew;
+  e.kind = kKindOf[Word(expect, "kind", kKinds)];
   e.dev = BigU64(expect, "dev");
   e.ino = BigU64(expect, "ino");
   e.rdev = BigU64(expect, "rdev");
   return e;
 }
 
-void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
+// One whole number per direction, each at most `max`.
+void Triple(const Napi::Object& o, const char* name, uint64_t out[kDirs], double max = kMaxU64) {
   Napi::Array a = Arr(o, name, kDirs);
   for (uint32_t i = 0; i < kDirs; i++) {
     Napi::Value v = a.Get(i);
-    if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must hold numbers");
-    out[i] = static_cast<uint64_t>(v.As<Napi::Number>().DoubleValue());
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0 && d <= max && d == std::floor(d))) {
+      Refuse(o.Env(), name, "three whole numbers from 0 to " + std::to_string(static_cast<uint64_t>(max)));
+    }
+    out[i] = static_cast<uint64_t>(d);
   }
 }
 
@@ -103,13 +143,13 @@ const EngineEntry* EngineFromName(Napi::Env env, const std::string& s) {
   throw Napi::TypeError::New(env, "unknown engine '" + s + "'");
 }
 
-Fallocate FallocateFromName(const std::string& s) {
-  if (s == "none") return Fallocate::kNone;
-  if (s == "posix") return Fallocate::kPosix;
-  if (s == "keep") return Fallocate::kKeep;
-  if (s == "truncate") return Fallocate::kTruncate;
-  return Fallocate::kNative;
-}
+// The plan's words for each enum, in the enum's order.
+const char* const kFallocateWords[] = {"none", "native", "posix", "keep", "truncate"};
+const char* const kOSyncWords[] = {"none", "sync", "dsync"};
+const char* const kFadviseWords[] = {"none", "random", "sequential"};
+static_assert(static_cast<int>(Fallocate::kTruncate) == 4 && static_cast<int>(OSync::kDsync) == 2 &&
+                  static_cast<int>(Fadvise::kSequential) == 2,
+              "the words follow the enums");
 
 Napi::Object IdentityToJs(Napi::Env env, uint64_t dev, uint64_t ino, uint64_t rdev) {
   Napi::Object o = Napi::Object::New(env);
@@ -241,16 +281,14 @@ void TargetFromJs(const Napi::Object& o, JobPlan& p) {
   }
   p.is_block_device = Bool(o, "isBlockDevice");
   p.direct = Bool(o, "direct");
-  const std::string osync = Str(o, "osync");
-  p.osync = osync == "sync" ? OSync::kSync : osync == "dsync" ? OSync::kDsync : OSync::kNone;
+  p.osync = static_cast<OSync>(Word(o, "osync", kOSyncWords));
   p.needs_write = Bool(o, "needsWrite");
   p.exclusive = Bool(o, "exclusive");
   p.layout_bytes = U64(o, "layoutBytes");
   p.layout_fill = Bool(o, "layoutFill");
-  p.fallocate = FallocateFromName(Str(o, "fallocate"));
+  p.fallocate = static_cast<Fallocate>(Word(o, "fallocate", kFallocateWords));
   p.invalidate = Bool(o, "invalidate");
-  const std::string fadvise = Str(o, "fadvise");
-  p.fadvise = fadvise == "random" ? Fadvise::kRandom : fadvise == "sequential" ? Fadvise::kSequential : Fadvise::kNone;
+  p.fadvise = static_cast<Fadvise>(Word(o, "fadvise", kFadviseWords));
   p.unlink_after = Bool(o, "unlinkAfter");
 }
 
@@ -282,52 +320,93 @@ void BlockSizesFromJs(const Napi::Object& o, JobPlan& p) {
     if (!dv.IsArray()) throw Napi::TypeError::New(o.Env(), "plan field 'bs' must hold arrays");
     Napi::Array entries = dv.As<Napi::Array>();
     for (uint32_t i = 0; i < entries.Length(); i++) {
-      Napi::Object e = entries.Get(i).As<Napi::Object>();
-      p.bs[d].push_back(BsEntry{U32(e, "bs"), U32(e, "pct")});
+      Napi::Value ev = entries.Get(i);
+      if (!ev.IsObject()) throw Napi::TypeError::New(o.Env(), "plan field 'bs' must hold arrays of {bs, pct}");
+      Napi::Object e = ev.As<Napi::Object>();
+      p.bs[d].push_back(BsEntry{U32In(e, "bs", 1, UINT32_MAX), U32In(e, "pct", 0, 100)});
     }
   }
-  Triple(o, "blockAlign", p.block_align);
+  Triple(o, "blockAlign", p.block_align, UINT32_MAX);
+  uint64_t range[kDirs];
+  Triple(o, "bsRange", range, 1);
+  for (int d = 0; d < kDirs; d++) p.bs_range[d] = range[d] != 0;
 }
 
 // The queue: depth and batching.
 void QueueFromJs(const Napi::Object& o, JobPlan& p) {
-  Napi::Env env = o.Env();
-  p.io_depth = U32(o, "ioDepth");
-  if (p.io_depth == 0 || p.io_depth > 65536) throw Napi::RangeError::New(env, "plan field 'ioDepth' out of range");
+  // fio's bound (options.c iodepth maxval), and the jobspec's: I/O slots are numbered in 16 bits.
+  p.io_depth = U32In(o, "ioDepth", 1, 65535);
   p.batch_submit = U32(o, "batchSubmit");
   p.batch_complete_min = U32(o, "batchCompleteMin");
-  p.batch_complete_max = U32(o, "batchCompleteMax");
-  if (p.batch_complete_max == 0) throw Napi::RangeError::New(env, "plan field 'batchCompleteMax' out of range");
+  p.batch_complete_max = U32In(o, "batchCompleteMax", 1, UINT32_MAX);
+}
+
+void BigTriple(const Napi::Object& o, const char* name, uint64_t out[kDirs]) {
+  Napi::Array a = Arr(o, name, kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value v = a.Get(d);
+    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), std::string("plan field '") + name + "' must hold bigints");
+    bool lossless = true;
+    out[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  }
+}
+
+// [[{access, size}], ...]: each direction's zones, whose accesses add up to 100 (or none) and
+// sizes to at most 100, as the jobspec made them.
+void ZonesFromJs(const Napi::Object& o, JobPlan& p) {
+  Napi::Array zones = Arr(o, "zones", kDirs);
+  for (uint32_t d = 0; d < kDirs; d++) {
+    Napi::Value dv = zones.Get(d);
+    if (!dv.IsArray()) throw Napi::TypeError::New(o.Env(), "plan field 'zones' must hold arrays of {access, size}");
+    Napi::Array list = dv.As<Napi::Array>();
+    uint32_t access = 0, size = 0;
+    for (uint32_t i = 0; i < list.Length(); i++) {
+      Napi::Value zv = list.Get(i);
+      if (!zv.IsObject()) throw Napi::TypeError::New(o.Env(), "plan field 'zones' must hold arrays of {access, size}");
+      Napi::Object z = zv.As<Napi::Object>();
+      p.zones[d].push_back(ZoneSplit{U32In(z, "access", 0, 100), U32In(z, "size", 0, 100)});
+      access += p.zones[d].back().access;
+      size += p.zones[d].back().size;
+    }
+    if (!list.Length()) continue;
+    if (access != 100 || size > 100) Refuse(o.Env(), "zones", "zones whose accesses add up to 100 and sizes to at most 100");
+  }
 }
 
 // Where the I/Os go and in which direction: seeds, distribution, mix.
 void PatternFromJs(const Napi::Object& o, JobPlan& p) {
   uint64_t random[kDirs];
-  Triple(o, "random", random);
+  Triple(o, "random", random, 1);
   for (int d = 0; d < kDirs; d++) p.random[d] = random[d] != 0;
-  p.read_pct = U32(o, "readPct");
-  p.trim_pct = U32(o, "trimPct");
+  p.read_pct = U32In(o, "readPct", 0, 100);
+  p.trim_pct = U32In(o, "trimPct", 0, 100);
   p.rand_seed = BigU64(o, "randSeed");
-  Napi::Array fio_bs = Arr(o, "fioSeedBs", kDirs);
-  for (uint32_t d = 0; d < kDirs; d++) {
-    Napi::Value v = fio_bs.Get(d);
-    if (!v.IsBigInt()) throw Napi::TypeError::New(o.Env(), "plan field 'fioSeedBs' must hold bigints");
-    bool lossless = true;
-    p.fio_seed_bs[d] = v.As<Napi::BigInt>().Uint64Value(&lossless);
-  }
+  BigTriple(o, "fioSeedBs", p.fio_seed_bs);
   p.fio_seed_mix = BigU64(o, "fioSeedMix");
   p.fio_seed_block = BigU64(o, "fioSeedBlock");
   p.fio_reseed = Bool(o, "fioReseed");
   p.random_map = Bool(o, "randomMap");
   p.fio_map = Bool(o, "fioMap");
-  p.distribution = static_cast<Distribution>(U32(o, "distribution"));
+  p.distribution = static_cast<Distribution>(U32In(o, "distribution", 0, static_cast<uint32_t>(Distribution::kZoned)));
   p.distribution_param = Num(o, "distributionParam");
+  ZonesFromJs(o, p);
+  uint64_t perc[kDirs];
+  Triple(o, "percentageRandom", perc, 100);
+  for (int d = 0; d < kDirs; d++) p.perc_random[d] = static_cast<uint32_t>(perc[d]);
+  p.fio_seed_seq_rand = BigU64(o, "fioSeedSeqRand");
+  p.fio_seed_zone = BigU64(o, "fioSeedZone");
+  BigTriple(o, "fioSeedPoisson", p.fio_seed_poisson);
 }
 
 // How fast: rates and think time.
 void PaceFromJs(const Napi::Object& o, JobPlan& p) {
   Triple(o, "rateBytes", p.rate_bytes);
   Triple(o, "rateIops", p.rate_iops);
+  p.rate_poisson = Bool(o, "ratePoisson");
+  p.latency_target_ns = U64(o, "latencyTargetNs");
+  p.latency_window_ns = U64(o, "latencyWindowNs");
+  p.latency_percentile = Num(o, "latencyPercentile");
+  if (p.latency_percentile > 100) Refuse(o.Env(), "latencyPercentile", "a percentage from 0 to 100");
   p.thinktime_ns = U64(o, "thinktimeNs");
   p.thinktime_blocks = U64(o, "thinktimeBlocks");
   if (p.thinktime_blocks == 0) p.thinktime_blocks = 1;
@@ -335,13 +414,14 @@ void PaceFromJs(const Napi::Object& o, JobPlan& p) {
 
 // What the buffers hold, what is verified, and what is synced.
 void DataFromJs(const Napi::Object& o, JobPlan& p) {
-  p.buffer_fill = static_cast<BufferFill>(U32(o, "bufferFill"));
-  p.compress_pct = U32(o, "compressPct");
+  p.buffer_fill = static_cast<BufferFill>(U32In(o, "bufferFill", 0, static_cast<uint32_t>(BufferFill::kCompressible)));
+  p.compress_pct = U32In(o, "compressPct", 0, 100);
   p.compress_chunk = U32(o, "compressChunk");
   p.refill_buffers = Bool(o, "refillBuffers");
   p.scramble_buffers = Bool(o, "scrambleBuffers");
   p.measure_huge_pages = Bool(o, "measureHugePages");
-  p.verify_crc32c = U32(o, "verify") == 1;
+  p.verify_kind = static_cast<VerifyKind>(U32In(o, "verify", 0, static_cast<uint32_t>(VerifyKind::kMd5)));
+  p.verify = p.verify_kind != VerifyKind::kNone;
   p.do_verify = Bool(o, "doVerify");
   p.verify_only = Bool(o, "verifyOnly");
   p.fsync_every = U64(o, "fsyncEvery");
@@ -382,13 +462,16 @@ void LogsFromJs(const Napi::Object& o, JobPlan& p) {
   p.log_offset = Bool(o, "logOffset");
 }
 
+// IoUnit::file numbers a job's files in 16 bits: its target and at most this many more.
+constexpr uint32_t kMaxMoreFiles = 65534;
+
 // The job's other files ([{path, target, unlinkTarget, expect, isBlockDevice, exclusive,
 // layoutBytes, regionOffset, regionBytes}]) and how its I/Os are spread over them.
 void FilesFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Env env = o.Env();
   Napi::Array files = Arr(o, "moreFiles", 0);
   // IoUnit::file numbers a job's files in 16 bits.
-  if (files.Length() >= 65535) throw Napi::RangeError::New(env, "plan field 'moreFiles' holds too many files");
+  if (files.Length() > kMaxMoreFiles) Refuse(env, "moreFiles", "at most " + std::to_string(kMaxMoreFiles) + " files");
   for (uint32_t i = 0; i < files.Length(); i++) {
     Napi::Value v = files.Get(i);
     if (!v.IsObject()) throw Napi::TypeError::New(env, "plan field 'moreFiles' must hold objects");
@@ -405,16 +488,16 @@ void FilesFromJs(const Napi::Object& o, JobPlan& p) {
     t.region_bytes = U64(f, "regionBytes");
     p.more_files.push_back(std::move(t));
   }
-  const uint32_t service = U32(o, "fileService");
-  if (service > static_cast<uint32_t>(FileService::kRandom)) throw Napi::RangeError::New(env, "plan field 'fileService' out of range");
-  p.file_service = static_cast<FileService>(service);
-  p.file_service_nr = U32(o, "fileServiceNr");
-  if (p.file_service_nr == 0) throw Napi::RangeError::New(env, "plan field 'fileServiceNr' out of range");
+  p.file_service = static_cast<FileService>(U32In(o, "fileService", 0, static_cast<uint32_t>(FileService::kRandom)));
+  p.file_service_nr = U32In(o, "fileServiceNr", 1, UINT32_MAX);
   p.fio_seed_file = BigU64(o, "fioSeedFile");
 }
 
-// fio's --status-interval, in ns (0: no reports while the run goes on).
-void StatusFromJs(const Napi::Object& o, JobPlan& p) { p.status_interval_ns = U64(o, "statusIntervalNs"); }
+// fio's --status-interval, in ns (0: no reports while the run goes on). At most 2^62 ns (146
+// years): the monotonic clock plus an interval, or a few of them, must not wrap.
+void StatusFromJs(const Napi::Object& o, JobPlan& p) {
+  p.status_interval_ns = static_cast<uint64_t>(Whole(o, "statusIntervalNs", 0, 4611686018427387904.0));
+}
 
 void CpusFromJs(const Napi::Object& o, JobPlan& p) {
   Napi::Array cpus = Arr(o, "cpus", 0);
@@ -509,6 +592,7 @@ Napi::Object ResultToJs(Napi::Env env, Job& job, const JobResult& r, Hist&& hist
   o.Set("iodepthLevel", CountsToJs(env, r.depth_level, kDepthBuckets));
   o.Set("iodepthSubmit", CountsToJs(env, r.depth_submit, kDepthBuckets));
   o.Set("iodepthComplete", CountsToJs(env, r.depth_complete, kDepthBuckets));
+  o.Set("latencyDepth", r.latency_depth);
   Napi::Array series = Napi::Array::New(env, r.series.size());
   for (size_t i = 0; i < r.series.size(); i++) series.Set(static_cast<uint32_t>(i), SeriesPointToJs(env, r.series[i]));
   o.Set("series", series);

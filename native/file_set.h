@@ -35,11 +35,14 @@ class FileSet {
     seed_ = plan.fio_seed_file;
     rand_.Seed(seed_);
     block_seed_ = plan.fio_seed_block;
-    block_rand_.Seed(block_seed_);
+    zone_seed_ = plan.fio_seed_zone;
+    seq_rand_seed_ = plan.fio_seed_seq_rand;
+    draws_.Seed(block_seed_, zone_seed_, seq_rand_seed_);
   }
 
-  // fio's one generator of block draws for all the job's files (its td->random_state).
-  FioRand& block_rand() { return block_rand_; }
+  // fio's one set of offset draws for all the job's files (its td->random_state, zone_state and
+  // seq_rand_state): blocks, zones and percentage_random's choices.
+  OffsetDraws& draws() { return draws_; }
 
   size_t size() const { return files_.size(); }
   bool several() const { return files_.size() > 1; }
@@ -82,7 +85,7 @@ class FileSet {
     left_ = 0;
     if (reseed) {
       rand_.Seed(seed_);
-      block_rand_.Seed(block_seed_);
+      draws_.Seed(block_seed_, zone_seed_, seq_rand_seed_);
     }
   }
 
@@ -110,8 +113,8 @@ class FileSet {
   uint32_t nr_ = 1;
   uint64_t seed_ = 0;
   FioRand rand_;
-  uint64_t block_seed_ = 0;
-  FioRand block_rand_;
+  uint64_t block_seed_ = 0, zone_seed_ = 0, seq_rand_seed_ = 0;
+  OffsetDraws draws_;
   size_t done_count_ = 0;
   size_t next_ = 0;
   int current_ = -1;

@@ -62,7 +62,7 @@ void MainDirs(const JobPlan& plan, bool used[kDirs]) {
 // The directions a job issues I/O in; a verify pass reads.
 void DirsInUse(const JobPlan& plan, bool used[kDirs]) {
   MainDirs(plan, used);
-  if (plan.verify_only || (plan.verify_crc32c && plan.do_verify && used[kWrite])) used[kRead] = true;
+  if (plan.verify_only || (plan.verify && plan.do_verify && used[kWrite])) used[kRead] = true;
 }
 
 const char* DirName(uint8_t d) { return d == kRead ? "read" : d == kWrite ? "write" : d == kTrim ? "trim" : "sync"; }
@@ -213,6 +213,7 @@ const char* Job::InitOffsets(const bool dir_used[kDirs], uint64_t seed) {
     const uint64_t file_seed = i == 0 ? seed : Mix64(seed + 0x9e3779b97f4a7c15ull * i);
     if (const char* why = OffsetsOf(static_cast<int>(i)).InitRegion(plan_, dir_used, file_seed, t.region_offset, t.region_bytes, stop_at_end))
       return why;
+    OffsetsOf(static_cast<int>(i)).SetTargetBytes(FileBytes(i));
     // fio drops the cache each time a buffered job's pass wraps around (io_u.c); a direct job's
     // I/O bypasses the cache, so it does not there.
     if (plan_.invalidate && !plan_.direct) OffsetsOf(static_cast<int>(i)).OnPassEnd(&Job::DropCacheAtPassEnd, &files_[i]);
@@ -254,11 +255,15 @@ bool Job::AllocateUnits() {
   else if (plan_.read_pct == 0) one_dir_ = kWrite;
   rwmix_rand_.Seed(plan_.fio_seed_mix);
   hists_.Allocate(plan_, dir_used);
-  default_measures_ = !plan_.disable_clat && !plan_.disable_lat && !plan_.disable_slat && !plan_.hist_slat && !plan_.hist_lat;
+  lat_target_.Init(plan_);
+  depth_limit_ = plan_.io_depth;
+  // The latency target reads every I/O's total latency, on the path that measures as asked.
+  default_measures_ = !plan_.disable_clat && !plan_.disable_lat && !plan_.disable_slat && !plan_.hist_slat &&
+                      !plan_.hist_lat && !lat_target_.on();
   sampler_.Init(dir_used, &hists_, thread_start_ns_);
   const uint32_t verify_bs = sizes_.fixed(kWrite) ? sizes_.fixed(kWrite) : sizes_.fixed(kRead);
-  if (plan_.verify_crc32c && !verifier_.Init(plan_, verify_bs, dir_used[kWrite])) {
-    SetError(EINVAL, "verify", "verify needs one block size");
+  if (plan_.verify && !verifier_.Init(plan_, verify_bs, dir_used[kWrite])) {
+    SetError(EINVAL, "verify", "verify needs one block size, larger than its header");
     return false;
   }
   pacer_.Init(plan_);
@@ -299,6 +304,7 @@ void Job::NewPass() {
   if (plan_.fio_reseed) {
     rwmix_rand_.Seed(plan_.fio_seed_mix);
     sizes_.Reseed();
+    pacer_.Reseed();
   }
   for (size_t i = 0; i < files_.size(); i++) OffsetsOf(static_cast<int>(i)).Rewind(plan_.fio_reseed);
   files_.NewPass(plan_.fio_reseed);
@@ -328,6 +334,54 @@ void Job::BeginMeasuring(uint64_t now) {
   end_ns_ = plan_.runtime_ns ? now + plan_.runtime_ns : UINT64_MAX;
   progress_.deadline_ns.store(plan_.runtime_ns ? end_ns_ : 0, std::memory_order_relaxed);
   getrusage(RUSAGE_THREAD, &cpu_start_);
+  // fio's lat_target_reset: the search starts over, unless this is its final cycle.
+  lat_target_.Start(now, 0);
+  if (lat_target_.on() && !lat_target_.quiescing()) depth_limit_ = lat_target_.depth();
+  ScheduleNextEvent();
+}
+
+uint64_t Job::MeasuredIos() const {
+  return result_.dirs[kRead].ios + result_.dirs[kWrite].ios + result_.dirs[kTrim].ios;
+}
+
+void Job::LatencyCompleted(const IoUnit* u, uint64_t lat) {
+  switch (lat_target_.Completed(lat)) {
+    case LatencyTarget::kQuiesce:
+      depth_limit_ = 0;
+      break;
+    case LatencyTarget::kFatal: {
+      char msg[256];
+      std::snprintf(msg, sizeof(msg),
+                    "latency of %" PRIu64 " ns exceeds latency_target %" PRIu64 " ns at depth 1 (%s at offset %" PRIu64
+                    " on %s)",
+                    lat, lat_target_.target_ns(), DirName(u->ddir), u->offset, files_[u->file].target.path.c_str());
+      Fail(ETIMEDOUT, "latency_target", msg);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Job::LatencyWindow(uint64_t now) {
+  switch (lat_target_.Check(now, MeasuredIos())) {
+    case LatencyTarget::kQuiesce:
+      depth_limit_ = 0;
+      break;
+    case LatencyTarget::kDone:
+      EnterPhase(Phase::kDraining);
+      break;
+    default:
+      if (!lat_target_.quiescing()) depth_limit_ = lat_target_.depth();
+  }
+}
+
+// The queue the latency target asked to drain has drained: its final cycle starts with fresh
+// statistics (and runtime), as fio's reset_all_stats, or the next cycle at the new depth.
+void Job::LatencyDrained(uint64_t now) {
+  if (lat_target_.reset_due()) BeginMeasuring(now);
+  lat_target_.Drained(now, MeasuredIos());
+  depth_limit_ = lat_target_.depth();
   ScheduleNextEvent();
 }
 
@@ -337,7 +391,9 @@ void Job::ScheduleNextEvent() {
     return;
   }
   // Nothing is due while the job drains or stops (see HandleEvents).
-  next_event_ns_ = IssuingOver() ? UINT64_MAX : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_, next_status_ns_});
+  next_event_ns_ = IssuingOver() ? UINT64_MAX
+                                 : std::min({sampler_.NextDue(), steady_.NextDue(), end_ns_, next_status_ns_,
+                                             lat_target_.NextDue()});
 }
 
 void Job::StartStatus(uint64_t epoch_ns) {
@@ -357,6 +413,8 @@ void Job::TakeStatus(uint64_t now) {
   else for (DirResult& a : r.dirs) a = DirResult();
   if (measured) CountCpuSince(cpu_start_, r);
   r.elapsed_ns = now - thread_start_ns_;
+  // The depth the latency target's search is at, as fio's status report shows it.
+  r.latency_depth = LatencyDepth();
   status_.Put(status_index_, r, hists_);
 }
 
@@ -381,6 +439,7 @@ void Job::HandleEvents(uint64_t now) {
     }
     steady_.Tick(now, ios, bytes);
   }
+  if (lat_target_.on() && !IssuingOver()) LatencyWindow(now);
   if (now >= end_ns_) {
     EnterPhase(Phase::kDraining);
     end_ns_ = UINT64_MAX;
@@ -430,24 +489,32 @@ void Job::Finish(uint64_t abandoned_at) {
   result_.runtime_ns = measured ? now - sampler_.measure_start_ns() : 0;
   if (measured) SetDirRuntimes(result_, now, main_end_ns_);
   if (abandoned_at == 0) CountCpuSince(cpu_start_, result_);
+  result_.latency_depth = LatencyDepth();
   sampler_.PublishTotals();
+}
+
+uint64_t Job::FileBytes(size_t i) const {
+  const int fd = files_[i].fd;
+  if (fd < 0) return 0;
+  const off_t end = lseek(fd, 0, SEEK_END);
+  return end > 0 ? static_cast<uint64_t>(end) : 0;
 }
 
 bool Job::Abandon(uint64_t since, uint64_t now, bool cancelled, int claim_fd) {
   // Read before the job is parked: only what does not change once its thread is inside a call
   // (the plan; the engine, set before the first call, which Since() having seen orders before).
-  // io_uring hands a request that would block to a kernel worker of this process: one thread
-  // per stuck request, beside the job's own, and at most iodepth of them.
-  const bool uring = result_.engine != nullptr && std::strcmp(result_.engine->name, "io_uring") == 0;
+  // An engine that hands a request that would block to a kernel worker of this process (io_uring)
+  // holds one thread per stuck request, beside the job's own, and at most iodepth of them.
+  const bool workers = result_.engine != nullptr && result_.engine->Has(kWorkerPerStuckIo);
   StuckEntry bound;
   bound.kind = StuckEntry::kJob;
   bound.anchor = plan_.anchor;
-  bound.threads = 1 + (uring ? plan_.io_depth : 0);
+  bound.threads = 1 + (workers ? plan_.io_depth : 0);
   bound.memory_bytes = plan_.memory_bytes;
   return stall_.Abandon(since, bound, claim_fd, [&](StuckEntry& held) {
     GiveUp(now, cancelled);
     held.ios = inflight_;
-    held.threads = 1 + (uring ? inflight_ : 0);
+    held.threads = 1 + (workers ? inflight_ : 0);
   });
 }
 
@@ -519,6 +586,9 @@ void Job::Start() {
     // A device that stalls inside the ramp holds the job past its end too.
     if (plan_.runtime_ns) progress_.deadline_ns.store(ramp_end_ns_ + plan_.runtime_ns, std::memory_order_relaxed);
     pacer_.Restart(now);
+    // fio's lat_target_init runs before the ramp too: the ramp goes at depth 1.
+    lat_target_.Start(now, 0);
+    if (lat_target_.on()) depth_limit_ = lat_target_.depth();
     EnterPhase(Phase::kRamp);
     ScheduleNextEvent();
   } else {
@@ -530,6 +600,11 @@ void Job::Start() {
 }
 
 bool Job::AwaitNext(uint64_t now) {
+  // A drain the latency target asked for is over (before a held I/O: the queue takes none now).
+  if (lat_target_.quiescing() && !IssuingOver()) {
+    LatencyDrained(now);
+    return true;
+  }
   const uint64_t wake = WakeTime();
   // Until the moment itself, not for the time left as of `now`: the loop read `now` before
   // it reaped and ticked, so a wait that long would end late.

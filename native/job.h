@@ -19,6 +19,7 @@
 #include "io_unit.h"
 #include "job_result.h"
 #include "lat_histograms.h"
+#include "latency_target.h"
 #include "offsets.h"
 #include "pacer.h"
 #include "plan.h"
@@ -89,9 +90,11 @@ class Job {
   [[gnu::always_inline]] inline bool NextIo(uint64_t now, IoUnit*& u);
   [[gnu::always_inline]] inline void Complete(IoUnit* u, uint64_t now);
   unsigned inflight() const { return inflight_; }
-  // iodepth I/Os are in flight. (Read from the plan each time: a local copy of the depth would
-  // cost the loop a register it spills.)
-  bool QueueFull() const { return inflight_ >= plan_.io_depth; }
+  // The queue is as deep as it may be: iodepth, or the depth fio's latency target allows now (0
+  // while the queue drains). (A member read each time: a local copy of the depth would cost the
+  // loop a register it spills.)
+  bool QueueFull() const { return inflight_ >= depth_limit_; }
+  unsigned depth_limit() const { return depth_limit_; }
   // Nothing is in flight or waiting to be sent again.
   bool Idle() const { return inflight_ == 0 && !units_.HasResend(); }
   // Time-driven work, when some is due: one comparison per call.
@@ -137,6 +140,9 @@ class Job {
   bool Open();
   bool OpenFile(size_t i);
   void CloseFiles();
+  // File `i`'s size as opened, for percentage_random's sequential runs (offsets.h); 0 when the
+  // job opened nothing.
+  uint64_t FileBytes(size_t i) const;
   bool AllocateUnits();
   // Each file's offsets over its own region (file 0's are offsets_).
   const char* InitOffsets(const bool dir_used[kDirs], uint64_t seed);
@@ -181,6 +187,15 @@ class Job {
   void RecordError(int err, const char* syscall, std::string message);
   void FailIo(const IoUnit* u, int err);
   void VerifyRead(const IoUnit* u);
+  // fio's latency target (latency_target.h): a measured I/O's total latency, a window's end, and
+  // the end of a drain it asked for.
+  void LatencyCompleted(const IoUnit* u, uint64_t lat);
+  void LatencyWindow(uint64_t now);
+  void LatencyDrained(uint64_t now);
+  // Completed I/Os measured so far, every direction.
+  uint64_t MeasuredIos() const;
+  // The queue depth the job is at: iodepth, or where the latency target's search is.
+  uint32_t LatencyDepth() const { return lat_target_.on() ? lat_target_.depth() : plan_.io_depth; }
 
   void EnterPhase(Phase next);
   bool Stopping() const { return phase_ == Phase::kStopping; }
@@ -208,7 +223,7 @@ class Job {
   // A new pass over the region: fio's draws seeded again (randrepeat), the random map emptied,
   // the cache dropped (invalidate).
   void NewPass();
-  inline void PrepWrite(IoUnit* u);
+  inline void PrepWrite(IoUnit* u, uint64_t now);
   inline void CompleteSync(IoUnit* u, uint64_t now);
   [[gnu::always_inline]] inline void Account(const IoUnit* u, uint64_t now);
   inline void AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, uint64_t lat);
@@ -248,6 +263,9 @@ class Job {
   // a sync point is due.
   UnitPool units_;
   unsigned inflight_ = 0;
+  // What QueueFull() compares with: iodepth, or the latency target's depth.
+  unsigned depth_limit_ = 1;
+  LatencyTarget lat_target_;
   // The workload's draws (offsets, sizes, directions)...
   Rng rng_;
   // ...and the written data's (buffer contents, verify salts), apart as fio keeps them, so

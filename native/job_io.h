@@ -107,7 +107,7 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
   u->ddir = d;
   u->len = len;
   pacer_.CountIssued(d, len);
-  if (d == kWrite) PrepWrite(u);
+  if (d == kWrite) PrepWrite(u, now);
   pacer_.CountThink();
   return true;
 }
@@ -122,10 +122,10 @@ inline bool Job::Prep(IoUnit* u, uint64_t now) {
     }
     *d = NextDir(now);
     OffsetGen& gen = OffsetsOf(f);
-    // The file draws from the job's one generator, as fio's files do.
-    gen.block_rand() = files_.block_rand();
+    // The file draws from the job's one set of generators, as fio's files do.
+    gen.draws() = files_.draws();
     const bool got = gen.Next(*d, sizes_, rng_, offset, len);
-    files_.block_rand() = gen.block_rand();
+    files_.draws() = gen.draws();
     if (got) {
       u->file = static_cast<uint16_t>(f);
       return true;
@@ -160,13 +160,13 @@ inline bool Job::LoopHasRoom() {
 
 // A write's buffer is made unique (refill or scramble) and stamped for verify; every fsync
 // interval of writes makes a sync due.
-inline void Job::PrepWrite(IoUnit* u) {
+inline void Job::PrepWrite(IoUnit* u, uint64_t now) {
   if (plan_.refill_buffers) {
     FillBuffer(u->buf, u->len, plan_, buf_rng_);
   } else if (plan_.scramble_buffers) {
     ScrambleBuffer(u->buf, u->len, (write_salt_++ << 20) ^ u->offset);
   }
-  if (plan_.verify_crc32c) verifier_.StampWrite(u, buf_rng_.Next());
+  if (plan_.verify) verifier_.StampWrite(u, buf_rng_.Next(), now, pacer_.issued(kWrite) - 1);
   const uint64_t every = plan_.fsync_every ? plan_.fsync_every : plan_.fdatasync_every;
   if (every && ++writes_since_sync_ >= every) {
     writes_since_sync_ = 0;
@@ -230,7 +230,7 @@ inline void Job::Account(const IoUnit* u, uint64_t now) {
   } else {
     AccountAsAsked(u, a, clat, lat);
   }
-  if (__builtin_expect(plan_.verify_crc32c, 0) && verifier_.Checks(u)) VerifyRead(u);
+  if (__builtin_expect(plan_.verify, 0) && verifier_.Checks(u)) VerifyRead(u);
   sampler_.LogIo(u, now, clat, lat);
 }
 
@@ -244,6 +244,8 @@ inline void Job::AccountAsAsked(const IoUnit* u, DirResult& a, uint64_t clat, ui
   if (!plan_.disable_lat) {
     a.lat.Add(lat);
     if (Histogram* h = hists_.at(kLat, d)) h->Add(lat);
+    // As fio: the total latency, of the main phase's I/O, when it is measured.
+    if (lat_target_.on() && u->phase == Phase::kRunning) LatencyCompleted(u, lat);
   }
   if (!plan_.disable_slat && !u->inline_done) {
     const uint64_t slat = u->issue_ns - u->start_ns;

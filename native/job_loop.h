@@ -33,11 +33,12 @@ class JobLoop {
  public:
   static void Run(Job& j, E& eng) {
     uint64_t now = NowNs();
-    const unsigned depth = j.plan().io_depth;
     const unsigned batch_submit = j.plan().batch_submit;
     // fio counts I/Os into iodepth_level where it commits a full batch (td_io_commit), each at
     // the depth of that moment; a commit made to wait for completions counts none, and its I/Os
     // go with the next full batch. So with iodepth_batch_submit the depths spread as fio's do.
+    // The batch is the option's, as fio's, whatever depth a latency target allows.
+    const unsigned depth = j.plan().io_depth;
     const unsigned mark_at = batch_submit && batch_submit < depth ? batch_submit : depth;
     unsigned unmarked = 0;
     JobResult& r = j.result();
@@ -80,7 +81,7 @@ class JobLoop {
           else MarkDepths(r, j.inflight() - staged, staged, mark_at, &unmarked);
         }
         if (j.inflight()) {
-          const unsigned min_complete = MinComplete(j, depth, batch_full);
+          const unsigned min_complete = MinComplete(j, batch_full);
           const int err = Commit(j, eng, now, min_complete);
           if (__builtin_expect(err == kAbandonedCall, 0)) return;
           if (__builtin_expect(err < 0, 0)) break;
@@ -118,8 +119,8 @@ class JobLoop {
 
   // Completions to wait for: none when filling stopped only to honour iodepth_batch_submit with
   // room left in the queue, else iodepth_batch_complete_min (at least one, at most all).
-  static unsigned MinComplete(const Job& j, unsigned depth, bool batch_full) {
-    if (batch_full && j.inflight() < depth) return 0;
+  static unsigned MinComplete(const Job& j, bool batch_full) {
+    if (batch_full && j.inflight() < j.depth_limit()) return 0;
     const unsigned min = j.plan().batch_complete_min ? j.plan().batch_complete_min : 1;
     return min < j.inflight() ? min : j.inflight();
   }

@@ -68,6 +68,8 @@ struct JobResult {
   uint64_t usr_ns = 0, sys_ns = 0, ctx = 0, majf = 0, minf = 0;
   uint64_t depth_level[kDepthBuckets] = {}, depth_submit[kDepthBuckets] = {}, depth_complete[kDepthBuckets] = {};
   std::vector<SeriesPoint> series;
+  // The queue depth the job ended at: iodepth, or what fio's latency target found.
+  uint32_t latency_depth = 0;
 };
 
 // What the progress reporter reads while the job runs (at most every sample window).

@@ -82,10 +82,14 @@ const char* OffsetGen::InitRegion(const JobPlan& plan, const bool dir_used[kDirs
     last_block_[d] = std::max<uint64_t>(room / align_[d], 1);
   }
   block_seed_ = plan.fio_seed_block;
-  block_rand_.Seed(block_seed_);
+  zone_seed_ = plan.fio_seed_zone;
+  seq_rand_seed_ = plan.fio_seed_seq_rand;
+  draws_.Seed(block_seed_, zone_seed_, seq_rand_seed_);
   wrap_full_map_ = plan.time_based;
+  time_based_ = plan.time_based;
   dist_ = plan.distribution;
   dist_param_ = plan.distribution_param;
+  InitZones(plan);
   uint32_t unit = 0;
   mode_ = PickMode(plan, dir_used, &unit);
   const uint64_t key = Mix64(seed ^ 0xd1b54a32d192ed03ull);
@@ -111,17 +115,51 @@ const char* OffsetGen::InitRegion(const JobPlan& plan, const bool dir_used[kDirs
       if (!free_map_.Init(region_bytes_ / map_block_)) return "no memory for the random map";
       break;
     case Mode::kUniform:
+    case Mode::kZoned:
+    case Mode::kSeqRand:
       break;
   }
+  // percentage_random wraps whichever mode draws the random offsets.
+  bool seq_rand = false;
+  for (int d = 0; d < kDirs; d++) {
+    perc_random_[d] = plan.perc_random[d];
+    seq_rand = seq_rand || (dir_used[d] && random_[d] && perc_random_[d] < 100);
+  }
+  if (seq_rand) {
+    inner_ = mode_;
+    mode_ = Mode::kSeqRand;
+  }
   return nullptr;
+}
+
+// fio's zone_state_index: for each of the percentages 1 to 100, the zone it falls in.
+void OffsetGen::InitZones(const JobPlan& plan) {
+  for (int d = 0; d < kDirs; d++) {
+    zone_index_[d].clear();
+    if (plan.distribution != Distribution::kZoned || plan.zones[d].empty()) continue;
+    zone_index_[d].assign(100, ZoneIndex{0, 0});
+    uint32_t access = 0, size = 0;
+    for (const ZoneSplit& z : plan.zones[d]) {
+      for (uint32_t j = access; j < access + z.access && j < 100; j++)
+        zone_index_[d][j] = ZoneIndex{static_cast<uint8_t>(size), static_cast<uint8_t>(size + z.size)};
+      access += z.access;
+      size += z.size;
+    }
+  }
 }
 
 // The map's unit is the smallest size of any direction, used or not, as fio's (rw_min_bs). A
 // permutation serves where every direction in use has that one size; fio's own map is kept
 // where sizes are drawn or differ from it.
 OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDirs], uint32_t* unit) const {
+  // Zones draw without a map, as fio's (init.c turns norandommap on for any distribution).
+  if (plan.distribution == Distribution::kZoned) return Mode::kZoned;
   if (plan.distribution != Distribution::kUniform) return Mode::kDistribution;
   if (!plan.random_map) return Mode::kUniform;
+  // percentage_random's sequential I/Os neither mark nor consult fio's map, while its random
+  // ones do: fio's own map keeps the blocks and the draws fio's.
+  bool seq_rand = false;
+  for (int d = 0; d < kDirs; d++) seq_rand = seq_rand || (dir_used[d] && plan.perc_random[d] < 100);
   uint32_t rw_min = 0;
   for (int d = 0; d < kDirs; d++) {
     const uint32_t dir_min = SmallestOf(plan.bs[d]);
@@ -138,18 +176,85 @@ OffsetGen::Mode OffsetGen::PickMode(const JobPlan& plan, const bool dir_used[kDi
   }
   if (!any || rw_min == 0) return Mode::kUniform;
   *unit = rw_min;
-  return one_size && !plan.fio_map ? Mode::kMap : Mode::kFioMap;
+  return one_size && !seq_rand && !plan.fio_map ? Mode::kMap : Mode::kFioMap;
+}
+
+bool OffsetGen::NextRare(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+  switch (mode_) {
+    case Mode::kZoned:
+      return NextZoned(d, sizes, off, len);
+    case Mode::kSeqRand:
+      return NextSeqRand(d, sizes, rng, off, len);
+    default:
+      return NextInMap(d, sizes, off, len);
+  }
+}
+
+bool OffsetGen::NextInner(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+  switch (inner_) {
+    case Mode::kMap:
+      return NextMapped(d, sizes, off, len);
+    case Mode::kUniform:
+      return NextUniform(d, sizes, off, len);
+    case Mode::kDistribution:
+      return NextDistributed(d, sizes, rng, off, len);
+    case Mode::kZoned:
+      return NextZoned(d, sizes, off, len);
+    default:
+      return NextInMap(d, sizes, off, len);
+  }
+}
+
+bool OffsetGen::NextZoned(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {
+  uint64_t blocks = last_block_[d], first = 0;
+  if (!zone_index_[d].empty()) {
+    const ZoneIndex z = zone_index_[d][draws_.zone.Percent() - 1];
+    first = z.start ? z.start * blocks / 100 : 0;
+    blocks = blocks * (z.end - z.start) / 100;
+  }
+  const uint64_t at = (draws_.block.Below(blocks) + first) * align_[d];
+  if (at >= region_bytes_) return false;
+  *len = sizes.Draw(d, region_bytes_ - at);
+  *off = region_offset_ + at;
+  return *len != 0;
+}
+
+bool OffsetGen::NextSeqRand(uint8_t d, BlockSizes& sizes, Rng& rng, uint64_t* off, uint32_t* len) {
+  bool random = perc_random_[d] == 100 || draws_.seq_rand[d].Percent() <= perc_random_[d];
+  if (!random) {
+    uint64_t pos = last_end_[d];
+    // A time-based job goes round the region; fio's other jobs go on to the file's end, where a
+    // random block is drawn instead, and end the pass at the region's end short of it.
+    if (pos >= region_bytes_ && time_based_) {
+      pos = 0;
+      PassEnded();
+    }
+    if (region_offset_ + pos >= target_bytes_ && target_bytes_) {
+      random = true;
+    } else {
+      if (pos >= region_bytes_) return false;
+      const uint32_t bs = sizes.Draw(d, region_bytes_ - pos);
+      if (bs == 0) return false;
+      *len = bs;
+      *off = region_offset_ + pos;
+    }
+  }
+  if (random && !NextInner(d, sizes, rng, off, len)) return false;
+  last_end_[d] = *off - region_offset_ + *len;
+  return true;
 }
 
 bool OffsetGen::NextInMap(uint8_t d, BlockSizes& sizes, uint64_t* off, uint32_t* len) {
-  uint64_t b = block_rand_.Below(last_block_[d]);
+  uint64_t b = draws_.block.Below(last_block_[d]);
   if (!free_map_.IsFree(b)) {
     if (free_map_.Full()) {
       if (!wrap_full_map_) return false;
-      // fio empties the map of a time-based job and draws again.
+      // fio empties the map of a time-based job and draws again (fio_file_reset, which also
+      // takes each direction's last position back to the region's start).
       free_map_.Reset();
+      for (auto& p : last_end_) p = 0;
       PassEnded();
-      b = block_rand_.Below(last_block_[d]);
+      b = draws_.block.Below(last_block_[d]);
     } else {
       b = free_map_.NextFree(b + 1 < free_map_.size() ? b + 1 : 0);
     }
@@ -203,9 +308,11 @@ uint64_t OffsetGen::NormalRank(Rng& rng) const {
 
 void OffsetGen::Rewind(bool reseed) {
   for (auto& p : seq_pos_) p = 0;
-  if (mode_ == Mode::kMap) perm_.NewPass();
-  if (mode_ == Mode::kFioMap) free_map_.Reset();
-  if (reseed) block_rand_.Seed(block_seed_);
+  for (auto& p : last_end_) p = 0;
+  const Mode map = mode_ == Mode::kSeqRand ? inner_ : mode_;
+  if (map == Mode::kMap) perm_.NewPass();
+  if (map == Mode::kFioMap) free_map_.Reset();
+  if (reseed) draws_.Seed(block_seed_, zone_seed_, seq_rand_seed_);
 }
 
 }  // namespace vb

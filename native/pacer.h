@@ -1,9 +1,14 @@
 // Pacing of a job's I/O: a rate limit (rate, rate_iops) holds an I/O back until it is due, and
 // think time pauses the job after every thinktime_blocks I/Os. The loop asks it about every
-// I/O, so all of it is inline.
+// I/O, so all of it is inline. A rate spaces I/Os evenly, or with rate_process=poisson by
+// exponential gaps as fio draws them (backend.c usec_for_io): the I/Os of a Poisson process, whose
+// count per second varies as much as its mean.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+
+#include "fio_rand.h"
 
 #include "io_unit.h"
 #include "plan.h"
@@ -21,12 +26,22 @@ class Pacer {
     }
     think_ns_ = plan.thinktime_ns;
     think_blocks_ = plan.thinktime_blocks;
+    poisson_ = plan.rate_poisson && rate_limited_;
+    for (int d = 0; d < kDirs; d++) {
+      poisson_seed_[d] = plan.fio_seed_poisson[d];
+      poisson_mean_us_[d] = PoissonMeanUs(plan, d);
+    }
+    Reseed();
+  }
+  // fio seeds the gaps again with its other draws (every loop under randrepeat).
+  void Reseed() {
+    for (int d = 0; d < kDirs; d++) poisson_rand_[d].Seed(poisson_seed_[d]);
   }
 
   // Rates count from here: the start of the ramp, and again the start of measuring.
   void Restart(uint64_t now) {
     start_ns_ = now;
-    for (int d = 0; d < kDirs; d++) issued_ios_[d] = issued_bytes_[d] = 0;
+    for (int d = 0; d < kDirs; d++) issued_ios_[d] = issued_bytes_[d] = poisson_due_us_[d] = 0;
   }
 
   // A prepared I/O of `bytes` in direction `d`: it counts toward that direction's rate, and
@@ -96,15 +111,37 @@ class Pacer {
 
  private:
   // The moment an I/O keeps its direction's rates: the I/Os (or bytes) issued before it, spread
-  // evenly from the start.
-  uint64_t RateDue(const IoUnit* u) const {
+  // evenly from the start; or under poisson, the gaps drawn for the I/Os before it added up
+  // (and this one's gap drawn, which the next waits for).
+  uint64_t RateDue(const IoUnit* u) {
     const uint8_t d = u->ddir;
     if (d > kTrim) return 0;
+    if (poisson_) {
+      if (!poisson_mean_us_[d]) return 0;
+      const uint64_t due = start_ns_ + poisson_due_us_[d] * 1000;
+      poisson_due_us_[d] += PoissonGapUs(d);
+      return due;
+    }
     return DueAfter(d, issued_ios_[d] - 1, issued_bytes_[d] - u->len);
+  }
+  // fio's gap: the mean interval in whole microseconds times -ln(u), u in (0, 1] from the
+  // direction's generator, in single precision as fio computes it, truncated to microseconds.
+  uint64_t PoissonGapUs(uint8_t d) {
+    const double u = (poisson_rand_[d].Next() + 1.0) / FioRand::kRange;
+    return static_cast<uint64_t>(static_cast<float>(poisson_mean_us_[d]) * -logf(static_cast<float>(u)));
+  }
+  // fio's mean interval: a second over the direction's IOPS (its byte rate over its smallest
+  // block size), in whole microseconds; 0 for a direction without a rate.
+  static uint64_t PoissonMeanUs(const JobPlan& plan, int d) {
+    uint32_t min_bs = 0;
+    for (const BsEntry& e : plan.bs[d]) min_bs = min_bs == 0 || e.bs < min_bs ? e.bs : min_bs;
+    const uint64_t iops = plan.rate_bytes[d] && min_bs ? plan.rate_bytes[d] / min_bs : plan.rate_iops[d];
+    return iops ? 1000000 / iops : 0;
   }
   // When an I/O of direction d keeps its rates with `ios` I/Os and `bytes` issued before it
   // (0 for a direction without a rate: always due).
   uint64_t DueAfter(uint8_t d, uint64_t ios, uint64_t bytes) const {
+    if (poisson_) return poisson_mean_us_[d] ? start_ns_ + poisson_due_us_[d] * 1000 : 0;
     uint64_t due = 0;
     if (rate_iops_[d]) {
       due = start_ns_ + static_cast<uint64_t>(static_cast<unsigned __int128>(ios) * 1000000000u / rate_iops_[d]);
@@ -125,6 +162,13 @@ class Pacer {
   uint64_t issued_bytes_[kDirs] = {};
   IoUnit* held_ = nullptr;
   uint64_t held_due_ = 0;
+
+  bool poisson_ = false;
+  uint64_t poisson_mean_us_[kDirs] = {};
+  // When the direction's next I/O is due, in microseconds from the start.
+  uint64_t poisson_due_us_[kDirs] = {};
+  uint64_t poisson_seed_[kDirs] = {};
+  FioRand poisson_rand_[kDirs];
 
   uint64_t think_ns_ = 0;
   uint64_t think_blocks_ = 1;

@@ -49,7 +49,15 @@ struct BsEntry {
 enum class Fallocate : uint8_t { kNone, kNative, kPosix, kKeep, kTruncate };
 enum class OSync : uint8_t { kNone, kSync, kDsync };
 enum class Fadvise : uint8_t { kNone, kRandom, kSequential };
-enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3 };
+enum class Distribution : uint8_t { kUniform = 0, kZipf = 1, kPareto = 2, kNormal = 3, kZoned = 4 };
+// What a verify header sums: volbench's own crc32c header, or fio's header with an MD5 digest.
+enum class VerifyKind : uint8_t { kNone = 0, kCrc32c = 1, kMd5 = 2 };
+
+// random_distribution=zoned: `access`% of the I/Os fall in the next `size`% of the region.
+struct ZoneSplit {
+  uint32_t access;
+  uint32_t size;
+};
 enum class BufferFill : uint8_t { kRandom = 0, kZero = 1, kCompressible = 2 };
 
 // fio's steady state (steady_state.h). dur_s 0: off.
@@ -116,6 +124,8 @@ struct JobPlan {
   uint32_t read_pct = 100;
   uint32_t trim_pct = 0;
   std::vector<BsEntry> bs[kDirs];
+  // fio's bsrange: a direction draws each size between its table's smallest and largest.
+  bool bs_range[kDirs] = {false, false, false};
   uint64_t block_align[kDirs] = {0, 0, 0};
   uint32_t io_depth = 1;
   uint32_t batch_submit = 1;
@@ -136,6 +146,21 @@ struct JobPlan {
   bool fio_map = false;
   Distribution distribution = Distribution::kUniform;
   double distribution_param = 0;
+  // kZoned's zones per direction (empty: the whole region, uniformly).
+  std::vector<ZoneSplit> zones[kDirs];
+  // fio's percentage_random: per direction, the percent of a random job's I/Os that draw an
+  // offset; the others go on from where the direction's last I/O ended.
+  uint32_t perc_random[kDirs] = {100, 100, 100};
+  uint64_t fio_seed_seq_rand = 0;
+  uint64_t fio_seed_zone = 0;
+  // fio's rate_process=poisson: rated I/Os spaced by exponential gaps drawn from these.
+  bool rate_poisson = false;
+  uint64_t fio_seed_poisson[kDirs] = {0, 0, 0};
+  // fio's latency target (0: off): the deepest queue up to io_depth at which latency_percentile
+  // percent of each window's I/Os complete within latency_target_ns.
+  uint64_t latency_target_ns = 0;
+  uint64_t latency_window_ns = 0;
+  double latency_percentile = 100;
   uint64_t rate_bytes[kDirs] = {0, 0, 0};
   uint64_t rate_iops[kDirs] = {0, 0, 0};
   uint64_t thinktime_ns = 0;
@@ -147,7 +172,9 @@ struct JobPlan {
   bool refill_buffers = false;
   bool scramble_buffers = true;
 
-  bool verify_crc32c = false;
+  // Writes carry a verify header (of verify_kind), read back in a verify pass.
+  bool verify = false;
+  VerifyKind verify_kind = VerifyKind::kNone;
   bool do_verify = true;
   bool verify_only = false;
   uint64_t fsync_every = 0;

@@ -1,7 +1,8 @@
-// verify=crc32c. Every write carries a header (buffers.h) naming its block, and a bitmap keeps
-// which blocks the job wrote; after the main phase a verify pass reads those blocks back in
-// order. A read whose header does not match ends the job with EILSEQ. The parts the loop calls
-// per I/O are inline.
+// verify=crc32c and verify=md5. Every write carries a header naming its block: volbench's own
+// with a CRC-32C (buffers.h), or fio's with an MD5 digest (fio_header.h, so that fio can check
+// what volbench wrote and the other way round); a bitmap keeps which blocks the job wrote, and
+// after the main phase a verify pass reads those blocks back in order. A read whose header does
+// not match ends the job with EILSEQ. The parts the loop calls per I/O are inline.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "buffers.h"
+#include "fio_header.h"
 #include "io_unit.h"
 #include "plan.h"
 
@@ -20,9 +22,14 @@ class Verifier {
   // when there is no single block size, which the headers need.
   bool Init(const JobPlan& plan, uint32_t bs, bool writes);
 
-  // Stamps a write's header and marks its block written.
-  void StampWrite(IoUnit* u, uint64_t salt) {
-    StampVerifyHeader(u->buf, u->len, u->offset, salt);
+  // Stamps a write's header and marks its block written; `numberio` counts the job's writes
+  // before this one, as fio's header does.
+  void StampWrite(IoUnit* u, uint64_t salt, uint64_t now, uint64_t numberio) {
+    if (kind_ == VerifyKind::kMd5) {
+      StampFioMd5Header(u->buf, u->len, u->offset, FioHeaderFields{salt, now, thread_, static_cast<uint16_t>(numberio)});
+    } else {
+      StampVerifyHeader(u->buf, u->len, u->offset, salt);
+    }
     const uint64_t block = (u->offset - region_offset_) / bs_;
     written_[block >> 6] |= uint64_t{1} << (block & 63);
   }
@@ -52,6 +59,9 @@ class Verifier {
   int CheckRead(const IoUnit* u, const std::string& path, std::string* message) const;
 
  private:
+  VerifyKind kind_ = VerifyKind::kCrc32c;
+  // What fio's header calls the job's thread: its instance, from 1.
+  uint16_t thread_ = 1;
   uint64_t region_offset_ = 0;
   uint32_t bs_ = 0;
   uint64_t blocks_ = 0;

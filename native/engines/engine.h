@@ -32,6 +32,14 @@
 
 namespace vb {
 
+// What generic code may need to know of an engine's behaviour, as fio's enum
+// fio_ioengine_flags: asked as a flag, never by comparing the engine's name.
+enum EngineFlag : uint32_t {
+  // A request that cannot complete at once is handed to a kernel worker thread of this process
+  // (io_uring's io-wq): each I/O stuck in the device holds one more thread.
+  kWorkerPerStuckIo = 1u << 0,
+};
+
 // An engine as the rest of the addon knows it without running it, like fio's struct
 // ioengine_ops: one constant per engine, kept in the engine's own header. registry.cc lists
 // them.
@@ -48,6 +56,10 @@ struct EngineOps {
   bool needs_target;
   // Whether this kernel sets the engine up; null when it always does.
   bool (*probe)();
+  // EngineFlag bits.
+  uint32_t flags = 0;
+
+  bool Has(EngineFlag f) const { return (flags & f) != 0; }
 };
 
 // The system call to name when an I/O in direction `ddir` failed on `ops`'s engine.

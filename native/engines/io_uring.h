@@ -46,6 +46,7 @@ class IoUringEngine {
       "io_uring_enter",  // write
       true,              // needs a target
       &Probe,
+      kWorkerPerStuckIo,
   };
   static constexpr bool kInline = false;
 

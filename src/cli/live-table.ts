@@ -25,55 +25,78 @@ export interface LiveRow {
   etaMs?: number | null;
   /** Shown in place of % done (e.g. `layout 45%`). */
   doing?: string;
-  /** Ms since the table began, once done or failed. */
-  endedAtMs?: number;
+  /** Ms since the table began, once done or failed; null where when is not known. */
+  endedAtMs?: number | null;
+  /** Free text after the figures (a fleet member's last line where it sends no figures). */
+  note?: string;
 }
 
 const HEADER = ['', 'step', 'loop', 'IOPS', 'p99', 'done', 'ETA'];
+
+/** A time since the start: `12.3 s` while short, fio's `40m:12s` once long enough to read so. */
+export function sinceText(ms: number): string {
+  return ms < 100_000 ? `${(ms / 1000).toFixed(1)} s` : etaText(ms);
+}
 
 function cells(row: LiveRow): string[] {
   const done = row.doing ?? (row.fraction === undefined || row.fraction === null ? '' : `${Math.floor(row.fraction * 100)}%`);
   const eta = row.state === 'running' ? etaText(row.etaMs ?? null)
     : row.state === 'waiting' ? 'waiting'
-      : `${row.state} ${((row.endedAtMs ?? 0) / 1000).toFixed(1)} s`;
+      : `${row.state}${typeof row.endedAtMs === 'number' ? ` ${sinceText(row.endedAtMs)}` : ''}`;
   const iops = row.iops === undefined || row.iops === null ? '' : abbreviate(row.iops);
   const p99 = row.p99Ns === undefined || row.p99Ns === null ? '' : formatTimeNs(row.p99Ns);
-  return [row.name, row.step ?? '', row.loop ?? '', iops, p99, row.state === 'waiting' ? '' : done, eta];
+  return [row.name, row.step ?? '', row.loop ?? '', iops, p99, row.state === 'waiting' ? '' : done, eta, row.note ?? ''];
 }
 
-/** The table's lines: a header, then a row each, columns padded (names left, figures right). */
+/** The table's lines: a header, then a row each, columns padded (names left, figures right); notes last, where a row has one. */
 export function tableLines(rows: readonly LiveRow[], nameHeader: string): string[] {
-  const all = [[nameHeader, ...HEADER.slice(1)], ...rows.map(cells)];
-  const widths = HEADER.map((_, c) => Math.max(...all.map((r) => r[c].length)));
-  return all.map((r) => r.map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd());
+  const all = [[nameHeader, ...HEADER.slice(1), ''], ...rows.map(cells)];
+  const widths = all[0].map((_, c) => Math.max(...all.map((r) => r[c].length)));
+  const left = (i: number): boolean => i === 0 || i >= HEADER.length - 1;
+  return all.map((r) => r.map((c, i) => (left(i) ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd());
 }
 
-/** First done against last done, among rows that ended; null before two have. */
+/** First done against last done, among rows that ended when known; null before two have. */
 export function doneSummary(rows: readonly LiveRow[]): string | null {
-  const ended = rows.filter((r) => r.endedAtMs !== undefined).sort((a, b) => a.endedAtMs! - b.endedAtMs!);
+  const ended = rows.filter((r) => typeof r.endedAtMs === 'number').sort((a, b) => a.endedAtMs! - b.endedAtMs!);
   if (ended.length < 2) return null;
   const [first, last] = [ended[0], ended[ended.length - 1]];
-  const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  const s = sinceText;
   return `first done: ${first.name} at ${s(first.endedAtMs!)}; last done: ${last.name} at ${s(last.endedAtMs!)} (${s(last.endedAtMs! - first.endedAtMs!)} apart)`;
+}
+
+export interface LiveTableOptions {
+  /** Draw in place or not, where the stream's being a terminal is not the whole answer (another stream writes to the same terminal). */
+  live?: boolean;
+  /** What the rows' end times count from (ms since the epoch), when not the table's making. */
+  startedAt?: number;
 }
 
 export class LiveTable {
   private readonly rows = new Map<string, LiveRow>();
   private status = '';
   private drawn = 0;
-  private readonly startedAt: number;
+  readonly startedAt: number;
+  private readonly live: boolean;
 
   constructor(
     private readonly stream: NodeJS.WriteStream,
     private readonly nameHeader: string,
     private readonly now: () => number = Date.now,
+    options: LiveTableOptions = {},
   ) {
-    this.startedAt = now();
+    this.startedAt = options.startedAt ?? now();
+    this.live = options.live ?? Boolean(stream.isTTY);
   }
 
   /** Drawn in place only on a terminal; elsewhere the caller's event lines stand for it. */
   get onTerminal(): boolean {
-    return Boolean(this.stream.isTTY);
+    return this.live;
+  }
+
+  /** The rows, in the order they were added. */
+  get all(): readonly LiveRow[] {
+    return [...this.rows.values()];
   }
 
   /** Adds a row or changes one; a row that turns done or failed notes when. */

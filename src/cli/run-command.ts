@@ -37,7 +37,8 @@ fio's options, by fio's names (an option volbench lacks is refused by name), e.g
   --name=NAME --filename=PATH | --directory=DIR --size=SIZE --rw=randread --bs=4k
   --iodepth=32 --ioengine=io_uring|libaio|psync --direct=1 --numjobs=N
   --runtime=30 --time_based --ramp_time=5 --rate_iops=N --verify=crc32c --allow_block_write=1
-  --output-format=normal|json|json+ (comma-separated for several)   --output=FILE
+  --output-format=normal|json|json+|terse (comma-separated for several)   --output=FILE
+  --minimal (fio's terse lines alone)
   --readonly (refuse any job that writes)   --section=NAME (only this job section; repeatable)
   --status-interval=TIME (the report so far, every TIME)   --eta-newline=TIME
 
@@ -62,14 +63,15 @@ export function sayNotes(plan: RunPlan, io: CommandIo): void {
 }
 
 /**
- * The report in every format asked for, as fio prints them together: JSON (json or json+) first
- * whatever the order given, then the normal text after a blank line (fio prints one before it
- * whether JSON came first or only its opening lines did).
+ * The report in every format asked for, as fio prints them together whatever the order given:
+ * the terse lines, then JSON (json or json+), then the normal text after a blank line (fio prints
+ * one before it whether JSON came first or only its opening lines did).
  */
 export function renderOutputs(result: FioResult, formats: OutputFormat[]): string {
-  const json = formats.filter((f) => f !== 'normal').map((f) => formatResult(result, f)).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
+  const terse = formats.includes('terse') ? [formatResult(result, 'terse')] : [];
+  const json = formats.filter((f) => f === 'json' || f === 'json+').map((f) => formatResult(result, f)).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
   const normal = formats.includes('normal') ? [`\n${formatResult(result, 'normal')}`] : [];
-  return [...json, ...normal].join('');
+  return [...terse, ...json, ...normal].join('');
 }
 
 /** `--until-steady MAX`, run's own flag (fio has none like it), taken out of the arguments. */

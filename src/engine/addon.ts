@@ -25,9 +25,20 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let loaded: NativeAddon | undefined;
 
+/**
+ * The addon names the plan field it refused (`plan field 'fallocate' must be one of none, …`):
+ * the error carries it as `field`, and what it takes as `accepted`.
+ */
+const PLAN_FIELD = /^plan field '([^']+)'(?:.*? must be (.+))?/;
+
 function nativeError(call: string, err: unknown): unknown {
   if (!(err instanceof TypeError || err instanceof RangeError)) return err;
-  return new VolbenchError('ENATIVE', `the native engine refused ${call}: ${err.message}`, { cause: err });
+  const named = PLAN_FIELD.exec(err.message);
+  return new VolbenchError('ENATIVE', `the native engine refused ${call}: ${err.message}`, {
+    cause: err,
+    ...(named ? { field: named[1] } : {}),
+    ...(named?.[2] ? { accepted: named[2] } : {}),
+  });
 }
 
 /** `fn` with the addon's contract errors, thrown or rejected, as VolbenchError. */

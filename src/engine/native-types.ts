@@ -23,6 +23,12 @@ export interface NativeBsSplit {
   pct: number;
 }
 
+/** A zone of random_distribution=zoned: `access`% of the I/Os on the next `size`% of the region. */
+export interface NativeZone {
+  access: number;
+  size: number;
+}
+
 /**
  * A path as the engine opens it: `name` relative to the directory descriptor `dirFd`, beneath
  * it (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). `dirFd` -1: nothing to open.
@@ -121,8 +127,10 @@ export interface NativeJobPlan {
   readPct: number;
   /** Share of trims (rw=trim/randtrim: 100, else 0). */
   trimPct: number;
-  /** Block size table per direction: one entry for a fixed bs, several for bssplit. */
+  /** Block size table per direction: one entry for a fixed bs, several for bssplit, a range's two ends. */
   bs: [NativeBsSplit[], NativeBsSplit[], NativeBsSplit[]];
+  /** 1 where a direction draws each size between its table's smallest and largest (bsrange), as fio. */
+  bsRange: [number, number, number];
   blockAlign: [number, number, number];
   ioDepth: number;
   /** 0 = submit everything ready in one call. */
@@ -143,9 +151,23 @@ export interface NativeJobPlan {
   randomMap: boolean;
   /** Keep fio's map even for one block size (its order of offsets shows: plan/random-map.ts keepsFioMap). */
   fioMap: boolean;
-  /** 0 uniform, 1 zipf, 2 pareto, 3 normal. */
+  /** 0 uniform, 1 zipf, 2 pareto, 3 normal, 4 zoned. */
   distribution: number;
   distributionParam: number;
+  /** distribution 4: per direction, `access`% of the I/Os on the next `size`% of the region (empty: uniform). */
+  zones: [NativeZone[], NativeZone[], NativeZone[]];
+  /** Percent of each direction's random I/Os that draw an offset; the others go on from the last I/O. */
+  percentageRandom: [number, number, number];
+  /** fio's seeds for percentage_random's draw, the zoned draw and rate_process=poisson's gaps (per direction). */
+  fioSeedSeqRand: bigint;
+  fioSeedZone: bigint;
+  fioSeedPoisson: [bigint, bigint, bigint];
+  /** Space rated I/Os with exponential gaps (fio's rate_process=poisson), else evenly. */
+  ratePoisson: boolean;
+  /** fio's latency target (0: off): the total latency, its window and the share of I/Os that must meet it. */
+  latencyTargetNs: number;
+  latencyWindowNs: number;
+  latencyPercentile: number;
   rateBytes: [number, number, number];
   rateIops: [number, number, number];
   thinktimeNs: number;
@@ -156,7 +178,7 @@ export interface NativeJobPlan {
   compressChunk: number;
   refillBuffers: boolean;
   scrambleBuffers: boolean;
-  /** 0 none, 1 crc32c. */
+  /** 0 none, 1 crc32c, 2 md5 (fio's header). */
   verify: number;
   doVerify: boolean;
   verifyOnly: boolean;
@@ -326,6 +348,8 @@ export interface NativeJobResult {
   iodepthSubmit: number[];
   /** Reap calls by I/Os reaped per call, same buckets. */
   iodepthComplete: number[];
+  /** The queue depth the instance ended at: iodepth, or the one fio's latency target found. */
+  latencyDepth: number;
   series: NativeSeriesPoint[];
   /** The steady-state check's last judgement, when the plan had one (its group's, shared). */
   steady?: NativeSteadyResult;

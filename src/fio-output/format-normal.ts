@@ -45,7 +45,8 @@ function slots(job: FioJob): Array<FioDirStats | undefined> {
   return unifiedOf(job) === 'mixed' ? [job.mixed, undefined, undefined] : DIRS.map((d) => job[d]);
 }
 
-function groupEntry(job: FioJob, result: FioJson): GroupEntry {
+/** The job's share of its group's totals (stat.c group_run_stats), as fio sums them. */
+export function groupEntry(job: FioJob, result: FioJson): GroupEntry {
   const dirs = slots(job);
   return {
     groupid: job.groupid,

@@ -128,9 +128,9 @@ export function jobJson(ts: ThreadStat, rs: GroupRunStats | undefined, clock: Ru
   addDistributions(job, ts);
   if (ts.latencyDepth) {
     job.latency_depth = ts.latencyDepth;
-    job.latency_target = 0;
-    job.latency_percentile = 100;
-    job.latency_window = 0;
+    job.latency_target = ts.latencyTargetNs;
+    job.latency_percentile = ts.latencyPercentile;
+    job.latency_window = ts.latencyWindowUs;
   }
   if (ts.description) job.desc = ts.description;
   if (ts.steady) job.steadystate = steadyJson(ts.steady);

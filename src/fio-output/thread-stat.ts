@@ -58,6 +58,10 @@ export interface ThreadStat {
   submit: number[];
   complete: number[];
   latencyDepth: number;
+  /** fio's latency target as the entry's last member had it: ns, µs (fio's units) and percent. */
+  latencyTargetNs: number;
+  latencyWindowUs: number;
+  latencyPercentile: number;
   disableClat: boolean;
   /** The options echo of the entry: fio keeps the last member's. */
   jobOptions: Array<[string, string]>;
@@ -88,8 +92,18 @@ export function emptyThreadStat(name: string, groupid: number, options: JobOptio
     totalRunTimeMs: 0, usrMs: 0, sysMs: 0, ctx: 0, majf: 0, minf: 0,
     depthMap: [0, 0, 0, 0, 0, 0, 0], submit: [0, 0, 0, 0, 0, 0, 0], complete: [0, 0, 0, 0, 0, 0, 0],
     latencyDepth: options.iodepth,
+    ...latencyTarget(options),
     disableClat: options.disable_clat,
     jobOptions: [],
+  };
+}
+
+/** The latency target's settings as fio reports them: the target in ns, the window in µs. */
+function latencyTarget(options: JobOptions): Pick<ThreadStat, 'latencyTargetNs' | 'latencyWindowUs' | 'latencyPercentile'> {
+  return {
+    latencyTargetNs: options.latency_target_ns,
+    latencyWindowUs: Math.floor(options.latency_window_ns / 1000),
+    latencyPercentile: options.latency_percentile,
   };
 }
 
@@ -166,7 +180,9 @@ export function addInstance(dst: ThreadStat, r: NativeJobResult, options: JobOpt
   dst.totalRunTimeMs += Math.floor(r.runtimeNs / 1e6);
   // Per-entry settings fio overwrites with every member, so the last one's stand.
   dst.percentiles = percentileSettings(options);
-  dst.latencyDepth = options.iodepth;
+  // fio's ts->latency_depth: the depth the member ended at (its latency target's, or iodepth).
+  dst.latencyDepth = r.latencyDepth || options.iodepth;
+  Object.assign(dst, latencyTarget(options));
   dst.disableClat = options.disable_clat;
   dst.jobOptions = own;
   if (!dst.steady && r.steady && options.steadystate_duration_ns > 0) {

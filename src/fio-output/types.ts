@@ -67,6 +67,6 @@ export interface RunReportInput {
   jobFile?: string | null;
 }
 
-export type OutputFormat = 'json' | 'json+' | 'normal';
+export type OutputFormat = 'json' | 'json+' | 'normal' | 'terse';
 
 export type { NativeEngineName };

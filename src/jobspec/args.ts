@@ -23,7 +23,7 @@ import { findOption, optionNameError } from './option-lookup.js';
 import { MAX_INSTANCES } from './options.js';
 import { sectionsToSpec, type ResetGlobals, type Section } from './sections.js';
 
-export type FioOutputFormat = 'json' | 'json+' | 'normal';
+export type FioOutputFormat = 'json' | 'json+' | 'normal' | 'terse';
 
 export interface FioArgs extends CommandFlags {
   spec: JobSpec;
@@ -40,7 +40,7 @@ export interface FioArgsOptions {
 
 /** fio's own command flags (init.c l_opts) that volbench does not take (COMMAND_FLAGS it does). */
 const FIO_COMMAND_FLAGS = new Set([
-  'latency-log', 'bandwidth-log', 'minimal', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
+  'latency-log', 'bandwidth-log', 'append-terse', 'version', 'help', 'cmdhelp', 'enghelp',
   'showcmd', 'readonly', 'eta', 'eta-interval', 'eta-newline', 'debug', 'parse-only', 'section',
   'inflate-log', 'alloc-size', 'profile', 'warnings-fatal', 'max-jobs', 'terse-version', 'server',
   'daemonize', 'client', 'remote-config', 'cpuclock-test', 'crctest', 'memcpytest', 'idle-prof',
@@ -48,7 +48,7 @@ const FIO_COMMAND_FLAGS = new Set([
   'merge-blktrace-only',
 ]);
 
-const OUTPUT_FORMATS_ACCEPTED = 'a comma-separated list of json, json+, normal';
+const OUTPUT_FORMATS_ACCEPTED = 'a comma-separated list of json, json+, normal, terse (also minimal or csv)';
 
 function argsError(field: string, message: string, accepted?: string): VolbenchError {
   return new VolbenchError('EINVALID_ARGS', message, { field, ...(accepted ? { accepted } : {}) });
@@ -57,11 +57,10 @@ function argsError(field: string, message: string, accepted?: string): VolbenchE
 export function parseOutputFormats(text: string): FioOutputFormat[] {
   const out: FioOutputFormat[] = [];
   for (const word of text.split(',')) {
-    if (word === 'json' || word === 'json+' || word === 'normal') {
-      if (!out.includes(word)) out.push(word);
-    } else if (word === 'minimal' || word === 'terse' || word === 'csv') {
-      throw new VolbenchError('EUNSUPPORTED_OPTION', `--output-format=${word} is not supported by volbench yet`,
-        { field: '--output-format', accepted: OUTPUT_FORMATS_ACCEPTED });
+    // fio's words for its terse (v3) lines: terse, minimal, csv.
+    const format = word === 'minimal' || word === 'csv' ? 'terse' : word;
+    if (format === 'json' || format === 'json+' || format === 'normal' || format === 'terse') {
+      if (!out.includes(format)) out.push(format);
     } else {
       throw argsError('--output-format', `invalid output format '${word}'`, OUTPUT_FORMATS_ACCEPTED);
     }
@@ -109,6 +108,8 @@ function takeOption(argv: string[], i: number, parsed: Parsed): number {
   if (value === '' && takesValue) throw argsError(`--${name}`, `option '--${name}' needs a value`, def?.accepted);
   if (name === 'output') parsed.output = value;
   else if (name === 'output-format') parsed.outputFormats = parseOutputFormats(value as string);
+  // --minimal is fio's terse output alone (init.c: output_format = FIO_OUTPUT_TERSE).
+  else if (name === 'minimal') parsed.outputFormats = ['terse'];
   else if (command) takeCommandFlag(parsed, name, value);
   else addOption(parsed, name, value ?? true);
   return consumed;

@@ -53,9 +53,9 @@ export const IOENGINE_CHOICE: Choice<EngineName> = {
 
 export const VERIFY_CHOICE: Choice<JobOptions['verify']> = {
   // fio 3.33 spells "no verification" only as 0; volbench also takes none.
-  values: { '0': 'none', none: 'none', crc32c: 'crc32c', 'crc32c-intel': 'crc32c' },
+  values: { '0': 'none', none: 'none', crc32c: 'crc32c', 'crc32c-intel': 'crc32c', md5: 'md5' },
   fioOnly: [
-    'md5', 'crc64', 'crc32', 'crc16', 'crc7', 'sha1', 'sha256', 'sha512', 'sha3-224', 'sha3-256',
+    'crc64', 'crc32', 'crc16', 'crc7', 'sha1', 'sha256', 'sha512', 'sha3-224', 'sha3-256',
     'sha3-384', 'sha3-512', 'xxhash', 'meta', 'pattern', 'null',
   ],
 };
@@ -91,5 +91,10 @@ export const UNIFIED_RW_REPORTING_CHOICE: Choice<JobOptions['unified_rw_reportin
 
 export const KB_BASE_CHOICE: Choice<JobOptions['kb_base']> = {
   values: { '1024': 1024, '1000': 1000 },
+  fioOnly: [],
+};
+
+export const RATE_PROCESS_CHOICE: Choice<JobOptions['rate_process']> = {
+  values: { linear: 'linear', poisson: 'poisson' },
   fioOnly: [],
 };

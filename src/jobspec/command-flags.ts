@@ -2,6 +2,7 @@
  * fio's own command flags (init.c l_opts) that volbench takes besides --output and
  * --output-format, with fio's value rules:
  *
+ * - `--minimal`: fio's terse lines alone (taken by args.ts, as the output formats are);
  * - `--readonly`: no job may write or trim (refused before any file is opened or laid out);
  * - `--section=NAME` (repeatable): only these job sections of the job files run ([global]
  *   sections always apply; `--section=global` is refused, as fio refuses it);
@@ -29,6 +30,7 @@ export const COMMAND_FLAGS: Readonly<Record<string, { value: boolean }>> = {
   section: { value: true },
   'status-interval': { value: true },
   'eta-newline': { value: true },
+  minimal: { value: false },
 };
 
 export const COMMAND_FLAGS_ACCEPTED = `fio's job options as --option=value, and of fio's own flags ${Object.keys(COMMAND_FLAGS).map((f) => `--${f}`).join(', ')}`;
@@ -44,7 +46,7 @@ function timeMs(flag: string, text: string): number {
   return ms;
 }
 
-/** Takes `--name[=value]` of COMMAND_FLAGS (not output/output-format) into `flags`. */
+/** Takes `--name[=value]` of COMMAND_FLAGS (not output/output-format/minimal) into `flags`. */
 export function takeCommandFlag(flags: CommandFlags, name: string, value: string | undefined): void {
   switch (name) {
     case 'readonly':

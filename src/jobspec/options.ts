@@ -7,7 +7,8 @@
 import { ENGINE_NAMES } from '../engine/engines.js';
 import type { BsSplitEntry, JobOptions, PerDirection } from './types.js';
 import {
-  CPUS_ALLOWED_POLICY_CHOICE, FADVISE_HINT_CHOICE, FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RW_CHOICE, SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
+  CPUS_ALLOWED_POLICY_CHOICE, FADVISE_HINT_CHOICE, FALLOCATE_CHOICE, IOENGINE_CHOICE, KB_BASE_CHOICE, RATE_PROCESS_CHOICE, RW_CHOICE,
+  SYNC_CHOICE, UNIFIED_RW_REPORTING_CHOICE,
   VERIFY_CHOICE, choiceAccepted, parseChoice,
 } from './choices.js';
 import { invalidValue, unsupported } from './fail.js';
@@ -18,13 +19,15 @@ import {
 import { CPU_LIST_ACCEPTED, parseCpuList } from './cpu-list.js';
 import { DEFAULT_FILE_SERVICE, FILE_SERVICE_ACCEPTED, parseFileService } from './file-service.js';
 import { pathList, PATHS_ACCEPTED } from './paths.js';
-import { BSSPLIT_ACCEPTED, parseBsSplit, parsePerDirection, perDirectionAccepted } from './per-direction.js';
+import {
+  BSRANGE_ACCEPTED, BSSPLIT_ACCEPTED, parseBsRange, parseBsSplit, parsePerDirection, perDirectionAccepted,
+} from './per-direction.js';
 import { DEFAULT_PERCENTILES, PERCENTILE_LIST_ACCEPTED, parsePercentileList } from './percentile-list.js';
 import { parseRandomDistribution, RANDOM_DISTRIBUTION_ACCEPTED } from './random-distribution.js';
 import {
   DEFAULT_STEADYSTATE, parseSteadyState, parseSteadyStateDuration, STEADYSTATE_ACCEPTED, STEADYSTATE_DURATION_ACCEPTED,
 } from './steadystate.js';
-import { parseInteger, parseRandseed, parseSize } from './units.js';
+import { parseDecimal, parseInteger, parseRandseed, parseSize } from './units.js';
 
 const UINT_MAX = 0xffffffff;
 /** Job instances in one run at most, fio's MAX_JOBS: each is a thread. */
@@ -52,14 +55,14 @@ function sizePerDirection(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-/** rate_iops: a whole number per direction. */
-function countPerDirection() {
-  const accepted = perDirectionAccepted('a whole number');
+/** rate_iops, percentage_random: a whole number per direction, at most `max`. */
+function countPerDirection(max = UINT_MAX) {
+  const accepted = perDirectionAccepted(max === UINT_MAX ? 'a whole number' : `a whole number from 0 to ${max}`);
   return {
     accepted,
     parse: (text: string, ctx: OptionContext): PerDirection<number> =>
       parsePerDirection(text, ctx.previous as PerDirection<number>,
-        (part) => parseInteger(part, { ...ctx, max: UINT_MAX }), { field: ctx.field, accepted }),
+        (part) => parseInteger(part, { ...ctx, max }), { field: ctx.field, accepted }),
   };
 }
 
@@ -82,6 +85,15 @@ function pathsKind(option: 'filename' | 'directory') {
       return names;
     },
   };
+}
+
+const LATENCY_PERCENTILE_ACCEPTED = 'a percentage from 0 to 100, decimals allowed (99.9)';
+
+/** latency_percentile: fio's FIO_OPT_FLOAT_LIST of one value, from 0 to 100. */
+function parseLatencyPercentile(text: string, ctx: OptionContext): number {
+  const value = parseDecimal(text, { ...ctx, accepted: LATENCY_PERCENTILE_ACCEPTED });
+  if (value < 0 || value > 100) throw invalidValue(ctx.field, `${value} is not from 0 to 100`, LATENCY_PERCENTILE_ACCEPTED);
+  return value;
 }
 
 /** rw=randread:8 and rw=write:4k (fio's sequencer postfix) are fio forms volbench lacks. */
@@ -134,6 +146,10 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
     accepted: BSSPLIT_ACCEPTED,
     parse: (text, ctx) => parseBsSplit(text, ctx.previous as PerDirection<BsSplitEntry[]> | undefined, ctx),
   }),
+  option('bsrange', 'bsrange', {
+    accepted: BSRANGE_ACCEPTED,
+    parse: (text, ctx) => parseBsRange(text, ctx.previous as PerDirection<[number, number]> | undefined, ctx),
+  }, { aliases: ['blocksize_range'] }),
   option('ba', 'blockalign', sizePerDirection(1, MAX_BLOCK_SIZE), { aliases: ['blockalign'], default: [0, 0, 0] }),
   // fio's own bound (options.c: iodepth maxval 65535); the engine's I/O slots are numbered in 16 bits.
   option('iodepth', 'iodepth', intKind({ min: 1, max: 65535 }), { default: 1 }),
@@ -173,9 +189,16 @@ export const SUPPORTED_OPTIONS: readonly OptionDef[] = [
   option('norandommap', 'norandommap', flagKind(), { default: false }),
   option('random_distribution', 'random_distribution',
     { accepted: RANDOM_DISTRIBUTION_ACCEPTED, parse: (t, c) => parseRandomDistribution(t, c) }, { default: { kind: 'random' } }),
+  option('percentage_random', 'percentage_random', countPerDirection(100), { default: [100, 100, 100] }),
   // Rate and think time
   option('rate', 'rate', sizePerDirection(0), { default: [0, 0, 0] }),
   option('rate_iops', 'rate_iops', countPerDirection(), { default: [0, 0, 0] }),
+  option('rate_process', 'rate_process', choiceKind('rate_process', RATE_PROCESS_CHOICE), { default: 'linear' }),
+  // fio's latency target (backend.c, io_u.c lat_target_*): a bare number is in microseconds.
+  option('latency_target', 'latency_target_ns', timeKind('us'), { default: 0 }),
+  option('latency_window', 'latency_window_ns', timeKind('us'), { default: 0 }),
+  option('latency_percentile', 'latency_percentile',
+    { accepted: LATENCY_PERCENTILE_ACCEPTED, parse: parseLatencyPercentile }, { default: 100 }),
   option('thinktime', 'thinktime_ns', timeKind('us'), { default: 0 }),
   option('thinktime_blocks', 'thinktime_blocks', intKind({ min: 1, max: UINT_MAX }), { default: 1 }),
   // Buffer contents

@@ -125,3 +125,39 @@ export function parseBsSplit(
   return slots.map((slot, i) =>
     slot.trim() === '' ? (previous?.[i] ?? []) : parseSplitList(slot, ctx)) as PerDirection<BsSplitEntry[]>;
 }
+
+export const BSRANGE_ACCEPTED = perDirectionAccepted('a block size range MIN-MAX (or MIN:MAX), such as 4k-64k');
+
+/**
+ * `bsrange=4k-64k`, per direction as `bs` (fio's FIO_OPT_RANGE: `-` or `:` between the two
+ * sizes, the smaller first whichever way they are written). Each I/O then draws its size from
+ * the range, as fio draws it (native/block_sizes.h).
+ */
+export function parseBsRange(
+  text: string,
+  previous: PerDirection<[number, number]> | undefined,
+  ctx: UnitContext & { field: string },
+): PerDirection<[number, number]> {
+  const slots = splitDirections(text, ctx.field, BSRANGE_ACCEPTED);
+  return slots.map((slot, d) => {
+    if (slot === undefined) {
+      if (previous) return previous[d];
+      throw invalidValue(ctx.field, `'${text}' leaves a direction without a range`, BSRANGE_ACCEPTED);
+    }
+    const at = slot.search(/[-:]/);
+    if (at <= 0) throw invalidValue(ctx.field, `'${slot}' is not a range MIN-MAX`, BSRANGE_ACCEPTED);
+    const [a, b] = [slot.slice(0, at), slot.slice(at + 1)].map((part) => {
+      let bytes: number;
+      try {
+        bytes = parseSize(part, ctx);
+      } catch {
+        throw invalidValue(ctx.field, `'${part}' in '${slot}' is not a size`, BSRANGE_ACCEPTED);
+      }
+      if (bytes < 1 || bytes > MAX_SPLIT_BLOCK) {
+        throw invalidValue(ctx.field, `'${part}' is not a block size from 1 to ${MAX_SPLIT_BLOCK} bytes`, BSRANGE_ACCEPTED);
+      }
+      return bytes;
+    });
+    return a <= b ? [a, b] : [b, a];
+  }) as PerDirection<[number, number]>;
+}

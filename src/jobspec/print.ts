@@ -121,6 +121,8 @@ function distributionText(d: RandomDistribution): string {
       return `pareto:${d.h}`;
     case 'normal':
       return `normal:${d.sigmaPct}`;
+    case 'zoned':
+      return `zoned:${d.zones[0].map((z) => `${z.access}/${z.size}`).join(':')}`;
   }
 }
 
@@ -153,6 +155,7 @@ const RENDER: { [K in OptionField]: Render<K> } = {
   rwmixread: text,
   bs: sizes,
   bssplit: bssplitText,
+  bsrange: (v, ctx) => perDirectionText(v.map(([a, b]) => `${sizeText(a, ctx.kbBase)}-${sizeText(b, ctx.kbBase)}`) as PerDirection<string>),
   blockalign: sizes,
   iodepth: text,
   iodepth_batch_submit: text,
@@ -183,6 +186,11 @@ const RENDER: { [K in OptionField]: Render<K> } = {
   random_distribution: distributionText,
   rate: sizes,
   rate_iops: counts,
+  rate_process: text,
+  latency_target_ns: time,
+  latency_window_ns: time,
+  latency_percentile: text,
+  percentage_random: counts,
   thinktime_ns: time,
   thinktime_blocks: text,
   refill_buffers: flag,

@@ -52,7 +52,20 @@ export type RandomDistribution =
   | { kind: 'zipf'; theta: number }
   | { kind: 'pareto'; h: number }
   /** `normal:σ` where σ is a percentage of the region; fio calls this `normal` (gauss). */
-  | { kind: 'normal'; sigmaPct: number };
+  | { kind: 'normal'; sigmaPct: number }
+  /**
+   * `zoned:60/10:30/20:…`: `access`% of the I/Os fall uniformly in the next `size`% of the
+   * region; one list, the same for every direction (the engine takes one per direction).
+   */
+  | { kind: 'zoned'; zones: PerDirection<ZoneSplit[]> };
+
+/** One zone of `random_distribution=zoned`: a share of the accesses on a share of the region. */
+export interface ZoneSplit {
+  /** Percent of the I/Os, whole. */
+  access: number;
+  /** Percent of the region, whole. */
+  size: number;
+}
 
 /**
  * One job's options after merging `[global]` and its own section, parsed. Field names are
@@ -80,6 +93,11 @@ export interface JobOptions {
   bs: PerDirection<number>;
   /** Set when `bssplit` was given; replaces `bs` for the directions it names. */
   bssplit?: PerDirection<BsSplitEntry[]>;
+  /**
+   * Set when `bsrange` was given: each I/O's size is drawn from [min, max] (in whole multiples
+   * of min), replacing `bs`; a direction with a `bssplit` keeps its split, as in fio.
+   */
+  bsrange?: PerDirection<[min: number, max: number]>;
   /** 0 means "the block size", as fio. */
   blockalign: PerDirection<number>;
   iodepth: number;
@@ -115,9 +133,24 @@ export interface JobOptions {
   randseed: bigint;
   norandommap: boolean;
   random_distribution: RandomDistribution;
+  /**
+   * Percent of a random job's I/Os, per direction, that draw a random offset; the rest go on
+   * from where the direction's last I/O ended (fio's percentage_random). 100: all random.
+   */
+  percentage_random: PerDirection<number>;
   /** Bytes per second per direction, 0 = unlimited. */
   rate: PerDirection<number>;
   rate_iops: PerDirection<number>;
+  /** How a rate spaces I/Os: evenly (linear, fio's default) or with exponential gaps (poisson). */
+  rate_process: 'linear' | 'poisson';
+  /**
+   * fio's latency target: the job searches for the deepest queue (up to iodepth) at which
+   * `latency_percentile`% of the I/Os of each `latency_window` complete within this latency
+   * (total latency, ns); 0: off.
+   */
+  latency_target_ns: number;
+  latency_window_ns: number;
+  latency_percentile: number;
   thinktime_ns: number;
   thinktime_blocks: number;
   refill_buffers: boolean;
@@ -126,7 +159,7 @@ export interface JobOptions {
   /** 0 = incompressible (the default, as fio). */
   buffer_compress_percentage: number;
   buffer_compress_chunk: number;
-  verify: 'none' | 'crc32c';
+  verify: 'none' | 'crc32c' | 'md5';
   do_verify: boolean;
   verify_only: boolean;
   /** Sorted, at most 20 entries. */

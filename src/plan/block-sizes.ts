@@ -11,13 +11,35 @@ export function isRandom(rw: RwMode): boolean {
   return RANDOM_MODES.has(rw);
 }
 
-/** The block size table of each direction: bssplit where given, else bs. */
+/** Whether direction d draws its sizes from a range (bsrange of two sizes, no bssplit). */
+function ranged(o: JobOptions, d: number): boolean {
+  const range = o.bsrange?.[d];
+  return range !== undefined && range[0] !== range[1] && !(o.bssplit?.[d]?.length);
+}
+
+/**
+ * The block size table of each direction: bssplit where given, else bsrange, else bs. A range is
+ * its two ends (the draw between them is the engine's, flagged by bsRanges), the smaller with
+ * the whole share, so every table adds up to 100.
+ */
 export function blockSizes(o: JobOptions): PerDirection<NativeBsSplit[]> {
   return [0, 1, 2].map((d) => {
     const split = o.bssplit?.[d];
     if (split && split.length > 0) return split.map((e) => ({ bs: e.bs, pct: e.pct }));
-    return [{ bs: o.bs[d], pct: 100 }];
+    const range = o.bsrange?.[d];
+    if (range && ranged(o, d)) return [{ bs: range[0], pct: 100 }, { bs: range[1], pct: 0 }];
+    return [{ bs: range ? range[0] : o.bs[d], pct: 100 }];
   }) as PerDirection<NativeBsSplit[]>;
+}
+
+/** Per direction, 1 where the engine draws each size from its table's range (bsrange). */
+export function bsRanges(o: JobOptions): PerDirection<number> {
+  return [0, 1, 2].map((d) => (ranged(o, d) ? 1 : 0)) as PerDirection<number>;
+}
+
+/** Whether a direction draws its sizes (more than one in its table: bssplit, bsrange). */
+export function drawsSizes(o: JobOptions): boolean {
+  return blockSizes(o).some((table) => table.length > 1);
 }
 
 /** The largest block the job moves in any direction: what each I/O buffer must hold. */

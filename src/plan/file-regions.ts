@@ -12,6 +12,7 @@
  */
 import { VolbenchError } from '../errors.js';
 import type { JobOptions, SizeOrPercent } from '../jobspec/types.js';
+import { drawsSizes } from './block-sizes.js';
 
 /** A file as planning found it. */
 export interface FileFacts {
@@ -24,7 +25,7 @@ export interface FileFacts {
 
 export interface FileRegion {
   offset: number;
-  /** The region, whole blocks of the smallest size: where I/Os go. */
+  /** The region, whole blocks of the smallest size (unless sizes are drawn): where I/Os go. */
   bytes: number;
   /** The file's length the job needs (fio's offset + io_size), before whole blocks. */
   end: number;
@@ -98,6 +99,7 @@ function percentOf(o: JobOptions, f: FileFacts, offset: number, io: number, minB
 
 export function fileRegions(o: JobOptions, instance: number, files: readonly FileFacts[], minBs: number, field: string): InstanceRegions {
   const each = shares(o, files.length, minBs);
+  const drawn = drawsSizes(o);
   let total = 0;
   const regions = files.map((f, i): FileRegion => {
     const whole = f.exists ? f.sizeBytes : 0;
@@ -106,8 +108,10 @@ export function fileRegions(o: JobOptions, instance: number, files: readonly Fil
     if (o.size !== undefined && 'percent' in o.size && whole <= 0) bytesOf(o.size, whole, 'size', f.path, `${field}.size`);
     const io = percentOf(o, f, offset, ioSizeOf(o, f, offset, each[i], field), minBs, field);
     total += io;
-    // Whole blocks only, as fio: a region that is not a multiple of the block size loses its tail.
-    const bytes = Math.floor(io / minBs) * minBs;
+    // Whole blocks only: a region that is not a multiple of the block size loses its tail. Not
+    // where sizes are drawn (bssplit, bsrange): fio keeps such a region whole, and its last I/O is
+    // drawn until one fits the tail (a sequential bsrange=3k-20k over 16 MiB ends on 16 MiB).
+    const bytes = drawn ? io : Math.floor(io / minBs) * minBs;
     if (bytes <= 0) {
       throw new VolbenchError('ETARGET', `the region on ${f.path} is smaller than one block (bs=${minBs})`, {
         field: `${field}.size`,

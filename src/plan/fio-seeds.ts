@@ -15,6 +15,12 @@ const BS = 0;
 const MIX = 4;
 const FILE = 5;
 const BLOCK = 6;
+const SEQ_RAND = 10;
+const POISSON = 15;
+const ZONE = 16;
+const POISSON2 = 17;
+const POISSON3 = 18;
+const LAST = POISSON3;
 
 export interface FioSeeds {
   /** bssplit sizes, per direction. */
@@ -25,6 +31,12 @@ export interface FioSeeds {
   file: bigint;
   /** Offsets. */
   block: bigint;
+  /** percentage_random's draw of random or sequential (fio seeds every direction's alike). */
+  seqRand: bigint;
+  /** random_distribution=zoned's draw of a zone. */
+  zone: bigint;
+  /** rate_process=poisson's gaps, per direction. */
+  poisson: [bigint, bigint, bigint];
 }
 
 /**
@@ -35,16 +47,19 @@ export function fioSeeds(randseed: bigint, randrepeat: boolean, randseedGiven: b
   const n = BigInt(threadNumber);
   const slots: bigint[] = [];
   if (!randrepeat && !randseedGiven) {
-    for (let i = 0; i <= BLOCK; i++) slots.push(randomBytes(8).readBigUInt64LE());
+    for (let i = 0; i <= LAST; i++) slots.push(randomBytes(8).readBigUInt64LE());
   } else {
     let seed = randseed & MASK64;
     for (let i = 0; i < 4; i++) seed = (seed * GOLDEN) & MASK64;
-    for (let i = 0; i <= BLOCK; i++) {
+    for (let i = 0; i <= LAST; i++) {
       slots.push((seed * n + BigInt(i)) & MASK64);
       seed = (seed * GOLDEN) & MASK64;
     }
     if (randrepeat) slots[BLOCK] = (REPEAT_BLOCK_SEED * n) & MASK64;
   }
   const write = verify ? slots[BS] : slots[BS + 1];
-  return { bs: [slots[BS], write, slots[BS + 2]], mix: slots[MIX], file: slots[FILE], block: slots[BLOCK] };
+  return {
+    bs: [slots[BS], write, slots[BS + 2]], mix: slots[MIX], file: slots[FILE], block: slots[BLOCK], seqRand: slots[SEQ_RAND],
+    zone: slots[ZONE], poisson: [slots[POISSON], slots[POISSON2], slots[POISSON3]],
+  };
 }

@@ -9,7 +9,7 @@ import { engineSpec } from '../engine/engines.js';
 import type { NativeEngineName, NativeExpect, NativeJobPlan, NativePathRef } from '../engine/native-types.js';
 import { directionsUsed } from '../jobspec/directions.js';
 import type { JobOptions } from '../jobspec/types.js';
-import { blockSizes, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
+import { blockSizes, bsRanges, isRandom, maxBlockSize, SEGMENT_BOUND_BS } from './block-sizes.js';
 import { engineChoices } from './engine-options.js';
 import { fioSeeds } from './fio-seeds.js';
 import { keepsFioMap, randomMapBytes, randomMapFor } from './random-map.js';
@@ -65,8 +65,13 @@ export function readPercent(o: JobOptions): number {
   return read ? 100 : 0;
 }
 
-function distribution(o: JobOptions): { distribution: number; distributionParam: number } {
+function distribution(o: JobOptions): { distribution: number; distributionParam: number; zones: NativeJobPlan['zones'] } {
   const d = o.random_distribution;
+  const none: NativeJobPlan['zones'] = [[], [], []];
+  return { ...distributionKind(d), zones: d.kind === 'zoned' ? d.zones.map((zs) => zs.map((z) => ({ ...z }))) as NativeJobPlan['zones'] : none };
+}
+
+function distributionKind(d: JobOptions['random_distribution']): { distribution: number; distributionParam: number } {
   switch (d.kind) {
     case 'zipf':
       return { distribution: 1, distributionParam: d.theta };
@@ -74,6 +79,8 @@ function distribution(o: JobOptions): { distribution: number; distributionParam:
       return { distribution: 2, distributionParam: d.h };
     case 'normal':
       return { distribution: 3, distributionParam: d.sigmaPct };
+    case 'zoned':
+      return { distribution: 4, distributionParam: 0 };
     default:
       return { distribution: 0, distributionParam: 0 };
   }
@@ -199,6 +206,9 @@ function filesPart(o: JobOptions, ordinal: number, more: InstanceTarget[], rands
 
 const FILE_SERVICE = { roundrobin: 0, sequential: 1, random: 2 } as const;
 
+/** The engine's numbers for verify (native VerifyKind). */
+const VERIFY_KIND: Record<JobOptions['verify'], number> = { none: 0, crc32c: 1, md5: 2 };
+
 /** How much, for how long, and when steady state ends it. */
 function extentPart(o: JobOptions, target: InstanceTarget, ioBytesPerLoop: number): Part<
   | 'regionOffset' | 'regionBytes' | 'ioBytesPerLoop' | 'ioSizeGiven' | 'loops' | 'timeBased' | 'runtimeNs' | 'rampNs'
@@ -227,9 +237,11 @@ function extentPart(o: JobOptions, target: InstanceTarget, ioBytesPerLoop: numbe
 
 /** Where the I/Os go, in which direction, how many at once and how fast. */
 function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Part<
-  | 'random' | 'readPct' | 'trimPct' | 'bs' | 'blockAlign' | 'ioDepth' | 'batchSubmit' | 'batchCompleteMin'
+  | 'random' | 'readPct' | 'trimPct' | 'bs' | 'bsRange' | 'blockAlign' | 'ioDepth' | 'batchSubmit' | 'batchCompleteMin'
   | 'batchCompleteMax' | 'randSeed' | 'fioSeedBs' | 'fioSeedMix' | 'fioSeedBlock' | 'fioReseed' | 'randomMap' | 'fioMap'
   | 'distribution' | 'distributionParam' | 'rateBytes' | 'rateIops' | 'thinktimeNs' | 'thinktimeBlocks'
+  | 'zones' | 'percentageRandom' | 'fioSeedSeqRand' | 'fioSeedZone' | 'fioSeedPoisson' | 'ratePoisson'
+  | 'latencyTargetNs' | 'latencyWindowNs' | 'latencyPercentile'
 > {
   const fio = fioSeeds(o.randseed, o.randrepeat, randseedGiven, ordinal + 1, o.verify !== 'none');
   const rand = isRandom(o.rw) ? 1 : 0;
@@ -238,6 +250,7 @@ function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Pa
     readPct: readPercent(o),
     trimPct: directionsUsed(o)[2] ? 100 : 0,
     bs: blockSizes(o),
+    bsRange: bsRanges(o),
     blockAlign: [...o.blockalign] as [number, number, number],
     ioDepth: o.iodepth,
     batchSubmit: o.iodepth_batch_submit,
@@ -257,6 +270,14 @@ function patternPart(o: JobOptions, ordinal: number, randseedGiven: boolean): Pa
     rateIops: [...o.rate_iops] as [number, number, number],
     thinktimeNs: o.thinktime_ns,
     thinktimeBlocks: o.thinktime_blocks,
+    percentageRandom: [...o.percentage_random] as [number, number, number],
+    fioSeedSeqRand: fio.seqRand,
+    fioSeedZone: fio.zone,
+    fioSeedPoisson: fio.poisson,
+    ratePoisson: o.rate_process === 'poisson',
+    latencyTargetNs: o.latency_target_ns,
+    latencyWindowNs: o.latency_window_ns,
+    latencyPercentile: o.latency_percentile,
   };
 }
 
@@ -276,7 +297,7 @@ function dataPart(o: JobOptions): Part<
     // zero_buffers means zeros: fio scrambles buffers unless zero_buffers was asked for.
     scrambleBuffers: o.scramble_buffers && !o.zero_buffers,
     measureHugePages: maxBlockSize(o) >= SEGMENT_BOUND_BS,
-    verify: o.verify === 'crc32c' ? 1 : 0,
+    verify: VERIFY_KIND[o.verify],
     doVerify: o.do_verify,
     verifyOnly: o.verify_only,
     fsyncEvery: o.fsync,

@@ -166,6 +166,18 @@ function checkJob(o: JobOptions, field: string): void {
       accepted: 'verify on a job of one file (no filename list, nrfiles=1)',
     });
   }
+  if (o.rate_process === 'poisson') {
+    // fio's mean gap is a second over the rate in I/Os of the smallest size: a byte rate under
+    // one such I/O a second has none (fio divides by zero).
+    const tables = blockSizes(o);
+    const short = o.rate.findIndex((bytes, d) => bytes > 0 && bytes < Math.min(...tables[d].map((e) => e.bs)));
+    if (short >= 0) {
+      throw new VolbenchError('EINVALID_PLAN', `rate_process=poisson needs a rate of at least one block a second; rate is ${o.rate[short]} bytes/s`, {
+        field: `${field}.rate`,
+        accepted: 'a rate of at least the smallest block size per second, or rate_iops',
+      });
+    }
+  }
   if (o.verify !== 'none') {
     const used = directionsUsed(o);
     const writeSizes = new Set(blockSizes(o)[1].map((e) => e.bs));

@@ -46,14 +46,16 @@ export function keepsFioMap(o: JobOptions): boolean {
  * Bytes the engine's bitmap takes (one bit per block of the smallest size of any direction, as
  * fio's, and a sixty-fourth more for the levels above), when the region's size is known from
  * the options. A job whose directions in use all have that one size walks a permutation and
- * needs none.
+ * needs none, unless percentage_random keeps fio's map, or the order of its offsets shows
+ * (keepsFioMap).
  */
 export function randomMapBytes(o: JobOptions): number {
   if (!randomMapFor(o).on || !isRandom(o.rw) || o.random_distribution.kind !== 'random') return 0;
   const tables = blockSizes(o);
   const unit = Math.min(...tables.map(smallest));
   const used = directionsUsed(o);
-  const oneSize = tables.every((t, d) => !used[d] || t.every((e) => e.bs === unit));
+  // percentage_random under 100 keeps fio's bitmap too (its sequential I/Os skip the map).
+  const oneSize = tables.every((t, d) => !used[d] || t.every((e) => e.bs === unit)) && o.percentage_random.every((p) => p === 100);
   if ((oneSize && !keepsFioMap(o)) || !o.size || !('bytes' in o.size)) return 0;
   const blocks = Math.ceil(o.size.bytes / unit);
   return Math.ceil((blocks / 8) * (1 + 1 / 63));

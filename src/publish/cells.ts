@@ -17,8 +17,13 @@ export interface ReportCell extends CellEntitlement {
   state: CellState;
   /** A p99 cell of a job whose volume answered its statistics page: EBS's own p99 for the direction, µs. */
   ebs_p99_us?: number;
-  /** A price cell: the test's measured rate it divides by (IOPS, or MiB/s), both directions together. */
+  /** A price cell: the test's measured rate (IOPS, or MiB/s), both directions together. */
   measured?: number | null;
+  /**
+   * A price cell of an emulated volume: the rate it divides by instead, `measured / rate` (what
+   * the volume AWS sells would deliver at the same measured/entitled ratio). Absent for a real one.
+   */
+  unscaled?: number | null;
 }
 
 /** The price metrics, each a cell per test. */
@@ -100,7 +105,12 @@ function wholeRate(e: TestEntry, metric: 'iops' | 'mibps'): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) : null;
 }
 
-/** A test's price cells: $ a month per 1,000 of its IOPS and per MiB/s, reads and writes together. */
+/**
+ * A test's price cells: $ a month per 1,000 of its IOPS and per MiB/s, reads and writes together.
+ * An emulated volume is priced on its rates unscaled: its price is AWS's for the full-size volume,
+ * so dividing it by rates scaled to 0.25 would make every $ figure 4 times AWS's. Its
+ * measured/entitled stays as measured, both sides scaled.
+ */
 export function priceCells(test: string, e: TestEntry, row: RowFacts): Record<string, ReportCell> {
   const state = entryState(e);
   const facts = factsOf(e, row);
@@ -112,10 +122,11 @@ export function priceCells(test: string, e: TestEntry, row: RowFacts): Record<st
       continue;
     }
     const measured = wholeRate(e, base);
-    const value = metric === 'usd_per_1000_iops' ? usdPer1000Iops(row.usdPerMonth, measured) : usdPerMibps(row.usdPerMonth, measured);
+    const priced = measured === null ? null : measured / row.rate;
+    const value = metric === 'usd_per_1000_iops' ? usdPer1000Iops(row.usdPerMonth, priced) : usdPerMibps(row.usdPerMonth, priced);
     const ent = facts ? jobCellEntitlement(measured, base, facts) : NO_ENTITLEMENT;
     // A test measured without a price still has its entitlement: the cell is there, its value not.
-    out[`${test}:${metric}`] = { ...ent, value: value ?? null, state: measured === null ? 'missing' : 'ok', measured };
+    out[`${test}:${metric}`] = { ...ent, value: value ?? null, state: measured === null ? 'missing' : 'ok', measured, ...(row.rate !== 1 ? { unscaled: priced } : {}) };
   }
   return out;
 }

@@ -100,9 +100,12 @@ export function contextLine(c: ReportContext): string {
   return parts.filter((p) => p !== '').join(' · ');
 }
 
-/** The banner a rehearsal's report opens with, or null for real volumes. */
+/**
+ * The banner a rehearsal's report opens with, or null for real volumes: the scale, and that its
+ * prices divide AWS's price by the rates unscaled (cells.ts), not by the emulated ones.
+ */
 export function rehearsalBanner(c: ReportContext): string | null {
-  return c.rehearsal ? emulationBanner(c.rehearsal) : null;
+  return c.rehearsal ? `${emulationBanner(c.rehearsal)}; $ per IOPS and per MiB/s on the rates unscaled (measured ÷ ${c.rehearsal.rate})` : null;
 }
 
 /** Said once: where no statistics page was read, why, and that the binding limits are the model's. */

@@ -5,7 +5,7 @@
  * reads its own (ad hoc jobs), in a column beside them.
  */
 import type { PriceMetric, ReportCell, ReportColumn, ReportGroup, ReportRow } from './model.js';
-import { columnLabel, priceCell, statusText, summaryCell, type TableOptions, type TextTable } from './table.js';
+import { columnLabel, priceCell, statusText, summaryCell, unscaledNote, type TableOptions, type TextTable } from './table.js';
 import { inUnit, type ThroughputUnit } from './units.js';
 
 /** A number as a spreadsheet reads it: up to 4 decimals, nothing where there is none. */
@@ -25,7 +25,7 @@ function perUnit(v: number | null | undefined, metric: string, unit: ThroughputU
 function priceColumns(g: ReportGroup, metric: PriceMetric, unit: ThroughputUnit): CsvColumn[] {
   if (!g.rows.some((r) => priceCell(r, metric)?.cell.value != null)) return [];
   const test = g.price_tests[metric];
-  const name = metric === 'usd_per_1000_iops' ? '$ per 1,000 IOPS' : `$ per ${unit}`;
+  const name = `${metric === 'usd_per_1000_iops' ? '$ per 1,000 IOPS' : `$ per ${unit}`}${unscaledNote(g, metric)}`;
   const value = (r: ReportRow): string => {
     const v = priceCell(r, metric)?.cell.value;
     return num(v == null || metric === 'usd_per_1000_iops' ? v : v / inUnit(1, unit));

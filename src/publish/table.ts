@@ -123,13 +123,18 @@ const atGroup = (g: ReportGroup, metric: PriceMetric): string => (g.price_tests[
 const atRow = (g: ReportGroup, metric: PriceMetric, test: string): string => (g.price_tests[metric] ? '' : ` at ${test}`);
 const summaryMetric = (g: ReportGroup): PriceMetric => (g.price_tests.usd_per_1000_iops || !g.price_tests.usd_per_mibps ? 'usd_per_1000_iops' : 'usd_per_mibps');
 
+/** ` (unscaled)` after a price's name where a row's volume was emulated: priced on its rates unscaled (cells.ts). */
+export function unscaledNote(g: ReportGroup, metric: PriceMetric): string {
+  return g.rows.some((r) => priceCell(r, metric)?.cell.unscaled !== undefined) ? ' (unscaled)' : '';
+}
+
 function priceColumn(metric: PriceMetric): FixedColumn {
   const per = (r: ReportRow, unit: ThroughputUnit): number | null => {
     const v = priceCell(r, metric)?.cell.value ?? null;
     return v === null || metric === 'usd_per_1000_iops' ? v : v / inUnit(1, unit);
   };
   return {
-    header: (g, u) => `${metric === 'usd_per_1000_iops' ? '$ per 1,000 IOPS' : `$ per ${u}`}${atGroup(g, metric)}`,
+    header: (g, u) => `${metric === 'usd_per_1000_iops' ? '$ per 1,000 IOPS' : `$ per ${u}`}${unscaledNote(g, metric)}${atGroup(g, metric)}`,
     text: (r, g, u) => {
       const p = priceCell(r, metric);
       const v = per(r, u);

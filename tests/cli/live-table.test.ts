@@ -2,27 +2,15 @@
  * The live table (a suite's tests now, a fleet's members later): redrawn in place on a terminal,
  * a line per event elsewhere, first-done against last-done at the end.
  */
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { LiveTable, doneSummary, tableLines } from '../../src/cli/live-table.js';
 import { requires } from '../helpers/requires.js';
-import { screen } from '../helpers/terminal.js';
+import { captured, screen } from '../helpers/terminal.js';
 
 requires();
 
-/** A stream that keeps what it is sent, a terminal or not. */
-function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
-  const out = new Writable({
-    write(chunk, _enc, done) {
-      (out as unknown as { text: string }).text += String(chunk);
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream & { text: string };
-  out.text = '';
-  Object.assign(out, { isTTY, columns: 100 });
-  return out;
-}
+const stream = (isTTY: boolean) => captured(isTTY);
 
 describe('the live table', () => {
   it('on a terminal, redraws the same rows in place, never a line per update', () => {

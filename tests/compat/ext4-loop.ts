@@ -19,6 +19,8 @@ export interface DeviceReads {
 export interface Ext4Loop {
   /** The mount point. */
   dir: string;
+  /** The device's counters (/sys/block/loopN/stat). */
+  statFile: string;
   /** Requests the device completed while `work` ran. */
   reads(work: () => Promise<unknown>): Promise<DeviceReads>;
   release(): void;
@@ -35,6 +37,7 @@ export function makeExt4Loop(label: string, imageBytes = 256 << 20): Ext4Loop {
     const counters = (): number[] => readFileSync(statFile, 'utf8').trim().split(/\s+/).map(Number);
     return {
       dir,
+      statFile,
       async reads(work) {
         const before = counters();
         await work();

@@ -20,7 +20,8 @@ export function jobOptions(over: Partial<JobOptions> = {}): JobOptions {
     steadystate_ramp_time_ns: 0, loops: 1, direct: false,
     sync: 'none', fsync: 0, fdatasync: 0, end_fsync: false, invalidate: true, randrepeat: true,
     randseed: 0x89n, norandommap: false, random_distribution: { kind: 'random' }, rate: [0, 0, 0],
-    rate_iops: [0, 0, 0], thinktime_ns: 0, thinktime_blocks: 1, refill_buffers: false,
+    rate_iops: [0, 0, 0], percentage_random: [100, 100, 100], rate_process: 'linear',
+    latency_target_ns: 0, latency_window_ns: 0, latency_percentile: 100, thinktime_ns: 0, thinktime_blocks: 1, refill_buffers: false,
     scramble_buffers: true, zero_buffers: false, buffer_compress_percentage: 0, buffer_compress_chunk: 512,
     verify: 'none', do_verify: true, verify_only: false, percentile_list: [...DEFAULT_PERCENTILES],
     clat_percentiles: true, lat_percentiles: false, slat_percentiles: false, unified_rw_reporting: 'none',
@@ -71,6 +72,7 @@ export function result(over: Partial<NativeJobResult> = {}): NativeJobResult {
     sync: { totalIos: 0, lat: NO_LAT, latHist: emptyHist() },
     usrNs: 0, sysNs: 0, ctx: 0, majf: 0, minf: 0,
     iodepthLevel: [0, 0, 0, 0, 0, 0, 0], iodepthSubmit: [0, 0, 0, 0, 0, 0, 0], iodepthComplete: [0, 0, 0, 0, 0, 0, 0],
+    latencyDepth: 0,
     series: [],
     ...over,
   };

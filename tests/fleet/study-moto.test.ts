@@ -10,14 +10,15 @@
  *   reporting → tearing-down → done, nothing left but the record, every object put with SSE;
  * - the lease: one driver at a time (If-None-Match: *, If-Match), an expired one taken over, a
  *   lost one refused on renewal; a second driver of a leased study exits 2 naming the holder;
- * - `fleet attach` from an empty state directory finishes a study another driver started;
+ * - `fleet attach` from an empty state directory finishes a study another driver started, and on
+ *   a terminal draws its members as a table redrawn in place;
  * - SIGTERM while a CreateStack is in flight: its answer is awaited, then everything is deleted;
  *   a member's refused CreateStack fails the study, naming it, and everything is deleted.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +36,11 @@ import {
   type FleetState,
 } from '../../src/fleet/index.js';
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
+import { SCRIPT, volbenchOnTerminal } from '../helpers/cli.js';
 import { freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
+import { screen } from '../helpers/terminal.js';
+import { artifactsDir } from '../browser/browser.js';
 
 const needs = requires('child', 'moto', 'dist');
 const reason = needs.missing('moto');
@@ -307,6 +311,43 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
     const after = await cli(['status', fleetId, '--bucket', BUCKET, '--region', REGION, '--state-dir', empty, '--format', 'json']);
     expect(JSON.parse(after.stdout)).toMatchObject({ step: 'done', members: LABELS.map((label) => ({ label, collected: `s3://${BUCKET}/${fleetId}/results/${label}.json` })) });
     expect(JSON.parse(after.stdout).lease).toBeUndefined();
+  }, 60_000);
+
+  it.skipIf(!existsSync(SCRIPT))('fleet attach on a terminal draws a row per member in place, then first done against last done', async () => {
+    const { ctx, lease, fleetId } = await started('a driver before attach', []);
+    await advanceUntil(fleetId, ctx, 'running');
+    const [gp3, io2] = LABELS;
+    await put(fleetId, gp3, 'progress', progress(gp3, 1));
+    await lease.release();
+    let running: string[] = [];
+    const ran = await volbenchOnTerminal(['fleet', 'attach', fleetId, '--bucket', BUCKET, '--region', REGION, '--state-dir', mkdtempSync(join(work, 'tty-state-')),
+      '--out', join(work, 'results-tty')], {
+      env,
+      // Once the table shows gp3 running, both members finish (as their agents would).
+      onOutput: (text) => {
+        if (running.length || !/gp3-1g +1\/2 +40%/.test(text)) return;
+        running = screen(text.replace(/\r\n/g, '\n'));
+        void (async () => {
+          for (const label of LABELS) await memberDone(fleetId, label);
+        })();
+      },
+    });
+    expect(ran.code, ran.text).toBe(0);
+    const table = running.findIndex((l) => /^member +step +loop +IOPS +p99 +done +ETA$/.test(l));
+    expect(running[table - 1]).toMatch(new RegExp(`^fleet ${fleetId}: running, 0/2 members done, eta --m:--s$`));
+    expect(running.slice(table + 1, table + 3)).toEqual([expect.stringMatching(/^gp3-1g +1\/2 +40% +0[01]m:\d\ds$/), expect.stringMatching(/^io2-4g-400iops +up +--m:--s$/)]);
+    const shown = screen(ran.text.replace(/\r\n/g, '\n'));
+    // Redrawn in place: one table on the screen however often it was drawn, 4 lines gone back over each time.
+    expect(shown.filter((l) => /^member +step/.test(l))).toHaveLength(1);
+    expect(ran.text).toMatch(/\x1b\[4F/);
+    const end = shown.findIndex((l) => /^member +step/.test(l));
+    expect(shown[end - 1]).toBe(`fleet ${fleetId}: 2/2 members done`);
+    expect(shown.slice(end + 1, end + 3)).toEqual([expect.stringMatching(/^gp3-1g +1\/2 +100% +done \S+/), expect.stringMatching(/^io2-4g-400iops +100% +done \S+/)]);
+    expect(shown[end + 3]).toMatch(/^first done: gp3-1g at \S+( s)?; last done: io2-4g-400iops at \S+( s)? \([\d.]+ s apart\)$/);
+    writeFileSync(join(artifactsDir(), 'fleet-attach-terminal.txt'), `${shown.join('\n')}\n`);
+    // Then what follows the runs, under it, and the report.
+    expect(shown.slice(end + 4)).toContain(`fleet ${fleetId}: collecting`);
+    expect(shown.join('\n')).toContain('| gp3 1 GiB 3000/125 |');
   }, 60_000);
 
   /**

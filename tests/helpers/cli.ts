@@ -35,3 +35,26 @@ export function volbench(args: string[], onSpawn?: (child: ChildProcess) => void
     onSpawn?.(child);
   });
 }
+
+export const SCRIPT = '/usr/bin/script';
+
+/**
+ * The CLI with a terminal for its stdout and stderr (a pty made by script(1)), `cols` wide;
+ * `onOutput` sees all the terminal got so far, as it comes.
+ */
+export function volbenchOnTerminal(
+  args: string[], opts: { cols?: number; env?: NodeJS.ProcessEnv; onOutput?: (text: string) => void } = {},
+): Promise<{ text: string; code: number | null }> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" first`);
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn(SCRIPT, ['-qfec', `stty cols ${opts.cols ?? 120}; ${quoted}`, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env ? { env: opts.env } : {}) });
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => {
+      text += t;
+      opts.onOutput?.(text);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ text, code }));
+  });
+}

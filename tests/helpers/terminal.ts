@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+
 /**
  * What a terminal shows after it was sent `text`: enough of a VT100 for what volbench writes to
  * a terminal (carriage return, newline, erase line \x1b[2K, cursor to a previous line \x1b[nF,
@@ -33,4 +35,16 @@ export function screen(text: string): string[] {
     } else put(c);
   }
   return lines.map((l) => l.trimEnd());
+}
+
+/** A stream that keeps what it is sent, as a terminal `columns` wide or as a pipe. */
+export function captured(isTTY: boolean, columns = 100): NodeJS.WriteStream & { text: string } {
+  const out = new Writable({
+    write(chunk, _enc, done) {
+      out.text += String(chunk);
+      done();
+    },
+  }) as Writable & { text: string };
+  out.text = '';
+  return Object.assign(out, { isTTY, columns }) as unknown as NodeJS.WriteStream & { text: string };
 }

@@ -117,7 +117,7 @@ describe('command-line options', () => {
     expect(err.message).toMatch(/fio option 'gtod_reduce' is not supported by volbench yet/);
   });
 
-  it.each(['--minimal', '--client=host', '--parse-only', '--eta=never', '--trigger-file=x'])(
+  it.each(['--client=host', '--parse-only', '--eta=never', '--trigger-file=x'])(
     'fio command flag %s is refused as not supported yet, with what is accepted',
     (flag) => {
       const err = errorOf(() => parseFioArgs([flag, '--name=a']));
@@ -151,8 +151,13 @@ describe('--output-format and --output', () => {
     expect(parseFioArgs(['--output-format=json', '--name=a', '--output-format=normal']).outputFormats).toEqual(['normal']);
   });
 
-  it('terse is a fio format volbench lacks; anything else is invalid', () => {
-    expect(errorOf(() => parseFioArgs(['--name=a', '--output-format=terse'])).code).toBe('EUNSUPPORTED_OPTION');
+  it('terse (fio\'s minimal, csv) and --minimal print the terse lines; anything else is invalid', () => {
+    expect(parseFioArgs(['--name=a', '--output-format=terse']).outputFormats).toEqual(['terse']);
+    expect(parseFioArgs(['--name=a', '--output-format=minimal,json']).outputFormats).toEqual(['terse', 'json']);
+    expect(parseFioArgs(['--name=a', '--output-format=csv']).outputFormats).toEqual(['terse']);
+    // --minimal replaces the formats, as fio's -m.
+    expect(parseFioArgs(['--output-format=json', '--name=a', '--minimal']).outputFormats).toEqual(['terse']);
+    expect(errorOf(() => parseFioArgs(['--name=a', '--minimal=1'])).code).toBe('EINVALID_ARGS');
     const err = errorOf(() => parseFioArgs(['--name=a', '--output-format=xml']));
     expect(err.code).toBe('EINVALID_ARGS');
     expect(err.accepted).toMatch(/json\+/);

@@ -9,6 +9,7 @@ import {
   parseBsSplit, parsePercentileList, parseRandomDistribution, parseSpec,
 } from '../../src/jobspec/index.js';
 import type { JobOptions } from '../../src/jobspec/types.js';
+import { blockSizes, bsRanges } from '../../src/plan/block-sizes.js';
 import { errorOf } from '../helpers/errors.js';
 import { requires } from '../helpers/requires.js';
 
@@ -199,9 +200,103 @@ describe('random_distribution', () => {
     expect(err.accepted).toMatch(/normal/);
   });
 
-  it('zoned distributions and a distribution center are fio forms volbench does not support yet', () => {
-    expect(errorOf(() => parseRandomDistribution('zoned:60/10:40/90')).code).toBe('EUNSUPPORTED_OPTION');
+  it('zoned_abs and a distribution center are fio forms volbench does not support yet', () => {
     expect(errorOf(() => parseRandomDistribution('zoned_abs:60/20G:40/100G')).code).toBe('EUNSUPPORTED_OPTION');
     expect(errorOf(() => parseRandomDistribution('zipf:1.2:0.25')).message).toMatch(/not supported by volbench yet/);
+  });
+});
+
+describe('zoned random distributions', () => {
+  it('zoned: fio\'s zones, the same for every direction', () => {
+    const d = parseRandomDistribution('zoned:60/10:30/20:10/70');
+    expect(d).toEqual({ kind: 'zoned', zones: [0, 1, 2].map(() => [{ access: 60, size: 10 }, { access: 30, size: 20 }, { access: 10, size: 70 }]) });
+  });
+
+  it('a zone without a size shares what the others leave, rounded down, as fio', () => {
+    const d = parseRandomDistribution('zoned:50/10:25:25');
+    expect(d.kind === 'zoned' && d.zones[0]).toEqual([{ access: 50, size: 10 }, { access: 25, size: 45 }, { access: 25, size: 45 }]);
+  });
+
+  it.each([
+    ['zoned:60/10:30/20', /add up to 90, not 100/],
+    ['zoned:60/60:40/60', /more than 100/],
+    ['zoned:101/10', /above 100/],
+    ['zoned:x/10:100/90', /whole percentage/],
+    ['zoned:', /no zones/],
+    // fio 3.33 refuses any comma here: its option matcher stops the word at the first ','.
+    ['zoned:60/10:40/90,100/100', /as fio 3.33 refuses them/],
+  ])('%s is refused (%s)', (text, why) => {
+    const err = errorOf(() => parseRandomDistribution(text, { field: 'jobs[0].random_distribution' }));
+    expect(err.code).toBe('EINVALID_VALUE');
+    expect(err.field).toBe('jobs[0].random_distribution');
+    expect(err.message).toMatch(why);
+    expect(err.accepted).toMatch(/zoned:A\/S/);
+  });
+});
+
+describe('bsrange', () => {
+  const one = (options: Record<string, string>): JobOptions => parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;
+
+  it('MIN-MAX or MIN:MAX for every direction, the smaller first however written, as fio', () => {
+    expect(one({ bsrange: '4k-64k' }).bsrange).toEqual([[4096, 65536], [4096, 65536], [4096, 65536]]);
+    expect(one({ bsrange: '64k:4k' }).bsrange).toEqual([[4096, 65536], [4096, 65536], [4096, 65536]]);
+    expect(one({ blocksize_range: '1k-4k,8k-16k' }).bsrange).toEqual([[1024, 4096], [8192, 16384], [8192, 16384]]);
+  });
+
+  it('the engine gets the range\'s ends and draws between them; bssplit wins where both are given', () => {
+    expect(blockSizes(one({ bsrange: '4k-64k' }))[0]).toEqual([{ bs: 4096, pct: 100 }, { bs: 65536, pct: 0 }]);
+    expect(bsRanges(one({ bsrange: '4k-64k' }))).toEqual([1, 1, 1]);
+    expect(bsRanges(one({ bsrange: '4k-4k' }))).toEqual([0, 0, 0]);
+    expect(blockSizes(one({ bsrange: '8k-8k', bs: '4k' }))[0]).toEqual([{ bs: 8192, pct: 100 }]);
+    const both = one({ bsrange: '4k-64k', bssplit: '4k/50:8k/50' });
+    expect(bsRanges(both)).toEqual([0, 0, 0]);
+    expect(blockSizes(both)[0]).toEqual([{ bs: 4096, pct: 50 }, { bs: 8192, pct: 50 }]);
+  });
+
+  it.each([['4k'], ['0-4k'], ['4k-x'], ['4k-8g']])('bsrange=%s is refused naming the field', (value) => {
+    const err = errorOf(() => one({ bsrange: value }));
+    expect(err).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].bsrange' });
+    expect(err.accepted).toMatch(/MIN-MAX/);
+  });
+
+  it('bs_unaligned stays refused, with what volbench takes', () => {
+    const err = errorOf(() => one({ bs_unaligned: '1' }));
+    expect(err).toMatchObject({ code: 'EUNSUPPORTED_OPTION', field: 'jobs[0].bs_unaligned' });
+    expect(err.accepted).toMatch(/bsrange/);
+  });
+});
+
+describe('percentage_random, rate_process, latency_target, verify=md5', () => {
+  const one = (options: Record<string, string>): JobOptions => parseSpec({ jobs: [{ name: 'j', ...options }] }).jobs[0].options;
+
+  it('percentage_random per direction, 0 to 100 (fio\'s default 100,100,100)', () => {
+    expect(one({}).percentage_random).toEqual([100, 100, 100]);
+    expect(one({ percentage_random: '70,40' }).percentage_random).toEqual([70, 40, 40]);
+    expect(errorOf(() => one({ percentage_random: '101' }))).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].percentage_random' });
+  });
+
+  it('rate_process is linear or poisson', () => {
+    expect(one({}).rate_process).toBe('linear');
+    expect(one({ rate_process: 'poisson' }).rate_process).toBe('poisson');
+    expect(errorOf(() => one({ rate_process: 'burst' })).accepted).toMatch(/linear, poisson/);
+  });
+
+  it('latency_target and latency_window in µs unless a unit says otherwise; latency_percentile 0 to 100', () => {
+    const o = one({ latency_target: '500', latency_window: '2s', latency_percentile: '99.5' });
+    expect([o.latency_target_ns, o.latency_window_ns, o.latency_percentile]).toEqual([500_000, 2e9, 99.5]);
+    expect(one({}).latency_percentile).toBe(100);
+    expect(errorOf(() => one({ latency_percentile: '101' }))).toMatchObject({ code: 'EINVALID_VALUE', field: 'jobs[0].latency_percentile' });
+    expect(errorOf(() => one({ latency_run: '1' }))).toMatchObject({ code: 'EUNSUPPORTED_OPTION', field: 'jobs[0].latency_run' });
+  });
+
+  it('verify=md5 is taken; sha*, xxhash and verify_pattern stay refused with what is accepted', () => {
+    expect(one({ verify: 'md5' }).verify).toBe('md5');
+    for (const v of ['sha1', 'sha256', 'xxhash']) {
+      const err = errorOf(() => one({ verify: v }));
+      expect(err).toMatchObject({ code: 'EUNSUPPORTED_OPTION', field: 'jobs[0].verify' });
+      expect(err.accepted).toMatch(/md5/);
+    }
+    expect(errorOf(() => one({ verify_pattern: '0xff' })).accepted).toMatch(/verify/);
+    expect(errorOf(() => one({ rw: 'trimwrite' })).accepted).toMatch(/randrw/);
   });
 });

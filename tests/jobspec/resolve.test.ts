@@ -27,7 +27,8 @@ describe('defaults', () => {
       steadystate_ramp_time_ns: 0, loops: 1, direct: false,
       sync: 'none', fsync: 0, fdatasync: 0, end_fsync: false, invalidate: true, randrepeat: true,
       randseed: 0x89n, norandommap: false, random_distribution: { kind: 'random' }, rate: [0, 0, 0],
-      rate_iops: [0, 0, 0], thinktime_ns: 0, thinktime_blocks: 1, refill_buffers: false,
+      rate_iops: [0, 0, 0], percentage_random: [100, 100, 100], rate_process: 'linear',
+      latency_target_ns: 0, latency_window_ns: 0, latency_percentile: 100, thinktime_ns: 0, thinktime_blocks: 1, refill_buffers: false,
       scramble_buffers: true, zero_buffers: false, buffer_compress_percentage: 0, buffer_compress_chunk: 512,
       verify: 'none', do_verify: true, verify_only: false,
       percentile_list: [1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99],
@@ -243,7 +244,7 @@ describe('errors name the field and what it accepts', () => {
   it.each([
     ['ioengine', 'posixaio', 'EUNSUPPORTED_OPTION', /io_uring/], ['ioengine', 'external:/x.so', 'EUNSUPPORTED_OPTION', undefined],
     ['ioengine', 'bogus', 'EINVALID_VALUE', /io_uring, libaio, psync, sync, null/],
-    ['verify', 'md5', 'EUNSUPPORTED_OPTION', /crc32c/], ['verify', 'sha9', 'EINVALID_VALUE', /crc32c/],
+    ['verify', 'sha256', 'EUNSUPPORTED_OPTION', /md5/], ['verify', 'sha9', 'EINVALID_VALUE', /crc32c/],
     ['rw', 'trimwrite', 'EUNSUPPORTED_OPTION', /randrw/], ['rw', 'randread:8', 'EUNSUPPORTED_OPTION', undefined],
     ['rw', 'random', 'EINVALID_VALUE', /randread/], ['filename', '/a:-', 'EUNSUPPORTED_OPTION', /one path/],
     ['filename', '-', 'EUNSUPPORTED_OPTION', undefined], ['directory', ':', 'EINVALID_VALUE', /one path/],

@@ -88,13 +88,18 @@ describe('specs refused before any I/O', () => {
     expect(err).toMatchObject({ code: 'EINVALID_PLAN', field: 'jobs[1].numjobs' });
   });
 
+  it('rate_process=poisson with a byte rate under one block a second: EINVALID_PLAN on rate (fio divides by zero)', async () => {
+    const err = await rejection({ jobs: [{ name: 'j', filename: scratch.path('p.dat'), size: '1m', rate: '1k', rate_process: 'poisson' }] });
+    expect(err).toMatchObject({ code: 'EINVALID_PLAN', field: 'jobs[0].rate' });
+  });
+
   it('a spec without jobs: EINVALID_SPEC', async () => {
     const err = await rejection({ jobs: [] });
     expect(err.code).toBe('EINVALID_SPEC');
   });
 
   it('nothing was laid out by any refused spec', () => {
-    for (const name of ['u.dat', 'g.dat', 's.dat', 'e.dat', 'v.dat', 't.dat', 'n.dat']) expect(existsSync(scratch.path(name))).toBe(false);
+    for (const name of ['u.dat', 'g.dat', 's.dat', 'e.dat', 'v.dat', 't.dat', 'n.dat', 'p.dat']) expect(existsSync(scratch.path(name))).toBe(false);
   });
 });
 

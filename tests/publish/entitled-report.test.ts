@@ -118,7 +118,7 @@ describe('the scale travels with the results', () => {
     expect(Object.keys(files)).toEqual(['report.json', 'report.md', 'report.html']);
     expect(JSON.parse(files['report.json']).context.rehearsal).toEqual(scale);
     expect(report.groups[0].rows[0].cells['RND16K-Q1T16-read:read:iops'].entitled).toBe(750);
-    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match';
+    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match; $ per IOPS and per MiB/s on the rates unscaled (measured ÷ 0.25)';
     expect(files['report.md'].split('\n').slice(0, 3)).toEqual(['# aws-ssd on gp3 500 GiB 3000/125, m6i.large (rehearsal)', '', `> **${banner}**`]);
     expect(files['report.html'].indexOf(banner)).toBeLessThan(files['report.html'].indexOf('Verdict'));
     expect(files['report.md']).toContain(' · npm run rehearse:fleet -- --out DIR');

@@ -112,7 +112,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
       expect(c.bound_by).toBe('volume-iops');
     }
     expect(cells.some((c) => c.bound_by_source === 'ebs-stats'), JSON.stringify(cells)).toBe(true);
-    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match';
+    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match; $ per IOPS and per MiB/s on the rates unscaled (measured ÷ 0.25)';
     expect(study.report.banner).toBe(banner);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(banner);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(banner);

@@ -18,7 +18,7 @@ import type { FleetContext, FleetSubcommand } from './context.js';
 import { studySettings, upSettings } from './create.js';
 import { RUN_FLAGS, UP_FLAGS } from './flags.js';
 import { planFrom } from './plan.js';
-import { eventPrinter } from './print.js';
+import { fleetPrinter } from './fleet-table.js';
 import { workloadFrom } from './run.js';
 import { interruptible, signalStatus } from './signals.js';
 
@@ -28,10 +28,11 @@ async function interactive({ values, io, stateDir }: FleetContext, plan: FleetPl
   // The members run the suites the plan gave them (auto, suite=): --suite made the plan.
   const { suite: _planned, ...workload } = workloadFrom(values);
   const clients = fleetClients({ region: plan.region, profile: values.profile });
-  const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`);
+  const printer = fleetPrinter(io, { json: values.format === 'json' });
+  const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`, undefined, printer.say);
   try {
     const outcome = await compareFleet(plan, {
-      ...settings, ...workload, clients, stateDir, keep: values.keep, signal: stop.signal, onEvent: eventPrinter(io, values.format === 'json'),
+      ...settings, ...workload, clients, stateDir, keep: values.keep, signal: stop.signal, onEvent: printer.onEvent,
     });
     if (stop.received()) return signalStatus(stop.received())!;
     return studyPassed(outcome.results) ? 0 : 1;
@@ -39,6 +40,7 @@ async function interactive({ values, io, stateDir }: FleetContext, plan: FleetPl
     if (stop.received()) return signalStatus(stop.received())!;
     throw err;
   } finally {
+    printer.finish();
     stop.dispose();
     clients.destroy();
   }
@@ -77,11 +79,12 @@ async function autonomous(ctx: FleetContext, plan: FleetPlan): Promise<number> {
   if (await existing(ctx, plan, settings.bucket)) return attachTo(ctx, plan.fleetId, settings.bucket);
   const { suite: _planned, outDir, endpointMap: _map, ...workload } = workloadFrom(values);
   const clients = fleetClients({ region: plan.region, profile: values.profile });
-  const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`);
+  const printer = fleetPrinter(io, { json: values.format === 'json', autonomous: true });
+  const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`, undefined, printer.say);
   try {
     const outcome = await compareStudy({ plan, workload, keep: values.keep, ...settings }, {
       clients, bucket: settings.bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
-      holder: `volbench fleet compare on ${hostname()} pid ${process.pid}`, onEvent: eventPrinter(io, values.format === 'json'),
+      holder: `volbench fleet compare on ${hostname()} pid ${process.pid}`, onEvent: printer.onEvent,
     });
     if (stop.received()) return signalStatus(stop.received())!;
     return studyPassed(outcome.results) ? 0 : 1;
@@ -89,6 +92,7 @@ async function autonomous(ctx: FleetContext, plan: FleetPlan): Promise<number> {
     if (stop.received() && !(err instanceof VolbenchError && err.code === 'ESTUDY_LEASED')) return signalStatus(stop.received())!;
     throw err;
   } finally {
+    printer.finish();
     stop.dispose();
     clients.destroy();
   }

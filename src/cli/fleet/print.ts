@@ -14,14 +14,18 @@ export function print(io: CommandIo, values: FleetValues, json: unknown, text: s
   else io.stdout.write(text);
 }
 
-/** An event as a line for a person; undefined for the report, which is not a line. */
-export function eventText(e: FleetEvent): string | undefined {
+/**
+ * An event as a line for a person; undefined for the report, which is not a line. `autonomous`:
+ * a study's members, which nothing reaches (no endpoint to show).
+ */
+export function eventText(e: FleetEvent, autonomous = false): string | undefined {
   switch (e.event) {
     case 'created':
       return `fleet ${e.fleetId}: creating ${e.members.length} instance(s) in ${e.region} (volbench fleet down ${e.fleetId} removes them)`;
     case 'step':
       return `fleet ${e.fleetId}: ${e.step}${e.reason ? ` (${e.reason})` : ''}`;
     case 'member-up':
+      if (autonomous) return `${e.label}: up${e.instanceId ? ` (instance ${e.instanceId})` : ''}`;
       return `${e.label}: up at ${e.endpoint ?? '(no usable endpoint output)'}`;
     case 'member-failed':
       return `${e.label}: ${e.reason}`;
@@ -52,7 +56,7 @@ export function eventText(e: FleetEvent): string | undefined {
 }
 
 /** The JSON line of an event: the report as `volbench report --format json` gives it (no chart details). */
-function jsonLine(e: FleetEvent): string {
+export function jsonLine(e: FleetEvent): string {
   const plain = e.event === 'report' ? { ...e, report: JSON.parse(renderJson(e.report)) as unknown } : e;
   return `${JSON.stringify(plain)}\n`;
 }

@@ -12,7 +12,8 @@ import type { FleetSubcommand } from './context.js';
 import { RUN_FLAGS, type FleetValues } from './flags.js';
 import { foundFleet } from './found.js';
 import { jobText } from './plan.js';
-import { eventPrinter, print } from './print.js';
+import { fleetPrinter } from './fleet-table.js';
+import { print } from './print.js';
 import { interruptible, signalStatus } from './signals.js';
 
 /** The workload and where it goes, as the flags give them (`compare` too). */
@@ -39,18 +40,20 @@ export const run: FleetSubcommand = {
         field: 'FLEET_ID', accepted: 'a fleet made by fleet up',
       });
     }
-    const stop = interruptible(io, 'cancelling the runs');
+    const printer = fleetPrinter(io, { json: false, fleet: state });
+    const stop = interruptible(io, 'cancelling the runs', undefined, printer.say);
     try {
       const workload = workloadFrom(values);
-      const onEvent = eventPrinter(io, false);
       await fitWorkload(state, workloadSeconds(state.plan, workload), {
-        clients, stateDir, now: fleetNow(values.now), ...(values.ttl ? { ttlSec: parseTtl(values.ttl) } : {}), onEvent,
+        clients, stateDir, now: fleetNow(values.now), ...(values.ttl ? { ttlSec: parseTtl(values.ttl) } : {}), onEvent: printer.onEvent,
       });
-      const results = await runFleet(state, { ...workload, clients, signal: stop.signal, onEvent });
+      const results = await runFleet(state, { ...workload, clients, signal: stop.signal, onEvent: printer.onEvent });
+      printer.finish();
       print(io, values, { fleetId: state.fleetId, results: results.map(({ result: _r, ...rest }) => rest) }, renderMarkdown(fleetReport(state, results)));
       if (stop.received()) return signalStatus(stop.received())!;
       return studyPassed(results) ? 0 : 1;
     } finally {
+      printer.finish();
       stop.dispose();
       clients.destroy();
     }

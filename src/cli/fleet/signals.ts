@@ -39,7 +39,10 @@ export interface Interruptible {
   dispose(): void;
 }
 
-export function interruptible(io: CommandIo & { gone(): void }, what: string, onFirst?: (signal: string) => Promise<void> | void): Interruptible {
+/** `say` writes the signal's line (a live table puts it above itself); stderr by default. */
+export function interruptible(
+  io: CommandIo & { gone(): void }, what: string, onFirst?: (signal: string) => Promise<void> | void, say?: (line: string) => void,
+): Interruptible {
   const controller = new AbortController();
   let got: string | undefined;
   const handlers = SIGNALS.map((sig) => {
@@ -47,7 +50,9 @@ export function interruptible(io: CommandIo & { gone(): void }, what: string, on
       if (got) process.exit(STATUS[sig]);
       got = sig;
       if (sig === 'SIGHUP') io.gone();
-      io.stderr.write(`\n${sig}: ${what} (${sig === 'SIGINT' ? 'Ctrl-C' : 'the signal'} again to leave at once)\n`);
+      const line = `\n${sig}: ${what} (${sig === 'SIGINT' ? 'Ctrl-C' : 'the signal'} again to leave at once)`;
+      if (say) say(line);
+      else io.stderr.write(`${line}\n`);
       controller.abort();
       void Promise.resolve(onFirst?.(sig)).catch((err: Error) => io.stderr.write(`${what}: ${err.message}\n`));
     };

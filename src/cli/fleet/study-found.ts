@@ -1,22 +1,27 @@
 /**
- * The AWS clients for a study found in a bucket (`attach`, `status`): the state read from S3
- * with clients of --region (or AWS_REGION), then clients of the study's own region, which the
- * verified state names.
+ * A study found in a bucket (`attach`, `status`): its state read from S3 with clients of
+ * --region (or AWS_REGION), then AWS clients of the study's own region, which the verified state
+ * names.
  */
-import { fleetClients, loadRemoteState, type FleetClients } from '../../fleet/index.js';
+import { fleetClients, loadRemoteState, type FleetClients, type FleetState } from '../../fleet/index.js';
 import type { FleetContext } from './context.js';
 import { region } from './flags.js';
 
-export async function studyClients(ctx: FleetContext, fleetId: string, bucket: string): Promise<FleetClients> {
+/** The study's state as it was read, and clients for its region. */
+export async function studyFound(ctx: FleetContext, fleetId: string, bucket: string): Promise<{ state: FleetState; clients: FleetClients }> {
   const finder = fleetClients({ region: region(ctx.values), profile: ctx.values.profile });
-  let studyRegion: string;
+  let state: FleetState;
   try {
-    studyRegion = (await loadRemoteState(fleetId, finder, bucket)).region;
+    state = await loadRemoteState(fleetId, finder, bucket);
   } catch (err) {
     finder.destroy();
     throw err;
   }
-  if (studyRegion === finder.region) return finder;
+  if (state.region === finder.region) return { state, clients: finder };
   finder.destroy();
-  return fleetClients({ region: studyRegion, profile: ctx.values.profile });
+  return { state, clients: fleetClients({ region: state.region, profile: ctx.values.profile }) };
+}
+
+export async function studyClients(ctx: FleetContext, fleetId: string, bucket: string): Promise<FleetClients> {
+  return (await studyFound(ctx, fleetId, bucket)).clients;
 }

@@ -1,6 +1,6 @@
 /**
  * GET /v1/runs/{id}/result: fio's output exactly as fio prints it, in the format asked for:
- * `json` and `json+` as application/json, `normal` as text/plain. Printed on a render thread,
+ * `json` and `json+` as application/json, `normal` and `terse` as text/plain. Printed on a render thread,
  * within the report budgets but the answer size (report-renderer.ts).
  */
 import type { FastifyReply } from 'fastify';
@@ -15,13 +15,14 @@ import type { RouteDeps, ZodApp } from './types.js';
 import { noResult, runNotEnded } from '../problems/service-problems.js';
 
 const resultQuery = z.object({
-  format: z.enum(['json', 'json+', 'normal']).default('json').describe("fio's --output-format"),
+  format: z.enum(['json', 'json+', 'normal', 'terse']).default('json').describe("fio's --output-format"),
 });
 
 const CONTENT_TYPES: Record<OutputFormat, string> = {
   json: 'application/json; charset=utf-8',
   'json+': 'application/json; charset=utf-8',
   normal: 'text/plain; charset=utf-8',
+  terse: 'text/plain; charset=utf-8',
 };
 
 export function registerResultRoute(app: ZodApp, { service, reports }: RouteDeps): void {
@@ -33,7 +34,7 @@ export function registerResultRoute(app: ZodApp, { service, reports }: RouteDeps
       querystring: resultQuery,
       response: {
         200: {
-          description: "fio's output: JSON for json and json+, fio's normal text for normal",
+          description: "fio's output: JSON for json and json+, fio's normal text for normal, its terse v3 lines for terse",
           content: {
             'application/json': { schema: fioResultSchema },
             'text/plain': { schema: z.string() },
@@ -41,7 +42,7 @@ export function registerResultRoute(app: ZodApp, { service, reports }: RouteDeps
         },
         ...pathParamResponses,
         ...tokenRouteResponses,
-        400: problemResponse(`?format= is not json, json+ or normal, or ${BAD_PARAM}`),
+        400: problemResponse(`?format= is not json, json+, normal or terse, or ${BAD_PARAM}`),
         404: problemResponse('No such run, or the run ended without a result'),
         409: problemResponse('The run has not ended yet'),
         ...renderBudgetResponses,
