@@ -21,11 +21,13 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loopUnavailableReason, TargetFixtures } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { TargetFixtures } from '../helpers/target-fixtures.js';
 import { loggedIos, type LoggedIo } from './io-log.js';
-import { makeWorkspace, runBoth, runFio, runVolbench, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runBoth, runFio, runVolbench, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('child', 'tmpfs', 'loop', 'fio');
+const reason = needs.missing('fio');
 const MiB = 1 << 20;
 
 interface Side {
@@ -106,7 +108,7 @@ describe.skipIf(reason !== undefined)(titled('bsrange, zoned and percentage_rand
   });
 });
 
-const loopReason = reason ?? loopUnavailableReason() ?? undefined;
+const loopReason = reason ?? needs.missing('loop');
 
 describe.skipIf(loopReason !== undefined)(titled('bsrange and zoned on a loop device: fio\'s bytes at the device', loopReason), () => {
   let fixtures: TargetFixtures;

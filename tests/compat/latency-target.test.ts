@@ -22,11 +22,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CLI } from '../helpers/cli.js';
-import { loopUnavailableReason, run, TargetFixtures } from '../helpers/target-fixtures.js';
+import { requires } from '../helpers/requires.js';
+import { run, TargetFixtures } from '../helpers/target-fixtures.js';
 import { formatJson, formatNormal, parseFioArgs, parseSpec, runParsed } from '../../src/index.js';
-import { makeWorkspace, runFio, runVolbench, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { makeWorkspace, runFio, runVolbench, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('libaio');
+const needs = requires('child', 'tmpfs', 'loop', 'blkio', 'fio', 'libaio');
+const reason = needs.missing('fio', 'libaio');
 const ETIMEDOUT = 110;
 const NULL_JOB = ['--name=lt', '--ioengine=null', '--size=1g', '--rw=randread', '--iodepth=32', '--time_based', '--runtime=20',
   '--output-format=json'];
@@ -114,8 +116,7 @@ async function fioAllowingFailure(argv: string[], cwd: string): Promise<Json> {
 
 const BLKIO = '/sys/fs/cgroup/blkio';
 const CAP = 400;
-const throttleReason = reason ?? loopUnavailableReason() ??
-  (existsSync(join(BLKIO, 'blkio.throttle.read_iops_device')) ? undefined : 'no cgroup v1 blkio throttle');
+const throttleReason = reason ?? needs.missing('loop', 'blkio');
 
 /** Runs `argv` in the blkio group `group` from its first instruction; resolves to stdout. */
 function inGroup(group: string, argv: string[]): Promise<string> {

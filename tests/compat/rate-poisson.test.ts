@@ -20,9 +20,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runJobs } from '../../src/index.js';
-import { makeWorkspace, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('null');
+const needs = requires('tmpfs', 'fio');
+const reason = needs.missing('fio');
 const RATE = 400;
 const SECONDS = 5;
 const JOB = ['--ioengine=null', '--size=1g', '--rw=randread', `--rate_iops=${RATE}`, '--time_based', `--runtime=${SECONDS}`];

@@ -13,9 +13,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { volbench } from '../helpers/cli.js';
-import { makeWorkspace, skipReason, titled, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeWorkspace, titled, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('tmpfs', 'fio');
+const reason = needs.missing('fio');
 
 /** The shape of a terse field: what a parser of fio's lines relies on. */
 function shape(field: string): string {

@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { diskTraffic } from './disk-traffic.js';
-import { ext4LoopUnavailable, makeExt4Loop, type Ext4Loop } from './ext4-loop.js';
-import { makeWorkspace, runFio, runVolbench, skipReason, titled, type Json, type Workspace } from './side-by-side.js';
+import { requires } from '../helpers/requires.js';
+import { makeExt4Loop, type Ext4Loop } from './ext4-loop.js';
+import { makeWorkspace, runFio, runVolbench, titled, type Json, type Workspace } from './side-by-side.js';
 
-const reason = skipReason('psync');
+const needs = requires('child', 'tmpfs', 'loop', 'mkfs', 'fio');
+const reason = needs.missing('fio');
 const EILSEQ = 84;
 const BLOCKS = 512;
 const WRITE = ['--ioengine=psync', '--rw=randwrite', '--bs=16k', '--size=8m', '--verify=md5'];
@@ -83,7 +85,7 @@ describe.skipIf(reason !== undefined)(titled('verify=md5: fio\'s header, so each
   });
 });
 
-const loopReason = reason ?? ext4LoopUnavailable();
+const loopReason = reason ?? needs.missing('loop', 'mkfs');
 
 describe.skipIf(loopReason !== undefined)(titled('verify=md5 on an ext4 loop: fio\'s bytes at the device', loopReason), () => {
   let loop: Ext4Loop;

@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { formatTerse } from '../../src/fio-output/index.js';
+import { requires } from '../helpers/requires.js';
 import { fixtureText, jsonDocuments, parseResult } from './samples.js';
+
+requires();
 
 const TERSE_SAMPLES = [
   // psync randread on the disk: no slat, the disk's fields at the end

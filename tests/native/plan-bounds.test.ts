@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeAddon } from '../../src/engine/addon.js';
 import type { NativeJobPlan } from '../../src/engine/native-types.js';
 import { VolbenchError, parseSpec, planRun, type RunPlan } from '../../src/index.js';
+import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
+
+const needs = requires('tmpfs');
 
 const scratch = new ScratchDir('planbounds');
 const target = scratch.path('bounds.dat');
