@@ -4,7 +4,9 @@
  *
  * - who may spend money: the study token only (the run token is refused), a study over
  *   --study-max-cost refused with its estimate, one in a region not allowed refused naming it,
- *   a bad volume with the CLI's error naming the field, a tag AWS or volbench owns refused;
+ *   a bad volume with the CLI's error naming the field (an instance that cannot hold it included),
+ *   a bucket the account lacks refused by preflight (EPREFLIGHT), a tag AWS or volbench owns
+ *   refused, a second study over --study-max-concurrent refused, and none at all without --studies;
  * - a study started by POST (202, Location, its plan), driven by the service's loop to done,
  *   followed with GET and its events, its report in JSON; another cancelled by DELETE and torn down;
  * - a study whose lease another driver holds is not advanced.
@@ -30,6 +32,8 @@ const REGION = 'us-east-1';
 const VOLUMES = ['gp3:1g', 'io2:4g:iops=400'];
 const LABELS = ['gp3-1g', 'io2-4g-400iops'];
 const STUDY_TOKEN = `study-token-${process.pid}`;
+/** A bucket the operator allows and the account does not have: preflight's to find. */
+const NO_BUCKET = 'volbench-service-studies-gone';
 
 describe.skipIf(reason !== undefined)(`studies on the service, against moto${reason ? ` [skipped: ${reason}]` : ''}`, () => {
   let moto: Moto;
@@ -67,7 +71,7 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     members = new PlayedMembers(s3, BUCKET);
     server = await startServer({
       studies: {
-        token: STUDY_TOKEN, bucket: BUCKET, maxCostUsd: 1, maxConcurrent: 3, regions: [REGION], volumeTypes: ['gp3', 'io2', 'st1'],
+        token: STUDY_TOKEN, bucket: BUCKET, buckets: [NO_BUCKET], maxCostUsd: 1, maxConcurrent: 1, regions: [REGION], volumeTypes: ['gp3', 'io2', 'st1'],
         packages: { files: { x64: join(work, 'volbench-0.0.0-linux-x64.tar.gz') } }, driver: 'loop', index: 'store', pollMs: 300, runningPollMs: 300, leaseSec: 8,
       },
     });
@@ -113,6 +117,15 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     expect(small.status).toBe(400);
     expect(small.body).toMatchObject({ code: 'EVOLUME_LIMIT', field: expect.stringMatching(/^volumes\[1\]/) });
 
+    const store = await studies.request('POST', '/v1/studies', { json: { volumes: ['instance-store'] } });
+    expect(store.status).toBe(400);
+    expect(store.body).toMatchObject({ code: 'EVOLUME_PLACEMENT', field: 'instance' });
+    expect(store.body.detail).toContain('m6i.large');
+    const gone = await studies.request('POST', '/v1/studies', { json: { volumes: VOLUMES, bucket: NO_BUCKET } });
+    expect(gone.status, gone.text).toBe(422);
+    expect(gone.body).toMatchObject({ code: 'EPREFLIGHT', field: 'bucket' });
+    expect(gone.body.detail).toContain('nothing was created');
+
     const tag = await studies.request('POST', '/v1/studies', { json: { volumes: VOLUMES, tags: { 'aws:owner': 'x' } } });
     expect(tag.status).toBe(400);
     expect(tag.body).toMatchObject({ field: 'tags.aws:owner' });
@@ -122,6 +135,18 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     // Nothing was made by any of them.
     const objects = (await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? [];
     expect(objects.map((o) => o.Key)).toEqual([]);
+    expect((await studies.request('GET', '/v1/studies')).body).toEqual({ studies: [] });
+
+    // A service started without --studies serves none, to either token.
+    const off = await startServer();
+    try {
+      const refused = await off.client.request('POST', '/v1/studies', { json: { volumes: VOLUMES } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ type: 'urn:volbench:problem:studies-disabled' });
+      expect((await off.client.request('GET', '/v1/studies')).status).toBe(403);
+    } finally {
+      await off.close();
+    }
   });
 
   it('starts a study with one POST and drives it to done; GET, the events and the report follow it', async () => {
@@ -132,6 +157,10 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     expect(created.headers.get('location')).toBe(`/v1/studies/${id}`);
     expect(plan).toMatchObject({ fleetId: id, region: REGION, instanceType: 'm6i.large', members: LABELS.map((label) => expect.objectContaining({ label })) });
     expect(plan.estimatedUsd).toBeLessThanOrEqual(1);
+    // --study-max-concurrent 1: a second one waits for this one to end.
+    const second = await studies.request('POST', '/v1/studies', { json: { volumes: ['gp3:1g'], runtime: '2s' } });
+    expect(second.status, second.text).toBe(422);
+    expect(second.body).toMatchObject({ type: 'urn:volbench:problem:too-many-studies', limit: '--study-max-concurrent', estimated_usd: expect.any(Number) });
     const events = readEvents(`${server.url}/v1/studies/${id}/events`, { authorization: `Bearer ${STUDY_TOKEN}` }, { timeoutMs: 50_000 });
 
     const running = await until('running', () => study(id), (s) => s.step === 'running');

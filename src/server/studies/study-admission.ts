@@ -33,16 +33,20 @@ export function bodyField(cliField: string | undefined): string | undefined {
   return bare;
 }
 
-/** A library refusal restated with the body's field name. */
+/** A library refusal (fleet plan's, preflight's) restated with the body's field name; anything else as it is. */
+export function inBodyWords(err: unknown): unknown {
+  if (!(err instanceof VolbenchError)) return err;
+  const field = bodyField(err.field);
+  return new VolbenchError(err.code, err.message.replace(/--volumes\b/g, 'volumes').replace(/--(ttl|runtime|suite|instance|region|bucket)\b/g, '$1'), {
+    ...(field ? { field } : {}), ...(err.accepted ? { accepted: err.accepted } : {}), cause: err,
+  });
+}
+
 function restated<T>(make: () => T): T {
   try {
     return make();
   } catch (err) {
-    if (!(err instanceof VolbenchError)) throw err;
-    const field = bodyField(err.field);
-    throw new VolbenchError(err.code, err.message.replace(/--volumes\b/g, 'volumes').replace(/--(ttl|runtime|suite|instance|region)\b/g, '$1'), {
-      ...(field ? { field } : {}), ...(err.accepted ? { accepted: err.accepted } : {}), cause: err,
-    });
+    throw inBodyWords(err);
   }
 }
 

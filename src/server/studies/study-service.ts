@@ -19,7 +19,7 @@ import { readBundle } from '../../fleet/index.js';
 import { readCapped } from '../../fleet/study/bucket-objects.js';
 import type { StudyBody, StudyRequest, StudySummary } from '../../api/study.js';
 import { noStudyPackage, studyNotFound, tooManyStudies } from '../problems/service-problems.js';
-import { admitStudy } from './study-admission.js';
+import { admitStudy, inBodyWords } from './study-admission.js';
 import type { StudyConfig } from './study-config.js';
 import { StudyDriver } from './study-driver.js';
 import { StudyEvents } from './study-events.js';
@@ -110,8 +110,11 @@ export class StudyService {
     const id = plan.fleetId;
     const ctx = this.contextOf({ id, region: plan.region, bucket });
     const bundle = await this.bundleFor(plan, bucket);
+    // Preflight's refusals (EPREFLIGHT: the bucket, the type not offered) name the body's fields.
     const prepared = await prepareStudy({ plan, workload: admitted.workload, bundle, ...(admitted.ttlSec ? { ttlSec: admitted.ttlSec } : {}),
-      ...(admitted.tags ? { tags: admitted.tags } : {}) }, ctx);
+      ...(admitted.tags ? { tags: admitted.tags } : {}) }, ctx).catch((err: unknown) => {
+      throw inBodyWords(err);
+    });
     const lease = await HeldLease.take({ clients: ctx.clients, bucket, fleetId: id, holder: this.holder, leaseSec: this.o.config.leaseSec });
     const now = new Date().toISOString();
     const entry: StudyIndexEntry = {
