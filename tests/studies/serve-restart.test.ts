@@ -3,7 +3,9 @@
  * service process goes with it), then started again on the same data directory, takes every
  * study it owned on again from its index and its state in S3, at once (the lease its earlier
  * life held is its own: the data directory's lock proves that process gone), and drives it to
- * done. Against moto server; the members' objects are written by the test as a member would.
+ * done. A client of its events that reconnects with the Last-Event-ID the killed service gave
+ * gets every event the restarted one kept (an id names the service's life). Against moto server;
+ * the members' objects are written by the test as a member would.
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
+import { readEvents } from '../api/helpers/sse.js';
 import { freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
@@ -81,6 +84,10 @@ describe.skipIf(reason !== undefined)(`a study across a kill -9 of its service${
     const running = await until('running', id, 30_000);
     const holder: string = running.lease.holder;
     expect(holder).toMatch(/^volbench serve [0-9a-f]{12} on .* pid \d+$/);
+    const auth = { authorization: `Bearer ${studyToken}` };
+    const before = (await readEvents(`${serve.url}/v1/studies/${id}/events`, auth, { maxEvents: 3, timeoutMs: 10_000 })).events;
+    const lastId = before.filter((e) => e.id !== null).at(-1)!.id!;
+    expect(lastId).toMatch(/^[0-9a-f]{8}-\d+$/);
 
     const servicePid = serve.servicePid;
     serve.child.kill('SIGKILL');
@@ -98,5 +105,11 @@ describe.skipIf(reason !== undefined)(`a study across a kill -9 of its service${
     expect(done.members.map((m: { collected?: string }) => m.collected)).toEqual(LABELS.map((l) => `s3://${BUCKET}/${id}/results/${l}.json`));
     const list = await api('GET', '/v1/studies');
     expect(list.body.studies).toEqual([expect.objectContaining({ id, step: 'done' })]);
+    // Reconnected with the killed life's id: every event of this life, its numbering begun again.
+    const after = (await readEvents(`${serve.url}/v1/studies/${id}/events`, { ...auth, 'last-event-id': lastId }, { timeoutMs: 10_000 })).events;
+    const life = lastId.split('-')[0];
+    expect(after.filter((e) => e.id !== null).every((e) => !e.id!.startsWith(`${life}-`))).toBe(true);
+    expect(after.filter((e) => e.event === 'collected').map((e) => e.data.label).sort()).toEqual(LABELS);
+    expect(after.filter((e) => e.event === 'step').map((e) => e.data.step)).toContain('done');
   }, 120_000);
 });

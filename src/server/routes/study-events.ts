@@ -2,8 +2,8 @@
  * GET /v1/studies/{id}/events: the study's machine as Server-Sent Events. The stream opens with
  * `study`, the study as GET /v1/studies/{id} answers it, then each of the machine's events as
  * this service drives it (FleetEvent: step, member-up, member-failed, progress, member-done,
- * collected, result, report, tearing-down, torn-down, log; numbered, so Last-Event-ID resumes
- * while the service lives), and `study` again whenever it changed (a study another driver moves
+ * collected, result, report, tearing-down, torn-down, log; numbered, so Last-Event-ID resumes,
+ * across a restart of the service too), and `study` again whenever it changed (a study another driver moves
  * is followed this way too). It ends once the study is done or failed.
  */
 import { z } from 'zod';
@@ -19,7 +19,9 @@ const KEEPALIVE_MS = 15_000;
 /** How often the study's state is looked at again, for what changed besides this service's own events. */
 const LOOK_MS = 5000;
 
-const eventHeaders = z.object({ 'last-event-id': z.string().optional().describe('Resume after this event id') });
+const eventHeaders = z.object({
+  'last-event-id': z.string().optional().describe("Resume after this event id; an id of the service's earlier life (before a restart) gets every event kept since"),
+});
 
 /** An event's data: the report as `volbench report --format json` gives it. */
 function dataOf(e: FleetEvent): string {
@@ -32,7 +34,8 @@ export function registerStudyEventsRoute(app: ZodApp, deps: RouteDeps): void {
       summary: "A study's events as Server-Sent Events",
       description: 'Opens with `study` (the study as GET answers it); then the machine\'s events as this service drives it: step, member-up, ' +
         'member-failed, progress (a member\'s progress.json), member-done, collected, result, report, tearing-down, torn-down, log ' +
-        '(docs/fleet.md lists their fields); `study` again whenever it changed. Ends once the study is done or failed. Send Last-Event-ID to resume.',
+        '(docs/fleet.md lists their fields); `study` again whenever it changed. Ends once the study is done or failed. Send Last-Event-ID to resume: ' +
+        "an id (LIFE-SEQ) names the service's life, so one from before a restart gets every event the restarted service kept.",
       tags: ['studies'],
       params: studyParams,
       headers: eventHeaders,
@@ -47,8 +50,7 @@ export function registerStudyEventsRoute(app: ZodApp, deps: RouteDeps): void {
     const studies = studiesOf(deps);
     const { id } = request.params;
     let study = await studies.view(id);
-    const header = request.headers['last-event-id'];
-    let last = header !== undefined && /^\d{1,15}$/.test(header) ? Number(header) : 0;
+    let last = studies.events.resumeAfter(request.headers['last-event-id']);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -73,7 +75,7 @@ export function registerStudyEventsRoute(app: ZodApp, deps: RouteDeps): void {
     const send = (n: NumberedEvent): void => {
       if (closed || n.seq <= last) return;
       last = n.seq;
-      res.write(`id: ${n.seq}\nevent: ${n.event.event}\ndata: ${dataOf(n.event)}\n\n`);
+      res.write(`id: ${studies.events.idOf(n.seq)}\nevent: ${n.event.event}\ndata: ${dataOf(n.event)}\n\n`);
       if (n.event.event === 'step' && studies.isTerminal(n.event.step)) void refresh();
     };
     const refresh = async (): Promise<void> => {
