@@ -4,6 +4,7 @@
  */
 import { usePrices } from '../cloud/price-source.js';
 import { VolbenchError } from '../errors.js';
+import { inertText } from '../inert-text.js';
 import { VERSION } from '../version.js';
 import { demoCommand } from './demo-command.js';
 import { runCommand } from './run-command.js';
@@ -152,9 +153,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
 
 function reportError(err: unknown, io: CommandIo): number {
   if (err instanceof VolbenchError) {
-    io.stderr.write(`volbench: ${err.message}${err.field ? ` [${err.field}]` : ''}\n`);
+    // A message may quote what a file, a bucket or a member said: shown inert, on one line.
+    io.stderr.write(`volbench: ${inertText(err.message)}${err.field ? ` [${inertText(err.field)}]` : ''}\n`);
     // What the field takes (fio's rw words, a flag's forms), unless the message says it already.
-    if (err.accepted && !err.message.includes(err.accepted)) io.stderr.write(`volbench: accepted: ${err.accepted}\n`);
+    if (err.accepted && !err.message.includes(err.accepted)) io.stderr.write(`volbench: accepted: ${inertText(err.accepted)}\n`);
     return 2;
   }
   io.stderr.write(`volbench: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

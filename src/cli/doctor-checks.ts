@@ -128,12 +128,12 @@ export function dataDirCheck(dataDir: string): Check {
   }
   const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
   if (st.mode & 0o022) {
-    return { verdict: 'warn', subject, text: `${dataDir} is writable by others (mode ${mode}): they could replace the token or the database`, todo: `chmod go-w ${dataDir}` };
+    return { verdict: 'fail', subject, text: `${dataDir} is writable by others (mode ${mode}): serve refuses it, since they could replace the token or the database`, todo: `chmod go-w ${dataDir}` };
   }
   const mine = process.getuid === undefined || st.uid === process.getuid();
   return mine
     ? { verdict: 'ok', subject, text: `${dataDir} (mode ${mode}, yours)` }
-    : { verdict: 'warn', subject, text: `${dataDir} belongs to uid ${st.uid}, not to you`, todo: 'run serve as its owner' };
+    : { verdict: 'fail', subject, text: `${dataDir} belongs to uid ${st.uid}, not to you: serve refuses it`, todo: 'run serve as its owner, or give --data-dir a directory of your own' };
 }
 
 /** Where the default credential chain would find credentials without asking the network. */

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { VolbenchError } from '../errors.js';
 import type { NativeAddon } from './native-types.js';
-import { untrustedReason } from './owned-path.js';
+import { ownedRealPath } from './owned-path.js';
 import { choosePrebuilt, hostPlatform } from './prebuilt.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -73,14 +73,15 @@ export function addonChoice(): AddonChoice {
     if (!existsSync(path)) {
       throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which does not exist; unset it or build that addon`);
     }
-    const why = untrustedReason(path);
-    if (why !== null) {
-      throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which is not loaded: ${why}; unset it, or keep the build where only you (or root) can write`, {
+    const owned = ownedRealPath(path);
+    if ('refused' in owned) {
+      throw new VolbenchError('ENATIVE', `VOLBENCH_ADDON names ${path}, which is not loaded: ${owned.refused}; unset it, or keep the build where only you (or root) can write`, {
         field: 'VOLBENCH_ADDON',
         accepted: 'a file owned by this user or root, in directories owned by this user or root, none writable by group or others',
       });
     }
-    return { path, from: 'VOLBENCH_ADDON', why: 'VOLBENCH_ADDON names it' };
+    // The name checked, links resolved: a link on the given way could be pointed elsewhere by now.
+    return { path: owned.real, from: 'VOLBENCH_ADDON', why: 'VOLBENCH_ADDON names it' };
   }
   const built = ['build/Release/volbench.node', 'build/Debug/volbench.node'].map((p) => join(packageRoot, p)).find((p) => existsSync(p));
   if (built) return { path: built, from: 'source', why: 'a build from source is there, and comes before the prebuilt binary' };

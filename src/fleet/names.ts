@@ -39,6 +39,11 @@ export function tlsKeyParameterName(fleetId: string): string {
   return `/volbench/${fleetId}/tls-key`;
 }
 
+/** A study's seal (study/seal.ts): the SHA-256 of what its stacks are made from, where a bucket's writer cannot write. */
+export function studySealParameterName(fleetId: string): string {
+  return `/volbench/${fleetId}/study`;
+}
+
 /** Where the fleet's SSM parameters live: nothing of it is outside. */
 export function parameterPath(fleetId: string): string {
   return `/volbench/${fleetId}/`;

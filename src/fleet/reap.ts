@@ -12,10 +12,17 @@
  *   reaped loose: attached, it goes with its instance (DeleteOnTermination);
  * - an SSM parameter or an object: `volbench:fleet=<id>`, under `/volbench/<id>/` or `<id>/`, and
  *   named by a stack of that fleet (TokenParameterName, TlsKeyParameterName; PackageKey or
- *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days).
+ *   TlsCertKey in that bucket), live or deleted (CloudFormation keeps a deleted stack 90 days);
+ *   a study's seal, `/volbench/<id>/study`, when a stack of that fleet is a study's
+ *   (MemberMode autonomous).
  *
  * - a schedule group: named `volbench-<id>` and tagged `volbench:fleet=<id>` (its schedules
  *   delete the fleet's stacks at the expiry, then themselves: what is left past it is the group).
+ *
+ * And a tag proves no expiry either: while a fleet has a live stack that is not past its own
+ * (the stack's tag, which only its creator set, or its instance's, moved by `fleet run --ttl`),
+ * nothing of that fleet is reaped, whatever `volbench:expires` its instance, volumes,
+ * parameters, objects or schedule group carry: they go with that stack.
  *
  * Anything else past its expiry is listed as spared, with why.
  */
@@ -31,7 +38,7 @@ import { ListScheduleGroupsCommand, ListTagsForResourceCommand as ListScheduleTa
 import { awsCall, type FleetClients } from './aws.js';
 import { isRecord } from './fleet-resources.js';
 import { strangerReason } from './member-stacks.js';
-import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, scheduleGroupName, stackPrefix } from './names.js';
+import { FLEET_ID, FLEET_TAG, objectPrefix, parameterPath, scheduleGroupName, stackPrefix, studySealParameterName } from './names.js';
 import { deleteSchedules } from './schedules.js';
 import { EXPIRES_TAG } from './ttl.js';
 
@@ -155,21 +162,34 @@ async function extended(o: ReapOptions, stackName: string): Promise<boolean> {
     .some((i) => i.State?.Name !== 'terminated' && i.Tags?.some((t) => t.Key === EXPIRES_TAG) && !expired(i.Tags, o.now));
 }
 
-async function findStacks(o: ReapOptions, index: VolbenchStacks, fleets: Iterable<string>, plan: ReapPlan): Promise<void> {
+/**
+ * The expired stacks of every fleet; and, by fleet, a live stack that is not (its own tag, or its
+ * instance's, says later): everything that fleet made is kept with it, whatever its own tag says.
+ */
+async function findStacks(o: ReapOptions, index: VolbenchStacks, fleets: Iterable<string>, plan: ReapPlan): Promise<Map<string, string>> {
+  const living = new Map<string, string>();
   for (const fleet of fleets) {
     for (const s of await index.ofFleet(fleet, false)) {
-      if (s.StackStatus === 'DELETE_COMPLETE' || !expired(s.Tags, o.now) || await extended(o, s.StackName!)) continue;
-      plan.stacks.push(s.StackName!);
+      if (s.StackStatus === 'DELETE_COMPLETE') continue;
+      if (!expired(s.Tags, o.now) || await extended(o, s.StackName!)) living.set(fleet, s.StackName!);
+      else plan.stacks.push(s.StackName!);
     }
   }
+  return living;
 }
 
-async function findEc2(o: ReapOptions, index: VolbenchStacks, plan: ReapPlan): Promise<void> {
+/** Why a resource of `fleet` is kept while its fleet lives, or undefined when the fleet has no live stack left unexpired. */
+function heldBy(living: Map<string, string>, fleet: string): string | undefined {
+  const stack = living.get(fleet);
+  return stack === undefined ? undefined : `stack ${stack} of fleet ${fleet} is live and not expired: it goes with it`;
+}
+
+async function findEc2(o: ReapOptions, index: VolbenchStacks, living: Map<string, string>, plan: ReapPlan): Promise<void> {
   const Filters = [{ Name: 'tag-key', Values: [EXPIRES_TAG] }];
   const inst = await awsCall('ec2:DescribeInstances', () => o.clients.ec2.send(new DescribeInstancesCommand({ Filters })));
   for (const i of (inst.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
     if (!i.InstanceId || i.State?.Name === 'terminated' || i.State?.Name === 'shutting-down' || !expired(i.Tags, o.now)) continue;
-    const why = await index.unproven(i.Tags, i.InstanceId);
+    const why = await index.unproven(i.Tags, i.InstanceId) ?? heldBy(living, tagOf(i.Tags, FLEET_TAG)!);
     if (why) plan.spared.push(`instance ${i.InstanceId}: ${why}`);
     else plan.instances.push(i.InstanceId);
   }
@@ -177,13 +197,13 @@ async function findEc2(o: ReapOptions, index: VolbenchStacks, plan: ReapPlan): P
   for (const v of vols.Volumes ?? []) {
     // An attached volume goes with its instance (DeleteOnTermination), if that is reaped.
     if (!v.VolumeId || v.State !== 'available' || !expired(v.Tags, o.now)) continue;
-    const why = await index.unproven(v.Tags, v.VolumeId);
+    const why = await index.unproven(v.Tags, v.VolumeId) ?? heldBy(living, tagOf(v.Tags, FLEET_TAG)!);
     if (why) plan.spared.push(`volume ${v.VolumeId}: ${why}`);
     else plan.volumes.push(v.VolumeId);
   }
 }
 
-async function findParameters(o: ReapOptions, index: VolbenchStacks, plan: ReapPlan): Promise<void> {
+async function findParameters(o: ReapOptions, index: VolbenchStacks, living: Map<string, string>, plan: ReapPlan): Promise<void> {
   let NextToken: string | undefined;
   do {
     const page = await awsCall('ssm:GetParametersByPath', () => o.clients.ssm.send(new GetParametersByPathCommand({ Path: '/volbench/', Recursive: true, NextToken })));
@@ -192,16 +212,19 @@ async function findParameters(o: ReapOptions, index: VolbenchStacks, plan: ReapP
       const tags = (await awsCall('ssm:ListTagsForResource', () => o.clients.ssm.send(new ListTagsForResourceCommand({ ResourceType: 'Parameter', ResourceId: p.Name })))).TagList;
       if (!expired(tags, o.now)) continue;
       const fleet = tagOf(tags, FLEET_TAG) ?? '';
+      // A study's seal is named by none: an autonomous stack of its fleet vouches for it.
       const ours = FLEET_ID.test(fleet) && p.Name.startsWith(parameterPath(fleet))
-        && await index.names(fleet, p.Name, [['TokenParameterName'], ['TlsKeyParameterName']]);
-      if (ours) plan.parameters.push(p.Name);
-      else plan.spared.push(`parameter ${p.Name}: no stack of a fleet it is tagged with names it`);
+        && (await index.names(fleet, p.Name, [['TokenParameterName'], ['TlsKeyParameterName']])
+          || (p.Name === studySealParameterName(fleet) && await index.names(fleet, 'autonomous', [['MemberMode']])));
+      const held = ours ? heldBy(living, fleet) : undefined;
+      if (ours && !held) plan.parameters.push(p.Name);
+      else plan.spared.push(`parameter ${p.Name}: ${held ?? 'no stack of a fleet it is tagged with names it'}`);
     }
     NextToken = page.NextToken;
   } while (NextToken);
 }
 
-async function findObjects(o: ReapOptions, index: VolbenchStacks, bucket: string, plan: ReapPlan): Promise<void> {
+async function findObjects(o: ReapOptions, index: VolbenchStacks, living: Map<string, string>, bucket: string, plan: ReapPlan): Promise<void> {
   let ContinuationToken: string | undefined;
   do {
     const page = await awsCall('s3:ListObjectsV2', () => o.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken })));
@@ -213,14 +236,15 @@ async function findObjects(o: ReapOptions, index: VolbenchStacks, bucket: string
       const fleet = tagOf(tags, FLEET_TAG) ?? '';
       const ours = FLEET_ID.test(fleet) && obj.Key.startsWith(objectPrefix(fleet))
         && await index.names(fleet, obj.Key, [['PackageKey', 'PackageBucket'], ['TlsCertKey', 'ResultsBucket']], bucket);
-      if (ours) plan.objects.push(obj.Key);
-      else plan.spared.push(`object s3://${bucket}/${obj.Key}: no stack of a fleet it is tagged with names it`);
+      const held = ours ? heldBy(living, fleet) : undefined;
+      if (ours && !held) plan.objects.push(obj.Key);
+      else plan.spared.push(`object s3://${bucket}/${obj.Key}: ${held ?? 'no stack of a fleet it is tagged with names it'}`);
     }
     ContinuationToken = page.NextContinuationToken;
   } while (ContinuationToken);
 }
 
-async function findScheduleGroups(o: ReapOptions, plan: ReapPlan): Promise<void> {
+async function findScheduleGroups(o: ReapOptions, living: Map<string, string>, plan: ReapPlan): Promise<void> {
   let NextToken: string | undefined;
   do {
     const page = await awsCall('scheduler:ListScheduleGroups', () => o.clients.scheduler.send(new ListScheduleGroupsCommand({ NamePrefix: 'volbench-vb', NextToken })));
@@ -230,8 +254,9 @@ async function findScheduleGroups(o: ReapOptions, plan: ReapPlan): Promise<void>
       if (!FLEET_ID.test(fleet)) continue;
       const tags = (await awsCall('scheduler:ListTagsForResource', () => o.clients.scheduler.send(new ListScheduleTagsCommand({ ResourceArn: g.Arn })))).Tags;
       if (!expired(tags, o.now)) continue;
-      if (tagOf(tags, FLEET_TAG) === fleet && g.Name === scheduleGroupName(fleet)) plan.schedules.push(g.Name);
-      else plan.spared.push(`schedule group ${g.Name}: not tagged ${FLEET_TAG}=${fleet}`);
+      const why = tagOf(tags, FLEET_TAG) === fleet && g.Name === scheduleGroupName(fleet) ? heldBy(living, fleet) : `not tagged ${FLEET_TAG}=${fleet}`;
+      if (why) plan.spared.push(`schedule group ${g.Name}: ${why}`);
+      else plan.schedules.push(g.Name);
     }
     NextToken = page.NextToken;
   } while (NextToken);
@@ -242,11 +267,11 @@ export async function findExpired(o: ReapOptions): Promise<ReapPlan> {
   const plan: ReapPlan = { stacks: [], instances: [], volumes: [], parameters: [], objects: [], schedules: [], spared: [] };
   const index = new VolbenchStacks(o.clients);
   await index.load();
-  await findStacks(o, index, index.fleets(), plan);
-  await findEc2(o, index, plan);
-  await findParameters(o, index, plan);
-  if (o.bucket) await findObjects(o, index, o.bucket, plan);
-  await findScheduleGroups(o, plan);
+  const living = await findStacks(o, index, index.fleets(), plan);
+  await findEc2(o, index, living, plan);
+  await findParameters(o, index, living, plan);
+  if (o.bucket) await findObjects(o, index, living, o.bucket, plan);
+  await findScheduleGroups(o, living, plan);
   return plan;
 }
 

@@ -5,7 +5,7 @@
  * (state-schema.ts) and is a cache: the names of what the fleet made are derived (names.ts), and
  * where its members answer is what their stacks say (member-stacks.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -16,6 +16,7 @@ import { awsCall, type FleetClients } from './aws.js';
 import { checkFleetId, FLEET_ID } from './names.js';
 import type { FleetPlan } from './plan.js';
 import { putEncryption } from './sse.js';
+import { MAX_STATE_BYTES, readStateFile, writeStateFile } from './state-files.js';
 import { parseFleetState } from './state-schema.js';
 
 export { checkFleetId } from './names.js';
@@ -108,9 +109,6 @@ export interface FleetState {
   members: FleetMemberState[];
 }
 
-/** A state larger than this is not one volbench wrote (64 members' plans are a few hundred KiB). */
-const MAX_STATE_BYTES = 4 << 20;
-
 /** `text` as fleet `fleetId`'s state, from `source`; with `bucket`, the bucket it was read from. */
 function parseStateText(text: string, fleetId: string, source: string, bucket?: string): FleetState {
   let json: unknown;
@@ -137,10 +135,7 @@ export function stateKey(fleetId: string): string {
 export async function saveState(state: FleetState, dir: string | undefined, clients?: FleetClients): Promise<void> {
   const text = `${JSON.stringify(state, null, 2)}\n`;
   if (dir !== undefined) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const file = join(dir, `${state.fleetId}.json`);
-    writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
+    writeStateFile(dir, `${state.fleetId}.json`, text);
   }
   if (clients && state.bucket) {
     const sse = await putEncryption(clients, state.bucket);
@@ -154,11 +149,8 @@ export async function saveState(state: FleetState, dir: string | undefined, clie
 export async function loadState(fleetId: string, dir: string, clients?: FleetClients, bucket?: string): Promise<FleetState> {
   checkFleetId(fleetId);
   const file = join(dir, `${fleetId}.json`);
-  try {
-    return parseStateText(readFileSync(file, 'utf8'), fleetId, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const text = readStateFile(dir, `${fleetId}.json`, file);
+  if (text !== undefined) return parseStateText(text, fleetId, file);
   if (clients && bucket) return loadRemoteState(fleetId, clients, bucket);
   throw new VolbenchError('EINVALID_ARGS', `no state for fleet ${fleetId} in ${dir}`, {
     field: 'FLEET_ID', accepted: 'a fleet created from this machine, or --bucket where its state was saved',
@@ -192,9 +184,10 @@ export function listStates(dir: string): FleetState[] {
     const id = name.replace(/\.json$/, '');
     if (!name.endsWith('.json') || !FLEET_ID.test(id)) continue;
     try {
-      states.push(parseStateText(readFileSync(join(dir, name), 'utf8'), id, join(dir, name)));
+      const text = readStateFile(dir, name, join(dir, name));
+      if (text !== undefined) states.push(parseStateText(text, id, join(dir, name)));
     } catch {
-      // A file being replaced, or not ours: skipped.
+      // A file being replaced, or not ours (another user's, a link, a FIFO): skipped.
     }
   }
   return states.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

@@ -1,5 +1,6 @@
 /** The report as Markdown (for READMEs and pull requests), CSV and JSON (for scripts). */
 import { basisText, costBasis } from '../cloud/cost.js';
+import { inertText } from '../inert-text.js';
 import { contextLine, ebsStatsNote, rehearsalBanner } from './context.js';
 import { csvTable } from './csv-table.js';
 import type { Report } from './model.js';
@@ -15,15 +16,16 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&l
  * an image: `[` and `]` are escaped (no `![x](http://...)`, `[x](javascript:...)` or reference
  * link), and the `:` of `://` and the dot of `www.` are entities, which GFM's autolinks do not
  * take for a URL (`http://...` stays text). An e-mail address may still show as a mailto: link,
- * which neither runs nor fetches anything.
+ * which neither runs nor fetches anything. A control character (an escape sequence for the
+ * terminal the report is printed to) is shown as its escape (inert-text.ts).
  */
 function mdCell(text: string): string {
-  return text
+  return inertText(text
     .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
     .replace(/:\/\//g, '&#58;//')
     .replace(/(www)\./gi, '$1&#46;')
     .replace(/[\\[\]|]/g, (c) => `\\${c}`)
-    .replace(/[\r\n]+/g, ' ');
+    .replace(/[\r\n]+/g, ' '));
 }
 
 /**

@@ -47,13 +47,13 @@ describe('volbench doctor', () => {
     expect(out.stdout).toMatch(/volbench can run here \(\d+ to look at\)\n$/);
   });
 
-  it('warns of a data directory others may write, and fails on one that is no directory (exit 1)', async () => {
+  it('fails on a data directory others may write, as serve refuses it, and on one that is no directory (exit 1)', async () => {
     const open = join(home, 'open');
     mkdirSync(open);
     chmodSync(open, 0o777);
-    const warned = await volbench(['doctor', '--directory', scratch.dir, '--data-dir', open], undefined, bareEnv());
-    expect(warned.code).toBe(0);
-    expect(line(warned.stdout, 'data directory')).toBe(`warn  data directory  ${open} is writable by others (mode 777): they could replace the token or the database`);
+    const loose = await volbench(['doctor', '--directory', scratch.dir, '--data-dir', open], undefined, bareEnv());
+    expect(loose.code).toBe(1);
+    expect(line(loose.stdout, 'data directory')).toBe(`FAIL  data directory  ${open} is writable by others (mode 777): serve refuses it, since they could replace the token or the database`);
     const file = join(home, 'a-file');
     writeFileSync(file, '');
     const failed = await volbench(['doctor', '--directory', scratch.dir, '--data-dir', file], undefined, bareEnv());

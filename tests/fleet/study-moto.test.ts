@@ -26,6 +26,7 @@ import { CloudFormationClient, DescribeStacksCommand, ListStacksCommand } from '
 import { DescribeImagesCommand, DescribeInstancesCommand, EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetScheduleCommand, ListScheduleGroupsCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import {
   memberDoneSchema, memberObjectKey, memberProgressSchema, studyObjectKey, studySpecSchema,
@@ -193,6 +194,11 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
       cfn.destroy();
       expect(state.members.map((m) => m.stackId)).toEqual(LABELS.map((l) => expect.stringContaining(`:stack/volbench-${fleetId}-${l}/`)));
 
+      // The seal of what the stacks were made from, where a writer of the bucket cannot write.
+      const sealer = new SSMClient(config());
+      expect((await sealer.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/study` }))).Parameter?.Value).toMatch(/^[0-9a-f]{64}$/);
+      sealer.destroy();
+
       // running: progress read once it moves; nothing is done until a member says so.
       await put(fleetId, gp3, 'progress', progress(gp3, 1));
       ({ state } = await advanceStudy(fleetId, ctx));
@@ -228,6 +234,10 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
       expect(events.find((e) => e.event === 'torn-down')).toMatchObject({ remaining: [] });
       expect(state.status).toBe('down');
       expect(await leftovers(fleetId)).toEqual({ stacks: [], schedule_groups: [], objects: [] });
+      // Its seal (what its stacks were made from) goes with its other parameters.
+      const ssm = new SSMClient(config());
+      expect((await ssm.send(new GetParametersByPathCommand({ Path: `/volbench/${fleetId}/`, Recursive: true }))).Parameters ?? []).toEqual([]);
+      ssm.destroy();
       // Every object the controller wrote carries the encryption header.
       for (const key of [`${fleetId}/fleet.json`, studyObjectKey(fleetId, 'spec'), studyObjectKey(fleetId, 'lease'), `${fleetId}/results/${gp3}.json`]) {
         expect((await c.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).ServerSideEncryption, key).toBe('AES256');

@@ -15,7 +15,7 @@ import ts from 'typescript';
 /** DESIGN.md's layers, lowest first; folders on one line are side by side and import none of each other. */
 export const LAYERS: readonly (readonly string[])[] = [
   ['node-version'],
-  ['require-node', 'errors', 'version', 'own-key'],
+  ['require-node', 'errors', 'version', 'own-key', 'inert-text'],
   ['engine'],
   ['jobspec'],
   ['fio-output'],

@@ -306,12 +306,15 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
         FleetId: vouched, VolumeLabel: 'gp3-1g', AllowedCidr: '10.0.0.1/32', VolumeType: 'gp3', VolumeSize: '1', ExpiresAt: PAST,
         TokenParameterName: `/volbench/${vouched}/gp3-1g/token`, TlsKeyParameterName: `/volbench/${vouched}/tls-key`, TlsCertKey: `${vouched}/tls.crt`,
         ResultsBucket: REAP_BUCKET, PackageBucket: REAP_BUCKET, PackageKey: `${vouched}/bundle/v.tar.gz`, PackageSha256: '0'.repeat(64),
+        MemberMode: 'autonomous', StudySpecSha256: '1'.repeat(64),
       }).map(([ParameterKey, ParameterValue]) => ({ ParameterKey, ParameterValue })),
     }));
     await cfn.send(new DeleteStackCommand({ StackName: stack.StackId }));
     cfn.destroy();
     const vouchedTags = [expires, { Key: 'volbench:fleet', Value: vouched }];
     await ssm.send(new PutParameterCommand({ Name: `/volbench/${vouched}/gp3-1g/token`, Type: 'SecureString', Value: 'reaped', Tags: vouchedTags }));
+    // A study's seal: no stack names it, a study's stack of its fleet vouches for it.
+    await ssm.send(new PutParameterCommand({ Name: `/volbench/${vouched}/study`, Type: 'String', Value: '2'.repeat(64), Tags: vouchedTags }));
     await objects.send(new PutObjectCommand({ Bucket: REAP_BUCKET, Key: `${vouched}/bundle/v.tar.gz`, Body: 'reaped',
       Tagging: `volbench%3Afleet=${vouched}&volbench%3Aexpires=2020-01-01T00%3A00%3A00Z` }));
 
@@ -327,7 +330,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     await objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: 'notes/keep.txt' }));
     await objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: `${STRANGER}/bundle/x.tar.gz` }));
     expect(JSON.parse(out.stdout)).toMatchObject({
-      stacks: [], instances: [], volumes: [], parameters: [`/volbench/${vouched}/gp3-1g/token`], objects: [`${vouched}/bundle/v.tar.gz`],
+      stacks: [], instances: [], volumes: [], parameters: [`/volbench/${vouched}/gp3-1g/token`, `/volbench/${vouched}/study`].sort(), objects: [`${vouched}/bundle/v.tar.gz`],
     });
     await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${vouched}/gp3-1g/token` }))).rejects.toThrow();
     await expect(objects.send(new HeadObjectCommand({ Bucket: REAP_BUCKET, Key: `${vouched}/bundle/v.tar.gz` }))).rejects.toThrow();

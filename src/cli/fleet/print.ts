@@ -4,6 +4,7 @@
  * `{"event":"created","fleetId":...}`. The report goes to stdout as Markdown, or in its JSON line.
  */
 import type { FleetEvent, OnFleetEvent } from '../../fleet/index.js';
+import { inertText } from '../../inert-text.js';
 import { renderJson, renderMarkdown } from '../../publish/index.js';
 import type { CommandIo } from '../io.js';
 import type { FleetValues } from './flags.js';
@@ -61,11 +62,15 @@ export function jsonLine(e: FleetEvent): string {
   return `${JSON.stringify(plain)}\n`;
 }
 
-/** Prints each event: text on stderr (the report as Markdown on stdout), and with `jsonLines` each as a JSON line on stdout. */
+/**
+ * Prints each event: text on stderr (the report as Markdown on stdout), and with `jsonLines` each
+ * as a JSON line on stdout. An event's line carries what members and the bucket said (a test's
+ * name, a reason, a refused key): it is one line, inert (inert-text.ts).
+ */
 export function eventPrinter(io: CommandIo, jsonLines: boolean): OnFleetEvent {
   return (e) => {
     const text = eventText(e);
-    if (text !== undefined) io.stderr.write(`${text}\n`);
+    if (text !== undefined) io.stderr.write(`${inertText(text)}\n`);
     if (jsonLines) io.stdout.write(jsonLine(e));
     else if (e.event === 'report') io.stdout.write(renderMarkdown(e.report));
   };

@@ -4,6 +4,7 @@
  * its progress read fresh from its prefix while it runs.
  */
 import { checkFleetId, progressLine, studyStatus, type MemberStatus, type StudyStatus } from '../../fleet/index.js';
+import { inertLines } from '../../inert-text.js';
 import type { FleetSubcommand } from './context.js';
 import { need } from './flags.js';
 import { print } from './print.js';
@@ -12,14 +13,15 @@ import { studyClients } from './study-found.js';
 function memberLine(m: MemberStatus): string {
   const what = m.collected ? `collected (${m.collected})` : m.done ? `done: ${m.done.status}${m.done.reason ? ` (${m.done.reason})` : ''}`
     : m.error ? `failed: ${m.error}` : m.refused ? `refused: ${m.refused}` : m.progress ? progressLine(m.progress) : `stack ${m.stack}`;
-  return `  ${m.label}: ${what}\n`;
+  return `  ${m.label}: ${what}`;
 }
 
+/** The status for a person: it quotes what the members and the lease's holder wrote, so each line is inert. */
 function text(s: StudyStatus): string {
-  const lines = [`study ${s.fleetId} in ${s.region}: ${s.step} since ${s.updatedAt}${s.failure ? ` (${s.failure})` : ''}${s.expiresAt ? `, expires ${s.expiresAt}` : ''}\n`];
-  lines.push(s.lease ? `driven by ${s.lease.holder} (lease until ${s.lease.expires_at})\n` : 'no driver holds it: volbench fleet attach takes it on\n');
+  const lines = [`study ${s.fleetId} in ${s.region}: ${s.step} since ${s.updatedAt}${s.failure ? ` (${s.failure})` : ''}${s.expiresAt ? `, expires ${s.expiresAt}` : ''}`];
+  lines.push(s.lease ? `driven by ${s.lease.holder} (lease until ${s.lease.expires_at})` : 'no driver holds it: volbench fleet attach takes it on');
   lines.push(...s.members.map(memberLine));
-  return lines.join('');
+  return inertLines(lines);
 }
 
 export const status: FleetSubcommand = {

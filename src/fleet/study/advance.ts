@@ -11,6 +11,7 @@ import { loadRemoteState, saveState, type FleetState, type StudyStep } from '../
 import { collectingStep, reportingStep } from './collect-step.js';
 import { nowOf, type StudyContext } from './context.js';
 import { creatingStep, plannedStep } from './create-step.js';
+import { checkStudySeal } from './seal.js';
 import { runningStep } from './run-step.js';
 import { failStudy, isTerminal, studyOf } from './steps.js';
 import { tearingDownStep } from './teardown-step.js';
@@ -50,6 +51,8 @@ async function save(state: FleetState, ctx: StudyContext): Promise<void> {
 /** Takes every step of `fleetId`'s study that is due; the state as it is after. */
 export async function advanceStudy(fleetId: string, ctx: StudyContext): Promise<Advanced> {
   const state = await loadStudy(fleetId, ctx);
+  // Read from S3 again each call: what its stacks are made from must still be what was started.
+  await checkStudySeal(state, ctx.clients);
   const study = studyOf(state);
   let report: Report | undefined;
   // Each step moves at most once a call: a bound, not a loop that could spin.

@@ -4,7 +4,7 @@ export type { Advanced } from './advance.js';
 export type { StudyContext } from './context.js';
 export { attachStudy, compareStudy } from './drive.js';
 export type { DriveOptions, StudyOutcome } from './drive.js';
-export { currentLease, DEFAULT_LEASE_SEC, HeldLease, leasedError } from './lease.js';
+export { currentLease, DEFAULT_LEASE_SEC, HeldLease, leasedError, MAX_LEASE_SEC } from './lease.js';
 export type { LeaseOptions } from './lease.js';
 export { progressLine, readDone, readProgress, readResult } from './member-objects.js';
 export { sha256Hex, specText, studySpec, writeSpec } from './spec.js';

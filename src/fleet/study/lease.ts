@@ -7,9 +7,10 @@
  * A lease held by another driver, not expired, is refused (ESTUDY_LEASED, naming the holder and
  * the expiry), or waited for.
  *
- * A lease that is not what volbench writes (it fails the schema, or is larger than its cap) is
- * taken over as an expired one would be, and said so: whoever may write the bucket could as well
- * have written a valid one.
+ * A lease that is not what volbench writes (it fails the schema, is larger than its cap, or
+ * expires further ahead than any driver's lease lasts) is taken over as an expired one would
+ * be, and said so: whoever may write the bucket could as well have written a valid one, but not
+ * one that holds the study for good.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -22,6 +23,14 @@ import { putRefusal, putText, readCapped, TooLarge } from './bucket-objects.js';
 
 /** How long a lease lasts unless renewed: a driver that dies holds the study this long at most. */
 export const DEFAULT_LEASE_SEC = 60;
+
+/**
+ * The longest lease a driver writes. One whose expiry is further ahead than this, plus
+ * MAX_CLOCK_SKEW_SEC for a driver whose clock runs ahead, was written by no driver: it is taken
+ * over as malformed, never waited for.
+ */
+export const MAX_LEASE_SEC = 600;
+const MAX_CLOCK_SKEW_SEC = 300;
 
 export interface LeaseOptions {
   clients: FleetClients;
@@ -65,6 +74,10 @@ async function read(o: LeaseOptions): Promise<Seen | undefined> {
   if (!got) return undefined;
   try {
     const parsed = studyLeaseSchema.safeParse(JSON.parse(got.body.toString('utf8')));
+    const now = (o.now?.() ?? new Date()).getTime();
+    if (parsed.success && Date.parse(parsed.data.expires_at) - now > (MAX_LEASE_SEC + MAX_CLOCK_SKEW_SEC) * 1000) {
+      return { malformed: `expires_at: ${parsed.data.expires_at} is more than ${MAX_LEASE_SEC + MAX_CLOCK_SKEW_SEC} s ahead, longer than any driver holds one`, etag: got.etag };
+    }
     if (parsed.success) return { lease: parsed.data, etag: got.etag };
     const issue = parsed.error.issues[0];
     return { malformed: `${issue.path.join('.') || '(the whole object)'}: ${issue.message}`, etag: got.etag };
@@ -105,6 +118,10 @@ export class HeldLease {
 
   /** Takes the study's lease, waiting for it with `wait`; ESTUDY_LEASED when another driver holds it. */
   static async take(o: LeaseOptions): Promise<HeldLease> {
+    const seconds = o.leaseSec ?? DEFAULT_LEASE_SEC;
+    if (!Number.isFinite(seconds) || seconds < 1 || seconds > MAX_LEASE_SEC) {
+      throw new VolbenchError('EINVALID_ARGS', `a study's lease lasts at most ${MAX_LEASE_SEC} s (asked: ${o.leaseSec})`, { field: 'leaseSec', accepted: `1 to ${MAX_LEASE_SEC}` });
+    }
     const holder = o.holder ?? `${hostname()} pid ${process.pid}`;
     const token = randomUUID();
     const key = studyObjectKey(o.fleetId, 'lease');

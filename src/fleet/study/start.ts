@@ -18,6 +18,7 @@ import { putEncryption } from '../sse.js';
 import { saveState, type FleetState } from '../state.js';
 import { checkWorkloadFits, defaultTtlSec } from '../ttl.js';
 import { nowOf, type StudyContext } from './context.js';
+import { sealStudy } from './seal.js';
 import { studySpec, writeSpec } from './spec.js';
 
 export interface StudyInput {
@@ -94,7 +95,8 @@ async function putBundle(p: PreparedStudy, ctx: StudyContext): Promise<string> {
 
 /**
  * Writes the study (its lease held by the caller): the state, planned; the spec (its SHA-256 in
- * the state); the bundle; then the stacks' shared settings, after which any driver can go on.
+ * the state); the bundle; the seal of what the stacks are made from (seal.ts); then the
+ * stacks' shared settings, after which any driver can go on.
  */
 export async function startStudy(p: PreparedStudy, ctx: StudyContext): Promise<FleetState> {
   const { state, input } = p;
@@ -112,6 +114,8 @@ export async function startStudy(p: PreparedStudy, ctx: StudyContext): Promise<F
     ...(input.tags && Object.keys(input.tags).length ? { tags: input.tags } : {}),
   };
   study.updatedAt = nowOf(ctx).toISOString();
+  // Before the state names the settings: a state that names them always has its seal.
+  await sealStudy(state, ctx.clients);
   await saveState(state, ctx.stateDir, ctx.clients);
   return state;
 }

@@ -4,10 +4,11 @@
  * read it, and reused on later starts.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { VolbenchError } from '../../errors.js';
+import { ownDataDir } from '../store/data-dir.js';
 
 export const TOKEN_FILE = 'token';
 
@@ -19,6 +20,7 @@ export interface StoredToken {
 }
 
 export function loadOrCreateToken(dataDir: string): StoredToken {
+  ownDataDir(dataDir);
   const path = join(dataDir, TOKEN_FILE);
   try {
     const token = readFileSync(path, 'utf8').trim();
@@ -26,7 +28,6 @@ export function loadOrCreateToken(dataDir: string): StoredToken {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   // 'wx' refuses to follow or overwrite anything already there, mode applies on creation.
   writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });

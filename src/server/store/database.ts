@@ -2,10 +2,11 @@
  * The service's SQLite database: runs and their events, and the index of its studies, in WAL mode so that readers (GET,
  * SSE replay) never wait for the writer. The schema is versioned with `user_version`.
  */
-import { closeSync, constants, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { VolbenchError } from '../../errors.js';
+import { ownDataDir } from './data-dir.js';
 import { Connection, sqliteCode } from './sqlite.js';
 
 export type Db = Connection;
@@ -115,7 +116,7 @@ function ownerOnly(file: string): void {
  * release it.
  */
 export function lockDataDir(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ownDataDir(dataDir);
   ownerOnly(join(dataDir, LOCK_FILE));
   // No busy wait: a held lock is an answer, not a moment's contention.
   const lock = new Connection(join(dataDir, LOCK_FILE), { busyTimeoutMs: 0 });
@@ -135,7 +136,7 @@ export function lockDataDir(dataDir: string): Db {
 }
 
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ownDataDir(dataDir);
   ownerOnly(join(dataDir, DATABASE_FILE));
   const db = new Connection(join(dataDir, DATABASE_FILE), { busyTimeoutMs: 5000 });
   db.pragma('journal_mode = WAL');
