@@ -105,10 +105,16 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
     expect(region.status).toBe(403);
     expect(region.body).toMatchObject({ type: 'urn:volbench:problem:study-not-allowed', field: 'region', limit: '--study-regions', accepted: REGION });
     expect(region.body.detail).toContain('region eu-west-1');
+    // The estimate, as a refusal carries it: what the study would cost there.
+    expect(region.body.estimated_usd).toBeGreaterThan(0);
+    expect(region.body.detail).toContain(`estimated at $${region.body.estimated_usd.toFixed(2)}`);
 
     const type = await studies.request('POST', '/v1/studies', { json: { volumes: ['gp3:1g', 'sc1:1t'] } });
     expect(type.status).toBe(403);
-    expect(type.body).toMatchObject({ field: 'volumes[1]', limit: '--study-volume-types' });
+    expect(type.body).toMatchObject({ field: 'volumes[1]', limit: '--study-volume-types', estimated_usd: expect.any(Number) });
+    const elsewhere = await studies.request('POST', '/v1/studies', { json: { volumes: VOLUMES, bucket: 'not-allowed-bucket' } });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body).toMatchObject({ field: 'bucket', limit: '--study-bucket', estimated_usd: region.body.estimated_usd });
 
     const bad = await studies.request('POST', '/v1/studies', { json: { volumes: ['gp3:1g', 'gp9:1g'] } });
     expect(bad.status).toBe(400);

@@ -12,6 +12,7 @@ import {
   checkStackTags, fleetVolumes, parseTtl, planFleet, volumeOfMember, type FleetPlan, type RunWorkload,
 } from '../../fleet/index.js';
 import type { StudyRequest } from '../../api/study.js';
+import { HttpProblem, problemType } from '../problems/http-problem.js';
 import { studyNotAllowed, studyOverCost } from '../problems/service-problems.js';
 import { STUDY_DEFAULTS, type StudyConfig } from './study-config.js';
 
@@ -66,8 +67,37 @@ function volumesText(volumes: StudyRequest['volumes']): string {
   return volumes.join(',');
 }
 
-/** The plan of `body` within the operator's limits; refused (problem) otherwise. */
+/**
+ * The plan of `body` within the operator's limits; refused (problem) otherwise. A refusal by the
+ * operator's lists carries the study's estimate too, where one can be made: what asking elsewhere
+ * (another region, type or bucket) would cost.
+ */
 export function admitStudy(body: StudyRequest, config: StudyConfig): AdmittedStudy {
+  try {
+    return admitWithin(body, config);
+  } catch (err) {
+    if (!(err instanceof HttpProblem) || err.problem.type !== problemType('study-not-allowed')) throw err;
+    const estimate = estimateBeyondLists(body, config);
+    if (estimate === undefined) throw err;
+    const { type: _type, title, status, detail, ...extra } = err.problem;
+    throw new HttpProblem(status, 'study-not-allowed', title, `${detail}; the study is estimated at $${estimate.toFixed(2)}`, { ...extra, estimated_usd: estimate }, err.headers);
+  }
+}
+
+/** The study's estimate were the operator's lists no limit (the cap none either), or undefined when it cannot be planned. */
+function estimateBeyondLists(body: StudyRequest, config: StudyConfig): number | undefined {
+  const open: StudyConfig = {
+    ...config, regions: [body.region ?? config.regions[0]], instanceTypes: undefined, volumeTypes: undefined,
+    bucket: body.bucket ?? config.bucket, buckets: undefined, maxCostUsd: Infinity,
+  };
+  try {
+    return admitWithin(body, open).plan.estimatedUsd;
+  } catch {
+    return undefined;
+  }
+}
+
+function admitWithin(body: StudyRequest, config: StudyConfig): AdmittedStudy {
   const region = restated(() => checkAwsRegion(body.region ?? config.regions[0], '--region'));
   allowed(config.regions, region, 'region', 'region', '--study-regions');
   const instanceType = body.instance ?? STUDY_DEFAULTS.instance;
