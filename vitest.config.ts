@@ -16,11 +16,24 @@ if (problems.length) throw new Error(`test files whose needs cannot be read:\n  
 // processes and threads have it.
 const execArgv = [...FROM_SOURCE_EXEC_ARGV];
 
+// Vitest 3 has one forks pool for every project, sized from the root alone, so a run holds either
+// one file at a time or more in every forks project. By default it is one (the device and package
+// projects need that); `npm test` (scripts/test-projects.mjs) runs unit and service in a vitest of
+// their own with VOLBENCH_SERVICE_FORKS=2, then device and package in another, and a device or
+// package file started with more refuses to run (tests/helpers/requires.ts).
+const forks = serviceForks(process.env.VOLBENCH_SERVICE_FORKS);
+
+function serviceForks(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  if (!/^[1-9]\d?$/.test(value)) throw new Error(`VOLBENCH_SERVICE_FORKS=${value}: a count of processes from 1 to 99 is accepted`);
+  return Number(value);
+}
+
 /** One project: its files, and what every worker of it is told (tests/helpers/requires.ts checks it). */
 const project = (name: Project, groupOrder: number) => ({
   name,
   include: files[name],
-  provide: { volbenchProject: name },
+  provide: { volbenchProject: name, volbenchForks: forks },
   sequence: { groupOrder },
 });
 
@@ -31,8 +44,9 @@ export default defineConfig({
     poolOptions: {
       // unit: pure code, every core, modules shared between files.
       threads: { execArgv, isolate: false, maxThreads: Math.max(2, availableParallelism()), minThreads: 1 },
-      // device and package: real I/O on shared devices, so one file at a time, each in a fresh process.
-      forks: { execArgv, isolate: true, maxForks: 1, minForks: 1 },
+      // service: two files at a time when asked (above); device and package: real I/O on shared
+      // devices and results that time decides, so one file at a time. Each file in a fresh process.
+      forks: { execArgv, isolate: true, maxForks: forks, minForks: 1 },
     },
     projects: [
       {
@@ -41,11 +55,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { ...project('device', 1), pool: 'forks', globalSetup: ['tests/helpers/fixture-service.ts'] },
+        test: { ...project('service', 1), pool: 'forks', globalSetup: ['tests/helpers/fixture-service.ts'] },
       },
       {
         extends: true,
-        test: { ...project('package', 2), pool: 'forks', globalSetup: ['tests/helpers/fixture-service.ts'] },
+        test: { ...project('device', 2), pool: 'forks', globalSetup: ['tests/helpers/fixture-service.ts'] },
+      },
+      {
+        extends: true,
+        test: { ...project('package', 3), pool: 'forks', globalSetup: ['tests/helpers/fixture-service.ts'] },
       },
     ],
   },

@@ -21,6 +21,8 @@
  */
 import { z } from 'zod';
 
+import { VolbenchError } from '../errors.js';
+
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -41,18 +43,37 @@ export function studyObjectKey(fleetId: string, name: 'spec' | 'lease'): string 
   return `${fleetId}/study/${name}.json`;
 }
 
+/**
+ * Folders of FLEET/ that are not a member's: a member labelled so would write beside the study's
+ * spec and lease, the results the controller keeps, the bundle or the certificates. volbench's
+ * labels start with a volume type and never are one; the template refuses them too.
+ */
+export const RESERVED_LABELS: readonly string[] = ['study', 'results', 'bundle', 'tls'];
+
+const MEMBER_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** The label, checked to name a member's own folder (the template's VolumeLabel, not a reserved one). */
+function memberFolder(label: string): string {
+  if (!MEMBER_LABEL.test(label) || RESERVED_LABELS.includes(label)) {
+    throw new VolbenchError('EFLEET_STATE', `'${label.slice(0, 80)}' is not a member label: no member's objects are named for it`, {
+      field: 'label', accepted: `letters, digits, . _ - (not first), up to 63, and not ${RESERVED_LABELS.join(', ')}`,
+    });
+  }
+  return label;
+}
+
 /** A member's objects: FLEET/LABEL/NAME. The label must come from the verified state. */
 export function memberObjectKey(fleetId: string, label: string, name: 'progress' | 'result' | 'done' | 'log'): string {
-  return `${fleetId}/${label}/${name === 'log' ? 'member.log' : `${name}.json`}`;
+  return `${fleetId}/${memberFolder(label)}/${name === 'log' ? 'member.log' : `${name}.json`}`;
 }
 
 /** A member's prefix: what its instance role may write, and nothing else. */
 export function memberPrefix(fleetId: string, label: string): string {
-  return `${fleetId}/${label}/`;
+  return `${fleetId}/${memberFolder(label)}/`;
 }
 
 const iso = z.string().max(40).refine((s) => Number.isFinite(Date.parse(s)), 'an ISO-8601 time');
-const label = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "the template's VolumeLabel");
+const label = z.string().regex(MEMBER_LABEL, "the template's VolumeLabel").refine((l) => !RESERVED_LABELS.includes(l), `not ${RESERVED_LABELS.join(', ')}`);
 const reason = z.string().max(2000);
 
 /** What one member runs: the plan's workload for it, spelled out so the member needs nothing else. */

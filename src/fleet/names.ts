@@ -9,8 +9,12 @@ import { VolbenchError } from '../errors.js';
 /** A fleet id as `fleet up` makes it (newFleetId): what reap and down accept as `volbench:fleet`. */
 export const FLEET_ID = /^vb[0-9a-f]{10}$/;
 
-/** The template's VolumeLabel (infra/cloudformation/instance.yaml): one path component, no dot first. */
-export const VOLUME_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+/**
+ * The template's VolumeLabel (infra/cloudformation/instance.yaml): one path component, no dot
+ * first, and not one of the fleet's own folders in its bucket (RESERVED_LABELS of the study's
+ * objects: study, results, bundle, tls).
+ */
+export const VOLUME_LABEL = /^(?!(study|results|bundle|tls)$)[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** The tag on everything a fleet makes; only volbench and CloudFormation (from a stack's tags) set it. */
 export const FLEET_TAG = 'volbench:fleet';
@@ -35,8 +39,14 @@ export function tokenParameterName(fleetId: string, label: string): string {
   return `/volbench/${fleetId}/${label}/token`;
 }
 
-export function tlsKeyParameterName(fleetId: string): string {
-  return `/volbench/${fleetId}/tls-key`;
+/** The member's own TLS key: each member holds only its own, and is pinned to its own certificate. */
+export function tlsKeyParameterName(fleetId: string, label: string): string {
+  return `/volbench/${fleetId}/${label}/tls-key`;
+}
+
+/** The member's own certificate (public) in the fleet's bucket. */
+export function tlsCertKey(fleetId: string, label: string): string {
+  return `${fleetId}/tls/${label}.crt`;
 }
 
 /** A study's seal (study/seal.ts): the SHA-256 of what its stacks are made from, where a bucket's writer cannot write. */

@@ -1,14 +1,16 @@
 /**
  * What `fleet up` checks before it creates anything: a VPC to launch in (the default one, or the
  * subnet given), a zone that offers the instance type, whether the subnet gives public
- * addresses (the template outputs a public endpoint only then), and the key the bucket encrypts
- * with (the members then need kms:Decrypt on it). A refusal names the flag to change.
+ * addresses (the template outputs a public endpoint only then), a subnet with no route out has
+ * the VPC endpoints its members call (private-subnet.ts), and the key the bucket encrypts with
+ * (the members then need kms:Decrypt on it). A refusal names the flag to change.
  */
 import { DescribeInstanceTypeOfferingsCommand, DescribeSubnetsCommand, DescribeVpcsCommand, type Subnet } from '@aws-sdk/client-ec2';
 import { GetBucketEncryptionCommand } from '@aws-sdk/client-s3';
 
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
+import { checkPrivateSubnet, type MemberMode } from './private-subnet.js';
 
 export interface PreflightInput {
   clients: FleetClients;
@@ -18,6 +20,8 @@ export interface PreflightInput {
   subnetId?: string;
   /** The account, for a KMS key given by id. */
   accountId?: string;
+  /** How the members run (default interactive): what a subnet with no route out must reach. */
+  mode?: MemberMode;
 }
 
 export interface Preflight {
@@ -27,6 +31,10 @@ export interface Preflight {
   publicAddress: boolean;
   /** The bucket's SSE-KMS key ARN, when it has one of its own. */
   kmsKeyArn?: string;
+  /** Whether the subnet has a route out; without one, its VPC has the endpoints the members call. */
+  routeOut?: boolean;
+  /** Lines for the user (what an SSM port forward to a member in a private subnet would still need). */
+  notes?: string[];
 }
 
 /** The zones of the region that offer the instance type. */
@@ -48,7 +56,7 @@ async function defaultSubnets(clients: FleetClients, region: string): Promise<Su
   const vpc = vpcs.Vpcs?.[0]?.VpcId;
   if (!vpc) {
     throw new VolbenchError('EPREFLIGHT', `${region} has no default VPC (common under AWS Organizations): give --subnet (and its VPC comes with it); nothing was created`, {
-      field: '--subnet', accepted: 'a subnet id, e.g. subnet-0123456789abcdef0, in a VPC with endpoints or a route for S3, SSM, EC2 and CloudFormation',
+      field: '--subnet', accepted: 'a subnet id, e.g. subnet-0123456789abcdef0, with a route out or in a VPC with endpoints for S3 and CloudFormation (and SSM for interactive members)',
     });
   }
   const out = await awsCall('ec2:DescribeSubnets', () => clients.ec2.send(new DescribeSubnetsCommand({
@@ -124,6 +132,7 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     }
     subnet = fit;
   }
+  const network = await checkPrivateSubnet(clients, subnet, input.region, input.mode ?? 'interactive');
   const kmsKeyArn = await bucketKey(clients, input);
   return {
     subnetId: subnet.SubnetId!,
@@ -131,5 +140,7 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     availabilityZone: subnet.AvailabilityZone!,
     publicAddress: subnet.MapPublicIpOnLaunch === true,
     ...(kmsKeyArn ? { kmsKeyArn } : {}),
+    routeOut: network.routeOut,
+    ...(network.notes.length ? { notes: network.notes } : {}),
   };
 }

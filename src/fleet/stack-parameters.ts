@@ -6,7 +6,7 @@
 import type { Parameter } from '@aws-sdk/client-cloudformation';
 
 import type { Architecture } from './architecture.js';
-import { tlsKeyParameterName, tokenParameterName } from './names.js';
+import { tlsCertKey, tlsKeyParameterName, tokenParameterName } from './names.js';
 import type { FleetMember, FleetPlan } from './plan.js';
 import type { Preflight } from './preflight.js';
 
@@ -21,8 +21,8 @@ export interface FleetStackSettings {
   bucket: string;
   bundleKey: string;
   bundleSha256: string;
-  certKey: string;
-  tlsFingerprint: string;
+  /** Interactive: each member's own certificate's fingerprint, by label (none: autonomous members serve nothing). */
+  tlsFingerprints?: ReadonlyMap<string, string>;
   where: Preflight;
   instanceProfile?: string;
   /** interactive (default): the member serves HTTPS for `fleet run`; autonomous: it runs the study's spec itself. */
@@ -56,10 +56,11 @@ export function stackParameters(member: FleetMember, fleet: FleetStackSettings):
     VolumeSize: String(v.sizeGiB || 1),
     VolumeIops: String(v.iops ?? 0),
     VolumeThroughput: String(v.throughputMiBps ?? 0),
+    // Derived names, passed in either mode (the template requires them); an autonomous member reads none.
     TokenParameterName: tokenParameterName(plan.fleetId, member.label),
-    TlsKeyParameterName: tlsKeyParameterName(plan.fleetId),
-    TlsCertKey: fleet.certKey,
-    TlsFingerprint: fleet.tlsFingerprint,
+    TlsKeyParameterName: tlsKeyParameterName(plan.fleetId, member.label),
+    TlsCertKey: tlsCertKey(plan.fleetId, member.label),
+    TlsFingerprint: fleet.tlsFingerprints?.get(member.label),
     ResultsBucket: fleet.bucket,
     PackageBucket: fleet.bucket,
     PackageKey: fleet.bundleKey,

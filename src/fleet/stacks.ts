@@ -19,7 +19,7 @@ import { fleetDown } from './down.js';
 import { fleetLog, type OnFleetEvent } from './events.js';
 import { createMemberStack, type MemberStackOutcome } from './member-stack.js';
 import { memberVolumeId } from './member-volume.js';
-import { FLEET_TAG, scheduleGroupName, tlsKeyParameterName, tokenParameterName } from './names.js';
+import { FLEET_TAG, scheduleGroupName, tlsCertKey, tlsKeyParameterName, tokenParameterName } from './names.js';
 import type { FleetPlan } from './plan.js';
 import { preflight, type Preflight } from './preflight.js';
 import { ensureSchedules } from './schedules.js';
@@ -53,6 +53,13 @@ export interface UpOptions {
   signal?: AbortSignal;
   /** `created` first, then `member-up` or `member-failed` per member, and a teardown's events. */
   onEvent?: OnFleetEvent;
+  /**
+   * interactive (default): each member serves HTTPS for `fleet run`, with its own token and TLS
+   * key; autonomous: each runs the study's spec itself (`studySpecSha256`), reached by nothing.
+   */
+  mode?: 'interactive' | 'autonomous';
+  /** Autonomous: the SHA-256 of FLEET/study/spec.json, which every member checks. */
+  studySpecSha256?: string;
 }
 
 export { tlsKeyParameterName, tokenParameterName };
@@ -98,33 +105,47 @@ export function bundleOf(name: string, body: Buffer): Bundle {
 
 export const fleetTags = (fleetId: string, expires: string) => [{ Key: FLEET_TAG, Value: fleetId }, { Key: EXPIRES_TAG, Value: expires }];
 
-/** The secrets and objects every member reads: a token each, the certificate and its key, the bundle. */
-async function putShared(state: FleetState, opts: UpOptions, bundle: Bundle): Promise<Pick<FleetStackSettings, 'bundleKey' | 'bundleSha256' | 'certKey' | 'tlsFingerprint'>> {
+/** Interactive members' secrets: a token each, and each its own TLS key; their certificates, by label. */
+async function putSecrets(state: FleetState, opts: UpOptions): Promise<Map<string, { cert: string; fingerprint: string }>> {
   const { clients } = opts;
   const { fleetId } = state;
   const expires = state.expiresAt!;
   const secret = (Name: string, Value: string, Description: string) => awsCall('ssm:PutParameter', () => clients.ssm.send(new PutParameterCommand({
     Name, Type: 'SecureString', Value, Description, Tags: fleetTags(fleetId, expires),
   })));
+  const certificates = new Map<string, { cert: string; fingerprint: string }>();
   for (const m of state.members) {
     m.tokenParameter = tokenParameterName(fleetId, m.label);
     await secret(m.tokenParameter, randomBytes(32).toString('base64url'), `volbench fleet ${fleetId}: ${m.label}'s bearer token`);
+    // One key per member, pinned per member: a member's role reads its own key only.
+    const cert = fleetCertificate({ commonName: `volbench ${fleetId} ${m.label}`, notAfter: new Date(expires) });
+    m.tlsKeyParameter = tlsKeyParameterName(fleetId, m.label);
+    m.tlsFingerprint = cert.fingerprint;
+    await secret(m.tlsKeyParameter, cert.key, `volbench fleet ${fleetId}: ${m.label}'s TLS key`);
+    certificates.set(m.label, { cert: cert.cert, fingerprint: cert.fingerprint });
   }
-  const cert = fleetCertificate({ commonName: `volbench ${fleetId}`, notAfter: new Date(expires) });
-  state.tlsKeyParameter = tlsKeyParameterName(fleetId);
-  state.tlsFingerprint = cert.fingerprint;
-  await secret(state.tlsKeyParameter, cert.key, `volbench fleet ${fleetId}: its members' TLS key`);
+  return certificates;
+}
+
+/**
+ * What the members read: interactive ones their token, TLS key and certificate, every one the
+ * bundle. An autonomous member serves nothing: it gets no token and no certificate.
+ */
+async function putShared(state: FleetState, opts: UpOptions, bundle: Bundle): Promise<Pick<FleetStackSettings, 'bundleKey' | 'bundleSha256' | 'tlsFingerprints'>> {
+  const { clients } = opts;
+  const { fleetId } = state;
+  const expires = state.expiresAt!;
+  const certificates = (opts.mode ?? 'interactive') === 'interactive' ? await putSecrets(state, opts) : new Map();
   const bundleKey = `${fleetId}/bundle/${bundle.name}`;
-  const certKey = `${fleetId}/tls.crt`;
-  state.objects = [bundleKey, certKey];
+  state.objects = [bundleKey, ...[...certificates.keys()].map((label) => tlsCertKey(fleetId, label))];
   await saveState(state, opts.stateDir, clients);
   const sse = await putEncryption(clients, opts.bucket);
   const put = (Key: string, Body: Buffer | string) => awsCall('s3:PutObject', () => clients.s3.send(new PutObjectCommand({
     Bucket: opts.bucket, Key, Body, ...sse, Tagging: `volbench%3Afleet=${fleetId}&volbench%3Aexpires=${encodeURIComponent(expires)}`,
   })));
-  await put(certKey, cert.cert);
+  for (const [label, c] of certificates) await put(tlsCertKey(fleetId, label), c.cert);
   await put(bundleKey, bundle.body);
-  return { bundleKey, bundleSha256: bundle.sha256, certKey, tlsFingerprint: cert.fingerprint };
+  return { bundleKey, bundleSha256: bundle.sha256, tlsFingerprints: new Map([...certificates].map(([label, c]) => [label, c.fingerprint])) };
 }
 
 export function newState(plan: FleetPlan, bucket: string, now: Date, ttlSec: number): FleetState {
@@ -185,10 +206,12 @@ async function tearDownFailed(state: FleetState, opts: UpOptions): Promise<void>
 }
 
 /** Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or refused). */
-export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId'>): Promise<Preflight> {
+export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId' | 'mode' | 'onEvent'>): Promise<Preflight> {
   const { clients } = opts;
   const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
-  return preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account });
+  const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account, mode: opts.mode });
+  for (const note of where.notes ?? []) fleetLog(plan.fleetId, opts.onEvent)(note);
+  return where;
 }
 
 /** The error for a fleet whose members did not all come up; it was torn down already. */
@@ -218,8 +241,8 @@ export async function fleetUp(plan: FleetPlan, opts: UpOptions): Promise<FleetSt
   const stopListening = deleteStacksOnAbort(opts.signal, state, opts);
   try {
     const shared = await putShared(state, opts, bundle);
-    const settings = { plan, architecture, expiresAt: state.expiresAt!, ttlSec, allowedCidr: opts.allowedCidr, bucket: opts.bucket, where,
-      instanceProfile: opts.instanceProfile, ...shared };
+    const settings: FleetStackSettings = { plan, architecture, expiresAt: state.expiresAt!, ttlSec, allowedCidr: opts.allowedCidr, bucket: opts.bucket, where,
+      instanceProfile: opts.instanceProfile, mode: opts.mode, studySpecSha256: opts.studySpecSha256, ...shared };
     await createMembers(state, settings, opts);
   } catch (err) {
     await tearDownFailed(state, opts);

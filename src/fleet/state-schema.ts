@@ -18,6 +18,7 @@ const label = z.string().regex(VOLUME_LABEL, 'a volume label as the template tak
 const text = (max: number) => z.string().max(max);
 const count = z.number().finite().nonnegative();
 const isoTime = z.string().max(40).refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && Number.isFinite(Date.parse(s)), 'an ISO-8601 time');
+const fingerprint = z.string().regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'a SHA-256 fingerprint');
 const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name');
 
 const datedPrice = z.strictObject({
@@ -65,6 +66,7 @@ const member = z.strictObject({
   // Kept as they were seen; never used: the stack's outputs say these.
   endpoint: text(2048).refine(httpsUrl, 'https://HOST:PORT, as a stack output gives it').optional(), instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/, 'an instance id').optional(),
   volumeId: z.string().regex(/^(vol-[0-9a-f]{8,17}|instance-store)$/, 'a volume id').optional(), tokenParameter: text(512).optional(),
+  tlsFingerprint: fingerprint.optional(), tlsKeyParameter: text(512).optional(),
   stackId: z.string().regex(/^arn:aws[a-z-]*:cloudformation:[a-z0-9-]+:\d{12}:stack\/[A-Za-z0-9-]{1,128}\/[0-9a-f-]{36}$/, 'a stack id (ARN)').optional(),
   // A study's: what its member wrote, as the contract parses it, and what the controller made of it.
   progress: memberProgressSchema.optional(), done: memberDoneSchema.optional(), error: text(4096).optional(),
@@ -91,8 +93,8 @@ const state = z.strictObject({
   fleetId: z.string(), region: z.string().regex(AWS_REGION_NAME, 'an AWS region'), createdAt: isoTime,
   status: z.enum(['creating', 'up', 'running', 'deleting', 'down', 'failed']), plan,
   bucket: bucketName.optional(), expiresAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, 'ISO-8601 UTC to the second').optional(),
-  tlsFingerprint: z.string().regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'a SHA-256 fingerprint').optional(),
-  tlsKeyParameter: text(512).optional(), objects: z.array(text(1024)).max(16).optional(), study: study.optional(), members: z.array(member).min(1).max(64),
+  // The bundle and an interactive member's certificate each.
+  objects: z.array(text(1024)).max(1 + 64).optional(), study: study.optional(), members: z.array(member).min(1).max(64),
 });
 
 /** The state as parsed: FleetState (state.ts) in all but the plan's exact types. */
@@ -116,7 +118,6 @@ function namesOf(s: z.infer<typeof state>, fleetId: string, bucket: string | und
   want('fleetId', s.fleetId, fleetId);
   want('plan.fleetId', s.plan.fleetId, fleetId);
   if (bucket !== undefined) want('bucket', s.bucket, bucket);
-  want('tlsKeyParameter', s.tlsKeyParameter, tlsKeyParameterName(fleetId));
   s.plan.members.forEach((m, i) => {
     want(`plan.members[${i}].stackName`, m.stackName, stackNameFor(fleetId, m.label));
     want(`plan.members[${i}].volume.label`, m.volume.label, m.label);
@@ -126,6 +127,7 @@ function namesOf(s: z.infer<typeof state>, fleetId: string, bucket: string | und
     if (!planned.includes(m.label)) issues.push({ path: `members[${i}].label`, expected: `a label of the plan (${planned.join(', ')})`, seen: m.label });
     want(`members[${i}].stackName`, m.stackName, stackNameFor(fleetId, m.label));
     want(`members[${i}].tokenParameter`, m.tokenParameter, tokenParameterName(fleetId, m.label));
+    want(`members[${i}].tlsKeyParameter`, m.tlsKeyParameter, tlsKeyParameterName(fleetId, m.label));
     if (m.stackId !== undefined && m.stackId.split('/')[1] !== stackNameFor(fleetId, m.label)) {
       issues.push({ path: `members[${i}].stackId`, expected: `the id of stack ${stackNameFor(fleetId, m.label)}`, seen: m.stackId });
     }

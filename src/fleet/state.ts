@@ -37,6 +37,10 @@ export interface FleetMemberState {
   volumeId?: string;
   /** The SSM SecureString holding this member's own bearer token. */
   tokenParameter?: string;
+  /** Its own certificate's SHA-256, as `up` made it; commands pin its stack's TlsFingerprint output. */
+  tlsFingerprint?: string;
+  /** The SSM SecureString holding its own certificate's key. */
+  tlsKeyParameter?: string;
   /** Its stack's id, once CreateStack answered (a failed stack is read back by it after its deletion). */
   stackId?: string;
   /** A study's autonomous member: what it last wrote to progress.json, as parsed. */
@@ -98,11 +102,7 @@ export interface FleetState {
   bucket?: string;
   /** ISO-8601 UTC: the `volbench:expires` of everything the fleet made. */
   expiresAt?: string;
-  /** The members' certificate's SHA-256, as `up` made it; commands pin the stacks' TlsFingerprint output. */
-  tlsFingerprint?: string;
-  /** The SSM SecureString holding the certificate's key. */
-  tlsKeyParameter?: string;
-  /** Objects the fleet put in its bucket besides results (bundle, certificate): `down` finds them by prefix and tag. */
+  /** Objects the fleet put in its bucket besides results (bundle, certificates): `down` finds them by prefix and tag. */
   objects?: string[];
   /** A study (`fleet compare`, autonomous members): its step and what each step needs. */
   study?: StudyState;

@@ -8,7 +8,7 @@ import { requires } from '../helpers/requires.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { randreadSpec, startServer, type TestServer } from './helpers/server.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 let server: TestServer;
 beforeAll(async () => {

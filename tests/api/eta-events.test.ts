@@ -15,7 +15,7 @@ import { ETA_JOB, ETA_TOLERANCE_MS, etaFigures, firstAt, type EtaSample } from '
 import { artifactsDir } from '../browser/browser.js';
 import { requires } from '../helpers/requires.js';
 
-requires('tmpfs');
+requires('tmpfs', 'serial');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -20,7 +20,7 @@ import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from './helpers
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import type { ApiResponse } from './helpers/server.js';
 
-const needs = requires('child', 'tmpfs');
+const needs = requires('child', 'tmpfs', 'serial');
 
 /** Far above what a refusal takes (a few ms to tens of ms), far below what the old parsers took. */
 const STALL_BUDGET_MS = 250;

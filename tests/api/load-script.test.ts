@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requires } from '../helpers/requires.js';
 import { ensureBuilt } from './helpers/child.js';
 
-const needs = requires('child');
+const needs = requires('child', 'serial');
 
 const SCRIPT = fileURLToPath(new URL('../../bench/service-load.mjs', import.meta.url));
 let dir: string;

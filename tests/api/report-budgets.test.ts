@@ -22,7 +22,7 @@ import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { startServer, type StartOptions, type TestServer } from './helpers/server.js';
 import { jobs64Result, storeFinishedRun } from '../helpers/stored-runs.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

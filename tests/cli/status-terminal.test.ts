@@ -18,7 +18,7 @@ import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 import { artifactsDir } from '../browser/browser.js';
 
-requires('child', 'tmpfs');
+requires('child', 'tmpfs', 'serial');
 
 const SCRIPT = '/usr/bin/script';
 const scratch = new ScratchDir('status-tty');

@@ -9,7 +9,7 @@ import { volbench } from '../helpers/cli.js';
 import { requires } from '../helpers/requires.js';
 import { ScratchDir } from '../helpers/run-fixtures.js';
 
-const needs = requires('child', 'tmpfs');
+const needs = requires('child', 'tmpfs', 'serial');
 
 const scratch = new ScratchDir('until-steady');
 afterAll(() => scratch.remove());

@@ -17,7 +17,7 @@ import { findCliff, type RatePoint } from '../../src/findings/cliff.js';
 import type { FioResult } from '../../src/fio-output/index.js';
 import { requires } from '../helpers/requires.js';
 
-const needs = requires('child', 'tmpfs');
+const needs = requires('child', 'tmpfs', 'serial');
 
 /** A deterministic noise in [-1, 1) (a small LCG), so a failure can be replayed. */
 function noise(seed: number): () => number {

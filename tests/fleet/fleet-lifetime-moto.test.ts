@@ -21,7 +21,7 @@ import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
 const needs = requires('child', 'moto', 'dist');
@@ -112,6 +112,8 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
   beforeAll(async () => {
     ensureBuilt();
     moto = await freshMoto();
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto);
     work = mkdtempSync(join(tmpdir(), 'volbench-lifetime-'));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;
@@ -267,8 +269,8 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
     expect(past.code, past.stderr).toBe(0);
     const reaped = JSON.parse(past.stdout);
     expect(reaped.stacks.sort()).toEqual(LABELS.map((l) => `volbench-${id}-${l}`).sort());
-    expect(reaped.parameters.sort()).toEqual([...LABELS.map((l) => `/volbench/${id}/${l}/token`), `/volbench/${id}/tls-key`].sort());
-    expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, `${id}/tls.crt`].sort());
+    expect(reaped.parameters.sort()).toEqual(LABELS.flatMap((l) => [`/volbench/${id}/${l}/token`, `/volbench/${id}/${l}/tls-key`]).sort());
+    expect(reaped.objects.sort()).toEqual([`${id}/bundle/volbench-0.0.0-linux-x64.tar.gz`, ...LABELS.map((l) => `${id}/tls/${l}.crt`)].sort());
     // The expiry's schedules, made before the stacks; AWS would have run them (moto does not).
     expect(reaped.schedules).toEqual([`volbench-${id}`]);
     expect(await leftovers(id)).toEqual([]);

@@ -20,7 +20,7 @@ import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client
 import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 import { CLI, ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
 const needs = requires('child', 'moto', 'dist');
@@ -119,6 +119,8 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
   beforeAll(async () => {
     ensureBuilt();
     moto = await freshMoto();
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto);
     work = mkdtempSync(join(tmpdir(), 'volbench-fleet-'));
     env = { ...process.env, ...moto.env, AWS_PROFILE: '' };
     delete env.AWS_PROFILE;
@@ -227,8 +229,10 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     expect(out.stderr).toContain('nothing of it remains');
     expect(await remainsOf(fleetId)).toEqual([]);
     const ssm = new SSMClient(config());
-    for (const label of LABELS) await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token` }))).rejects.toThrow();
-    await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/tls-key` }))).rejects.toThrow();
+    for (const label of LABELS) {
+      await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/token` }))).rejects.toThrow();
+      await expect(ssm.send(new GetParameterCommand({ Name: `/volbench/${fleetId}/${label}/tls-key` }))).rejects.toThrow();
+    }
     ssm.destroy();
   }, 120_000);
 

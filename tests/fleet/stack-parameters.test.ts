@@ -24,8 +24,8 @@ const plan = planFleet({ volumes: fleetVolumes('gp3:500g:iops=6000:throughput=25
 function settings(extra: Partial<FleetStackSettings> = {}): FleetStackSettings {
   return {
     plan, architecture: 'x86_64', expiresAt: '2030-01-01T00:00:00Z', ttlSec: 7200, allowedCidr: '203.0.113.7/32', bucket: 'results',
-    bundleKey: `${plan.fleetId}/bundle/volbench-0.1.0-linux-x64.tar.gz`, bundleSha256: 'a'.repeat(64), certKey: `${plan.fleetId}/tls.crt`,
-    tlsFingerprint: 'b'.repeat(64), where: { subnetId: 'subnet-1', vpcId: 'vpc-1', availabilityZone: 'us-east-1a', publicAddress: false }, ...extra,
+    bundleKey: `${plan.fleetId}/bundle/volbench-0.1.0-linux-x64.tar.gz`, bundleSha256: 'a'.repeat(64),
+    tlsFingerprints: new Map(plan.members.map((m, i) => [m.label, `${i}`.repeat(64)])), where: { subnetId: 'subnet-1', vpcId: 'vpc-1', availabilityZone: 'us-east-1a', publicAddress: false }, ...extra,
   };
 }
 
@@ -43,10 +43,17 @@ describe('stackParameters', () => {
     const [gp3, st1] = plan.members.map((m) => asRecord(stackParameters(m, settings())));
     expect(gp3).toMatchObject({
       VolumeLabel: 'gp3-500g-6000iops-250mibs', VolumeType: 'gp3', VolumeSize: '500', VolumeIops: '6000', VolumeThroughput: '250',
-      TokenParameterName: `/volbench/${plan.fleetId}/gp3-500g-6000iops-250mibs/token`, TlsKeyParameterName: `/volbench/${plan.fleetId}/tls-key`,
+      TokenParameterName: `/volbench/${plan.fleetId}/gp3-500g-6000iops-250mibs/token`, TlsKeyParameterName: `/volbench/${plan.fleetId}/gp3-500g-6000iops-250mibs/tls-key`,
+      TlsCertKey: `${plan.fleetId}/tls/gp3-500g-6000iops-250mibs.crt`, TlsFingerprint: '0'.repeat(64),
       PublicAddress: 'false', MaxSizeBytes: '0', MaxRuntimeSeconds: '7200', ExpiresAt: '2030-01-01T00:00:00Z',
     });
-    expect(st1).toMatchObject({ VolumeType: 'st1', VolumeSize: '2048', VolumeIops: '0', VolumeThroughput: '0' });
+    expect(st1).toMatchObject({ VolumeType: 'st1', VolumeSize: '2048', VolumeIops: '0', VolumeThroughput: '0', TlsFingerprint: '1'.repeat(64) });
+  });
+
+  it('makes autonomous members with the study spec\'s digest and no certificate to pin', () => {
+    const given = asRecord(stackParameters(plan.members[0], settings({ mode: 'autonomous', studySpecSha256: 'c'.repeat(64), tlsFingerprints: undefined })));
+    expect(given).toMatchObject({ MemberMode: 'autonomous', StudySpecSha256: 'c'.repeat(64) });
+    expect(given).not.toHaveProperty('TlsFingerprint');
   });
 
   it('passes the bucket key and the instance profile only when there are some', () => {

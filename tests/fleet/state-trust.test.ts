@@ -27,11 +27,11 @@ const id = plan.fleetId;
 function written(): Record<string, unknown> {
   return JSON.parse(JSON.stringify({
     fleetId: id, region: 'us-east-1', createdAt: '2026-11-29T10:00:00.000Z', status: 'up', plan, bucket: 'results',
-    expiresAt: '2026-11-29T12:00:00Z', tlsFingerprint: Array(32).fill('AB').join(':'), tlsKeyParameter: `/volbench/${id}/tls-key`,
-    objects: [`${id}/bundle/volbench-0.1.0-linux-x64.tar.gz`, `${id}/tls.crt`],
+    expiresAt: '2026-11-29T12:00:00Z',
+    objects: [`${id}/bundle/volbench-0.1.0-linux-x64.tar.gz`, ...plan.members.map((m) => `${id}/tls/${m.label}.crt`)],
     members: plan.members.map((m) => ({
       label: m.label, stackName: m.stackName, status: 'created', endpoint: 'https://54.0.0.1:8443', instanceId: 'i-0123456789abcdef0',
-      tokenParameter: `/volbench/${id}/${m.label}/token`,
+      tokenParameter: `/volbench/${id}/${m.label}/token`, tlsKeyParameter: `/volbench/${id}/${m.label}/tls-key`, tlsFingerprint: Array(32).fill('AB').join(':'),
     })),
   }));
 }
@@ -55,7 +55,9 @@ describe('a fleet state read back', () => {
     const cases: Array<[string, (s: any) => void]> = [
       ['members[0].stackName', (s) => { s.members[0].stackName = 'prod-database'; }],
       ['members[1].tokenParameter', (s) => { s.members[1].tokenParameter = '/prod/db/password'; }],
+      ['members[0].tlsKeyParameter', (s) => { s.members[0].tlsKeyParameter = `/volbench/${id}/${s.members[1].label}/tls-key`; }],
       ['tlsKeyParameter', (s) => { s.tlsKeyParameter = '/prod/db/password'; }],
+      ['members[0].label', (s) => { s.members[0].label = 'results'; }],
       ['bucket', (s) => { s.bucket = 'prod-backups'; }],
       ['objects[0]', (s) => { s.objects = ['db/2026-11-28.dump']; }],
       ['objects[0]', (s) => { s.objects = [`${id}/../db/2026-11-28.dump`]; }],

@@ -38,7 +38,7 @@ import {
 } from '../../src/fleet/index.js';
 import { CLI, ensureBuilt } from '../api/helpers/child.js';
 import { SCRIPT, volbenchOnTerminal } from '../helpers/cli.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { screen } from '../helpers/terminal.js';
 import { artifactsDir } from '../browser/browser.js';
@@ -135,6 +135,8 @@ describe.skipIf(reason !== undefined)(`a study against moto${reason ? ` [skipped
   beforeAll(async () => {
     ensureBuilt();
     moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto, REGION);
     work = mkdtempSync(join(tmpdir(), `volbench-study-${process.pid}-`));
     env = { ...process.env, ...moto.env };
     delete env.AWS_PROFILE;

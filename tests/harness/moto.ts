@@ -6,6 +6,11 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 
+import {
+  AttachInternetGatewayCommand, CreateInternetGatewayCommand, CreateRouteCommand, DescribeInternetGatewaysCommand, DescribeRouteTablesCommand, DescribeVpcsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+
 import { freePort } from './fleet/forward.js';
 
 export interface Moto {
@@ -53,4 +58,28 @@ export async function startMoto(region = 'us-east-1', { logFile }: { logFile?: s
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/**
+ * The region's default VPC as AWS makes it: moto's has no internet gateway and no 0.0.0.0/0
+ * route, where every AWS default VPC has both (its subnets give public addresses and reach the
+ * internet). Preflight reads the route (a subnet with none needs VPC endpoints): a fleet test on
+ * the default VPC gets it first. Answers the gateway's id (the one there already, if any).
+ */
+export async function awsDefaultVpc(moto: Pick<Moto, 'endpoint' | 'env'>, region = moto.env.AWS_REGION): Promise<string | undefined> {
+  const ec2 = new EC2Client({ region, endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  try {
+    const vpc = (await ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs?.[0]?.VpcId;
+    if (!vpc) return undefined;
+    const attached = (await ec2.send(new DescribeInternetGatewaysCommand({ Filters: [{ Name: 'attachment.vpc-id', Values: [vpc] }] }))).InternetGateways?.[0];
+    const igw = attached?.InternetGatewayId ?? (await ec2.send(new CreateInternetGatewayCommand({}))).InternetGateway!.InternetGatewayId!;
+    if (!attached) await ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw, VpcId: vpc }));
+    const main = (await ec2.send(new DescribeRouteTablesCommand({ Filters: [{ Name: 'vpc-id', Values: [vpc] }, { Name: 'association.main', Values: ['true'] }] }))).RouteTables?.[0];
+    if (main && !(main.Routes ?? []).some((r) => r.DestinationCidrBlock === '0.0.0.0/0')) {
+      await ec2.send(new CreateRouteCommand({ RouteTableId: main.RouteTableId, DestinationCidrBlock: '0.0.0.0/0', GatewayId: igw }));
+    }
+    return igw;
+  } finally {
+    ec2.destroy();
+  }
 }

@@ -1,14 +1,15 @@
 /**
- * The device and package projects' global setup: the costly fixtures, made at most once per run
+ * The service, device and package projects' global setup: the costly fixtures, made at most once per run
  * and handed to every test file that asks (tests/helpers/fixtures.ts), each only when first asked:
  *
- * - `moto`: one moto server for the run (test files reset it before use: they run one at a time);
+ * - `moto`: one moto server for the run (test files reset it before use: they run one at a time,
+ *   in the device project);
  * - `tarball`: npm pack of this checkout (scripts/artefacts.mjs: kept in VOLBENCH_CACHE by its inputs);
  * - `bundle-x64`, `bundle-arm64`: npm run bundle of that tarball (kept the same way);
  * - `lambda-x64`, `lambda-arm64`: npm run package:lambda of that tarball (kept the same way).
  *
- * It is a small HTTP service on loopback in vitest's own process, shared by both projects (they
- * run one after the other), so a file that needs none of them costs nothing.
+ * It is a small HTTP service on loopback in vitest's own process, shared by the projects of a run
+ * (they run one after the other), so a file that needs none of them costs nothing.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

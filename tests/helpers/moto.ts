@@ -3,8 +3,10 @@
  * SDK v3 calls, pointed at it with AWS_ENDPOINT_URL. The run has one server, started by the
  * harness's launcher (tests/harness/moto.ts) in the global setup when a file first asks; each file
  * that declares requires('moto') gets it reset to empty with /moto-api/reset. Files of the device
- * project run one at a time, so none sees another's resources.
+ * project run one at a time (moto keeps a file there, never in the two-at-a-time service project),
+ * so none sees another's resources.
  */
+export { awsDefaultVpc } from '../harness/moto.js';
 import type { Moto as MotoServer } from '../harness/moto.js';
 import { fixture } from './fixtures.js';
 

@@ -10,8 +10,12 @@
  *
  * - unit: nothing of the machine (no device, no root, no child process): files run in parallel,
  *   not isolated from each other.
- * - device: loop devices, tmpfs, fio, the blkio throttle, namespaces, child processes, moto: one
- *   file at a time, each in a fresh process.
+ * - service: child processes, tmpfs, the tools (openssl, cfn-lint, chromium, …): files that wait
+ *   on processes, sockets and timers more than on the CPU, two at a time, each in a fresh process;
+ *   nothing they assert depends on time or on a device another file could touch.
+ * - device: root, loop devices, mounts, fio, the blkio throttle, namespaces, moto, and every file
+ *   that declares `serial` (it measures time, a rate, a latency or a stall bound): one file at a
+ *   time, each in a fresh process, after the service files.
  * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal:
  *   one file at a time, after the others.
  *
@@ -20,7 +24,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
-export const PROJECTS = ['unit', 'device', 'package'] as const;
+export const PROJECTS = ['unit', 'service', 'device', 'package'] as const;
 export type Project = (typeof PROJECTS)[number];
 
 interface RequirementInfo {
@@ -34,26 +38,26 @@ export const REQUIREMENTS = {
   io_uring: { project: 'unit', what: 'the kernel sets up an io_uring ring for the engine' },
   libaio: { project: 'unit', what: 'the kernel sets up a Linux AIO context for the engine' },
   dist: { project: 'unit', what: 'dist/ built from src/ (npm run build:ts), for what loads the built package' },
-  child: { project: 'device', what: 'starts processes: the CLI, a server, a script, a tool' },
-  serial: { project: 'device', what: 'results that another test file running at the same time would disturb' },
+  child: { project: 'service', what: 'starts processes: the CLI, a server, a script, a tool' },
+  serial: { project: 'device', what: 'results another file running at the same time would disturb: elapsed time, a rate, a latency, an ETA, a stall bound' },
   root: { project: 'device', what: 'runs as root: mounts, cgroups, device nodes' },
-  tmpfs: { project: 'device', what: '/dev/shm, a tmpfs that takes O_DIRECT, for real I/O in memory' },
+  tmpfs: { project: 'service', what: '/dev/shm, a tmpfs that takes O_DIRECT, for real I/O in memory' },
   loop: { project: 'device', what: 'loop devices of its own (root, losetup)' },
   mkfs: { project: 'device', what: 'mkfs.ext4 (e2fsprogs), for filesystems on its loop devices' },
   fsfreeze: { project: 'device', what: 'fsfreeze (util-linux), to freeze a mounted filesystem' },
-  prlimit: { project: 'device', what: 'prlimit (util-linux), to start a process with fewer file descriptors' },
+  prlimit: { project: 'service', what: 'prlimit (util-linux), to start a process with fewer file descriptors' },
   fuse: { project: 'device', what: "a FUSE filesystem of its own (root, /dev/fuse, Debian's python3-pyfuse3)" },
   fio: { project: 'device', what: 'fio on PATH (apt-get install fio)' },
   blkio: { project: 'device', what: "the kernel's block throttle: a cgroup v1 blkio hierarchy, root" },
   netns: { project: 'device', what: 'network namespaces of its own with nftables inside (root, iproute2, nftables)' },
-  moto: { project: 'device', what: "moto server, the run's one AWS emulator, reset before each file" },
+  moto: { project: 'device', what: "moto server, the run's one AWS emulator, reset before each file (so one file at a time)" },
   awscli: { project: 'device', what: "the rehearsal members' AWS CLI (tests/harness/install-awscli.sh)" },
-  openssl: { project: 'device', what: 'the openssl command' },
-  objdump: { project: 'device', what: 'objdump (binutils), to read symbol versions' },
-  'cfn-lint': { project: 'device', what: 'cfn-lint, the CloudFormation linter' },
-  'cmark-gfm': { project: 'device', what: "cmark-gfm, GitHub's Markdown renderer (apt-get install cmark-gfm)" },
-  prometheus: { project: 'device', what: "python3's prometheus_client, the Prometheus project's own parser" },
-  chromium: { project: 'device', what: "Debian's chromium, driven by puppeteer-core" },
+  openssl: { project: 'service', what: 'the openssl command' },
+  objdump: { project: 'service', what: 'objdump (binutils), to read symbol versions' },
+  'cfn-lint': { project: 'service', what: 'cfn-lint, the CloudFormation linter' },
+  'cmark-gfm': { project: 'service', what: "cmark-gfm, GitHub's Markdown renderer (apt-get install cmark-gfm)" },
+  prometheus: { project: 'service', what: "python3's prometheus_client, the Prometheus project's own parser" },
+  chromium: { project: 'service', what: "Debian's chromium, driven by puppeteer-core" },
   packaging: { project: 'package', what: 'npm pack of this checkout and npm install of it from a warm cache (the packed tarball is made once per run)' },
   bundle: { project: 'package', what: 'the bundles (npm run bundle), made once per run and kept in VOLBENCH_CACHE' },
   debian: { project: 'package', what: 'the Debian 11 root (scripts/debian-root.sh), chroot and unshare as root' },
@@ -113,7 +117,7 @@ export interface Classified {
 
 /** Every tests/**\/*.test.ts under `root`, sorted into projects by its declaration. */
 export function classify(root: string): Classified {
-  const out: Classified = { files: { unit: [], device: [], package: [] }, problems: [] };
+  const out: Classified = { files: { unit: [], service: [], device: [], package: [] }, problems: [] };
   for (const path of testFiles(join(root, 'tests')).sort()) {
     const name = relative(root, path).split(sep).join('/');
     const declared = readDeclaration(readFileSync(path, 'utf8'));

@@ -1,7 +1,7 @@
 /**
  * The unit project's setup file: a unit test file needs nothing of the machine, so here it cannot
  * start a process or make files under /dev (tmpfs, device nodes). Either throws an error that says
- * which requirement to declare, and the file moves to the device project. The guard is installed
+ * which requirement to declare, and the file moves out of the unit project. The guard is installed
  * once per worker (files are not isolated) and also covers the library's own calls.
  */
 import childProcess from 'node:child_process';
@@ -12,7 +12,7 @@ import { syncBuiltinESMExports } from 'node:module';
 const GUARDED = Symbol.for('volbench.unit-guard');
 
 function refuse(what: string, need: string): never {
-  throw new Error(`a unit test ${what}: declare requires('${need}') (tests/helpers/requires.ts), which moves the file to the device project`);
+  throw new Error(`a unit test ${what}: declare requires('${need}') (tests/helpers/requires.ts), which moves the file out of the unit project`);
 }
 
 function guardProcesses(): void {

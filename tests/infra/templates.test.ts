@@ -1,8 +1,10 @@
 /**
  * The CloudFormation templates in infra/: cfn-lint clean, and the properties the fleet relies on
- * (IMDSv2 only, the service port open to one network, the token never in clear, every resource
- * of a fleet tagged with it and its expiry, nothing kept after the stack is deleted, no output
- * that fails in a private subnet, no read permission on every resource, a boot with no internet).
+ * (IMDSv2 only, the service port open to one network and an autonomous member open to none, the
+ * token never in clear, every resource of a fleet tagged with it and its expiry, nothing kept
+ * after the stack is deleted, no output that fails in a private subnet, no read permission on
+ * every resource, an autonomous member writing its own prefix and nowhere else, a boot with no
+ * internet and no EC2 call, one signal to the resource whose creation policy has begun).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, type Tags } from 'yaml';
 
+import { RESERVED_LABELS } from '../../src/api/study-objects.js';
+import { VOLUME_LABEL } from '../../src/fleet/names.js';
+import { MEMBER_SIGNAL_RESOURCE } from '../../src/fleet/member-agent/index.js';
 import { requires } from '../helpers/requires.js';
 
 const needs = requires('child', 'cfn-lint');
@@ -50,6 +55,30 @@ describe('instance.yaml', () => {
   const statements = (): Array<{ Sid?: string; Action: string | string[]; Resource: unknown }> =>
     r.InstanceRole.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement)
       .map((s: any) => (s['Fn::If'] ? s['Fn::If'][1] : s));
+  type Mode = 'interactive' | 'autonomous';
+  /** The role's statements as CloudFormation makes them for a mode (and a bucket key or not): each Fn::If decided. */
+  const policyFor = (mode: Mode, kms = false): Array<{ Sid: string; Action: string[]; Resource: string[] }> => {
+    const holds: Record<string, boolean> = { IsAutonomous: mode === 'autonomous', IsInteractive: mode === 'interactive', HasKms: kms };
+    const decide = (v: any): any => {
+      if (Array.isArray(v)) return v.map(decide).filter((x) => x !== undefined);
+      if (v && typeof v === 'object') {
+        if (v['Fn::If']) {
+          const [cond, yes, no] = v['Fn::If'];
+          expect(holds, `condition ${cond}`).toHaveProperty(cond);
+          return decide(holds[cond] ? yes : no);
+        }
+        if (v.Ref === 'AWS::NoValue') return undefined;
+        if (v['Fn::Sub'] !== undefined) return v['Fn::Sub'];
+        if (v.Ref !== undefined) return `\${${v.Ref}}`;
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decide(x)]).filter(([, x]) => x !== undefined));
+      }
+      return v;
+    };
+    return decide(r.InstanceRole.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement))
+      .map((st: any) => ({ Sid: st.Sid, Action: [st.Action].flat(), Resource: [st.Resource].flat() }));
+  };
+  /** Every action a mode's role grants on a resource, as `action resource`. */
+  const grants = (mode: Mode, kms = false) => policyFor(mode, kms).flatMap((st) => st.Action.flatMap((a) => st.Resource.map((res) => `${a} ${res}`)));
 
   it('requires IMDSv2, is EBS-optimized and terminates when it shuts itself down', () => {
     expect(r.LaunchTemplate.Properties.LaunchTemplateData.MetadataOptions.HttpTokens).toBe('required');
@@ -58,10 +87,15 @@ describe('instance.yaml', () => {
     expect(r.Instance.Properties.InstanceInitiatedShutdownBehavior).toBe('terminate');
   });
 
-  it('opens the service port to AllowedCidr only, and nothing else', () => {
-    const ingress = r.ServiceSecurityGroup.Properties.SecurityGroupIngress;
-    expect(ingress).toHaveLength(1);
-    expect(ingress[0]).toMatchObject({ IpProtocol: 'tcp', FromPort: { Ref: 'ServicePort' }, ToPort: { Ref: 'ServicePort' }, CidrIp: { Ref: 'AllowedCidr' } });
+  it('opens the service port to AllowedCidr only for an interactive member, and nothing at all for an autonomous one', () => {
+    const [cond, autonomous, interactive] = r.ServiceSecurityGroup.Properties.SecurityGroupIngress['Fn::If'];
+    expect(cond).toBe('IsAutonomous');
+    expect(t.Conditions.IsAutonomous).toEqual({ 'Fn::Equals': [{ Ref: 'MemberMode' }, 'autonomous'] });
+    expect(autonomous).toEqual({ Ref: 'AWS::NoValue' });
+    expect(interactive).toHaveLength(1);
+    expect(interactive[0]).toMatchObject({ IpProtocol: 'tcp', FromPort: { Ref: 'ServicePort' }, ToPort: { Ref: 'ServicePort' }, CidrIp: { Ref: 'AllowedCidr' } });
+    // No other way in: no ingress resource beside the group's own rules.
+    expect(Object.values(r).map((x: any) => x.Type)).not.toContain('AWS::EC2::SecurityGroupIngress');
   });
 
   it('tags every resource that takes tags with the fleet id and its expiry', () => {
@@ -100,12 +134,21 @@ describe('instance.yaml', () => {
     expect(t.Parameters.Architecture.AllowedValues).toEqual(['x86_64', 'arm64']);
   });
 
-  it('has no output that reads PublicIp unconditionally (a subnet without public addresses would fail the stack)', () => {
+  it('has no output that reads PublicIp unconditionally (a subnet without public addresses would fail the stack), and no endpoint for an autonomous member', () => {
     for (const [name, output] of Object.entries(t.Outputs) as Array<[string, any]>) {
-      if (JSON.stringify(output.Value).includes('PublicIp')) expect(output.Condition, name).toBe('HasPublicAddress');
+      if (JSON.stringify(output.Value).includes('PublicIp')) expect(output.Condition, name).toBe('HasPublicEndpoint');
     }
+    expect(t.Conditions.HasPublicEndpoint['Fn::And']).toContainEqual({ 'Fn::Equals': [{ Ref: 'PublicAddress' }, 'true'] });
+    expect(t.Conditions.HasPublicEndpoint['Fn::And']).toContainEqual({ 'Fn::Equals': [{ Ref: 'MemberMode' }, 'interactive'] });
     expect(JSON.stringify(t.Outputs.PrivateEndpoint.Value)).toContain('Instance.PrivateIp');
-    expect(t.Outputs.PrivateEndpoint.Condition).toBeUndefined();
+    expect(t.Outputs.PrivateEndpoint.Condition).toBe('IsInteractive');
+  });
+
+  it('takes only the labels a member\'s folder may have, as the library checks them', () => {
+    const pattern = new RegExp(t.Parameters.VolumeLabel.AllowedPattern);
+    expect(pattern.source).toBe(VOLUME_LABEL.source);
+    for (const reserved of RESERVED_LABELS) expect(pattern.test(reserved), reserved).toBe(false);
+    for (const label of ['gp3-500g', 'io2-500g-16000iops', 'st1-2t', 'studyx', 'results2']) expect(pattern.test(label), label).toBe(true);
   });
 
   it('checks every string parameter with a pattern or a list', () => {
@@ -119,20 +162,45 @@ describe('instance.yaml', () => {
 
   it('gives the member no resource wildcard on ssm:Get*, s3: or kms:, and no managed policy', () => {
     expect(r.InstanceRole.Properties.ManagedPolicyArns).toBeUndefined();
-    const reads = /^(ssm:(Get|\*)|s3:|kms:|\*$)/i;
-    for (const s of statements()) {
-      const actions = [s.Action].flat();
-      const resources = [s.Resource].flat();
-      if (actions.some((a) => reads.test(a))) expect(resources, s.Sid).not.toContain('*');
-      if (resources.includes('*')) for (const a of actions) expect(a, s.Sid).toMatch(/^(ssmmessages:|ec2messages:|ssm:UpdateInstanceInformation$|ec2:DescribeVolumes$)/);
+    const reads = /^(ssm:(Get|\*)|s3:|kms:|ec2:|\*$)/i;
+    for (const mode of ['interactive', 'autonomous'] as const) {
+      for (const s of policyFor(mode, true)) {
+        if (s.Action.some((a) => reads.test(a))) expect(s.Resource, `${mode} ${s.Sid}`).not.toContain('*');
+        if (s.Resource.includes('*')) for (const a of s.Action) expect(a, s.Sid).toMatch(/^(ssmmessages:|ec2messages:|ssm:UpdateInstanceInformation$)/);
+      }
     }
-    const byId = Object.fromEntries(statements().map((s) => [s.Sid, s]));
-    expect(byId.BucketKey).toMatchObject({ Action: 'kms:Decrypt', Resource: { Ref: 'PackageKmsKeyArn' } });
-    // Results are the CLI's to upload: a member (which runs jobs for anyone with its token) writes nothing to S3.
-    expect(byId.Results).toBeUndefined();
-    expect(statements().flatMap((st) => [st.Action].flat()).filter((a) => /^s3:Put/.test(a))).toEqual([]);
-    expect(byId.Signal.Resource).toEqual({ Ref: 'AWS::StackId' });
-    expect(JSON.stringify(byId.Secrets.Resource)).toContain('parameter${TokenParameterName}');
+    expect(policyFor('interactive').find((s) => s.Sid === 'Signal')!.Resource).toEqual(['${AWS::StackId}']);
+  });
+
+  it('lets an interactive member read its own token, key and certificate and write nothing (its results are the CLI\'s to upload)', () => {
+    const arn = (what: string) => `arn:\${AWS::Partition}:${what}`;
+    expect(grants('interactive').filter((g) => !/^(ssmmessages:|ec2messages:|ssm:UpdateInstanceInformation |cloudformation:SignalResource )/.test(g))).toEqual([
+      `s3:GetObject ${arn('s3:::${PackageBucket}/${PackageKey}')}`,
+      `s3:GetObject ${arn('s3:::${ResultsBucket}/${TlsCertKey}')}`,
+      `ssm:GetParameter ${arn('ssm:${AWS::Region}:${AWS::AccountId}:parameter${TokenParameterName}')}`,
+      `ssm:GetParameter ${arn('ssm:${AWS::Region}:${AWS::AccountId}:parameter${TlsKeyParameterName}')}`,
+    ]);
+    expect(grants('interactive', true)).toContain('kms:Decrypt ${PackageKmsKeyArn}');
+    expect(grants('interactive', true)).not.toContain('kms:GenerateDataKey ${PackageKmsKeyArn}');
+  });
+
+  it('lets an autonomous member read the bundle and the study\'s spec, and write under FLEET/LABEL/ and nowhere else', () => {
+    const arn = (what: string) => `arn:\${AWS::Partition}:${what}`;
+    const own = grants('autonomous', true).filter((g) => !/^(ssmmessages:|ec2messages:|ssm:UpdateInstanceInformation |cloudformation:SignalResource )/.test(g));
+    expect(own).toEqual([
+      `s3:GetObject ${arn('s3:::${PackageBucket}/${PackageKey}')}`,
+      `s3:GetObject ${arn('s3:::${ResultsBucket}/${FleetId}/study/spec.json')}`,
+      `s3:PutObject ${arn('s3:::${ResultsBucket}/${FleetId}/${VolumeLabel}/*')}`,
+      // The bucket's default encryption, which its writes' header follows (sse.ts), nothing else of the bucket.
+      `s3:GetEncryptionConfiguration ${arn('s3:::${ResultsBucket}')}`,
+      // Its writes are SSE-KMS under the bucket's own key, when it has one.
+      'kms:Decrypt ${PackageKmsKeyArn}',
+      'kms:GenerateDataKey ${PackageKmsKeyArn}',
+    ]);
+    // The prefix is the one the agent writes (the contract's memberPrefix), and a label cannot widen it.
+    expect(own.filter((g) => /^s3:Put/.test(g))).toHaveLength(1);
+    for (const wider of ['gp3*', 'gp3?', 'gp3/x', '..', '*']) expect(new RegExp(t.Parameters.VolumeLabel.AllowedPattern).test(wider), wider).toBe(false);
+    expect(grants('autonomous').some((g) => /^ssm:Get/.test(g))).toBe(false);
   });
 
   it('uses an existing instance profile when named, and creates no IAM resource then', () => {
@@ -141,9 +209,12 @@ describe('instance.yaml', () => {
     expect(r.Instance.Properties.IamInstanceProfile).toEqual({ 'Fn::If': ['CreateProfile', { Ref: 'InstanceProfile' }, { Ref: 'InstanceProfileName' }] });
   });
 
-  it('boots with no internet: no package manager, no npm, no address but IMDS and loopback', () => {
+  it('boots with no internet: no package manager, no npm, no address but IMDS and loopback, no EC2 call', () => {
     const text = userData();
     expect(text).not.toMatch(/\b(dnf|yum|npm|pip|cfn-signal)\b/);
+    // The data device is found without EC2 (a private subnet then needs no EC2 endpoint).
+    expect(text).not.toMatch(/\baws ec2\b/);
+    expect(text).toMatch(/lsblk -nro MOUNTPOINT "\$dev"/);
     for (const url of text.match(/https?:\/\/[^\s"']+/g) ?? []) expect(url).toMatch(/^https?:\/\/(169\.254\.169\.254|127\.0\.0\.1)[:/]/);
     expect(text).toContain("s3://${PackageBucket}/${PackageKey}");
     expect(text).toContain('sha256sum -c');
@@ -239,22 +310,49 @@ describe('instance.yaml', () => {
     });
   });
 
-  it('signals the stack with the AWS CLI, on success and on any failed step (a trap, with the reason)', () => {
+  // Broke: the creation policy was on a wait condition that depended on the instance, so it began
+  // only once CloudFormation had seen the instance complete. A boot that failed in its first
+  // seconds signalled a resource that had not begun; CloudFormation refused the FAILURE and the
+  // stack waited 30 minutes. Expected: the policy on the instance itself, whose creation began
+  // before its user data ran, and every signal (the user data's, the agent's) sent to it.
+  it('holds its creation policy on the instance, which every signal names: a FAILURE in the boot\'s first second is taken', () => {
+    const holders = Object.entries(r).filter(([, x]: [string, any]) => x.CreationPolicy).map(([name]) => name);
+    expect(holders).toEqual(['Instance']);
+    expect(MEMBER_SIGNAL_RESOURCE).toBe('Instance');
+    expect(r.Instance.CreationPolicy.ResourceSignal).toEqual({ Count: 1, Timeout: 'PT30M' });
+    expect(Object.values(r).map((x: any) => x.Type)).not.toContain('AWS::CloudFormation::WaitCondition');
     const text = userData();
-    expect(r.Ready.CreationPolicy.ResourceSignal.Count).toBe(1);
-    expect(text).toContain('aws cloudformation signal-resource');
+    expect(text).toMatch(/aws cloudformation signal-resource .* --logical-resource-id Instance /);
+    expect(text.match(/--logical-resource-id/g)).toHaveLength(1);
     expect(text).toMatch(/trap failed ERR EXIT/);
     expect(text).toMatch(/signal FAILURE "\$STEP: /);
     expect(text).toMatch(/v1\/healthz.*signal SUCCESS/s);
   });
 
-  it('renders to a script bash accepts', () => {
-    const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::StackName': 'volbench-vb0123456789-gp3-8g' };
-    for (const [name, param] of Object.entries(t.Parameters) as Array<[string, any]>) values[name] = String(param.Default ?? 'x');
-    const text = userData().replace(/\$\{([A-Za-z0-9:]+)\}/g, (_, n: string) => values[n] ?? `\${${n}}`);
-    const check = spawnSync('bash', ['-n'], { input: text, encoding: 'utf8' });
-    expect(check.stderr).toBe('');
-    expect(check.status).toBe(0);
+  it('starts an autonomous member\'s agent on its device with the stack\'s own values, and leaves it the one signal', () => {
+    const text = userData();
+    const unit = text.slice(text.indexOf('volbench-member.service <<UNIT'), text.indexOf('systemctl enable --now volbench-member.service'));
+    expect(unit).toContain('ExecStart=/opt/volbench/bin/volbench fleet member $AGENT');
+    expect(unit).toContain('Restart=no');
+    expect(text).toContain('AGENT="--region $REGION --bucket ${ResultsBucket} --fleet ${FleetId} --label ${VolumeLabel} --spec-sha256 ${StudySpecSha256}"');
+    expect(text).toContain('--device $TARGET --stack ${AWS::StackName} --instance-id $INSTANCE_ID --shutdown');
+    expect(text).toMatch(/systemctl enable --now volbench-member.service\n\s*SIGNALLED=1\n\s*exit 0/);
+    // It reads no secret: the token and the TLS key are an interactive member's.
+    const autonomous = text.slice(0, text.indexOf("STEP='service'"));
+    expect(autonomous).toMatch(/if \[ "\$MODE" = interactive \]; then\n\s*STEP='ssm'/);
+  });
+
+  it('renders to a script bash accepts, in either mode', () => {
+    for (const mode of ['interactive', 'autonomous']) {
+      const values: Record<string, string> = { 'AWS::Region': 'us-east-1', 'AWS::StackName': 'volbench-vb0123456789-gp3-8g' };
+      for (const [name, param] of Object.entries(t.Parameters) as Array<[string, any]>) values[name] = String(param.Default ?? 'x');
+      values.MemberMode = mode;
+      // Fn::Sub's ${!x} is a literal ${x}.
+      const text = userData().replace(/\$\{([A-Za-z0-9:]+)\}/g, (_, n: string) => values[n] ?? `\${${n}}`).replace(/\$\{!/g, '${');
+      const check = spawnSync('bash', ['-n'], { input: text, encoding: 'utf8' });
+      expect(check.stderr, mode).toBe('');
+      expect(check.status).toBe(0);
+    }
   });
 });
 

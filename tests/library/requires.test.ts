@@ -43,11 +43,13 @@ describe('test files by need', () => {
   it('the unit project has more than 50 files, none of them a packaging, fault or loop-device test', () => {
     expect(files.unit.length).toBeGreaterThan(50);
     expect(files.unit.filter((f) => /^tests\/(package|faults|harness)\/|loop-device|fleet-rehearsal|member-sandbox/.test(f))).toEqual([]);
+    // Two service files run at once: none of them on a device, a throttle, a namespace or the rehearsal.
+    expect(files.service.filter((f) => /^tests\/(faults|harness|rehearsal|compat)\/|loop-device|throttle|blkio/.test(f))).toEqual([]);
     expect(files.package).toEqual(expect.arrayContaining(['tests/package/install.test.ts', 'tests/package/bundle.test.ts', 'tests/rehearsal/fleet-rehearsal.test.ts']));
   });
 
   it('every requirement a file checks is on its declaration line', () => {
-    const undeclared = [...files.unit, ...files.device, ...files.package].flatMap((file) => {
+    const undeclared = Object.values(files).flat().flatMap((file) => {
       const text = readFileSync(join(ROOT, file), 'utf8');
       const declared = (readDeclaration(text) as { names: string[] }).names;
       const checked = [...text.matchAll(/needs\.missing\(([^)]*)\)/g)].flatMap((m) => [...m[1].matchAll(/'([a-z_-]+)'/g)].map((n) => n[1]));
@@ -87,9 +89,14 @@ describe('the declaration reader', () => {
   it('puts a file in the project of the requirement that asks the most', () => {
     expect(projectOf([])).toBe('unit');
     expect(projectOf(['io_uring', 'libaio', 'dist'])).toBe('unit');
-    expect(projectOf(['io_uring', 'tmpfs'])).toBe('device');
+    expect(projectOf(['io_uring', 'tmpfs'])).toBe('service');
+    expect(projectOf(['child', 'chromium'])).toBe('service');
+    // What measures time says so, and runs alone; moto is one server for the run, reset per file.
+    expect(projectOf(['child', 'tmpfs', 'serial'])).toBe('device');
+    expect(projectOf(['child', 'moto'])).toBe('device');
+    expect(projectOf(['tmpfs', 'loop'])).toBe('device');
     expect(projectOf(['moto', 'bundle'])).toBe('package');
-    expect(new Set(Object.values(REQUIREMENTS).map((r) => r.project))).toEqual(new Set(['unit', 'device', 'package']));
+    expect(new Set(Object.values(REQUIREMENTS).map((r) => r.project))).toEqual(new Set(['unit', 'service', 'device', 'package']));
   });
 });
 

@@ -10,7 +10,7 @@ import { runJobs, type RunProgress } from '../../src/index.js';
 import { requires } from '../helpers/requires.js';
 import { ScratchDir, dir, volbenchError, type EngineName, type Job } from '../helpers/run-fixtures.js';
 
-const needs = requires('tmpfs', 'io_uring', 'libaio');
+const needs = requires('tmpfs', 'io_uring', 'libaio', 'serial');
 
 const scratch = new ScratchDir('cancel');
 afterAll(() => scratch.remove());

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { requires } from '../helpers/requires.js';
 import { KiB, MiB, ScratchDir, dir, runJob } from '../helpers/run-fixtures.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 const scratch = new ScratchDir('pacing');
 afterAll(() => scratch.remove());

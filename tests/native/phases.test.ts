@@ -10,7 +10,7 @@ import { runJobs, type RunProgress } from '../../src/index.js';
 import { requires } from '../helpers/requires.js';
 import { ScratchDir, dir } from '../helpers/run-fixtures.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 const scratch = new ScratchDir('phases');
 afterAll(() => scratch.remove());

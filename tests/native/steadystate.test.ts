@@ -12,7 +12,7 @@ import { runJobs } from '../../src/index.js';
 import { requires } from '../helpers/requires.js';
 import { ScratchDir, dir, runJob } from '../helpers/run-fixtures.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 const scratch = new ScratchDir('steadystate');
 afterAll(() => scratch.remove());

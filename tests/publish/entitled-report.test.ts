@@ -23,7 +23,7 @@ import { volbench } from '../helpers/cli.js';
 import { requires } from '../helpers/requires.js';
 import { fixture } from './helpers.js';
 
-requires('child', 'tmpfs');
+requires('child', 'tmpfs', 'serial');
 
 const dir = mkdtempSync(join('/dev/shm', 'volbench-truth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,7 +15,7 @@ import { runJobs } from '../../src/index.js';
 import { buildPublishReport, groupCharts, MIN_SERIES_POINTS } from '../../src/publish/index.js';
 import { requires } from '../helpers/requires.js';
 
-const needs = requires('tmpfs');
+const needs = requires('tmpfs', 'serial');
 
 const dir = mkdtempSync(join('/dev/shm', `volbench-series-${process.pid}-`));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,60 +1,36 @@
 /**
  * The study rehearsed, shortened for CI: `npm run rehearse:fleet` with two members (gp3 running
- * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests. The user's
- * `fleet compare` runs against moto; each member's rendered user data boots in the sandbox from
- * the bundle in moto's S3, answers over TLS and runs its suite on a throttled loop volume.
+ * aws-ssd, st1 running aws-hdd, as --suite auto gives them) and 10 s tests, in both modes. The
+ * user's `fleet compare` runs against moto; each member's rendered user data boots in the sandbox
+ * from the bundle in moto's S3. Autonomous (the default): each member runs the study's spec, writes
+ * under its own prefix, opens no port and shuts itself down. Interactive (--interactive): the
+ * member answers over TLS through a port forward, pinned to its own certificate.
  * Expected: every volume has a gated test and every gated measured/entitled is within
  * 0.85–1.10 (the emulation follows the catalog's model: anything else is a bug in the chain),
  * bound (as the results say, measured from the volume's emulated EBS statistics page where it
- * shows a limit exceeded) by the limit the model names, and nothing is left in moto. The report
- * the rehearsal publishes (report.json, .md, .html) says it is a rehearsal, at which scale, and
- * holds each test to its scaled entitlement: its gated SSD cells read 0.85–1.10, volume-iops,
- * at least one measured. A member whose bundle is bad fails within a minute with its log's
- * reason, and still nothing is left.
+ * shows a limit exceeded) by the limit the model names, and nothing is left in moto, schedules
+ * included. The report the rehearsal publishes (report.json, .md, .html) says it is a rehearsal,
+ * at which scale, and holds each test to its scaled entitlement. A member whose bundle is bad
+ * fails within a minute with its log's reason, and leaves nothing. A missing prerequisite, or an
+ * --out another rehearsal holds, stops it before anything starts.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { FROM_SOURCE_EXEC_ARGV } from '../harness/node-options.js';
-import { ROOT } from '../helpers/cli.js';
-import { fixture } from '../helpers/fixtures.js';
 import { requires } from '../helpers/requires.js';
+import { expectGoal, readStudy, rehearse, runBundle, VERSION } from './rehearsal-run.js';
 
 const needs = requires('child', 'blkio', 'netns', 'moto', 'awscli', 'bundle', 'dist');
 
-const DRIVER = join(ROOT, 'tests', 'harness', 'fleet', 'rehearse-fleet.ts');
-const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
-
 const skip = needs.missing();
 
-interface Outcome { code: number | null; stderr: string; seconds: number }
-
-function rehearse(args: string[]): Promise<Outcome> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...FROM_SOURCE_EXEC_ARGV, DRIVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-200_000); });
-    child.on('exit', (code) => resolve({ code, stderr, seconds: (Date.now() - started) / 1000 }));
-  });
-}
-
-interface StudyTest { test: string; dir: string; measured: number; entitled: number; unit: string; ratio: number | null; bound_by: string; bound_by_source: string; limit: string; gated: boolean }
 interface ReportCell { value: number | null; entitled: number | null; measured_vs_entitled: number | null; bound_by: string | null; bound_by_source: string | null }
 interface ReportJson {
   title: string;
   context: { rehearsal: { rate: number; time: number } | null; ebs_stats: string | null };
   groups: Array<{ rows: Array<{ source: string; cells: Record<string, ReportCell> }> }>;
-}
-interface StudyVolume { label: string; type: string; suite: string; tests: StudyTest[]; error?: string; boot?: { signal: string; seconds_to_signal: number; reason?: string } }
-interface Study {
-  wall_s: number; scale: { rate: number; time: number }; volumes: StudyVolume[]; problems: string[]; fleet_id: string;
-  report: { files: string[]; banner: string | null; rehearsal: { rate: number; time: number } | null };
-  leftovers: Record<string, number>; leftover_items: Record<string, string[]>; leftovers_after_down: Record<string, number>; kept_in_s3: string[];
-  reap: { killed_fleet: string; up_exit: string; found: { stacks: string[]; parameters: string[]; objects: string[] } };
 }
 
 describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip}]` : ''}`, () => {
@@ -63,25 +39,24 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'volbench-study-'));
-    // The members' bundle, as `npm run bundle` makes it (the fleet uploads it to moto's S3): the
-    // run's one x64 bundle, which tests/package/bundle.test.ts checks too.
-    bundle = join(await fixture('bundle-x64'), `volbench-${VERSION}-linux-x64.tar.gz`);
+    bundle = await runBundle();
   }, 900_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('two members: each volume has a gated test within 0.85–1.10 of its entitlement, bound as the model says, the report scaled and measured, and nothing is left', async () => {
+  it('autonomous: two members run the spec on their own, open no port, write their own prefix, shut down; gated tests within 0.85–1.10, the report scaled, nothing left', async () => {
     const out = join(work, 'study');
     // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
     // too much in 5 s for 0.85 to hold on a loaded machine.
     const run = await rehearse(['--out', out, '--volumes', 'gp3:8g:throughput=250,st1:2t', '--runtime', '10s', '--package', bundle]);
-    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
-    expect(study.problems.join('\n'), run.stderr.slice(-3000)).toBe('');
-    expect(run.code).toBe(0);
-    expect(study.scale).toEqual({ rate: 0.25, time: 0.1 });
-    expect(study.volumes.map((v) => [v.label, v.type, v.suite])).toEqual([['gp3-8g-250mibs', 'gp3', 'aws-ssd'], ['st1-2t', 'st1', 'aws-hdd']]);
+    const study = readStudy(out);
+    expectGoal(study, run);
+    expect(study.mode).toBe('autonomous');
+    expect(study.prerequisites?.map((p) => [p.name, p.ok])).toEqual(['root', 'blkio', 'ip', 'nft', 'losetup', 'moto', 'awscli', 'cli', 'bundle'].map((n) => [n, true]));
+    expect(study.volumes.map((v) => [v.label, v.type, v.suite, v.inbound_rules, v.ended?.shutdown])).toEqual([
+      ['gp3-8g-250mibs', 'gp3', 'aws-ssd', 0, true], ['st1-2t', 'st1', 'aws-hdd', 0, true]]);
     const [gp3, st1] = study.volumes;
     // gp3's 16 KiB random tests are held to its 3,000 IOPS (× 0.25); st1's 1 MiB sequential ones to
     // its 500 MiB/s (× 0.25): an HDD's tie binds on throughput. bound_by is the results' own.
@@ -89,19 +64,11 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
       ['RND16K-Q1T16-write', 'volume-iops', 'volume-iops', 'IOPS', 750, true], ['RND16K-Q1T16-read', 'volume-iops', 'volume-iops', 'IOPS', 750, true]]);
     expect(st1.tests.map((t) => [t.test, t.bound_by, t.limit, t.unit, t.entitled, t.gated])).toEqual([
       ['SEQ1M-Q8T1-read', 'volume-throughput', 'volume-throughput', 'MiB/s', 125, true], ['SEQ1M-Q8T1-write', 'volume-throughput', 'volume-throughput', 'MiB/s', 125, true]]);
-    for (const t of [...gp3.tests, ...st1.tests]) {
-      expect(t.ratio, t.test).toBeGreaterThanOrEqual(0.85);
-      expect(t.ratio, t.test).toBeLessThanOrEqual(1.1);
-      expect(['ebs-stats', 'model']).toContain(t.bound_by_source);
-    }
-    // The published report: a rehearsal's, at the study's scale, from the results alone.
-    expect(study.report.files).toEqual(['report.json', 'report.md', 'report.html']);
+    // The published report's gated SSD cells: held to the scaled entitlement, bound by the volume's IOPS, measured.
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as ReportJson;
-    expect(report.context.rehearsal).toEqual({ rate: 0.25, time: 0.1 });
     expect(report.context.ebs_stats).toBe('emulated');
     expect(report.title).toMatch(/\(rehearsal\)$/);
-    // Its gated SSD cells: held to the scaled entitlement, bound by the volume's IOPS, measured.
-    const gp3Row = report.groups.flatMap((g) => g.rows).find((r) => r.source === join(out, 'results', study.fleet_id, 'gp3-8g-250mibs.json'));
+    const gp3Row = report.groups.flatMap((g) => g.rows).find((r) => r.source === join(out, 'results', study.fleet_id!, 'gp3-8g-250mibs.json'));
     expect(gp3Row, JSON.stringify(report.groups.flatMap((g) => g.rows.map((r) => r.source)))).toBeDefined();
     const cells = gp3.tests.filter((t) => t.gated).map((t) => gp3Row!.cells[`${t.test}:${t.dir}:iops`]);
     expect(cells).toHaveLength(2);
@@ -112,25 +79,31 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
       expect(c.bound_by).toBe('volume-iops');
     }
     expect(cells.some((c) => c.bound_by_source === 'ebs-stats'), JSON.stringify(cells)).toBe(true);
-    const banner = 'rehearsal on one host: rates ×0.25, buckets ×0.1; entitlements scaled to match; $ per IOPS and per MiB/s on the rates unscaled (measured ÷ 0.25)';
-    expect(study.report.banner).toBe(banner);
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(banner);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(banner);
-    // Listed by kind, not by tag: every kind the fleet creates, each empty.
-    expect(Object.keys(study.leftovers).sort()).toEqual(['iam_roles', 'instance_profiles', 'instances', 'launch_templates', 's3_objects_outside_results',
-      'security_groups', 'ssm_parameters', 'stacks', 'volumes']);
-    expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
-    expect(Object.values(study.leftovers_after_down).every((n) => n === 0)).toBe(true);
-    // Kept on purpose: each member's result and the fleet's state file.
-    expect(study.kept_in_s3.filter((k) => k.includes('/results/')).length).toBe(2);
-    // reap, by tag alone, found what a fleet up killed with SIGKILL had made.
-    expect(study.reap.up_exit).toBe('SIGKILL');
-    expect(study.reap.found.stacks).toEqual([`volbench-${study.reap.killed_fleet}-gp3-8g`]);
-    expect(study.reap.found.parameters.length).toBeGreaterThan(0);
+    // The banner's words are expectGoal's; both files carry it.
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(study.report!.banner!);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| gp3 8 GiB 3000\/250 \|/);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/<html/i);
-    expect(readFileSync(join(out, 'compare.md'), 'utf8')).toContain(banner);
-    expect(run.stderr).toMatch(/tests the plumbing end to end, not AWS's model/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(study.report!.banner!);
+    // Kept on purpose: the study's spec, each member's own objects and the controller's copy of its result.
+    const kept = study.kept_in_s3 ?? [];
+    for (const label of ['gp3-8g-250mibs', 'st1-2t']) {
+      for (const name of ['progress.json', 'result.json', 'done.json', 'member.log']) expect(kept, `${label}/${name}`).toContain(`s3://volbench-rehearsal/${study.fleet_id}/${label}/${name}`);
+      expect(kept).toContain(`s3://volbench-rehearsal/${study.fleet_id}/results/${label}.json`);
+    }
+    expect(kept).toContain(`s3://volbench-rehearsal/${study.fleet_id}/study/spec.json`);
+    expect(study.up_to_all_running_s).toBeGreaterThan(0);
+    // The table the study printed.
+    expect(readFileSync(join(out, 'compare.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
+  }, 420_000);
+
+  it('interactive: the member answers over HTTPS through a port forward, pinned to its own certificate, and nothing is left', async () => {
+    const out = join(work, 'interactive');
+    const run = await rehearse(['--out', out, '--interactive', '--volumes', 'gp3:8g:throughput=250', '--runtime', '10s', '--package', bundle]);
+    const study = readStudy(out);
+    expectGoal(study, run);
+    expect(study.mode).toBe('interactive');
+    expect(study.command).toMatch(/fleet compare --interactive .*--endpoint-map/);
+    // Its service port, open to --allowed-cidr: the one inbound rule.
+    expect(study.volumes.map((v) => [v.label, v.inbound_rules])).toEqual([['gp3-8g-250mibs', 1]]);
   }, 420_000);
 
   it('a member whose bundle is bad fails within a minute with the reason from its log, and nothing is left', async () => {
@@ -139,10 +112,10 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     const out = join(work, 'bad');
     const run = await rehearse(['--out', out, '--volumes', 'gp3:8g', '--runtime', '5s', '--package', bad]);
     expect(run.code).toBe(1);
-    const study = JSON.parse(readFileSync(join(out, 'study.json'), 'utf8')) as Study;
+    const study = readStudy(out);
     const [member] = study.volumes;
     expect(member.boot?.signal, JSON.stringify(member)).toBe('FAILURE');
-    expect(member.boot!.seconds_to_signal).toBeLessThan(60);
+    expect(member.boot!.seconds_to_signal as number).toBeLessThan(60);
     // The step and the log's last line, as the member signalled them, reach the fleet's user.
     expect(member.boot!.reason).toMatch(/bundle/);
     const compare = readFileSync(join(out, 'compare.log'), 'utf8');
@@ -150,5 +123,36 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(compare).toMatch(/bundle/);
     expect(Object.values(study.leftovers).every((n) => n === 0), JSON.stringify(study.leftover_items)).toBe(true);
     expect(readdirSync(out)).toContain('rehearsal.log');
+    expect(run.seconds).toBeLessThan(300);
   }, 300_000);
+
+  // These stop before anything starts: no moto, no member.
+  it('refuses to start naming each missing prerequisite, one line each', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'volbench-study-prereq-'));
+    try {
+      const run = await rehearse(['--out', out, '--package', join(out, 'no-such-bundle.tar.gz')]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/prerequisite MISSING bundle: .*no-such-bundle\.tar\.gz is missing: npm run bundle -- --arch x64, or --package FILE/);
+      expect(run.stderr.match(/prerequisite (ok {2}|MISSING) \w+:/g)).toHaveLength(9);
+      expect(run.stderr).toContain('a prerequisite is missing: nothing was started');
+      expect(existsSync(join(out, '.rehearsal.lock'))).toBe(false);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('refuses to start on an --out another rehearsal holds', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'volbench-study-locked-'));
+    try {
+      mkdirSync(out, { recursive: true });
+      // This test's own process: alive, as a rehearsal running on that --out would be.
+      writeFileSync(join(out, '.rehearsal.lock'), `${process.pid}\n`);
+      const run = await rehearse(['--out', out]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${out} is in use by the rehearsal of pid ${process.pid}`);
+      expect(readFileSync(join(out, '.rehearsal.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

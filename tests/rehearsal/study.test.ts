@@ -30,7 +30,7 @@ function doc(iops: number, bound: { bound_by: string; bound_by_source: string })
 
 /** A study of `volumes` whose report is `report` (null: none was published). */
 function study(volumes: StudyVolume[], report: Study['report'] | null = { files: [], title: '', context_line: '', banner: 'b', rehearsal: SCALE, verdicts: [] }): Study {
-  return { wall_s: 1, scale: SCALE, runtime: '10s', instance: 'm6i.large', command: '', volumes, leftovers: { stacks: 0 }, notes: [], ...(report ? { report } : {}) };
+  return { wall_s: 1, mode: 'interactive', scale: SCALE, runtime: '10s', instance: 'm6i.large', command: '', volumes, leftovers: { stacks: 0 }, notes: [], ...(report ? { report } : {}) };
 }
 
 function volume(d: FioJson): StudyVolume {

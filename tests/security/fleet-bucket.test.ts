@@ -106,8 +106,11 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     const id = plan.fleetId;
     return {
       fleetId: id, region: 'us-east-1', createdAt: new Date().toISOString(), status: 'up', plan, bucket: RESULTS,
-      expiresAt: '2099-01-01T00:00:00Z', tlsKeyParameter: `/volbench/${id}/tls-key`, objects: [`${id}/tls.crt`],
-      members: plan.members.map((m) => ({ label: m.label, stackName: m.stackName, status: 'created', tokenParameter: `/volbench/${id}/${m.label}/token`, ...member(m.label) })),
+      expiresAt: '2099-01-01T00:00:00Z', objects: plan.members.map((m) => `${id}/tls/${m.label}.crt`),
+      members: plan.members.map((m) => ({
+        label: m.label, stackName: m.stackName, status: 'created', tokenParameter: `/volbench/${id}/${m.label}/token`, tlsKeyParameter: `/volbench/${id}/${m.label}/tls-key`,
+        ...member(m.label),
+      })),
       ...top,
     };
   }
@@ -208,13 +211,13 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     await ssm.send(new PutParameterCommand({ Name: `/volbench/${id}/${label}/token`, Type: 'SecureString', Value: 'untagged' }));
     ssm.destroy();
     const client = s3();
-    await client.send(new PutObjectCommand({ Bucket: RESULTS, Key: `${id}/tls.crt`, Body: 'untagged' }));
+    await client.send(new PutObjectCommand({ Bucket: RESULTS, Key: `${id}/tls/${label}.crt`, Body: 'untagged' }));
     client.destroy();
     await plant(stateOf(1));
     const out = await fleet(['down', id, '--bucket', RESULTS]);
     expect(await stackExists(`volbench-${id}-${label}`), out.stderr).toBe(true);
     expect(await parameter(`/volbench/${id}/${label}/token`)).toBe('untagged');
-    expect(await objectExists(RESULTS, `${id}/tls.crt`)).toBe(true);
+    expect(await objectExists(RESULTS, `${id}/tls/${label}.crt`)).toBe(true);
     expect(out.stderr).toContain(`volbench-${id}-${label}`);
     expect(out.stderr).toMatch(/volbench:fleet/);
   });
@@ -225,7 +228,8 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     await prod.send(new PutParameterCommand({ Name: '/prod/db/password', Type: 'SecureString', Value: PROD_SECRET, Overwrite: true }));
     prod.destroy();
     const clear = await listen((h) => createHttp(h));
-    await plant(stateOf(2, () => ({ endpoint: `http://127.0.0.1:${clear.port}`, tokenParameter: '/prod/db/password' }), { tlsFingerprint: fleetCertificate({ commonName: 'x', notAfter: new Date(Date.now() + 86400e3) }).fingerprint }));
+    const planted = fleetCertificate({ commonName: 'x', notAfter: new Date(Date.now() + 86400e3) }).fingerprint;
+    await plant(stateOf(2, () => ({ endpoint: `http://127.0.0.1:${clear.port}`, tokenParameter: '/prod/db/password', tlsFingerprint: planted })));
     const first = await fleet(['run', plans[2].fleetId, '--bucket', RESULTS, '--job', join(work, 'quick.fio'), '--out', join(work, 'h2-out')]);
     await clear.close();
     expect(clear.seen.filter((s) => s.authorization?.includes(PROD_SECRET))).toEqual([]);
@@ -241,7 +245,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
     ssm.destroy();
     const cert = fleetCertificate({ commonName: 'planted', notAfter: new Date(Date.now() + 86400e3) });
     const pinned = await listen((h) => createHttps({ cert: cert.cert, key: cert.key }, h));
-    await plant(stateOf(3, () => ({ endpoint: `https://127.0.0.1:${pinned.port}` }), { tlsFingerprint: cert.fingerprint }));
+    await plant(stateOf(3, () => ({ endpoint: `https://127.0.0.1:${pinned.port}`, tlsFingerprint: cert.fingerprint })));
     const second = await fleet(['run', id, '--bucket', RESULTS, '--job', join(work, 'quick.fio'), '--out', join(work, 'h2-out')]);
     await pinned.close();
     expect(pinned.seen, second.stderr).toEqual([]);
@@ -304,7 +308,7 @@ describe.skipIf(reason !== undefined)(`a results bucket someone else can write, 
       TemplateBody: readFileSync(join(ROOT, 'infra', 'cloudformation', 'instance.yaml'), 'utf8'),
       Parameters: Object.entries({
         FleetId: vouched, VolumeLabel: 'gp3-1g', AllowedCidr: '10.0.0.1/32', VolumeType: 'gp3', VolumeSize: '1', ExpiresAt: PAST,
-        TokenParameterName: `/volbench/${vouched}/gp3-1g/token`, TlsKeyParameterName: `/volbench/${vouched}/tls-key`, TlsCertKey: `${vouched}/tls.crt`,
+        TokenParameterName: `/volbench/${vouched}/gp3-1g/token`, TlsKeyParameterName: `/volbench/${vouched}/gp3-1g/tls-key`, TlsCertKey: `${vouched}/tls/gp3-1g.crt`,
         ResultsBucket: REAP_BUCKET, PackageBucket: REAP_BUCKET, PackageKey: `${vouched}/bundle/v.tar.gz`, PackageSha256: '0'.repeat(64),
         MemberMode: 'autonomous', StudySpecSha256: '1'.repeat(64),
       }).map(([ParameterKey, ParameterValue]) => ({ ParameterKey, ParameterValue })),

@@ -8,7 +8,7 @@
  *
  * The server runs as `volbench serve` in a process of its own (its peak RSS is its own), the
  * probe on a thread of its own (reading 50 reports does not delay its clock). This file runs
- * alone, as every test file does (vitest.config.ts), but the machine may be shared: the bound
+ * alone (it declares `serial`: no other test file runs beside it), but the machine may be shared: the bound
  * is relative to the idle p99 measured under the same load.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { percentile, startProbe } from '../helpers/latency-probe.js';
 import { requires } from '../helpers/requires.js';
 import { jobs64Result, storeFinishedRun } from '../helpers/stored-runs.js';
 
-const needs = requires('child', 'tmpfs');
+const needs = requires('child', 'tmpfs', 'serial');
 
 const REQUESTS = 50;
 const token = `heavy-${process.pid}`;

@@ -15,7 +15,7 @@ import { buildServer } from '../../src/server/http/app.js';
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { requires } from '../helpers/requires.js';
 
-const needs = requires('child', 'tmpfs', 'prlimit');
+const needs = requires('child', 'tmpfs', 'prlimit', 'serial');
 
 const token = `idle-${process.pid}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -47,7 +47,7 @@ import {
 } from '../../src/fleet/index.js';
 import { ensureBuilt } from '../api/helpers/child.js';
 import { ROOT, volbench } from '../helpers/cli.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
 const needs = requires('child', 'moto', 'dist');
@@ -124,6 +124,8 @@ describe.skipIf(reason !== undefined)(`a study's bucket someone else writes, tag
   beforeAll(async () => {
     ensureBuilt();
     moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto);
     work = mkdtempSync(join(tmpdir(), `volbench-study-bucket-${process.pid}-`));
     const c = s3();
     await c.send(new CreateBucketCommand({ Bucket: BUCKET }));

@@ -38,6 +38,16 @@ export const FLEET_OPTIONS = {
   cost: { type: 'string' },
   'cost-basis': { type: 'string' },
   format: { type: 'string' },
+  // `fleet member`, on the instance (the template's user data passes them).
+  fleet: { type: 'string' },
+  label: { type: 'string' },
+  'spec-sha256': { type: 'string' },
+  device: { type: 'string' },
+  'volume-id': { type: 'string' },
+  'kms-key': { type: 'string' },
+  stack: { type: 'string' },
+  'instance-id': { type: 'string' },
+  shutdown: { type: 'boolean' },
 } as const;
 
 export type FleetFlag = keyof typeof FLEET_OPTIONS;

@@ -15,6 +15,7 @@ import type { FleetSubcommand } from './context.js';
 import { down } from './down.js';
 import { parseFleetArgs } from './flags.js';
 import { list } from './list.js';
+import { member } from './member.js';
 import { plan } from './plan.js';
 import { reap } from './reap.js';
 import { report } from './report.js';
@@ -26,7 +27,8 @@ import { FLEET_USAGE } from './usage.js';
 
 export { FLEET_USAGE };
 
-const SUBCOMMANDS: Readonly<Record<string, FleetSubcommand>> = { plan, up, run, report, down, list, compare, attach, status, reap };
+// `member` runs on a study's instances (the template's user data starts it): not in FLEET_USAGE.
+const SUBCOMMANDS: Readonly<Record<string, FleetSubcommand>> = { plan, up, run, report, down, list, compare, attach, status, reap, member };
 
 export async function fleetCommand(argv: string[], outerIo: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;

@@ -48,7 +48,7 @@ export async function plannedStep(state: FleetState, ctx: StudyContext): Promise
 function settingsOf(state: FleetState, stacks: StudyStacks, specSha256: string): FleetStackSettings {
   return {
     plan: state.plan, architecture: stacks.architecture, expiresAt: state.expiresAt!, ttlSec: stacks.ttlSec, allowedCidr: stacks.allowedCidr,
-    bucket: state.bucket!, bundleKey: stacks.bundleKey, bundleSha256: stacks.bundleSha256, certKey: `${state.fleetId}/tls.crt`, tlsFingerprint: '',
+    bucket: state.bucket!, bundleKey: stacks.bundleKey, bundleSha256: stacks.bundleSha256,
     where: { subnetId: stacks.subnetId, vpcId: stacks.vpcId, availabilityZone: stacks.availabilityZone, publicAddress: stacks.publicAddress,
       ...(stacks.kmsKeyArn ? { kmsKeyArn: stacks.kmsKeyArn } : {}) },
     ...(stacks.instanceProfile ? { instanceProfile: stacks.instanceProfile } : {}),

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { studyObjectKey, studySpecSchema, type StudyMemberSpec, type StudySpec } from '../../api/study-objects.js';
+import { RESERVED_LABELS, studyObjectKey, studySpecSchema, type StudyMemberSpec, type StudySpec } from '../../api/study-objects.js';
 import { VolbenchError } from '../../errors.js';
 import type { FleetClients } from '../aws.js';
 import type { FleetMember, FleetPlan } from '../plan.js';
@@ -17,12 +17,10 @@ import type { RunWorkload } from '../run.js';
 import { volumeOfMember } from '../volumes.js';
 import { putRefusal, putText, readCapped } from './bucket-objects.js';
 
-/** Names under FLEET/ the controller writes itself: no member's label may be one (its prefix would be theirs). */
-const RESERVED_LABELS = new Set(['study', 'results', 'bundle']);
-
 function memberSpec(plan: FleetPlan, m: FleetMember, w: RunWorkload): StudyMemberSpec {
-  if (RESERVED_LABELS.has(m.label)) {
-    throw new VolbenchError('EINVALID_ARGS', `a member may not be labelled '${m.label}': its prefix is the study's own`, { field: '--volumes', accepted: 'labels other than study, results, bundle' });
+  // Names under FLEET/ the fleet writes itself (the contract's): no member's prefix may be one.
+  if (RESERVED_LABELS.includes(m.label)) {
+    throw new VolbenchError('EINVALID_ARGS', `a member may not be labelled '${m.label}': its prefix is the study's own`, { field: '--volumes', accepted: `labels other than ${RESERVED_LABELS.join(', ')}` });
   }
   const runtime = w.runtime ?? plan.runtime;
   const assert = w.assert?.length ? { assert: w.assert } : {};

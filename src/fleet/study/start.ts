@@ -77,7 +77,8 @@ export async function prepareStudy(input: StudyInput, ctx: StudyContext): Promis
   studySpec(plan, input.workload, now);
   ctx.onEvent?.({ event: 'created', fleetId: plan.fleetId, region: plan.region, instanceType: plan.instanceType,
     members: plan.members.map((m) => m.label), expiresAt: state.expiresAt! });
-  const where = await placement(plan, { clients: ctx.clients, bucket: ctx.bucket, subnetId: input.subnetId });
+  // Autonomous members: a subnet with no route out needs S3 and CloudFormation endpoints only.
+  const where = await placement(plan, { clients: ctx.clients, bucket: ctx.bucket, subnetId: input.subnetId, mode: 'autonomous', onEvent: ctx.onEvent });
   return { input, state, bundle, where, ttlSec };
 }
 

@@ -4,15 +4,21 @@
  * the catalog's model (with the instance's limits) by the blkio throttle at the rehearsal's scale,
  * publishing the EBS statistics page a Nitro volume would answer (with the scale beside it, so
  * every result of the volume carries it); the member sandbox booting it, its volbench pointed at
- * the page by the test seam; and its Ready signal awaited as CloudFormation would, so a failed
- * boot fails the member with its log's reason.
+ * the page by the test seam; and its signal awaited as CloudFormation's creation policy would.
+ * A failed boot fails the member with its log's reason; a member that never signals (it could not
+ * start, or ended first, or the boot timeout passed) fails its stack as the policy's timeout
+ * would, so the study ends naming it rather than waiting.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { AttachVolumeCommand, CreateVolumeCommand, EC2Client, ModifyInstanceAttributeCommand, type VolumeType } from '@aws-sdk/client-ec2';
+import { DescribeStackResourcesCommand, CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import {
+  AttachVolumeCommand, CreateVolumeCommand, DescribeSecurityGroupsCommand, EC2Client, ModifyInstanceAttributeCommand, type VolumeType,
+} from '@aws-sdk/client-ec2';
 
 import type { VolumeSpec } from '../../../src/cloud/index.js';
+import { MEMBER_SIGNAL_RESOURCE } from '../../../src/fleet/member-agent/index.js';
 import { BlkioGroup } from '../blkio.js';
 import { specFromCatalog } from '../catalog-spec.js';
 import { createLoopVolume } from '../loop-volume.js';
@@ -21,6 +27,7 @@ import type { SignalStandIn } from '../sandbox/signal-standin.js';
 import { memberOfStack, type SdkSettings } from '../sandbox/stack-member.js';
 import type { Scale } from '../throttle-model.js';
 import { VolumeThrottle, type ThrottleState } from '../volume-throttle.js';
+import type { Cleanup } from './cleanup.js';
 
 const GiB = 2 ** 30;
 
@@ -38,6 +45,8 @@ export interface PlayOptions {
   scale: Scale;
   bootTimeoutMs: number;
   log: (line: string) => void;
+  /** Where its stop() is registered, so a rehearsal that ends early (a signal) ends the member too. */
+  cleanup?: Cleanup;
 }
 /** What became of a member: booted (`ready`) or not (`error`), and `stop()` to end it and its volume. */
 export interface PlayedMember {
@@ -47,6 +56,10 @@ export interface PlayedMember {
   ready: boolean;
   member?: Member;
   boot?: { signal: string; seconds_to_signal: number; reason?: string; log_tail?: string };
+  /** Its security group's inbound rules, as moto holds them (an autonomous member has none). */
+  inboundRules?: number;
+  /** How the member ended, once it did: shut itself down (an autonomous member's end), or stopped. */
+  ended?: { shutdown: boolean; seconds: number };
   error?: string;
   throttle?: Pick<ThrottleState, 'events' | 'totals'>;
   records?: ReturnType<Member['records']>;
@@ -73,11 +86,28 @@ function memberId(label: string): string {
   return label.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 20).replace(/-+$/, '') || 'member';
 }
 
+/** How many inbound rules the stack's security group has: every CIDR, prefix list and group of every permission. */
+async function inboundRules(sdk: SdkSettings, stackName: string): Promise<number | undefined> {
+  const cfn = new CloudFormationClient(sdk);
+  const ec2 = new EC2Client(sdk);
+  try {
+    const resources = (await cfn.send(new DescribeStackResourcesCommand({ StackName: stackName }))).StackResources ?? [];
+    const ids = resources.filter((r) => r.ResourceType === 'AWS::EC2::SecurityGroup' && r.PhysicalResourceId).map((r) => r.PhysicalResourceId!);
+    if (ids.length === 0) return undefined;
+    const groups = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: ids }))).SecurityGroups ?? [];
+    return groups.flatMap((g) => g.IpPermissions ?? [])
+      .reduce((n, p) => n + (p.IpRanges?.length ?? 0) + (p.Ipv6Ranges?.length ?? 0) + (p.PrefixListIds?.length ?? 0) + (p.UserIdGroupPairs?.length ?? 0), 0);
+  } finally {
+    cfn.destroy();
+    ec2.destroy();
+  }
+}
+
 function tail(text: string | undefined, lines = 6): string {
   return (text ?? '').trim().split('\n').slice(-lines).join('\n');
 }
 
-export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log }: PlayOptions): Promise<PlayedMember> {
+export async function playMember({ plan, stackName, instance, aws, sdk, dir, scale, bootTimeoutMs, log, cleanup }: PlayOptions): Promise<PlayedMember> {
   const label = plan.label;
   const say = (line: string) => log(`[${label}] ${line}`);
   const v = plan.volume;
@@ -102,7 +132,9 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
     `limits ${JSON.stringify(throttle.scaledSpec.limiters.map((l) => ({ name: l.name, baseline: l.baseline, burst: l.burst })))}; ` +
     `its EBS statistics page in ${pages}`);
   let member: Member | undefined;
-  const stop = async () => {
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopOnce());
+  const stopOnce = async () => {
     const state = throttle.state();
     result.throttle = { events: state.events, totals: state.totals };
     if (member) {
@@ -124,30 +156,49 @@ export async function playMember({ plan, stackName, instance, aws, sdk, dir, sca
     volume.close();
   };
   const result: PlayedMember = { label, countedBytes, stop, ready: false };
+  cleanup?.add(`member ${label}, its throttle and volume`, stop);
+  result.inboundRules = await inboundRules(sdk, stackName).catch(() => undefined);
   const t0 = Date.now();
+  const failBoot = async (why: string, logTail = '') => {
+    result.error = `boot failed: ${why}${logTail ? `; its log ends: ${logTail.replace(/\n/g, ' | ')}` : ''}`;
+    // As the creation policy's timeout would: the stack fails, and the study says why.
+    const record = await aws.fail(stackName, why).catch(() => undefined);
+    result.boot = { signal: record?.status ?? 'none', seconds_to_signal: Math.round((Date.now() - t0) / 100) / 10, reason: record?.reason ?? why, ...(logTail ? { log_tail: logTail } : {}) };
+    say(result.error);
+  };
   try {
     member = await startMember({
       id: memberId(label), dir, userData: m.userData, identity: m.identity, aws, group, timeFactor: scale.time,
       devices: [{ name: 'nvme1n1', path: volume.device, serial: data.serial }], emulatedNvmeDir: pages,
       log: say,
     });
-    result.member = member;
-    const signal = await aws.waitForSignal(stackName, 'Ready', bootTimeoutMs);
-    const seconds = Math.round((Date.now() - t0) / 100) / 10;
-    if (signal?.status === 'SUCCESS') {
-      result.ready = true;
-      result.boot = { signal: 'SUCCESS', seconds_to_signal: seconds };
-      say(`Ready: SUCCESS (${signal.uniqueId}); answers at ${member.address}`);
-    } else {
-      const why = signal ? signal.reason : `no Ready signal within ${bootTimeoutMs / 1000} s`;
-      const logTail = tail(member.readFile('/var/log/volbench-setup.log'));
-      result.error = `boot failed: ${why}${logTail ? `; its log ends: ${logTail.replace(/\n/g, ' | ')}` : ''}`;
-      result.boot = { signal: signal?.status ?? 'none', seconds_to_signal: seconds, reason: why, log_tail: logTail };
-      say(result.error);
-    }
   } catch (err) {
-    result.error = (err as Error).message;
-    say(`failed: ${result.error}`);
+    await failBoot(`the member could not start: ${(err as Error).message}`);
+    return result;
+  }
+  result.member = member;
+  const started = member;
+  void started.ended.then((e) => {
+    result.ended = { shutdown: e.shutdown, seconds: Math.round((Date.now() - t0) / 100) / 10 };
+    if (e.shutdown) say(`shut itself down after ${result.ended.seconds} s`);
+  });
+  // A member that ends before it signals will never signal: no need to wait out the timeout.
+  const endedFirst = started.ended.then(() => 'ended' as const);
+  const signal = await Promise.race([aws.waitForSignal(stackName, MEMBER_SIGNAL_RESOURCE, bootTimeoutMs), endedFirst]);
+  const seconds = Math.round((Date.now() - t0) / 100) / 10;
+  const record = signal === 'ended' ? aws.signals(stackName)[0] : signal;
+  if (record?.status === 'SUCCESS') {
+    result.ready = true;
+    result.boot = { signal: 'SUCCESS', seconds_to_signal: seconds };
+    say(`${record.resource}: SUCCESS (${record.uniqueId}); at ${started.address}`);
+  } else if (record) {
+    const logTail = tail(started.readFile('/var/log/volbench-setup.log'));
+    result.error = `boot failed: ${record.reason}${logTail ? `; its log ends: ${logTail.replace(/\n/g, ' | ')}` : ''}`;
+    result.boot = { signal: record.status, seconds_to_signal: seconds, reason: record.reason, log_tail: logTail };
+    say(result.error);
+  } else {
+    const why = signal === 'ended' ? 'the member ended before it signalled' : `no signal within ${bootTimeoutMs / 1000} s`;
+    await failBoot(why, tail(started.readFile('/var/log/volbench-setup.log')));
   }
   return result;
 }

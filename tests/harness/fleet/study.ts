@@ -11,6 +11,7 @@ import type { BoundBy, BoundBySource, Limit } from '../../../src/fio-output/enti
 import type { Reaped } from '../../../src/fleet/index.js';
 import { contextLine, rehearsalBanner, verdictText, type Report } from '../../../src/publish/index.js';
 import type { Scale } from '../throttle-model.js';
+import type { HostLoad } from './host-load.js';
 import type { ThrottleState } from '../volume-throttle.js';
 
 /** A test's cell in the rehearsal's report.json: what a reader of the published table sees. */
@@ -57,6 +58,10 @@ export interface StudyVolume {
   boot?: Record<string, unknown>;
   throttle?: Pick<ThrottleState, 'events' | 'totals'>;
   host?: Record<string, unknown>;
+  /** Its security group's inbound rules in moto (an autonomous member's: 0). */
+  inbound_rules?: number;
+  /** How its member ended: shut itself down (an autonomous member, once done), or stopped by the rehearsal. */
+  ended?: { shutdown: boolean; seconds: number };
 }
 /** `fleet up` killed once its stack existed, then `fleet reap` past its expiry: what reap found by tag. */
 export interface ReapDemo {
@@ -66,6 +71,28 @@ export interface ReapDemo {
   now: string;
   exit: number | null;
   found: Reaped | { error: string };
+  /** The killed fleet's expiry schedules, fired as AWS would at its expiry (moto never fires one). */
+  fired_schedules?: Array<{ schedule: string; target: string; input?: unknown; outcome: string }>;
+}
+/** The study's driver, killed and resumed from another machine's empty state (`--kill-controller`). */
+export interface StudyController {
+  killed: boolean;
+  resumed: boolean;
+  /** Where the resuming driver found the study: its state in S3, with no local state at all. */
+  resumed_from: 's3' | null;
+  /**
+   * Seconds from the fleet's creation to the kill (once every member ran); from the kill to the
+   * resuming driver's start, to its first act on the study (past the dead driver's lease, 60 s
+   * at most), and to its end.
+   */
+  killed_at_s?: number;
+  kill_to_attach_s?: number;
+  kill_to_resume_s?: number;
+  kill_to_done_s?: number;
+  /** The killed driver's end (SIGKILL) and the resumed one's exit status. */
+  killed_exit?: string | number | null;
+  resumed_exit?: number | string | null;
+  resumed_command?: string;
 }
 /** The report the rehearsal published (report.json, report.md, report.html): its first screen. */
 export interface StudyReport {
@@ -81,6 +108,15 @@ export interface StudyReport {
 /** study.json. */
 export interface Study {
   wall_s: number;
+  /** How the members ran: autonomous (a study: no inbound path), or interactive (driven over HTTPS). */
+  mode: 'autonomous' | 'interactive';
+  controller?: StudyController;
+  /** The host's load and stolen CPU while the rehearsal ran: a ratio that fell on a loaded host says so. */
+  host_load?: HostLoad;
+  /** Each prerequisite, as checked before anything started. */
+  prerequisites?: Array<{ name: string; ok: boolean; detail: string }>;
+  /** Seconds from the fleet's creation to every member running (its signal: SUCCESS). */
+  up_to_all_running_s?: number | null;
   scale: Scale;
   runtime: string;
   instance: string;
@@ -90,12 +126,13 @@ export interface Study {
   notes: string[];
   compare_exit?: number | string | null;
   fleet_id?: string;
-  up_to_all_answering_s?: number | null;
   leftovers_after_down?: Record<string, number>;
   leftover_items_after_down?: Record<string, string[]>;
   reap?: ReapDemo;
   leftover_items?: Record<string, string[]>;
   kept_in_s3?: string[];
+  /** What volbench keeps for every fleet of the region (the study roles), listed apart from leftovers. */
+  kept_in_account?: Record<string, string[]>;
   report?: StudyReport;
   problems?: string[];
 }
@@ -157,6 +194,9 @@ export function volumeTests(doc: FioJson, scale: Scale, countedBytes: number): S
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** HDD types, whose members must run an HDD suite (1 MiB sequential, as AWS says to measure them). */
+const HDD_TYPES = new Set(['st1', 'sc1']);
+
 const outside = (r: number | null | undefined, low: number, high: number) => r === null || r === undefined || r < low || r > high;
 
 /** What the published report says of the gated tests: scaled as the study, each cell within the band and bound as the model names. */
@@ -180,8 +220,10 @@ function reportProblems(study: Study, low: number, high: number): string[] {
 
 /**
  * Whether the study met its goal: every volume with a gated test, every gated ratio in
- * 0.85–1.10 and bound (as its result says) by the limit the model names, some test's limit
- * measured from its volume's statistics page, the report saying the same, nothing left.
+ * 0.85–1.10 and bound (as its result says) by the limit the model names, HDD volumes on an HDD
+ * suite, some test's limit measured from its volume's statistics page, the report saying the
+ * same, nothing left; an autonomous study's members open to nothing; a killed controller resumed
+ * from S3.
  */
 export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
   const problems: string[] = [];
@@ -198,12 +240,16 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
       if (outside(t.ratio, low, high)) problems.push(`${v.label} ${t.test}: measured/entitled ${t.ratio} outside ${low}–${high}`);
       else if (t.bound_by !== t.limit) problems.push(`${v.label} ${t.test}: bound by ${t.bound_by} (${t.bound_by_source}), where the model names ${t.limit}`);
     }
+    if (HDD_TYPES.has(v.type) && !/hdd/.test(v.suite)) problems.push(`${v.label}: an HDD volume ran ${v.suite}, not an HDD suite`);
+    if (study.mode === 'autonomous' && v.inbound_rules !== 0) problems.push(`${v.label}: ${v.inbound_rules ?? 'unknown'} inbound rule(s) on an autonomous member`);
   }
   const tests = study.volumes.flatMap((v) => v.tests);
   if (tests.length > 0) {
     if (!tests.some((t) => t.bound_by_source === 'ebs-stats')) problems.push("no test's binding limit was measured from its volume's EBS statistics page");
     problems.push(...reportProblems(study, low, high));
   }
+  const c = study.controller;
+  if (c && !(c.killed && c.resumed && c.resumed_from === 's3')) problems.push(`the controller was ${c.killed ? '' : 'not '}killed and ${c.resumed ? '' : 'not '}resumed from s3`);
   for (const [what, n] of Object.entries(study.leftovers ?? {})) if (n !== 0) problems.push(`leftover ${what}: ${n}`);
   return problems;
 }
