@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { startServer, type ApiClient, type TestServer } from '../api/helpers/server.js';
-import { freshMoto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 import { artifactsDir, launch, watch, type PageGlobals } from './browser.js';
@@ -47,6 +47,8 @@ describe.skipIf(needs.missing('moto', 'chromium') !== undefined)('the studies pa
 
   beforeAll(async () => {
     const moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto, REGION);
     Object.assign(process.env, moto.env);
     s3 = new S3Client({ region: REGION, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { createLambdaHandler, lambdaConfig, type LambdaHandler, type LambdaResult } from '../../src/server/lambda.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
@@ -51,6 +51,8 @@ describe.skipIf(reason !== undefined)(`the Lambda form's studies, against moto${
 
   beforeAll(async () => {
     moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto, REGION);
     Object.assign(process.env, moto.env);
     s3 = new S3Client({ region: REGION, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));

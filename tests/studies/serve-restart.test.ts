@@ -15,7 +15,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import { ensureBuilt, spawnServe, waitForExit, type ServeChild } from '../api/helpers/child.js';
 import { readEvents } from '../api/helpers/sse.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
@@ -35,6 +35,8 @@ describe.skipIf(reason !== undefined)(`a study across a kill -9 of its service${
   beforeAll(async () => {
     ensureBuilt();
     moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto, REGION);
     s3 = new S3Client({ region: REGION, endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     work = mkdtempSync(join(tmpdir(), `volbench-serve-restart-${process.pid}-`));

@@ -21,7 +21,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { HeldLease, fleetClients, type FleetClients } from '../../src/fleet/index.js';
 import { readEvents } from '../api/helpers/sse.js';
 import { startServer, type ApiClient, type TestServer } from '../api/helpers/server.js';
-import { freshMoto, type Moto } from '../helpers/moto.js';
+import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 import { PlayedMembers } from '../helpers/study-members.js';
 
@@ -58,6 +58,8 @@ describe.skipIf(reason !== undefined)(`studies on the service, against moto${rea
 
   beforeAll(async () => {
     moto = await freshMoto(REGION);
+    // An internet gateway and its route, as every AWS default VPC has (preflight reads them).
+    await awsDefaultVpc(moto, REGION);
     // The service's credentials are its own, from the SDK's chain: here, moto's in the environment.
     for (const [k, v] of Object.entries(moto.env)) {
       saved[k] = process.env[k];
