@@ -5,7 +5,8 @@
  * study is started with one POST /v1/studies and followed with GET and its events; once every
  * member runs the service is killed with SIGKILL and started again on its data directory, and
  * resumes the study. Expected: within 15 minutes, study.json with driver "http", the study's id,
- * the service killed and restarted; DIR/report.json (the service's report) with verdicts and
+ * the service killed and restarted, a study in a region not allowed and one over the cost cap
+ * refused first (naming the region; with the estimate); DIR/report.json (the service's report) with verdicts and
  * context.rehearsal; every gated test within 0.85–1.10 with a bound_by, st1 on an HDD suite,
  * nothing left in moto.
  *
@@ -45,7 +46,12 @@ describe.skipIf(skip)(`the study rehearsed whole through a volbench service${ski
     expect(study.driver).toBe('http');
     expect(study.study_id).toMatch(/^vb[0-9a-f]{10}$/);
     expect(study.fleet_id).toBe(study.study_id);
-    expect(study.service).toMatchObject({ killed: true, restarted: true, killed_exit: 'SIGKILL', requests: { post: 1 } });
+    expect(study.service).toMatchObject({ killed: true, restarted: true, killed_exit: 'SIGKILL', requests: { post: 3 } });
+    // Refused first, nothing made: the study in a region not allowed, naming it; over the cap, with its estimate.
+    expect(study.service!.refusals).toEqual([
+      expect.objectContaining({ status: 403, field: 'region', limit: '--study-regions', detail: expect.stringContaining('region eu-west-1') }),
+      expect.objectContaining({ status: 422, limit: '--study-max-cost', estimated_usd: expect.any(Number) }),
+    ]);
     expect(study.service!.gap_s).toBeGreaterThan(0);
     // The restarted service took the study on by itself: its lease, then the study to its end.
     expect(study.service!.resumed_s).toBeGreaterThanOrEqual(study.service!.gap_s!);

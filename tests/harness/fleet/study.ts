@@ -112,6 +112,8 @@ export interface ServiceRecord {
   killed_exit?: string | number | null;
   stopped_exit?: string | number | null;
   restart_error?: string;
+  /** What the service refused before the study, as it answered: a region not allowed, a study over the cost cap. */
+  refusals?: Array<{ why: string; status: number; type?: string; limit?: string; field?: string; estimated_usd?: number; detail?: string }>;
   /** The study's estimate as the POST answered it. */
   estimated_usd?: number;
   /** The requests the rehearsal made of it, as a pipeline would: POST, GETs, events read and the stream's connections. */
@@ -279,6 +281,11 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
   if (study.driver === 'http') {
     const s = study.service;
     if (!study.study_id) problems.push('POST /v1/studies started no study');
+    const refused = (why: string) => s?.refusals?.find((r) => r.why === why);
+    const region = refused('a region not allowed');
+    if (!(region?.status === 403 && region.field === 'region' && region.detail?.includes('eu-west-1'))) problems.push(`a study in a region not allowed was not refused naming it: ${JSON.stringify(region)}`);
+    const cost = refused('over the cost cap');
+    if (!(cost?.status === 422 && cost.limit === '--study-max-cost' && typeof cost.estimated_usd === 'number')) problems.push(`a study over the cost cap was not refused with its estimate: ${JSON.stringify(cost)}`);
     if (!(s?.killed && s.restarted)) problems.push(`the service was ${s?.killed ? '' : 'not '}killed and ${s?.restarted ? '' : 'not '}restarted${s?.restart_error ? ` (${s.restart_error})` : ''}`);
   }
   const c = study.controller;

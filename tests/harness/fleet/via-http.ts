@@ -119,6 +119,28 @@ async function fetchResults(view: StudyView, id: string, o: ViaHttpOptions): Pro
   }
 }
 
+/**
+ * What the operator's limits refuse, asked first as a pipeline might: the study in a region the
+ * service does not allow (403, naming the region), and the study at half an hour a test, over
+ * the cost cap (422, with its estimate). Nothing is made by either.
+ */
+async function refusals(service: StudyServiceProcess, o: ViaHttpOptions, record: ServiceRecord): Promise<NonNullable<ServiceRecord['refusals']>> {
+  const asks = [
+    { why: 'a region not allowed', body: { ...o.body, region: 'eu-west-1' } },
+    // Half an hour a test: every member's instance for hours, the estimate well past a cap of 1.5 times the study's.
+    { why: 'over the cost cap', body: { ...o.body, runtime: '30m' } },
+  ];
+  const out: NonNullable<ServiceRecord['refusals']> = [];
+  for (const ask of asks) {
+    record.requests.post += 1;
+    const got = await service.request('POST', '/v1/studies', ask.body);
+    const p = got.body as { type?: string; detail?: string; limit?: string; field?: string; estimated_usd?: number };
+    out.push({ why: ask.why, status: got.status, type: p.type, limit: p.limit, field: p.field, estimated_usd: p.estimated_usd, detail: p.detail });
+    o.log(`POST /v1/studies, ${ask.why}: ${got.status} ${p.detail ?? got.text.slice(0, 200)}`);
+  }
+  return out;
+}
+
 /** GET /v1/studies/{id}/report in each format, saved as `out/report.FORMAT`; the files saved. */
 async function saveReport(service: StudyServiceProcess, id: string, record: ServiceRecord, o: ViaHttpOptions): Promise<string[]> {
   const files: string[] = [];
@@ -145,6 +167,7 @@ export async function runViaHttp(o: ViaHttpOptions): Promise<ViaHttpOutcome> {
   const outcome: ViaHttpOutcome = { service: record, reportFiles: [] };
   log(`control plane: ${service.command} answering at ${service.url} (pid ${service.pid})`);
 
+  record.refusals = await refusals(service, o, record);
   record.requests.post += 1;
   const created = await service.request('POST', '/v1/studies', o.body);
   writeFileSync(join(o.out, 'post.json'), `${JSON.stringify({ request: o.body, status: created.status, response: created.body }, null, 2)}\n`);
