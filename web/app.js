@@ -8,6 +8,7 @@ import { $, api, AuthError, el, ENDED, setToken, token } from './common.js';
 import { runLabels } from './describe.js';
 import { showRun } from './run-page.js';
 import { showReport } from './reports.js';
+import { showStudies, showStudy, studyFail } from './studies.js';
 
 const PAGE_SIZE = 20;
 /** The list refreshes this often while it is shown (and the tab is visible). */
@@ -216,7 +217,12 @@ function route() {
   }
   const hash = location.hash || '#/';
   const run = /^#\/runs\/([^/?]+)$/.exec(hash);
-  if (run) {
+  const study = /^#\/studies\/([^/?]+)$/.exec(hash);
+  if (study) {
+    showStudy(decodeURIComponent(study[1]), me, show).catch((err) => studyFail(err, route, fail));
+  } else if (hash === '#/studies') {
+    showStudies(me, show);
+  } else if (run) {
     show('run');
     showRun(decodeURIComponent(run[1]), me).catch(fail);
   } else if (hash.startsWith('#/compare?')) {

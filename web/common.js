@@ -19,9 +19,31 @@ export function setToken(value) {
 
 export class AuthError extends Error {}
 
-/** A call to the API with the token; a problem answer becomes an Error with its detail. */
+const STUDY_TOKEN_KEY = 'volbench-study-token';
+
+/** The study routes' token (not the run token): studies spend money. */
+export function studyToken() {
+  return sessionStorage.getItem(STUDY_TOKEN_KEY);
+}
+
+export function setStudyToken(value) {
+  if (value === null) sessionStorage.removeItem(STUDY_TOKEN_KEY);
+  else sessionStorage.setItem(STUDY_TOKEN_KEY, value);
+}
+
+/** Raised when the study token is missing or refused: the studies page asks for it again. */
+export class StudyAuthError extends Error {}
+
+const isStudyPath = (path) => path === '/v1/studies' || path.startsWith('/v1/studies/') || path.startsWith('/v1/studies?');
+
+/** A call to the API with the token (the study token for /v1/studies); a problem answer becomes an Error with its detail. */
 export async function api(path, init = {}) {
-  const res = await fetch(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${token()}` } });
+  const study = isStudyPath(path);
+  const res = await fetch(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${study ? studyToken() : token()}` } });
+  if (res.status === 401 && study) {
+    setStudyToken(null);
+    throw new StudyAuthError('the study token was refused');
+  }
   if (res.status === 401) {
     setToken(null);
     throw new AuthError('the token was refused');
@@ -44,8 +66,9 @@ export async function api(path, init = {}) {
  * Reads a run's Server-Sent Events (with fetch, so that the token goes in a header) until the
  * run ends or `signal` aborts; from the start, so a page opened mid-run gets every point.
  */
-export async function follow(id, signal, onEvent) {
-  const res = await fetch(`/v1/runs/${encodeURIComponent(id)}/events`, { headers: { authorization: `Bearer ${token()}` }, signal });
+export async function follow(id, signal, onEvent, kind = 'runs') {
+  const bearer = kind === 'studies' ? studyToken() : token();
+  const res = await fetch(`/v1/${kind}/${encodeURIComponent(id)}/events`, { headers: { authorization: `Bearer ${bearer}` }, signal });
   if (!res.ok || !res.body) throw new Error(`events: ${res.status}`);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

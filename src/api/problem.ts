@@ -13,6 +13,8 @@ export const problemSchema = named(
       field: z.string().optional().describe('Path of the offending value in the spec, e.g. jobs[0].bs'),
       accepted: z.string().optional().describe('What that value may be'),
       code: z.string().optional().describe("The library's error code, e.g. EINVALID_VALUE"),
+      limit: z.string().optional().describe("The operator's limit that refused a study, e.g. --study-max-cost"),
+      estimated_usd: z.number().optional().describe("A refused study's estimated cost, in USD"),
     })
     .describe('An RFC 9457 problem: every error the service returns (content type application/problem+json)'),
 );

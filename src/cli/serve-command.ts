@@ -15,6 +15,7 @@ import type { TlsIdentity } from '../server/config.js';
 import { certificateFingerprint, readTlsFiles } from '../server/http/tls.js';
 import { parseSize, parseTimeNs } from '../jobspec/index.js';
 import type { CommandIo } from './io.js';
+import { STUDY_OPTIONS, STUDY_USAGE, studyConfig } from './serve-studies.js';
 
 export const SERVE_USAGE = `volbench serve [options]
   --host HOST                 address to listen on (default 127.0.0.1)
@@ -46,7 +47,8 @@ export const SERVE_USAGE = `volbench serve [options]
   --report-queue-limit N      reports that may wait for a thread; more get 429 (default ${DEFAULTS.reportQueueLimit})
   --tls-cert FILE             serve HTTPS with this PEM certificate (chain); needs --tls-key
   --tls-key FILE              the certificate's PEM private key, readable by its owner only (chmod 600)
-`;
+Studies (docs/service.md#studies):
+${STUDY_USAGE}`;
 
 const OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
@@ -71,6 +73,7 @@ const OPTIONS = {
   'report-queue-limit': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  ...STUDY_OPTIONS,
 } as const;
 
 function count(flag: string, text: string | undefined, min: number): number | undefined {
@@ -190,7 +193,10 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv, io: CommandI
     logger: { level: env.VOLBENCH_LOG_LEVEL ?? 'warn' },
   };
   // Last: a command line that cannot serve must not generate (and print) a token.
-  return { ...config, token: serviceToken(values.token, values['token-file'], env, dataDir, io) };
+  let token: string | undefined;
+  const runToken = () => (token ??= serviceToken(values.token, values['token-file'], env, dataDir, io));
+  const studies = studyConfig(values, env, runToken);
+  return { ...config, token: runToken(), ...(studies ? { studies } : {}) };
 }
 
 export async function serveCommand(argv: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -29,6 +29,8 @@ export interface FleetStackSettings {
   mode?: 'interactive' | 'autonomous';
   /** Autonomous: the SHA-256 of FLEET/study/spec.json, which the member checks. */
   studySpecSha256?: string;
+  /** The user's own tags on every stack, beside volbench's (tags.ts). */
+  tags?: Record<string, string>;
 }
 
 /**

@@ -27,6 +27,7 @@ import { ensureSchedules } from './schedules.js';
 import { putEncryption } from './sse.js';
 import { readyStudyRoles } from './study-roles.js';
 import { stackParameters, type FleetStackSettings } from './stack-parameters.js';
+import { checkStackTags, tagList, userTags } from './tags.js';
 import { saveState, type FleetMemberState, type FleetState } from './state.js';
 import { withUserTags } from './template-tags.js';
 import { deleteStacksOnAbort } from './teardown.js';
@@ -78,19 +79,29 @@ export interface Bundle {
 /** The bundle's bytes and SHA-256, refused when its name says another architecture. */
 export function readBundle(file: string, arch: Architecture): Bundle {
   const want = bundleArch(arch);
-  const name = basename(file);
-  const said = /-linux-(x64|arm64)\.tar\.gz$/.exec(name)?.[1];
-  if (!name.endsWith('.tar.gz') || (said !== undefined && said !== want)) {
-    throw new VolbenchError('EINVALID_ARGS', `--package ${name}: the members are ${arch}; give the ${want} bundle (npm run bundle -- --arch ${want})`, {
-      field: '--package', accepted: `volbench-VERSION-linux-${want}.tar.gz`,
-    });
-  }
+  checkBundleName(basename(file), arch);
   let body: Buffer;
   try {
     body = readFileSync(file);
   } catch (err) {
     throw new VolbenchError('EINVALID_ARGS', `--package ${file} cannot be read: ${(err as Error).message}`, { field: '--package', accepted: `volbench-VERSION-linux-${want}.tar.gz` });
   }
+  return bundleOf(basename(file), body);
+}
+
+/** A bundle's name must be a .tar.gz, and say no other architecture than the members'. */
+export function checkBundleName(name: string, arch: Architecture): void {
+  const want = bundleArch(arch);
+  const said = /-linux-(x64|arm64)\.tar\.gz$/.exec(name)?.[1];
+  if (!name.endsWith('.tar.gz') || (said !== undefined && said !== want)) {
+    throw new VolbenchError('EINVALID_ARGS', `--package ${name}: the members are ${arch}; give the ${want} bundle (npm run bundle -- --arch ${want})`, {
+      field: '--package', accepted: `volbench-VERSION-linux-${want}.tar.gz`,
+    });
+  }
+}
+
+/** A bundle from its bytes (read from a file, or an object: the Lambda form's). */
+export function bundleOf(name: string, body: Buffer): Bundle {
   return { body, sha256: createHash('sha256').update(body).digest('hex'), name };
 }
 
@@ -169,9 +180,11 @@ async function record(fleetId: string, member: FleetMemberState, volumeType: str
 
 /** A member's stack as every fleet makes it: the template, its parameters, the fleet's tags, the service role. */
 export function memberStackInput(m: FleetPlan['members'][number], settings: FleetStackSettings, roleArn: string) {
+  // The plan's (--tag) and a study body's (kept in its state), each key once: on the stack and at the template's tag places.
+  const tags = userTags(settings.plan.account?.tags, tagList(settings.tags ? checkStackTags(settings.tags, 'study.stacks.tags') : undefined));
   return {
-    label: m.label, stackName: m.stackName, templateBody: withUserTags(templateBody(), settings.plan.account?.tags), parameters: stackParameters(m, settings), roleArn,
-    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }, ...(settings.plan.account?.tags ?? [])],
+    label: m.label, stackName: m.stackName, templateBody: withUserTags(templateBody(), tags), parameters: stackParameters(m, settings), roleArn,
+    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }, ...tags],
   };
 }
 

@@ -101,6 +101,8 @@ const study = z.strictObject({
     availabilityZone: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'an availability zone'), publicAddress: z.boolean(),
     kmsKeyArn: z.string().regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]{1,64}$/, 'a KMS key ARN').optional(),
     instanceProfile: z.string().regex(/^[A-Za-z0-9+=,.@_-]{1,128}$/, 'an instance profile name').optional(),
+    // Checked again as a user's tags where they are used (tags.ts): a state may be planted.
+    tags: z.record(z.string().max(128), z.string().max(256)).optional(),
   }).optional(),
 });
 

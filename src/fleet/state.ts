@@ -69,6 +69,8 @@ export interface StudyStacks {
   publicAddress: boolean;
   kmsKeyArn?: string;
   instanceProfile?: string;
+  /** The user's own tags on every stack (tags.ts). */
+  tags?: Record<string, string>;
 }
 
 /**

@@ -87,3 +87,9 @@ export function checkStackTags(tags: StackTags, field: string): StackTags {
   }
   return tags;
 }
+
+/** Tags given two ways (the plan's, a study body's), each key once: the first given wins. */
+export function userTags(...lists: ReadonlyArray<readonly FleetTag[] | undefined>): FleetTag[] {
+  const seen = new Set<string>();
+  return lists.flatMap((l) => l ?? []).filter((t) => (seen.has(t.Key) ? false : (seen.add(t.Key), true)));
+}

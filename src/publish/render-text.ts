@@ -105,6 +105,8 @@ export function renderJson(report: Report): string {
   const plain = {
     ...report,
     groups: report.groups.map((g) => ({ ...g, rows: g.rows.map(({ details: _details, ...row }) => row) })),
+    // The first screen's words as the other formats print them: a page shows them as they are.
+    lines: { ...openingLines(report), verdicts: verdictLines(report) },
   };
   return `${JSON.stringify(plain, null, 2)}\n`;
 }

@@ -5,6 +5,8 @@
 import { join } from 'node:path';
 import { homedir, totalmem } from 'node:os';
 
+import type { StudyConfig } from './studies/study-config.js';
+
 
 /** What the service serves over TLS: PEM text, as Node's tls.createServer takes it. */
 export interface TlsIdentity {
@@ -85,6 +87,8 @@ export interface ServerConfig {
   tls?: TlsIdentity;
   /** Whether and what to log (pino JSON lines, stdout unless a stream is given). */
   logger?: boolean | LogOptions;
+  /** Studies (/v1/studies): off without it (`serve --studies`). */
+  studies?: StudyConfig;
 }
 
 export interface LogOptions {

@@ -24,6 +24,7 @@ describe.skipIf(reason !== undefined)(`Lambda token from SSM${reason ? ` [skippe
     }
     const ssm = new SSMClient({});
     await ssm.send(new PutParameterCommand({ Name: '/volbench/test/token', Type: 'SecureString', Value: 'sekrit-token-123' }));
+    await ssm.send(new PutParameterCommand({ Name: '/volbench/test/study-token', Type: 'SecureString', Value: 'study-sekrit-456' }));
     ssm.destroy();
   }, 30_000);
   afterAll(async () => {
@@ -46,6 +47,22 @@ describe.skipIf(reason !== undefined)(`Lambda token from SSM${reason ? ` [skippe
     await expect(lambdaConfigFromEnv({ VOLBENCH_TOKEN_PARAMETER: '/volbench/test/missing' })).rejects.toMatchObject({
       code: 'EINVALID_ARGS',
       message: expect.stringContaining('/volbench/test/missing'),
+    });
+  });
+
+  it('reads the study token from its own SecureString when the stack names a study bucket, and names that parameter when it cannot', async () => {
+    const env = {
+      VOLBENCH_TOKEN_PARAMETER: '/volbench/test/token', VOLBENCH_STUDY_BUCKET: 'studies', VOLBENCH_STUDY_TOKEN_PARAMETER: '/volbench/test/study-token',
+      VOLBENCH_STUDY_PACKAGE_X64: 'bundles/volbench-0.1.0-linux-x64.tar.gz', AWS_REGION: 'eu-west-1',
+    };
+    const config = await lambdaConfigFromEnv(env);
+    expect(config.token).toBe('sekrit-token-123');
+    expect(config.studies).toMatchObject({ token: 'study-sekrit-456', bucket: 'studies', regions: ['eu-west-1'], driver: 'schedule', index: 'bucket' });
+    expect(Object.values(env)).not.toContain('study-sekrit-456');
+    // Without a study bucket the parameter is not read: no studies.
+    expect((await lambdaConfigFromEnv({ ...env, VOLBENCH_STUDY_BUCKET: '' })).studies).toBeUndefined();
+    await expect(lambdaConfigFromEnv({ ...env, VOLBENCH_STUDY_TOKEN_PARAMETER: '/volbench/test/no-study-token' })).rejects.toMatchObject({
+      code: 'EINVALID_ARGS', field: 'VOLBENCH_STUDY_TOKEN_PARAMETER', message: expect.stringContaining('/volbench/test/no-study-token'),
     });
   });
 

@@ -33,8 +33,13 @@ describe('openapi.yaml', () => {
     const doc = parse(readFileSync(OPENAPI_PATH, 'utf8'));
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/catalog', '/v1/catalog/{provider}/{type}', '/v1/healthz', '/v1/metrics', '/v1/report', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/report', '/v1/runs/{id}/result',
-      '/v1/suites', '/v1/suites/{name}', '/v1/targets',
+      '/v1/studies', '/v1/studies/{id}', '/v1/studies/{id}/events', '/v1/studies/{id}/report', '/v1/suites', '/v1/suites/{name}', '/v1/targets',
     ]);
+    // Studies: every status they answer, with the estimate a refusal carries.
+    expect(Object.keys(doc.paths['/v1/studies'].post.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '431', '500', '502', '503']);
+    expect(Object.keys(doc.paths['/v1/studies/{id}'].delete.responses)).toEqual(expect.arrayContaining(['200', '202', '404', '409']));
+    expect(doc.components.schemas.Problem.properties.estimated_usd.type).toBe('number');
+    expect(doc.paths['/v1/studies'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StudyRequestInput');
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/v1/healthz'].get.security).toEqual([]);
     expect(Object.keys(doc.paths['/v1/runs'].post.requestBody.content)).toEqual(['application/json', 'text/plain']);

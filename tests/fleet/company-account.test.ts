@@ -64,6 +64,13 @@ describe('--tag', () => {
     expect(refused(() => parseTagFlags(Array.from({ length: 41 }, (_, i) => `k${i}=v`))).message).toContain('41 tags');
   });
 
+  it("a study body's tags (kept in its state) join the plan's, each key once, on the stack and in the template", () => {
+    const p = plan({ tags: [{ Key: 'CostCenter', Value: 'cc-42' }] });
+    const input = memberStackInput(p.members[0], { ...settings(p), tags: { Owner: 'storage', CostCenter: 'other' } }, 'arn:aws:iam::123456789012:role/r');
+    expect(input.tags.filter((t) => !t.Key.startsWith('volbench:'))).toEqual([{ Key: 'CostCenter', Value: 'cc-42' }, { Key: 'Owner', Value: 'storage' }]);
+    expect(input.templateBody.match(/- \{ Key: "Owner", Value: "storage" \}/g)).toHaveLength(3);
+  });
+
   it('in a JSON body, a record: checked the same way, each named by its key', () => {
     expect(tagList(checkStackTags({ CostCenter: 'cc-42' }, 'tags'))).toEqual([{ Key: 'CostCenter', Value: 'cc-42' }]);
     const err = refused(() => checkStackTags({ Owner: 'a', 'aws:createdBy': 'me' }, 'tags'));

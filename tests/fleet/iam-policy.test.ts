@@ -176,6 +176,23 @@ function userDataCalls(): string[] {
   }))].sort();
 }
 
+describe("the Lambda form's study policy (lambda.yaml)", () => {
+  it('holds every statement of the documented policy: a study driven by the Lambda calls what the CLI does', () => {
+    const t = parse(readFileSync(join(ROOT, 'infra', 'cloudformation', 'lambda.yaml'), 'utf8'), { customTags: CFN_TAGS });
+    const studies = (t.Resources.FunctionRole.Properties.Policies as Array<Record<string, unknown>>)
+      .map((p) => (p['Fn::If'] as [string, { PolicyName: string; PolicyDocument: { Statement: PolicyStatement[] } }] | undefined))
+      .find((p) => p?.[0] === 'HasStudies')![1];
+    expect(studies.PolicyName).toBe('volbench-studies');
+    const lambda = studies.PolicyDocument.Statement;
+    const missing = documentedPolicy().flatMap((d) => {
+      const own = lambda.find((l) => l.Sid === d.Sid);
+      if (!own) return [`${d.Sid} (no such statement)`];
+      return [d.Action].flat().filter((a) => ![own.Action].flat().some((p) => actionMatches(p, a))).map((a) => `${d.Sid}: ${a}`);
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
 describe("the member's role (instance.yaml)", () => {
   it("grants an autonomous member every call its agent makes", () => {
     // The agent's own files: what else they reach, through the library's barrel, runs no AWS call on a member.

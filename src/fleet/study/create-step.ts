@@ -52,6 +52,7 @@ function settingsOf(state: FleetState, stacks: StudyStacks, specSha256: string):
     where: { subnetId: stacks.subnetId, vpcId: stacks.vpcId, availabilityZone: stacks.availabilityZone, publicAddress: stacks.publicAddress,
       ...(stacks.kmsKeyArn ? { kmsKeyArn: stacks.kmsKeyArn } : {}) },
     ...(stacks.instanceProfile ? { instanceProfile: stacks.instanceProfile } : {}),
+    ...(stacks.tags ? { tags: stacks.tags } : {}),
     mode: 'autonomous', studySpecSha256: specSha256,
   };
 }

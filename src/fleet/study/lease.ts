@@ -46,6 +46,11 @@ export interface LeaseOptions {
   /** A line while it waits. */
   log?: (line: string) => void;
   now?: () => Date;
+  /**
+   * A holder that is this driver in an earlier life, whose lease is taken at once: a service whose
+   * data directory's lock proves its previous process gone (kill -9, then a restart).
+   */
+  mine?: (holder: string) => boolean;
 }
 
 interface Seen {
@@ -124,7 +129,7 @@ export class HeldLease {
       const now = o.now?.() ?? new Date();
       const seen = await read(o);
       const lease: StudyLease = { holder, token, acquired_at: iso(now), expires_at: iso(new Date(now.getTime() + (o.leaseSec ?? DEFAULT_LEASE_SEC) * 1000)) };
-      const free = !seen || seen.malformed !== undefined || Date.parse(seen.lease!.expires_at) <= now.getTime();
+      const free = !seen || seen.malformed !== undefined || Date.parse(seen.lease!.expires_at) <= now.getTime() || (o.mine?.(seen.lease!.holder) ?? false);
       if (free) {
         if (seen?.malformed) o.log?.(`study ${o.fleetId}: its lease is not one volbench wrote (${seen.malformed}): taking it over`);
         try {

@@ -12,7 +12,8 @@ import { instanceArchitecture } from '../architecture.js';
 import { awsCall } from '../aws.js';
 import type { FleetPlan } from '../plan.js';
 import type { RunWorkload } from '../run.js';
-import { newState, placement, readBundle, type Bundle } from '../stacks.js';
+import { checkBundleName, newState, placement, readBundle, type Bundle } from '../stacks.js';
+import { checkStackTags } from '../tags.js';
 import { putEncryption } from '../sse.js';
 import { saveState, type FleetState } from '../state.js';
 import { checkWorkloadFits, defaultTtlSec } from '../ttl.js';
@@ -22,8 +23,9 @@ import { studySpec, writeSpec } from './spec.js';
 
 export interface StudyInput {
   plan: FleetPlan;
-  /** The volbench bundle for the instance type's architecture. */
-  bundleFile: string;
+  /** The volbench bundle for the instance type's architecture: a file, or its bytes (`bundle`). */
+  bundleFile?: string;
+  bundle?: Bundle;
   /** What every member runs: the plan's suites, or `suite`, or `jobFile`; gates; runtime; precondition. */
   workload: RunWorkload;
   /** The template's AllowedCidr: an autonomous member's security group opens nothing (default 127.0.0.1/32, which reaches no one). */
@@ -34,6 +36,19 @@ export interface StudyInput {
   ttlSec?: number;
   /** Leave the fleet up after the report. */
   keep?: boolean;
+  /** The user's own tags on every stack (checked: no aws: or volbench: key). */
+  tags?: Record<string, string>;
+}
+
+/** The input's bundle, of the members' architecture. */
+function bundleFor(input: StudyInput): Bundle {
+  const arch = instanceArchitecture(input.plan.instanceType);
+  if (input.bundle) {
+    checkBundleName(input.bundle.name, arch);
+    return input.bundle;
+  }
+  if (input.bundleFile === undefined) throw new Error('a study needs its bundle: bundleFile or bundle');
+  return readBundle(input.bundleFile, arch);
 }
 
 /** A study checked and placed, not yet written anywhere: what `startStudy` makes. */
@@ -56,7 +71,8 @@ export async function prepareStudy(input: StudyInput, ctx: StudyContext): Promis
   const state = newState(plan, ctx.bucket, now, ttlSec);
   state.study = { step: 'planned', updatedAt: now.toISOString(), ...(input.keep ? { keep: true } : {}) };
   checkWorkloadFits(state, plan.workloadSeconds, input.ttlSec, now);
-  const bundle = readBundle(input.bundleFile, instanceArchitecture(plan.instanceType));
+  const bundle = bundleFor(input);
+  if (input.tags) checkStackTags(input.tags, 'tags');
   // The spec is checked now too: a refusal of it (a label the study reserves) makes nothing.
   studySpec(plan, input.workload, now);
   ctx.onEvent?.({ event: 'created', fleetId: plan.fleetId, region: plan.region, instanceType: plan.instanceType,
@@ -96,6 +112,7 @@ export async function startStudy(p: PreparedStudy, ctx: StudyContext): Promise<F
     bundleKey, bundleSha256: p.bundle.sha256, subnetId: p.where.subnetId, vpcId: p.where.vpcId, availabilityZone: p.where.availabilityZone,
     publicAddress: p.where.publicAddress, ...(p.where.kmsKeyArn ? { kmsKeyArn: p.where.kmsKeyArn } : {}),
     ...(input.instanceProfile ? { instanceProfile: input.instanceProfile } : {}),
+    ...(input.tags && Object.keys(input.tags).length ? { tags: input.tags } : {}),
   };
   study.updatedAt = nowOf(ctx).toISOString();
   // Before the state names the settings: a state that names them always has its seal.

@@ -36,6 +36,10 @@ import { registerTargetsRoute } from '../routes/targets.js';
 import type { RouteDeps } from '../routes/types.js';
 import { RunService } from '../runs/run-service.js';
 import { lockDataDir, openDatabase } from '../store/database.js';
+import { registerStudyRoutes } from '../routes/studies.js';
+import { registerStudyEventsRoute } from '../routes/study-events.js';
+import { registerStudyReportRoute } from '../routes/study-report.js';
+import { startStudies } from '../studies/start-studies.js';
 
 export async function buildServer(config: ServerConfig): Promise<FastifyInstance> {
   if (!config.token) throw new VolbenchError('EINVALID_ARGS', 'the service needs a token', { accepted: '--token or VOLBENCH_TOKEN' });
@@ -75,7 +79,7 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandling(app);
     registerJsonBodies(app);
-    registerAuth(app, config.token);
+    registerAuth(app, config.token, config.studies?.token);
     await registerOpenApi(app);
     const service = new RunService({ db, dataDir: config.dataDir, roots, reserved, limits, logError: (err, context) => app.log.error({ err }, context) });
     const cap = config.maxConnections ?? connectionCap(descriptorLimit());
@@ -92,13 +96,20 @@ export async function buildServer(config: ServerConfig): Promise<FastifyInstance
     const reports = new ReportRenderer(config.dataDir, reportBudgetsOf(limits), (id) => service.store.result(id));
     service.metrics.watchReports(() => reports.stats());
     app.addHook('onClose', async () => reports.close());
-    const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false, reports };
+    const studies = config.studies ? startStudies(config.studies, db, (line) => app.log.warn(line)) : undefined;
+    if (studies) {
+      app.addHook('preClose', async () => studies.close());
+      app.decorate('studies', studies);
+    }
+    const deps: RouteDeps = { service, waitForEveryRun: config.waitForEveryRun ?? false, reports, ...(studies ? { studies } : {}) };
     const routes = app.withTypeProvider<ZodTypeProvider>();
     for (const register of [registerSubmitRoute, registerListRoute, registerRunRoutes, registerResultRoute, registerEventsRoute, registerSuiteRoutes,
-      registerTargetsRoute, registerHealthRoutes, registerReportRoutes, registerCatalogRoutes]) {
+      registerTargetsRoute, registerHealthRoutes, registerReportRoutes, registerCatalogRoutes, registerStudyRoutes, registerStudyEventsRoute, registerStudyReportRoute]) {
       register(routes, deps);
     }
     registerWebRoutes(app);
+    // Every open study of the index is taken on again (after a restart, those it was driving).
+    if (studies) await studies.resume();
     return app;
   } catch (err) {
     await app.close();

@@ -44,8 +44,14 @@ function refused(missing: boolean, docs: boolean): HttpProblem {
   return unauthorized(missing, docs ? 'Basic realm="volbench", charset="UTF-8"' : 'Bearer realm="volbench"');
 }
 
-export function registerAuth(app: FastifyInstance, token: string): void {
+/** The study routes (/v1/studies...) take the study token, which may spend money, and never the run token. */
+export function isStudyRoute(route: string): boolean {
+  return route === `${API_PREFIX}/studies` || route.startsWith(`${API_PREFIX}/studies/`);
+}
+
+export function registerAuth(app: FastifyInstance, token: string, studyToken?: string): void {
   const expected = digest(token);
+  const studyExpected = studyToken === undefined ? undefined : digest(studyToken);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     // The matched route's pattern, not the raw URL: encoded or odd spellings of a public path
     // cannot reach a protected route, and unknown URLs need the token too (no probing).
@@ -54,6 +60,8 @@ export function registerAuth(app: FastifyInstance, token: string): void {
     const docs = isDocsRoute(route);
     const given = presented(request.headers.authorization, docs);
     if (given === null) throw refused(true, docs);
-    if (!timingSafeEqual(digest(given), expected)) throw refused(false, docs);
+    // Without studies, their routes take the run token and answer 403 (studies-disabled).
+    const wanted = isStudyRoute(route) && studyExpected !== undefined ? studyExpected : expected;
+    if (!timingSafeEqual(digest(given), wanted)) throw refused(false, docs);
   });
 }

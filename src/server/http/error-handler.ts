@@ -16,6 +16,8 @@ import { shuttingDown } from '../problems/service-problems.js';
 import { isSuiteBody, SPEC_SHAPE, SUITE_SHAPE } from '../../api/run-request.js';
 import { ANALYSIS_SHAPE, isAnalysisBody } from '../../api/analysis-request.js';
 import { ownValue } from '../../own-key.js';
+import { STUDY_SHAPE } from '../../api/study.js';
+import { isStudyRoute } from './auth.js';
 import { MAX_PARAM_LENGTH } from '../routes/common.js';
 
 /** `/jobs/0/bs` → `jobs[0].bs`, the spec path style the library uses. */
@@ -40,11 +42,14 @@ function issuePointer(issue: ValidationIssue): string {
 }
 
 /** `body` is the request's body as parsed, before validation refused it. */
-function validationProblem(err: FastifyError & { validation: ValidationIssue[] }, body: unknown): Problem {
+function validationProblem(err: FastifyError & { validation: ValidationIssue[] }, body: unknown, route: string): Problem {
   const issue = err.validation[0];
   const context = (err as { validationContext?: string }).validationContext ?? 'body';
   const path = fieldFromPointer(issuePointer(issue));
   const field = context === 'body' ? path || 'body' : `${context === 'querystring' ? 'query' : context}${path ? `.${path}` : ''}`;
+  if (context === 'body' && isStudyRoute(route)) {
+    return { type: problemType('invalid-request'), title: 'Invalid request', status: 400, detail: `${field}: ${issue.message ?? 'invalid'}`, field, code: 'EINVALID_ARGS', accepted: STUDY_SHAPE };
+  }
   return {
     type: problemType(context === 'body' ? 'invalid-spec' : 'invalid-request'),
     title: context === 'body' ? 'Invalid spec' : 'Invalid request',
@@ -145,7 +150,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const problem =
       knownProblem(err) ??
-      (hasZodFastifySchemaValidationErrors(err) ? validationProblem(err, request.body) : null) ??
+      (hasZodFastifySchemaValidationErrors(err) ? validationProblem(err, request.body, request.routeOptions.url ?? '') : null) ??
       fastifyProblem(err);
     if (problem === null) {
       request.log.error({ err }, 'request failed');

@@ -40,10 +40,10 @@ export function loadOrCreateToken(dataDir: string): StoredToken {
  * only credential, and whoever may rewrite the file chooses it. Checked on the descriptor that
  * is read, so the file cannot be swapped between the check and the read.
  */
-export function readTokenFile(path: string): string {
+export function readTokenFile(path: string, flag = '--token-file'): string {
   const refuse = (why: string): never => {
-    throw new VolbenchError('EINVALID_ARGS', `--token-file ${path} ${why}`, {
-      field: '--token-file',
+    throw new VolbenchError('EINVALID_ARGS', `${flag} ${path} ${why}`, {
+      field: flag,
       accepted: 'a regular file only its owner may read (chmod 600), holding the token',
     });
   };

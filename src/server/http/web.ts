@@ -34,6 +34,7 @@ const WEB_FILES: Readonly<Record<string, WebFile>> = {
   '/web/live.js': { file: () => join(WEB_DIR, 'live.js'), type: 'text/javascript; charset=utf-8' },
   '/web/reports.js': { file: () => join(WEB_DIR, 'reports.js'), type: 'text/javascript; charset=utf-8' },
   '/web/run-page.js': { file: () => join(WEB_DIR, 'run-page.js'), type: 'text/javascript; charset=utf-8' },
+  '/web/studies.js': { file: () => join(WEB_DIR, 'studies.js'), type: 'text/javascript; charset=utf-8' },
   '/web/app.css': { file: () => join(WEB_DIR, 'app.css'), type: 'text/css; charset=utf-8' },
   '/web/echarts.min.js': { file: echartsBrowserBuild, type: 'text/javascript; charset=utf-8' },
 };

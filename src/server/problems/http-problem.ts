@@ -19,6 +19,10 @@ export interface Problem {
   accepted?: string;
   /** The library's error code (`EINVALID_VALUE`), when the library refused. */
   code?: string;
+  /** The operator's limit that refused a study (`--study-max-cost`, `--study-regions`, ...). */
+  limit?: string;
+  /** A refused study's estimated cost, in USD. */
+  estimated_usd?: number;
 }
 
 const PROBLEM_TYPE_PREFIX = 'urn:volbench:problem:';

@@ -159,3 +159,50 @@ export function storeUnavailable(dataDir: string, what: string, code: string): H
   return new HttpProblem(503, 'store-unavailable', 'Store unavailable',
     `${what}: the store in the service's data directory ${dataDir} refuses writes (${code})`);
 }
+
+// Studies: who may spend money, and on what.
+
+/** A study route on a service started without --studies. */
+export function studiesDisabled(): HttpProblem {
+  return new HttpProblem(403, 'studies-disabled', 'Studies are off',
+    'this service does not start studies: its operator did not give --studies (studies create instances and volumes that bill)', {
+      field: '--studies', accepted: 'a service started with --studies',
+    });
+}
+
+/** A region, instance type, volume type or bucket the operator did not allow. */
+export function studyNotAllowed(detail: string, field: string, limit: string, allowed: readonly string[]): HttpProblem {
+  return new HttpProblem(403, 'study-not-allowed', 'Not allowed for studies', `${detail}: this service allows ${allowed.join(', ')} (${limit})`, {
+    field, accepted: allowed.join(', '), limit,
+  });
+}
+
+/** A study whose estimate is over --study-max-cost, or unknown. */
+export function studyOverCost(estimatedUsd: number | undefined, maxUsd: number): HttpProblem {
+  const detail = estimatedUsd === undefined
+    ? `the study's cost cannot be estimated (no price for its instance type), and this service starts only studies estimated at $${maxUsd.toFixed(2)} or less (--study-max-cost)`
+    : `the study is estimated at $${estimatedUsd.toFixed(2)}, above the $${maxUsd.toFixed(2)} this service allows a study (--study-max-cost)`;
+  return new HttpProblem(422, 'study-over-cost', 'Study over the cost cap', detail, {
+    field: 'volumes', accepted: `a study estimated at $${maxUsd.toFixed(2)} or less: fewer or smaller volumes, a shorter runtime, a cheaper instance`,
+    limit: '--study-max-cost', ...(estimatedUsd === undefined ? {} : { estimated_usd: estimatedUsd }),
+  });
+}
+
+export function tooManyStudies(open: number, max: number, estimatedUsd: number | undefined): HttpProblem {
+  return new HttpProblem(422, 'too-many-studies', 'Too many studies at once',
+    `${open} studies are open, the most this service runs at once (--study-max-concurrent); this one was not started`, {
+      accepted: 'a study once one of the open ones is done', limit: '--study-max-concurrent', ...(estimatedUsd === undefined ? {} : { estimated_usd: estimatedUsd }),
+    });
+}
+
+export function studyNotFound(id: string): HttpProblem {
+  return new HttpProblem(404, 'study-not-found', 'Study not found', `this service started no study ${id.slice(0, 40)}`);
+}
+
+/** The service has no bundle for the members' architecture. */
+export function noStudyPackage(arch: string, instance: string): HttpProblem {
+  return new HttpProblem(422, 'no-study-package', 'No bundle for these members',
+    `${instance} members are ${arch}, and this service has no ${arch} bundle for them (--study-package)`, {
+      field: 'instance', accepted: 'an instance type of an architecture the service has a bundle for', limit: '--study-package',
+    });
+}

@@ -22,24 +22,25 @@ import type { Worker } from 'node:worker_threads';
 import type { ReportBudgets } from '../config.js';
 import type { ReportStats } from '../runs/metrics.js';
 import { reportQueueFull, reportTooLarge, shuttingDown, type ReportBudgetName } from '../problems/service-problems.js';
-import { renderTask, type PublishTask, type ReportTask, type ResultTask } from './report-task.js';
+import { renderTask, type InputsTask, type PublishTask, type ReportTask, type ResultTask } from './report-task.js';
 import type { RenderReply, RenderRequest } from './report-worker.js';
 import { startModuleThread } from './worker-thread.js';
 
 
 /** What a route asks for; the renderer adds the answer budget. */
-export type ReportRequest = PublishTask | ResultTask;
+export type ReportRequest = PublishTask | InputsTask | ResultTask;
 
 /**
  * The answer budget: a price/performance report's is --report-max-size; a run's own result in
  * fio's formats is its data, bounded by the run's limits (instances, runtime), and always sent.
  */
 function maxBytesOf(request: ReportRequest, budgets: ReportBudgets): number {
-  return request.kind === 'publish' ? budgets.maxBytes : Number.MAX_SAFE_INTEGER;
+  return request.kind === 'result' ? Number.MAX_SAFE_INTEGER : budgets.maxBytes;
 }
 
 /** Requests that ask for the same answer share one render. */
 function keyOf(task: ReportRequest): string {
+  if (task.kind === 'inputs') return JSON.stringify(['inputs', task.format, task.key, task.pricesFile, task.rankBy, task.units]);
   return task.kind === 'publish'
     ? JSON.stringify(['publish', task.format, task.runs.map((r) => r.id), task.pricesFile])
     : JSON.stringify(['result', task.format, task.run.id]);
@@ -106,7 +107,7 @@ export class ReportRenderer {
   async render(request: ReportRequest, storedBytes: number, signal?: AbortSignal): Promise<Buffer> {
     if (this.closed) throw shuttingDown();
     const task: ReportTask = { ...request, maxBytes: maxBytesOf(request, this.budgets) };
-    if (storedBytes <= INLINE_MAX_BYTES && !(task.kind === 'publish' && task.format === 'html')) return this.inline(task);
+    if (storedBytes <= INLINE_MAX_BYTES && !(task.kind !== 'result' && task.format === 'html')) return this.inline(task);
     return this.onThread(task, signal);
   }
 

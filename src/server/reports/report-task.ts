@@ -3,6 +3,8 @@
  * store where it is drawn (a long run of many jobs stores megabytes):
  * - `publish`: the price/performance report of runs (by id) in a format of `volbench report`,
  *   drawn by the library's own report API (buildPublishReport, renderReport);
+ * - `inputs`: the same report of rows given whole, results as text (a study's members, read
+ *   from its bucket by the service);
  * - `result`: one run's result in fio's output formats, by the library's formatResult.
  */
 import { activePrices, usePrices } from '../../cloud/price-source.js';
@@ -36,6 +38,18 @@ export interface PublishTask {
   units?: ThroughputUnit;
 }
 
+/** The report of rows given whole (a study's members), each result as text: parsed on the thread. */
+export interface InputsTask {
+  kind: 'inputs';
+  /** What the rows are drawn from: requests with the same key share a render. */
+  key: string;
+  format: ReportFormat;
+  inputs: Array<Omit<ReportInput, 'result'> & { resultText?: string }>;
+  pricesFile: string | null;
+  rankBy?: VerdictMetric;
+  units?: ThroughputUnit;
+}
+
 export interface ResultTask {
   kind: 'result';
   run: Pick<ReportRun, 'id' | 'heldResult'>;
@@ -43,7 +57,7 @@ export interface ResultTask {
 }
 
 /** A render and the largest answer it may give, in bytes. */
-export type ReportTask = (PublishTask | ResultTask) & { maxBytes: number };
+export type ReportTask = (PublishTask | InputsTask | ResultTask) & { maxBytes: number };
 
 export type RenderOutcome =
   | { kind: 'done'; body: Uint8Array }
@@ -67,9 +81,11 @@ function inputOf(run: ReportRun, readResult: ReadResult): ReportInput {
   };
 }
 
-async function publish(task: PublishTask, readResult: ReadResult): Promise<string> {
+async function publish(task: PublishTask | InputsTask, readResult: ReadResult): Promise<string> {
   if ((activePrices()?.file ?? null) !== task.pricesFile) usePrices(task.pricesFile ?? undefined);
-  const inputs = task.runs.map((run) => inputOf(run, readResult));
+  const inputs = task.kind === 'inputs'
+    ? task.inputs.map(({ resultText, ...input }): ReportInput => ({ ...input, result: resultText === undefined ? null : (JSON.parse(resultText) as FioJson) }))
+    : task.runs.map((run) => inputOf(run, readResult));
   const report = buildPublishReport(inputs, { priceVolume: catalogPricer(), reprice: task.pricesFile !== null, rankBy: task.rankBy });
   return renderReport(report, task.format, { units: task.units });
 }
@@ -82,7 +98,7 @@ function result(task: ResultTask, readResult: ReadResult): string {
 }
 
 export async function renderTask(task: ReportTask, readResult: ReadResult): Promise<RenderOutcome> {
-  const text = task.kind === 'publish' ? await publish(task, readResult) : result(task, readResult);
+  const text = task.kind === 'result' ? result(task, readResult) : await publish(task, readResult);
   const bytes = Buffer.byteLength(text);
   if (bytes > task.maxBytes) return { kind: 'too-large', bytes };
   return { kind: 'done', body: new TextEncoder().encode(text) };

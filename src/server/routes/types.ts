@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 
 import type { ReportRenderer } from '../reports/report-renderer.js';
 import type { RunService } from '../runs/run-service.js';
+import type { StudyService } from '../studies/study-service.js';
 
 export type ZodApp = FastifyInstance<
   RawServerDefault,
@@ -18,4 +19,6 @@ export interface RouteDeps {
   waitForEveryRun: boolean;
   /** Renders reports on threads of their own, within the service's report budgets. */
   reports: ReportRenderer;
+  /** Studies, when the service was started with them (--studies). */
+  studies?: StudyService;
 }

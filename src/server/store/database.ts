@@ -1,5 +1,5 @@
 /**
- * The service's SQLite database: runs and their events, in WAL mode so that readers (GET,
+ * The service's SQLite database: runs and their events, and the index of its studies, in WAL mode so that readers (GET,
  * SSE replay) never wait for the writer. The schema is versioned with `user_version`.
  */
 import { closeSync, constants, fchmodSync, openSync } from 'node:fs';
@@ -62,6 +62,22 @@ export const MIGRATIONS: readonly string[] = [
   // generation as the engine read them ('' where the filesystem keeps neither). Rows recorded
   // before have none (NULL): like '', they confirm nothing and remove nothing.
   `ALTER TABLE run_files ADD COLUMN stamp TEXT;`,
+  // Studies: an index of those this service started (their state is in S3), so that a restart
+  // takes every open one on again; and the service's own id, which its study leases carry.
+  `CREATE TABLE studies (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     bucket TEXT NOT NULL,
+     region TEXT NOT NULL,
+     instance_type TEXT NOT NULL,
+     volumes TEXT NOT NULL,
+     estimated_usd REAL,
+     step TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX studies_by_step ON studies (step);
+   CREATE TABLE service_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export const DATABASE_FILE = 'volbench.sqlite';

@@ -12,13 +12,17 @@
  * reached by nothing); `--interactive` drives them over HTTPS through port forwards instead
  * (`compare --interactive`, as `fleet up` + `fleet run` do). `--kill-controller` kills the
  * controlling CLI with SIGKILL once every member runs, and resumes the study with `fleet attach`
- * from an empty state directory, as another machine would.
+ * from an empty state directory, as another machine would. `--via-http` has a volbench service
+ * drive the study instead, as a pipeline would use it: `volbench serve --studies` started as the
+ * control plane, the study created with `POST /v1/studies` and followed with GET and its events,
+ * the service killed with SIGKILL once every member runs and started again to resume it, and the
+ * report saved from `GET /v1/studies/{id}/report` (via-http.ts).
  *
  * Options: --out DIR (required), --volumes V (default the study's four), --instance TYPE,
  * --runtime T (the suites' runtime, default 20s), --rate R (0.25), --time T (0.1),
  * --boot-timeout S (seconds for a member's signal, default 300), --package FILE (the bundle
  * fleet compare uploads; default: bundles/ as `npm run bundle` makes it), --interactive,
- * --kill-controller.
+ * --kill-controller, --via-http.
  *
  * It runs from the sources (node --import ./tests/harness/from-source.js); the volbench it drives
  * is the built CLI (dist/), as a user's is.
@@ -27,11 +31,11 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, type Stack } from '@aws-sdk/client-cloudformation';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 
 import type { FioJson } from '../../../src/fio-output/fio-result.js';
-import { catalogPricer, readReportFile, renderReportFiles } from '../../../src/publish/index.js';
+import { catalogPricer, readReportFile, renderReportFiles, type Report } from '../../../src/publish/index.js';
 import { sweepStale, rehearsalDir } from '../loop-volume.js';
 import { SignalStandIn } from '../sandbox/signal-standin.js';
 import { cli, ROOT, type Running } from './cli-run.js';
@@ -45,6 +49,7 @@ import { checkPrerequisites } from './prerequisites.js';
 import { fireSchedule, listSchedules } from './scheduler.js';
 import { attachReportCells, studyReport, volumeTests, verdict, type ReapDemo, type Study, type StudyController, type StudyVolume } from './study.js';
 import { forward, freePort } from './forward.js';
+import { runViaHttp } from './via-http.js';
 import { waitForStack } from './wait-stack.js';
 
 const REGION = 'us-east-1';
@@ -59,13 +64,14 @@ const { values: args } = parseArgs({
   options: {
     out: { type: 'string' }, volumes: { type: 'string' }, instance: { type: 'string' }, runtime: { type: 'string' },
     rate: { type: 'string' }, time: { type: 'string' }, 'boot-timeout': { type: 'string' }, package: { type: 'string' },
-    interactive: { type: 'boolean' }, 'kill-controller': { type: 'boolean' },
+    interactive: { type: 'boolean' }, 'kill-controller': { type: 'boolean' }, 'via-http': { type: 'boolean' },
   },
 });
-if (!args.out || (args.interactive && args['kill-controller'])) {
+const modes = (['interactive', 'kill-controller', 'via-http'] as const).filter((m) => args[m]);
+if (!args.out || modes.length > 1) {
   process.stderr.write('usage: npm run rehearse:fleet -- --out DIR [--volumes V] [--instance TYPE] [--runtime T] [--rate R] [--time T] ' +
-    '[--boot-timeout S] [--package FILE] [--interactive | --kill-controller]\n');
-  if (args.interactive && args['kill-controller']) process.stderr.write('--kill-controller resumes a study from S3: an interactive compare is driven from here alone\n');
+    '[--boot-timeout S] [--package FILE] [--interactive | --kill-controller | --via-http]\n');
+  if (modes.length > 1) process.stderr.write(`--${modes.join(' and --')}: one of them (the study has one driver: the CLI, killed or not, or a service)\n`);
   process.exit(2);
 }
 const out = resolve(args.out);
@@ -140,15 +146,31 @@ function prerequisites(study: Study): boolean {
 }
 
 interface Played { label: string; played: Promise<PlayedMember | { label: string; error: string }> }
+interface PlayContext {
+  aws: SignalStandIn; cfn: CloudFormationClient; direct: { region: string; endpoint: string; credentials: typeof CREDENTIALS }; dir: string; played: Played[];
+}
+/** A plan as `fleet plan --format json` prints it: its members and its estimate. */
+interface Plan { members: PlannedMember[]; estimatedUsd?: number }
+
+/** Plays each member of study `fleetId` once its stack is complete in moto; `onReady` as each one runs. */
+function playStacks(fleetId: string, plan: Plan, ctx: PlayContext, onReady: (pm: PlannedMember, played: PlayedMember, stack: Stack) => unknown): void {
+  for (const pm of plan.members) {
+    const stackName = `volbench-${fleetId}-${pm.label}`;
+    ctx.played.push({ label: pm.label, played: (async () => {
+      const stack = await waitForStack(ctx.cfn, stackName, 300_000);
+      const played = await playMember({ plan: pm, stackName, instance, aws: ctx.aws, sdk: ctx.direct, dir: ctx.dir, scale, bootTimeoutMs, log, cleanup });
+      if (played.ready) await onReady(pm, played, stack);
+      return played;
+    })().catch((err: Error) => ({ label: pm.label, error: err.message })) });
+  }
+}
 
 /**
  * The study's command, each of its stacks played as it appears. With --kill-controller, the
  * command is killed once every member runs, and `fleet attach` resumes the study from S3 with an
  * empty state directory. Answers the command's (or the resumed one's) run, and the fleet's id.
  */
-async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: PlannedMember[] }, ctx: {
-  aws: SignalStandIn; cfn: CloudFormationClient; direct: { region: string; endpoint: string; credentials: typeof CREDENTIALS }; dir: string; played: Played[];
-}): Promise<{ result: Awaited<Running['done']>; fleetId?: string }> {
+async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: Plan, ctx: PlayContext): Promise<{ result: Awaited<Running['done']>; fleetId?: string }> {
   const forwards: { close(): void }[] = [];
   cleanup.add('port forwards', () => { for (const f of forwards) f.close(); });
   const ports: Record<string, number> = Object.fromEntries(await Promise.all(plan.members.map(async (m) => [m.label, await freePort()])));
@@ -183,20 +205,12 @@ async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: P
   compare = tracked(cli(argv, env, log, { stateDir: join(out, 'state', 'compare'), onCreated: (id) => {
     fleetId = id;
     upAt = Date.now();
-    for (const pm of plan.members) {
-      const stackName = `volbench-${fleetId}-${pm.label}`;
-      ctx.played.push({ label: pm.label, played: (async () => {
-        const stack = await waitForStack(ctx.cfn, stackName, 300_000);
-        const port = Number(stack.Parameters?.find((p) => p.ParameterKey === 'ServicePort')?.ParameterValue ?? DEFAULT_SERVICE_PORT);
-        const played = await playMember({ plan: pm, stackName, instance, aws: ctx.aws, sdk: ctx.direct, dir: ctx.dir, scale, bootTimeoutMs, log, cleanup });
-        if (played.ready) {
-          if (mode === 'interactive') forwards.push(await forward(ports[pm.label], played.member!.address, port));
-          running.push(since(upAt));
-          allRunning();
-        }
-        return played;
-      })().catch((err: Error) => ({ label: pm.label, error: err.message })) });
-    }
+    playStacks(id, plan, ctx, async (pm, played, stack) => {
+      const port = Number(stack.Parameters?.find((p) => p.ParameterKey === 'ServicePort')?.ParameterValue ?? DEFAULT_SERVICE_PORT);
+      if (mode === 'interactive') forwards.push(await forward(ports[pm.label], played.member!.address, port));
+      running.push(since(upAt));
+      allRunning();
+    });
   } }), 'fleet compare');
   let result = await compare.done;
   writeFileSync(join(out, 'compare.log'), result.stderr);
@@ -237,6 +251,41 @@ async function runStudy(study: Study, env: NodeJS.ProcessEnv, plan: { members: P
   return { result, fleetId };
 }
 
+/**
+ * --via-http: a volbench service drives the study (POST /v1/studies, followed by GET and its
+ * events), killed with SIGKILL once every member runs and started again on its data directory.
+ * Its limits are an operator's: this study's region, instance type and volume types, one study at
+ * a time, and a cost cap the plan's estimate fits (half as much again).
+ */
+async function runStudyViaHttp(study: Study, env: NodeJS.ProcessEnv, plan: Plan, ctx: PlayContext): Promise<{ fleetId?: string; reportFiles: string[] }> {
+  const cap = Math.ceil((plan.estimatedUsd ?? 1) * 150) / 100;
+  const types = [...new Set(plan.members.map((m) => m.volume.type))];
+  const studyFlags = ['--studies', '--study-bucket', BUCKET, '--study-regions', REGION, '--study-max-cost', String(cap), '--study-max-concurrent', '1',
+    '--study-instance-types', instance, '--study-volume-types', types.join(','), '--study-package', bundle];
+  // Members shut down at their expiry × the time factor: a TTL the rehearsal's boots under load fit in.
+  const body = { volumes: volumes.split(','), instance, suite: 'auto', runtime, region: REGION, bucket: BUCKET, ttl: '2h' };
+  study.driver = 'http';
+  study.command = `POST /v1/studies ${JSON.stringify(body)}`;
+  log(`running: ${study.command}, on a service with a cost cap of $${cap} (the plan's estimate $${plan.estimatedUsd})`);
+  const running: number[] = [];
+  const got = await runViaHttp({
+    out, env, log, cleanup, body, studyFlags, direct: ctx.direct, deadlineMs: 15 * 60_000,
+    play: (id, allRunning) => {
+      const upAt = Date.now();
+      playStacks(id, plan, ctx, () => {
+        running.push(since(upAt));
+        if (running.length !== plan.members.length) return;
+        study.up_to_all_running_s = Math.max(...running);
+        log(`every member runs, ${study.up_to_all_running_s} s after the POST`);
+        allRunning();
+      });
+    },
+  });
+  study.study_id = got.studyId;
+  study.service = got.service;
+  return { fleetId: got.studyId, reportFiles: got.reportFiles };
+}
+
 /** Where the study's collector saved a member's result. */
 const resultFile = (fleetId: string | undefined, label: string) => (fleetId ? join(out, 'results', fleetId, `${label}.json`) : undefined);
 
@@ -258,6 +307,21 @@ async function publishReport(study: Study, files: string[], fleetId: string | un
   } catch (err) {
     study.notes.push(`report: ${(err as Error).message}`);
   }
+}
+
+/**
+ * --via-http: the report as GET /v1/studies/{id}/report answered it (saved as DIR/report.*),
+ * its rows named by member label; its first screen and each test's cell go into the study.
+ */
+function httpReport(study: Study, files: string[]): void {
+  if (!files.includes('report.json')) {
+    study.notes.push('report: GET /v1/studies/{id}/report?format=json did not answer 200');
+    return;
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+  study.report = studyReport(report, files);
+  attachReportCells(study.volumes, report, (label) => label);
+  log(`report (over HTTP): ${files.join(', ')}: ${study.report.title}; ${study.report.banner ?? 'no rehearsal banner'}`);
 }
 
 /** One volume's entry in study.json: how its member played, and its tests against the scaled model. */
@@ -296,7 +360,8 @@ async function endMembers(played: Played[]): Promise<Array<PlayedMember | { labe
 
 async function main(study: Study): Promise<void> {
   log('This rehearsal tests the plumbing end to end, not AWS\'s model: the volumes are loop devices held to the catalog\'s own model.');
-  log(`members ${mode}${args['kill-controller'] ? ', the controller killed once they run and resumed from S3' : ''}; scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
+  log(`members ${mode}${args['kill-controller'] ? ', the controller killed once they run and resumed from S3' : ''}` +
+    `${args['via-http'] ? ', the study driven by a volbench service over HTTP, killed once they run and restarted' : ''}; scale: rate × ${scale.rate}, time × ${scale.time}; suites' runtime ${runtime}`);
   for (const s of sweepStale()) log(`swept what a killed run left: ${s}`);
   const moto = await startMoto(REGION, { logFile: join(out, 'moto.log') });
   cleanup.add('moto', () => moto.stop());
@@ -320,15 +385,19 @@ async function main(study: Study): Promise<void> {
   const direct = { ...sdk, endpoint: moto.endpoint };
   const cfn = new CloudFormationClient(direct);
   cleanup.add('its CloudFormation client', () => cfn.destroy());
-  const plan: { members: PlannedMember[] } = JSON.parse((await cli(['fleet', 'plan', '--volumes', volumes, '--instance', instance, '--region', REGION,
+  const plan: Plan = JSON.parse((await cli(['fleet', 'plan', '--volumes', volumes, '--instance', instance, '--region', REGION,
     '--runtime', runtime, '--format', 'json'], env, log).done).stdout);
   const played: Played[] = [];
-  const { fleetId } = await runStudy(study, env, plan, { aws, cfn, direct, dir, played });
+  const ctx = { aws, cfn, direct, dir, played };
+  const viaHttp = args['via-http'] ? await runStudyViaHttp(study, env, plan, ctx) : undefined;
+  const { fleetId } = viaHttp ?? await runStudy(study, env, plan, ctx);
   const members = await endMembers(played);
   study.fleet_id = fleetId;
   for (const pm of plan.members) study.volumes.push(volumeEntry(pm, members.find((x) => x.label === pm.label) ?? { label: pm.label, error: 'never played' }, fleetId));
-  // The report of the results as saved, whoever collected them (compare, or attach after a kill).
-  await publishReport(study, plan.members.map((m) => resultFile(fleetId, m.label)).filter((f): f is string => f !== undefined && existsSync(f)), fleetId);
+  // The report of the results as saved, whoever collected them (compare, or attach after a kill);
+  // over HTTP, the service's own.
+  if (viaHttp) httpReport(study, viaHttp.reportFiles);
+  else await publishReport(study, plan.members.map((m) => resultFile(fleetId, m.label)).filter((f): f is string => f !== undefined && existsSync(f)), fleetId);
   // What fleet down left, listed by kind; then reap shown finding by tag what a killed `up` left.
   // A fleet's record, kept on purpose (reap keeps it too): its results, its state file, which
   // `fleet list --bucket` reads from another machine, and what each member wrote under its prefix.
@@ -359,7 +428,7 @@ function finish(study: Study, load: HostLoadSampler): void {
   log('This tested the plumbing end to end, not AWS\'s model.');
 }
 
-const study: Study = { wall_s: 0, mode, scale, runtime, instance, command: '', volumes: [], leftovers: {}, notes: [] };
+const study: Study = { wall_s: 0, mode, driver: args['via-http'] ? 'http' : 'cli', scale, runtime, instance, command: '', volumes: [], leftovers: {}, notes: [] };
 let lock;
 try {
   lock = lockOut(out);

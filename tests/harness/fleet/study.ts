@@ -94,6 +94,31 @@ export interface StudyController {
   resumed_exit?: number | string | null;
   resumed_command?: string;
 }
+/**
+ * The service that drove the study (--via-http): a `volbench serve --studies`, killed with SIGKILL
+ * once every member ran and started again on its data directory.
+ */
+export interface ServiceRecord {
+  url: string;
+  command: string;
+  killed: boolean;
+  restarted: boolean;
+  /** Seconds from the SIGKILL to the restarted service answering. */
+  gap_s?: number;
+  /** Seconds from the SIGKILL to the restarted service's first act on the study (an event of its driver, its lease), or the study's end. */
+  resumed_s?: number;
+  /** Seconds from the POST to the kill. */
+  killed_at_s?: number;
+  killed_exit?: string | number | null;
+  stopped_exit?: string | number | null;
+  restart_error?: string;
+  /** What the service refused before the study, as it answered: a region not allowed, a study over the cost cap. */
+  refusals?: Array<{ why: string; status: number; type?: string; limit?: string; field?: string; estimated_usd?: number; detail?: string }>;
+  /** The study's estimate as the POST answered it. */
+  estimated_usd?: number;
+  /** The requests the rehearsal made of it, as a pipeline would: POST, GETs, events read and the stream's connections. */
+  requests: { post: number; get: number; events: number; event_connections?: number };
+}
 /** The report the rehearsal published (report.json, report.md, report.html): its first screen. */
 export interface StudyReport {
   files: string[];
@@ -111,6 +136,11 @@ export interface Study {
   /** How the members ran: autonomous (a study: no inbound path), or interactive (driven over HTTPS). */
   mode: 'autonomous' | 'interactive';
   controller?: StudyController;
+  /** Who drove the study: the CLI (`fleet compare`), or a volbench service over HTTP (--via-http). */
+  driver?: 'cli' | 'http';
+  /** The study's id as POST /v1/studies answered it (--via-http). */
+  study_id?: string;
+  service?: ServiceRecord;
   /** The host's load and stolen CPU while the rehearsal ran: a ratio that fell on a loaded host says so. */
   host_load?: HostLoad;
   /** Each prerequisite, as checked before anything started. */
@@ -247,6 +277,16 @@ export function verdict(study: Study, low = 0.85, high = 1.1): string[] {
   if (tests.length > 0) {
     if (!tests.some((t) => t.bound_by_source === 'ebs-stats')) problems.push("no test's binding limit was measured from its volume's EBS statistics page");
     problems.push(...reportProblems(study, low, high));
+  }
+  if (study.driver === 'http') {
+    const s = study.service;
+    if (!study.study_id) problems.push('POST /v1/studies started no study');
+    const refused = (why: string) => s?.refusals?.find((r) => r.why === why);
+    const region = refused('a region not allowed');
+    if (!(region?.status === 403 && region.field === 'region' && region.detail?.includes('eu-west-1'))) problems.push(`a study in a region not allowed was not refused naming it: ${JSON.stringify(region)}`);
+    const cost = refused('over the cost cap');
+    if (!(cost?.status === 422 && cost.limit === '--study-max-cost' && typeof cost.estimated_usd === 'number')) problems.push(`a study over the cost cap was not refused with its estimate: ${JSON.stringify(cost)}`);
+    if (!(s?.killed && s.restarted)) problems.push(`the service was ${s?.killed ? '' : 'not '}killed and ${s?.restarted ? '' : 'not '}restarted${s?.restart_error ? ` (${s.restart_error})` : ''}`);
   }
   const c = study.controller;
   if (c && !(c.killed && c.resumed && c.resumed_from === 's3')) problems.push(`the controller was ${c.killed ? '' : 'not '}killed and ${c.resumed ? '' : 'not '}resumed from s3`);
