@@ -7,6 +7,12 @@ import { VolbenchError } from '../errors.js';
 const DENIED = /AccessDenied|UnauthorizedOperation|AuthorizationError|NotAuthorized/i;
 const NO_CREDENTIALS = /CredentialsProviderError|Could not load credentials|Unable to locate credentials/i;
 
+/** Whether an SDK error is AWS refusing the caller (an IAM or SCP deny), not a failure of the call. */
+export function deniedError(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; Code?: string };
+  return DENIED.test(e?.name ?? e?.Code ?? '') || DENIED.test(e?.message ?? '');
+}
+
 /**
  * Runs one AWS call, turning its failure into ECLOUD naming the action (`cloudformation:CreateStack`):
  * what to grant when it was refused, what to configure when there were no credentials.

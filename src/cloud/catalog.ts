@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { VolbenchError } from '../errors.js';
 import { closestName } from '../jobspec/suggest.js';
 import {
-  InstanceCatalog, InstancePriceCatalog, ProviderCatalog, type InstancePriceCatalogData, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo,
+  InstanceCatalog, InstancePriceCatalog, ProviderCatalog, type InstancePlatformInfo, type InstancePriceCatalogData, type InstanceTypeInfo, type ProviderCatalogData, type VolumeTypeInfo,
 } from './schema.js';
 import type { z } from 'zod';
 
@@ -75,6 +75,15 @@ let instanceCatalog: z.infer<typeof InstanceCatalog> | undefined;
 export function loadInstances(): InstanceTypeInfo[] {
   instanceCatalog ??= readCatalogFile('aws-ec2-instances.json', InstanceCatalog);
   return instanceCatalog.instances;
+}
+
+/** Every type whose platform the catalog knows: those with EBS limits, and those without (t2, ...). */
+export function instancePlatforms(): InstancePlatformInfo[] {
+  const limited = loadInstances().map((i) => ({
+    type: i.type, ...(i.hypervisor ? { hypervisor: i.hypervisor } : {}), ...(i.ebs.nvme_support ? { nvme_support: i.ebs.nvme_support } : {}),
+    ...(i.ebs.ebs_optimized_support ? { ebs_optimized_support: i.ebs.ebs_optimized_support } : {}), ...(i.architectures ? { architectures: i.architectures } : {}),
+  }));
+  return [...limited, ...(instanceCatalog!.platform_only ?? [])];
 }
 
 /** When each AWS catalog file was read: what a result names so a later comparison knows its model. */

@@ -1,4 +1,4 @@
-export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
+export { CATALOG_FILES, awsCatalogDates, catalogProviders, checkProvider, instancePlatforms, instanceType, loadCatalog, loadInstancePrices, loadInstances, parseCatalog, volumeType } from './catalog.js';
 export type { CatalogDates, CatalogVolumeType } from './catalog.js';
 export {
   catalogTypeOf, checkPlacement, describeSpec, gbToGiB, instanceStoreOf, isVolume, provisionedIops, provisionedThroughput, sizeText, tierFor,
@@ -28,7 +28,7 @@ export { jobShape, mergedOptions } from './job-shape.js';
 export type { DirMeasure, JobShape } from './job-shape.js';
 export { jobEntitlement } from './job-entitlement.js';
 export type { JobFacts } from './job-entitlement.js';
-export type { Confidence, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
+export type { Confidence, InstancePlatformInfo, InstanceTypeInfo, ProviderCatalogData, VolumeTypeInfo } from './schema.js';
 export { cloudFacts } from './annotate.js';
 export type { CloudContext } from './annotate.js';
 export { awsCall } from './aws-call.js';

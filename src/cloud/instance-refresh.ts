@@ -10,7 +10,7 @@
 import { VolbenchError } from '../errors.js';
 import { awsCall } from './aws-call.js';
 import { awsClient, checkAwsRegion, customEndpoint } from './aws-clients.js';
-import { InstanceCatalog, type Confidence, type InstanceTypeInfo } from './schema.js';
+import { InstanceCatalog, type Confidence, type InstancePlatformInfo, type InstanceTypeInfo } from './schema.js';
 import type { z } from 'zod';
 
 type InstanceCatalogData = z.infer<typeof InstanceCatalog>;
@@ -124,6 +124,21 @@ function entryOf(d: DescribedType, before: InstanceTypeInfo | undefined, dated: 
   };
 }
 
+/** A type without EBS-optimized limits: its platform alone, so a fleet can refuse it by name. */
+function platformOf(d: DescribedType): InstancePlatformInfo | null {
+  const name = d.InstanceType;
+  if (typeof name !== 'string' || !TYPE_NAME.test(name)) return null;
+  const hypervisor = oneOf(d.Hypervisor, HYPERVISORS);
+  const nvme = oneOf(d.EbsInfo?.NvmeSupport, NVME);
+  const optimized = oneOf(d.EbsInfo?.EbsOptimizedSupport, EBS_OPTIMIZED);
+  const archs = (d.ProcessorInfo?.SupportedArchitectures ?? []).filter((a) => /^[a-z0-9_]{1,16}$/.test(a)).slice(0, 8);
+  if (!hypervisor && !nvme && !optimized) return null;
+  return {
+    type: name, ...(hypervisor ? { hypervisor } : {}), ...(nvme ? { nvme_support: nvme } : {}), ...(optimized ? { ebs_optimized_support: optimized } : {}),
+    ...(archs.length ? { architectures: archs } : {}),
+  };
+}
+
 export interface InstanceRefresh {
   file: InstanceCatalogData;
   /** Types the API gave without EBS-optimized limits (left out). */
@@ -135,11 +150,14 @@ export function instanceCatalogFrom(described: readonly DescribedType[], base: r
   const before = new Map(base.map((i) => [i.type, i]));
   const instances: InstanceTypeInfo[] = [];
   const skipped: string[] = [];
+  const platforms = new Map<string, InstancePlatformInfo>();
   const seen = new Set<string>();
   for (const d of described) {
     const entry = entryOf(d, before.get(d.InstanceType ?? ''), dated);
     if (!entry) {
       if (typeof d.InstanceType === 'string') skipped.push(d.InstanceType.slice(0, 40));
+      const platform = platformOf(d);
+      if (platform) platforms.set(platform.type, platform);
       continue;
     }
     if (seen.has(entry.type)) continue;
@@ -152,6 +170,10 @@ export function instanceCatalogFrom(described: readonly DescribedType[], base: r
     });
   }
   instances.sort((a, b) => a.type.localeCompare(b.type, 'en', { numeric: true }));
-  const file = InstanceCatalog.parse({ provider: 'aws', service: 'ec2', as_of: dated.as_of, source: dated.source, confidence: dated.confidence, instances });
+  const platformOnly = [...platforms.values()].sort((a, b) => a.type.localeCompare(b.type, 'en', { numeric: true }));
+  const file = InstanceCatalog.parse({
+    provider: 'aws', service: 'ec2', as_of: dated.as_of, source: dated.source, confidence: dated.confidence, instances,
+    ...(platformOnly.length ? { platform_only: platformOnly } : {}),
+  });
   return { file, skipped };
 }

@@ -253,6 +253,15 @@ export const InstanceType = z.object({
   }).strict().optional(),
 }).strict();
 
+/** A type's platform alone: what a fleet checks before it plans on it (src/fleet/instance-platform.ts). */
+export const InstancePlatform = z.object({
+  type: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/),
+  hypervisor: z.enum(['nitro', 'xen']).optional(),
+  nvme_support: z.enum(['unsupported', 'supported', 'required']).optional(),
+  ebs_optimized_support: z.enum(['unsupported', 'supported', 'default']).optional(),
+  architectures: z.array(z.string().regex(/^[a-z0-9_]{1,16}$/)).max(8).optional(),
+}).strict();
+
 export const InstanceCatalog = z.object({
   provider: z.literal('aws'),
   service: z.literal('ec2'),
@@ -261,9 +270,16 @@ export const InstanceCatalog = z.object({
   source: sourceText.optional(),
   confidence: z.enum(['H', 'M', 'L']).optional(),
   instances: z.array(InstanceType).min(1),
+  /**
+   * Types DescribeInstanceTypes gives without EBS-optimized limits (t2, the first generations):
+   * no entitlement can be had on them, but a fleet planned on one is refused by its platform,
+   * which is kept here.
+   */
+  platform_only: z.array(InstancePlatform).optional(),
 }).strict();
 
 export type InstanceTypeInfo = z.infer<typeof InstanceType>;
+export type InstancePlatformInfo = z.infer<typeof InstancePlatform>;
 
 /**
  * EC2 on-demand prices (catalog/aws-ec2-prices.json), USD per instance-hour, Linux, by region

@@ -88,7 +88,7 @@ export async function fleetObjects(fleetId: string, bucket: string, clients: Fle
   const found: Found = { ours: [], strangers: [] };
   let ContinuationToken: string | undefined;
   do {
-    const page = await awsCall('s3:ListObjectsV2', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: objectPrefix(fleetId), ContinuationToken })));
+    const page = await awsCall('s3:ListBucket', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: objectPrefix(fleetId), ContinuationToken })));
     for (const obj of page.Contents ?? []) {
       if (!obj.Key || isRecord(obj.Key)) continue;
       const tags = await awsCall('s3:GetObjectTagging', () => clients.s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: obj.Key })));

@@ -22,6 +22,8 @@ import { preconditionFor, type Precondition } from './precondition.js';
 import { defaultTtlSec, EXPIRES_TAG } from './ttl.js';
 import { checkFleetVolume, fleetVolume, type FleetVolume } from './volumes.js';
 import { stackNameFor } from './names.js';
+import { checkInstancePlatform } from './instance-platform.js';
+import { checkMemberAccount, formatMemberAccount, type MemberAccount } from './member-account.js';
 
 
 
@@ -50,6 +52,8 @@ export interface FleetPlanInput {
   basis?: CostBasis;
   /** `--ttl`, seconds; the plan's default when absent. */
   ttlSec?: number;
+  /** What a company account asks of the members: tags, no public address, a volume key (member-account.ts). */
+  account?: MemberAccount;
 }
 
 /** A member's cost a month under the plan's scope, and per unit of what its suite's tests are entitled to, naming the test. */
@@ -111,6 +115,8 @@ export interface FleetPlan {
   cost?: PlanCost;
   /** The fleet's time to live from `fleet up` (`--ttl`, else the plan's duration twice plus 30 min). */
   ttlSec: number;
+  /** Tags, no public address, the volumes' key: what the stacks are made with besides the plan's figures. */
+  account?: MemberAccount;
   warnings: string[];
 }
 
@@ -233,6 +239,8 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   if (input.volumes.length === 0) {
     throw new VolbenchError('EINVALID_ARGS', 'a fleet needs at least one volume', { field: '--volumes', accepted: 'e.g. gp3:500g,io2:500g:iops=16000' });
   }
+  checkInstancePlatform(input.instanceType);
+  const account = input.account ? checkMemberAccount(input.account, input.region) : undefined;
   const volumes = labelled(input);
   const fleetId = input.fleetId ?? newFleetId();
   const suiteName = input.suite ?? AUTO;
@@ -253,7 +261,9 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     volumeMonthly: volumeMonthly(v.volume, input.region, { fallback: true }),
     ...(tests[i].length ? { tests: tests[i] } : {}),
   }));
-  const overhead = memberOverhead(input.region);
+  // Without a public address (--no-public-ip) a member pays for none.
+  const { publicIpv4Hourly, ...rest } = memberOverhead(input.region);
+  const overhead: MemberOverhead = account?.noPublicIp ? rest : { ...rest, ...(publicIpv4Hourly ? { publicIpv4Hourly } : {}) };
   const usdFor = (h: number) => fleetUsd(hourly, members.map((m) => m.volumeMonthly), h, overhead);
   const estimatedUsd = usdFor(hours);
   const preUsd = usdFor(preSeconds / 3600);
@@ -276,6 +286,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     findings,
     cost: planCost(members, hourly, input.cost ?? 'volume', input.basis ?? costBasis('730h')),
     ttlSec: input.ttlSec ?? defaultTtlSec(hours),
+    ...(account ? { account } : {}),
     warnings: planWarnings(input, hourly, members),
   };
 }
@@ -367,6 +378,7 @@ export function formatPlan(plan: FleetPlan): string {
   lines.push(`expires ${(plan.ttlSec / 3600).toFixed(2)} h after fleet up (--ttl): everything is tagged ${EXPIRES_TAG}, ` +
     'each member shuts itself down then, and fleet reap deletes what is left');
   if (plan.volumesOnlyUsd !== undefined) lines.push(`without the instances (no price for ${plan.instanceType}): ${usd(plan.volumesOnlyUsd)} for the volumes alone`);
+  if (plan.account) lines.push(...formatMemberAccount(plan.account));
   lines.push(...formatTests(plan));
   lines.push(...formatCost(plan));
   if (plan.findings?.length) lines.push('');

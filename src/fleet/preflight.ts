@@ -22,6 +22,8 @@ export interface PreflightInput {
   accountId?: string;
   /** How the members run (default interactive): what a subnet with no route out must reach. */
   mode?: MemberMode;
+  /** `--no-public-ip`: the members get no public address, whatever the subnet maps, so an internet gateway takes them nowhere. */
+  noPublicIp?: boolean;
 }
 
 export interface Preflight {
@@ -132,13 +134,15 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
     }
     subnet = fit;
   }
-  const network = await checkPrivateSubnet(clients, subnet, input.region, input.mode ?? 'interactive');
+  // Without a public address, an internet gateway is no route out: the subnet is read as one that maps none.
+  const publicAddress = subnet.MapPublicIpOnLaunch === true && !input.noPublicIp;
+  const network = await checkPrivateSubnet(clients, { ...subnet, MapPublicIpOnLaunch: publicAddress }, input.region, input.mode ?? 'interactive');
   const kmsKeyArn = await bucketKey(clients, input);
   return {
     subnetId: subnet.SubnetId!,
     vpcId: subnet.VpcId!,
     availabilityZone: subnet.AvailabilityZone!,
-    publicAddress: subnet.MapPublicIpOnLaunch === true,
+    publicAddress,
     ...(kmsKeyArn ? { kmsKeyArn } : {}),
     routeOut: network.routeOut,
     ...(network.notes.length ? { notes: network.notes } : {}),

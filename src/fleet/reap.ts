@@ -227,7 +227,7 @@ async function findParameters(o: ReapOptions, index: VolbenchStacks, living: Map
 async function findObjects(o: ReapOptions, index: VolbenchStacks, living: Map<string, string>, bucket: string, plan: ReapPlan): Promise<void> {
   let ContinuationToken: string | undefined;
   do {
-    const page = await awsCall('s3:ListObjectsV2', () => o.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken })));
+    const page = await awsCall('s3:ListBucket', () => o.clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken })));
     for (const obj of page.Contents ?? []) {
       // Results are kept: they are what the study was for. The bundle and certificate go.
       if (!obj.Key || isRecord(obj.Key)) continue;

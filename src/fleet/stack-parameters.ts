@@ -42,6 +42,16 @@ function maxRuntimeSeconds(ttlSec: number): number {
   return Math.max(600, ttlSec);
 }
 
+/** What a company account asked for (member-account.ts): the volumes' key, no public address. */
+function accountParameters(plan: FleetPlan): Record<string, string | undefined> {
+  const a = plan.account;
+  return {
+    ...(a?.ebsKmsKeyArn ? { VolumeKmsKeyArn: a.ebsKmsKeyArn } : {}),
+    // Asked for none, a member has none: no public endpoint either, whatever the subnet maps.
+    ...(a?.noPublicIp ? { NoPublicAddress: 'true', PublicAddress: 'false' } : {}),
+  };
+}
+
 export function stackParameters(member: FleetMember, fleet: FleetStackSettings): Parameter[] {
   const { plan, where } = fleet;
   const v = member.volume;
@@ -75,6 +85,7 @@ export function stackParameters(member: FleetMember, fleet: FleetStackSettings):
     InstanceProfileName: fleet.instanceProfile,
     MemberMode: fleet.mode,
     StudySpecSha256: fleet.studySpecSha256,
+    ...accountParameters(plan),
   };
   return Object.entries(values).flatMap(([ParameterKey, ParameterValue]) => (ParameterValue === undefined ? [] : [{ ParameterKey, ParameterValue }]));
 }

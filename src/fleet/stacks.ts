@@ -14,6 +14,7 @@ import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { VolbenchError } from '../errors.js';
 import { awsCall, type FleetClients } from './aws.js';
 import { bundleArch, instanceArchitecture, type Architecture } from './architecture.js';
+import { readAccount, refuseAccount } from './account.js';
 import { fleetCertificate } from './certificate.js';
 import { fleetDown } from './down.js';
 import { fleetLog, type OnFleetEvent } from './events.js';
@@ -26,8 +27,9 @@ import { ensureSchedules } from './schedules.js';
 import { putEncryption } from './sse.js';
 import { readyStudyRoles } from './study-roles.js';
 import { stackParameters, type FleetStackSettings } from './stack-parameters.js';
-import { checkStackTags, tagList } from './tags.js';
+import { checkStackTags, tagList, userTags } from './tags.js';
 import { saveState, type FleetMemberState, type FleetState } from './state.js';
+import { withUserTags } from './template-tags.js';
 import { deleteStacksOnAbort } from './teardown.js';
 import { checkWorkloadFits, defaultTtlSec, expiresAt, EXPIRES_TAG } from './ttl.js';
 
@@ -178,10 +180,11 @@ async function record(fleetId: string, member: FleetMemberState, volumeType: str
 
 /** A member's stack as every fleet makes it: the template, its parameters, the fleet's tags, the service role. */
 export function memberStackInput(m: FleetPlan['members'][number], settings: FleetStackSettings, roleArn: string) {
+  // The plan's (--tag) and a study body's (kept in its state), each key once: on the stack and at the template's tag places.
+  const tags = userTags(settings.plan.account?.tags, tagList(settings.tags ? checkStackTags(settings.tags, 'study.stacks.tags') : undefined));
   return {
-    label: m.label, stackName: m.stackName, templateBody: templateBody(), parameters: stackParameters(m, settings), roleArn,
-    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label },
-      ...tagList(settings.tags ? checkStackTags(settings.tags, 'study.stacks.tags') : undefined)],
+    label: m.label, stackName: m.stackName, templateBody: withUserTags(templateBody(), tags), parameters: stackParameters(m, settings), roleArn,
+    tags: [...fleetTags(settings.plan.fleetId, settings.expiresAt), { Key: 'volbench:volume', Value: m.label }, ...tags],
   };
 }
 
@@ -205,12 +208,24 @@ async function tearDownFailed(state: FleetState, opts: UpOptions): Promise<void>
   await fleetDown(state, { clients: opts.clients, stateDir: opts.stateDir, onEvent: opts.onEvent }).catch(() => {});
 }
 
-/** Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or refused). */
+/**
+ * Where it runs: the caller's account, and the subnet, zone and bucket key preflight found (or
+ * refused); then the account read (account.ts: the volumes' key, the quotas), said, and refused
+ * when it cannot hold the plan.
+ */
 export async function placement(plan: FleetPlan, opts: Pick<UpOptions, 'clients' | 'bucket' | 'subnetId' | 'mode' | 'onEvent'>): Promise<Preflight> {
   const { clients } = opts;
+  const say = fleetLog(plan.fleetId, opts.onEvent);
   const who = await awsCall('sts:GetCallerIdentity', () => clients.sts.send(new GetCallerIdentityCommand({})));
-  const where = await preflight({ clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account, mode: opts.mode });
-  for (const note of where.notes ?? []) fleetLog(plan.fleetId, opts.onEvent)(note);
+  const where = await preflight({
+    clients, region: plan.region, instanceType: plan.instanceType, bucket: opts.bucket, subnetId: opts.subnetId, accountId: who.Account, mode: opts.mode,
+    noPublicIp: plan.account?.noPublicIp,
+  });
+  for (const note of where.notes ?? []) say(note);
+  const account = await readAccount(plan, clients);
+  for (const line of account.lines) say(line);
+  for (const w of account.warnings) say(`warning: ${w}`);
+  refuseAccount(account);
   return where;
 }
 

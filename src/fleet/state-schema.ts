@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { memberDoneSchema, memberProgressSchema } from '../api/study-objects.js';
 import { AWS_REGION_NAME } from '../cloud/aws-clients.js';
 import { VolbenchError } from '../errors.js';
+import { KMS_KEY_ARN } from './member-account.js';
 import { parseEndpoint } from './member-stacks.js';
+import { checkTag, MAX_USER_TAGS } from './tags.js';
 import { FLEET_ID, objectPrefix, resultKey, stackNameFor, tlsKeyParameterName, tokenParameterName, VOLUME_LABEL } from './names.js';
 
 const label = z.string().regex(VOLUME_LABEL, 'a volume label as the template takes it: letters, digits, . _ - (not first), up to 63');
@@ -45,6 +47,21 @@ const planMember = z.strictObject({
 
 const perUnit = z.strictObject({ usd: count, test: text(200) }).nullable();
 
+// A state's tags make tags on the stacks: held to what --tag takes (no aws: or volbench: key).
+const tag = z.strictObject({ Key: text(128), Value: text(256) }).refine((t) => {
+  try {
+    checkTag(t, 'tag');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'a tag as --tag takes it (not aws: or volbench:)');
+
+const account = z.strictObject({
+  tags: z.array(tag).max(MAX_USER_TAGS).optional(), noPublicIp: z.boolean().optional(),
+  ebsKmsKeyArn: z.string().regex(KMS_KEY_ARN, 'a KMS key ARN').optional(),
+});
+
 const plan = z.strictObject({
   fleetId: z.string(), region: z.string().regex(AWS_REGION_NAME, 'an AWS region'), instanceType: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an instance type'),
   suite: text(4096), runtime: text(64).optional(), members: z.array(planMember).min(1).max(64),
@@ -56,7 +73,7 @@ const plan = z.strictObject({
     basis: z.strictObject({ kind: z.enum(['730h', 'calendar']), hours_per_month: count, month: z.string().regex(/^\d{4}-\d{2}$/).optional() }),
     members: z.array(z.strictObject({ label, usd_per_month: count.nullable(), usd_per_1000_iops: perUnit, usd_per_mibps: perUnit })).max(64),
   }).optional(),
-  ttlSec: count, warnings: z.array(text(2000)).max(256),
+  ttlSec: count, account: account.optional(), warnings: z.array(text(2000)).max(256),
 });
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex');

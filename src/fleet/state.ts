@@ -198,7 +198,7 @@ export async function listRemoteStates(clients: FleetClients, bucket: string): P
   const states: FleetState[] = [];
   let ContinuationToken: string | undefined;
   do {
-    const page = await awsCall('s3:ListObjectsV2', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/', ContinuationToken })));
+    const page = await awsCall('s3:ListBucket', () => clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/', ContinuationToken })));
     for (const prefix of page.CommonPrefixes ?? []) {
       const id = prefix.Prefix?.replace(/\/$/, '') ?? '';
       if (!FLEET_ID.test(id)) continue;

@@ -51,6 +51,9 @@ describe.skipIf(skip)(`catalog refresh --instances against moto${skip ? ` (skipp
     expect(m4.hypervisor).toBe('xen');
     expect(m4.ebs).toMatchObject({ nvme_support: 'unsupported', ebs_optimized_support: 'default' });
     expect(m6i.instance_store).toBeUndefined();
+    // A type without EBS limits keeps its platform, so a fleet can refuse it by name (t2: no EBS optimization).
+    expect(file.instances.find((i) => i.type === 't2.micro')).toBeUndefined();
+    expect(file.platform_only).toContainEqual({ type: 't2.micro', hypervisor: 'xen', nvme_support: 'unsupported', ebs_optimized_support: 'unsupported', architectures: ['i386', 'x86_64'] });
     // A size at its maximum all day does not burst.
     expect(file.instances.find((i) => i.type === 'm5.4xlarge')!.ebs.burst).toBeUndefined();
     // Instance store: devices from the API, IOPS kept from AWS's page with that page as source.

@@ -46,7 +46,7 @@ describe('volbench fleet', () => {
     const out = await volbench(['fleet', 'plan', '--volumes', 'gp3:100g', '--keep', ...offline]);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('fleet plan does not take --keep [--keep]');
-    expect(out.stderr).toMatch(/accepted: --volumes, .*--strict, --region/);
+    expect(out.stderr).toMatch(/accepted: --volumes, .*--strict, .*--check-account, --region/);
   });
 
   it('compare: autonomous members take no --endpoint-map (it is --interactive\'s), and attach and status need the bucket', async () => {

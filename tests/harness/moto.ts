@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 
 import {
   AttachInternetGatewayCommand, CreateInternetGatewayCommand, CreateRouteCommand, DescribeInternetGatewaysCommand, DescribeRouteTablesCommand, DescribeVpcsCommand,
@@ -12,6 +13,8 @@ import {
 } from '@aws-sdk/client-ec2';
 
 import { freePort } from './fleet/forward.js';
+
+const MOTO_SERVER = join(import.meta.dirname, 'moto-server.py');
 
 export interface Moto {
   endpoint: string;
@@ -24,7 +27,8 @@ export interface Moto {
 /** `logFile`: where moto's own log goes whole (each request, each traceback), for a run that must be read after. */
 export async function startMoto(region = 'us-east-1', { logFile }: { logFile?: string } = {}): Promise<Moto> {
   const port = await freePort();
-  const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // moto's own server, with the one EC2 call preflight makes that it lacks (moto-server.py).
+  const child = spawn('python3', [MOTO_SERVER, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const log = logFile ? createWriteStream(logFile) : undefined;
   child.once('exit', () => log?.end());

@@ -24,6 +24,10 @@ import { interruptible, signalStatus } from './signals.js';
 
 /** Today's study: members driven over HTTPS from here. */
 async function interactive({ values, io, stateDir }: FleetContext, plan: FleetPlan): Promise<number> {
+  if (plan.account?.noPublicIp && !values['endpoint-map']) {
+    throw new VolbenchError('EINVALID_ARGS', 'fleet compare --interactive --no-public-ip: members without a public address are reached inside the VPC only: give --endpoint-map ' +
+      '(through a VPN, or SSM port forwards, which need the ssm, ssmmessages and ec2messages endpoints)', { field: '--endpoint-map', accepted: 'a JSON file {label: url}' });
+  }
   const settings = await upSettings(values, plan);
   // The members run the suites the plan gave them (auto, suite=): --suite made the plan.
   const { suite: _planned, ...workload } = workloadFrom(values);

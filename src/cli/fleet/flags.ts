@@ -23,6 +23,11 @@ export const FLEET_OPTIONS = {
   package: { type: 'string' },
   subnet: { type: 'string' },
   'instance-profile': { type: 'string' },
+  // What a company account asks of the members (src/fleet/member-account.ts).
+  tag: { type: 'string', multiple: true },
+  'no-public-ip': { type: 'boolean' },
+  'ebs-kms-key': { type: 'string' },
+  'check-account': { type: 'boolean' },
   ttl: { type: 'string' },
   now: { type: 'string' },
   'max-cost': { type: 'string' },
@@ -60,7 +65,9 @@ export type FleetValues = { [K in FleetFlag]?: ValueOf<(typeof FLEET_OPTIONS)[K]
 const COMMON: readonly FleetFlag[] = ['region', 'profile', 'state-dir', 'format'];
 
 /** The flags that make a plan: `plan`, and `up` and `compare` before they create it. */
-export const PLAN_FLAGS: readonly FleetFlag[] = ['volumes', 'instance', 'suite', 'runtime', 'no-precondition', 'job', 'ttl', 'cost', 'cost-basis', 'strict'];
+export const PLAN_FLAGS: readonly FleetFlag[] = [
+  'volumes', 'instance', 'suite', 'runtime', 'no-precondition', 'job', 'ttl', 'cost', 'cost-basis', 'strict', 'tag', 'no-public-ip', 'ebs-kms-key',
+];
 
 /** What `up` (and `compare`) add to make the fleet. */
 export const UP_FLAGS: readonly FleetFlag[] = [...PLAN_FLAGS, 'bucket', 'allowed-cidr', 'package', 'subnet', 'instance-profile', 'max-cost', 'yes'];

@@ -1,12 +1,15 @@
 /**
  * `volbench fleet plan`: what a study would create (one instance per volume), what each test is
- * entitled to, and what it would cost; no AWS call. `up` and `compare` make the same plan first.
+ * entitled to, and what it would cost; no AWS call, unless --check-account reads the account as
+ * `up` would (the volumes' key, the quotas). `up` and `compare` make the same plan first.
  */
 import { readFileSync } from 'node:fs';
 
 import { checkCostBasis, checkCostScope } from '../../cloud/cost.js';
 import { VolbenchError } from '../../errors.js';
-import { checkFleetId, fleetVolumes, formatPlan, jobFileSeconds, parseTtl, planFleet, type FleetPlan } from '../../fleet/index.js';
+import {
+  checkAccount, checkFleetId, fleetClients, fleetVolumes, formatAccount, formatPlan, jobFileSeconds, parseTagFlags, parseTtl, planFleet, refuseAccount, type FleetPlan,
+} from '../../fleet/index.js';
 import type { FleetSubcommand } from './context.js';
 import { need, PLAN_FLAGS, region, type FleetValues } from './flags.js';
 import { print } from './print.js';
@@ -43,16 +46,29 @@ export function planFrom(values: FleetValues): FleetPlan {
     cost: checkCostScope(values.cost), basis: checkCostBasis(values['cost-basis']),
     ...(values.ttl ? { ttlSec: parseTtl(values.ttl) } : {}),
     ...(values['fleet-id'] !== undefined ? { fleetId: checkFleetId(values['fleet-id'], '--fleet-id') } : {}),
+    account: { tags: parseTagFlags(values.tag), noPublicIp: values['no-public-ip'], ebsKmsKeyArn: values['ebs-kms-key'] },
   });
   if (values.strict) refuseFindings(plan);
   return values.job ? { ...plan, suite: `job file ${values.job}` } : plan;
 }
 
 export const plan: FleetSubcommand = {
-  flags: PLAN_FLAGS,
+  flags: [...PLAN_FLAGS, 'check-account'],
   async run({ values, io }) {
     const made = planFrom(values);
-    print(io, values, made, formatPlan(made));
-    return 0;
+    if (!values['check-account']) {
+      print(io, values, made, formatPlan(made));
+      return 0;
+    }
+    // The account read as up reads it (nothing is created); a plan it cannot hold exits 2 after the plan is printed.
+    const clients = fleetClients({ region: made.region, profile: values.profile });
+    try {
+      const { finding, accountId } = await checkAccount(made, clients);
+      print(io, values, { ...made, account_read: finding }, `${formatPlan(made)}${formatAccount(made.region, finding, accountId).join('\n')}\n`);
+      refuseAccount(finding);
+      return 0;
+    } finally {
+      clients.destroy();
+    }
   },
 };

@@ -5,7 +5,7 @@
 import { defaultStateDir } from '../../fleet/state.js';
 
 export const FLEET_USAGE = `Usage:
-  volbench fleet plan    --volumes V --instance TYPE [--suite S] [--runtime T] [--no-precondition] [--region R]
+  volbench fleet plan    --volumes V --instance TYPE [--suite S] [--runtime T] [--no-precondition] [--region R] [--check-account]
   volbench fleet up      --volumes V --instance TYPE --bucket B [--allowed-cidr CIDR] [--max-cost USD] [--ttl T] [--yes]
   volbench fleet run     FLEET_ID [--suite S | --job FILE] [--assert EXPR ...] [--endpoint-map FILE] [--out DIR]
   volbench fleet report  FLEET_ID [--out DIR]
@@ -34,6 +34,14 @@ export const FLEET_USAGE = `Usage:
                        x64|arm64; default bundles/volbench-VERSION-linux-ARCH.tar.gz of this volbench)
   --subnet ID          launch in this subnet (default: a default subnet of the default VPC)
   --instance-profile N use this existing instance profile (no IAM rights needed)
+  --tag K=V            plan, up, compare (repeatable): a tag on every stack, instance and volume, at
+                       creation (what a tag policy or SCP may require); not aws: or volbench: keys
+  --no-public-ip       plan, up, compare: members get no public IPv4 address, whatever the subnet
+                       maps; interactive members are then reached with --endpoint-map only
+  --ebs-kms-key ARN    plan, up, compare: encrypt the members' volumes with this KMS key instead of
+                       the account's default EBS key
+  --check-account      plan: read the account as up does (the volumes' key, the vCPU and io1/io2
+                       IOPS quotas) and refuse a plan it cannot hold; nothing is created
   --ttl T              the fleet's life (default: the plan's duration x 2 + 30m); at its end every
                        member shuts itself down and fleet reap deletes what is left; run --ttl T
                        extends a fleet to T from now
