@@ -11,7 +11,7 @@
  * FIFO, another file) is left as it is and the result is not written.
  */
 import {
-  closeSync, constants, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync,
+  closeSync, constants, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { O_PATH } from '../device/anchor.js';
 import { VolbenchError } from '../errors.js';
 import { FLEET_ID, VOLUME_LABEL } from './names.js';
+import { readOpened } from './read-opened.js';
 
 /** A result larger than this is not read back (a member's answer is capped the same). */
 export const MAX_RESULT_BYTES = 256 << 20;
@@ -161,14 +162,7 @@ export class ResultFiles {
     try {
       const st = fstatSync(fd);
       if (!st.isFile() || st.size > MAX_RESULT_BYTES) return undefined;
-      const buf = Buffer.alloc(st.size);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got).toString('utf8');
+      return readOpened(fd, st.size);
     } finally {
       closeSync(fd);
     }

@@ -9,10 +9,11 @@
  * anything else there is not a state of this machine's.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 
 import { O_PATH } from '../device/anchor.js';
 import { VolbenchError } from '../errors.js';
+import { readOpened } from './read-opened.js';
 
 /** A state larger than this is not one volbench wrote (64 members' plans are a few hundred KiB), local or in the bucket. */
 export const MAX_STATE_BYTES = 4 << 20;
@@ -80,14 +81,7 @@ export function readStateFile(dir: string, name: string, shown: string): string 
     if (st.uid !== process.geteuid!()) return refuse(`belongs to uid ${st.uid}, not this user (${process.geteuid!()})`);
     if (st.nlink !== 1) return refuse(`has ${st.nlink} names`);
     if (st.size > MAX_STATE_BYTES) return refuse(`is ${st.size} bytes`);
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString('utf8');
+    return readOpened(fd, st.size);
   } finally {
     closeSync(fd);
   }
