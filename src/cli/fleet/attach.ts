@@ -8,12 +8,13 @@
  */
 import { hostname } from 'node:os';
 
-import { attachStudy, checkFleetId, studyPassed } from '../../fleet/index.js';
+import { attachStudy, checkFleetId } from '../../fleet/index.js';
 import type { FleetContext, FleetSubcommand } from './context.js';
+import { driveToEnd } from './drive.js';
 import { need } from './flags.js';
 import { fleetPrinter } from './fleet-table.js';
 import { workloadFrom } from './run.js';
-import { interruptible, signalStatus } from './signals.js';
+import { interruptible } from './signals.js';
 import { studyFound } from './study-found.js';
 
 /** Drives study `fleetId` in `bucket` to its end (attach, and compare on an id that exists). */
@@ -23,21 +24,10 @@ export async function attachTo(ctx: FleetContext, fleetId: string, bucket: strin
   const { state, clients } = await studyFound(ctx, fleetId, bucket);
   const printer = fleetPrinter(io, { json: values.format === 'json', autonomous: true, study: state });
   const stop = interruptible(io, `tearing fleet ${fleetId} down`, undefined, printer.say);
-  try {
-    const outcome = await attachStudy(fleetId, {
-      clients, bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
-      holder: `volbench fleet ${ctx.sub} on ${hostname()} pid ${process.pid}`, onEvent: printer.onEvent,
-    });
-    if (stop.received()) return signalStatus(stop.received())!;
-    return studyPassed(outcome.results) ? 0 : 1;
-  } catch (err) {
-    if (stop.received()) return signalStatus(stop.received())!;
-    throw err;
-  } finally {
-    printer.finish();
-    stop.dispose();
-    clients.destroy();
-  }
+  return driveToEnd(stop, printer, clients, () => attachStudy(fleetId, {
+    clients, bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
+    holder: `volbench fleet ${ctx.sub} on ${hostname()} pid ${process.pid}`, onEvent: printer.onEvent,
+  }));
 }
 
 export const attach: FleetSubcommand = {

@@ -12,15 +12,16 @@
 import { hostname } from 'node:os';
 
 import { VolbenchError } from '../../errors.js';
-import { compareFleet, compareStudy, fleetClients, formatPlan, loadRemoteState, studyPassed, type FleetPlan, type FleetState } from '../../fleet/index.js';
+import { compareFleet, compareStudy, fleetClients, formatPlan, loadRemoteState, type FleetPlan, type FleetState } from '../../fleet/index.js';
 import { attachTo } from './attach.js';
 import type { FleetContext, FleetSubcommand } from './context.js';
 import { studySettings, upSettings } from './create.js';
+import { driveToEnd } from './drive.js';
 import { RUN_FLAGS, UP_FLAGS } from './flags.js';
 import { planFrom } from './plan.js';
 import { fleetPrinter } from './fleet-table.js';
 import { workloadFrom } from './run.js';
-import { interruptible, signalStatus } from './signals.js';
+import { interruptible } from './signals.js';
 
 /** Today's study: members driven over HTTPS from here. */
 async function interactive({ values, io, stateDir }: FleetContext, plan: FleetPlan): Promise<number> {
@@ -34,20 +35,9 @@ async function interactive({ values, io, stateDir }: FleetContext, plan: FleetPl
   const clients = fleetClients({ region: plan.region, profile: values.profile });
   const printer = fleetPrinter(io, { json: values.format === 'json' });
   const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`, undefined, printer.say);
-  try {
-    const outcome = await compareFleet(plan, {
-      ...settings, ...workload, clients, stateDir, keep: values.keep, signal: stop.signal, onEvent: printer.onEvent,
-    });
-    if (stop.received()) return signalStatus(stop.received())!;
-    return studyPassed(outcome.results) ? 0 : 1;
-  } catch (err) {
-    if (stop.received()) return signalStatus(stop.received())!;
-    throw err;
-  } finally {
-    printer.finish();
-    stop.dispose();
-    clients.destroy();
-  }
+  return driveToEnd(stop, printer, clients, () => compareFleet(plan, {
+    ...settings, ...workload, clients, stateDir, keep: values.keep, signal: stop.signal, onEvent: printer.onEvent,
+  }));
 }
 
 /** The study `--fleet-id` names, when its state is in the bucket already; refused when it is another plan's. */
@@ -85,21 +75,12 @@ async function autonomous(ctx: FleetContext, plan: FleetPlan): Promise<number> {
   const clients = fleetClients({ region: plan.region, profile: values.profile });
   const printer = fleetPrinter(io, { json: values.format === 'json', autonomous: true });
   const stop = interruptible(io, `tearing fleet ${plan.fleetId} down`, undefined, printer.say);
-  try {
-    const outcome = await compareStudy({ plan, workload, keep: values.keep, ...settings }, {
-      clients, bucket: settings.bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
-      holder: `volbench fleet compare on ${hostname()} pid ${process.pid}`, onEvent: printer.onEvent,
-    });
-    if (stop.received()) return signalStatus(stop.received())!;
-    return studyPassed(outcome.results) ? 0 : 1;
-  } catch (err) {
-    if (stop.received() && !(err instanceof VolbenchError && err.code === 'ESTUDY_LEASED')) return signalStatus(stop.received())!;
-    throw err;
-  } finally {
-    printer.finish();
-    stop.dispose();
-    clients.destroy();
-  }
+  // Another driver's lease is what to say, signal or not.
+  const leased = (err: unknown) => err instanceof VolbenchError && err.code === 'ESTUDY_LEASED';
+  return driveToEnd(stop, printer, clients, () => compareStudy({ plan, workload, keep: values.keep, ...settings }, {
+    clients, bucket: settings.bucket, stateDir, outDir, wait: values.wait, signal: stop.signal, signalName: stop.received,
+    holder: `volbench fleet compare on ${hostname()} pid ${process.pid}`, onEvent: printer.onEvent,
+  }), leased);
 }
 
 export const compare: FleetSubcommand = {
