@@ -26,7 +26,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { encodeEbsLogPage, EBS_MAGIC, INSTANCE_STORE_MAGIC, type PageBin, type PageFields } from '../helpers/ebs-log-page.js';
+import { EMPTY_PAGE, encodeEbsLogPage, EBS_MAGIC, INSTANCE_STORE_MAGIC, type PageBin, type PageFields } from '../helpers/ebs-log-page.js';
 
 /** Read + write together, per second; a limit left out is none. */
 export interface EbsRateLimit {
@@ -134,7 +134,9 @@ export class EmulatedEbsStats {
     this.limits = options.limits;
     this.tickMs = options.tickMs ?? 100;
     this.fields = {
-      ...encodeFields(options.page ?? 'ebs'),
+      ...EMPTY_PAGE,
+      magic: (options.page ?? 'ebs') === 'ebs' ? EBS_MAGIC : INSTANCE_STORE_MAGIC,
+      hist_io_sizes: [...EMPTY_PAGE.hist_io_sizes],
       read_io_latency_histogram: emptyBins(),
       write_io_latency_histogram: emptyBins(),
     };
@@ -283,26 +285,6 @@ export class EmulatedEbsStats {
 
 function total(s: Sample): { ios: number; bytes: number } {
   return { ios: s.done.read.ios + s.done.write.ios, bytes: s.done.read.bytes + s.done.write.bytes };
-}
-
-function encodeFields(page: 'ebs' | 'instance-store'): Omit<PageFields, 'read_io_latency_histogram' | 'write_io_latency_histogram'> {
-  return {
-    magic: page === 'ebs' ? EBS_MAGIC : INSTANCE_STORE_MAGIC,
-    version: 0,
-    total_read_ops: 0,
-    total_write_ops: 0,
-    total_read_bytes: 0,
-    total_write_bytes: 0,
-    total_read_time: 0,
-    total_write_time: 0,
-    ebs_volume_performance_exceeded_iops: 0,
-    ebs_volume_performance_exceeded_tp: 0,
-    ec2_instance_ebs_performance_exceeded_iops: 0,
-    ec2_instance_ebs_performance_exceeded_tp: 0,
-    volume_queue_length: 0,
-    num_of_hists: 0,
-    hist_io_sizes: [0, 0, 0, 0, 0, 0, 0, 0],
-  };
 }
 
 /** Written beside, then renamed over: a reader sees the old page or the new one, never half. */
