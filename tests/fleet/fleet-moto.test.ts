@@ -187,8 +187,11 @@ describe.skipIf(reason !== undefined)(`fleet against moto${reason ? ` [skipped: 
     }
     cfn.destroy();
     // The tarball went to S3 for the instances to install.
+    // Read to its end: a body left unread when the client is destroyed ends in an 'aborted'
+    // error on a response nobody listens to, which fails the file later.
     const s3 = new S3Client({ ...config(), forcePathStyle: true });
-    await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/bundle/volbench-0.0.0-linux-x64.tar.gz` }));
+    const bundle = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${fleetId}/bundle/volbench-0.0.0-linux-x64.tar.gz` }));
+    expect(await bundle.Body!.transformToString()).toBe('a stand-in for the bundle');
     s3.destroy();
   }, 120_000);
 
