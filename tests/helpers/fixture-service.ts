@@ -81,9 +81,12 @@ function start(): Service {
     url,
     users: 0,
     async close() {
+      // moto first and whatever the server does: a close that outlived vitest's teardown once
+      // left moto running after the run.
+      const stopping = moto?.stop();
       server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await moto?.stop();
+      await Promise.race([new Promise((resolve) => server.close(resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      await stopping;
     },
   };
 }
