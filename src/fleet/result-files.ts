@@ -11,15 +11,14 @@
  * FIFO, another file) is left as it is and the result is not written.
  */
 import {
-  closeSync, constants, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync,
+  closeSync, constants, fstatSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 import { O_PATH } from '../device/anchor.js';
 import { VolbenchError } from '../errors.js';
 import { FLEET_ID, VOLUME_LABEL } from './names.js';
-import { readOpened } from './read-opened.js';
+import { readOpened, writeFresh } from './held-file.js';
 
 /** A result larger than this is not read back (a member's answer is capped the same). */
 export const MAX_RESULT_BYTES = 256 << 20;
@@ -94,15 +93,8 @@ export class ResultFiles {
   /** Writes `text` as `label`'s result; returns its path. */
   write(label: string, text: string): string {
     const name = resultName(label);
-    const tmp = `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    const fd = openSync(this.at(tmp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    const tmp = writeFresh((n) => this.at(n), name, text, 0o644);
     try {
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
       this.place(tmp, name, label);
     } catch (err) {
       try {

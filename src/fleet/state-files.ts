@@ -8,12 +8,11 @@
  * this user's with one name, opened without following a link and without blocking on a FIFO;
  * anything else there is not a state of this machine's.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, unlinkSync } from 'node:fs';
 
 import { O_PATH } from '../device/anchor.js';
 import { VolbenchError } from '../errors.js';
-import { readOpened } from './read-opened.js';
+import { readOpened, writeFresh } from './held-file.js';
 
 /** A state larger than this is not one volbench wrote (64 members' plans are a few hundred KiB), local or in the bucket. */
 export const MAX_STATE_BYTES = 4 << 20;
@@ -36,15 +35,8 @@ function withDir<T>(dir: string, create: boolean, use: (at: (name: string) => st
 /** Writes `text` as `<dir>/<name>`: a fresh temporary file, then renamed. */
 export function writeStateFile(dir: string, name: string, text: string): void {
   withDir(dir, true, (at) => {
-    const tmp = `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    const fd = openSync(at(tmp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const tmp = writeFresh(at, name, text, 0o600);
     try {
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
       renameSync(at(tmp), at(name));
     } catch (err) {
       try {
