@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-// npm test: every project (docs/testing.md) in two vitest runs, since vitest 3 sizes its one forks
-// pool for the whole run. First unit and service, the service files two at a time
-// (VOLBENCH_SERVICE_FORKS=2); then device and package, one file at a time. The second runs even
-// when the first fails, so one run reports every failure; the exit code is the first non-zero.
+// npm test: every project (docs/testing.md) in three vitest runs, since vitest 3 sizes its one
+// forks pool for the whole run. First unit and service, the service files two at a time
+// (VOLBENCH_SERVICE_FORKS=2); then device and package side by side, each one file at a time. The
+// package files spend their minutes waiting on throttled member volumes, moto and installs, and
+// nothing they make or count is shared with a device file (docs/testing.md, "Side by side"). The
+// later runs go on when the first fails, so one run reports every failure; the exit code is the
+// first non-zero, in the order the projects are listed.
 //
-//   node scripts/test-projects.mjs [vitest run arguments, given to both runs]
+//   node scripts/test-projects.mjs [vitest run arguments, given to every run]
 //
-// An --outputFile (a reporter's file) is one per run: report.json becomes report.unit-service.json
-// and report.device-package.json, so the second run does not write over the first.
-import { spawnSync } from 'node:child_process';
+// An --outputFile (a reporter's file) is one per run: report.json becomes report.unit-service.json,
+// report.device.json and report.package.json, so no run writes over another's.
+//
+// VOLBENCH_TEST_STAGES=FILE: a line `<projects> <status>` is appended to FILE as each stage ends,
+// so a caller can start work of its own beside the later stages (.ci/run does).
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,9 +29,10 @@ const args = process.argv.slice(2);
 // With a filter of the caller's, one of the runs may well have no file of it.
 const filtered = args.length ? ['--passWithNoTests'] : [];
 
-const RUNS = [
-  { projects: ['unit', 'service'], env: { VOLBENCH_SERVICE_FORKS: SERVICE_FORKS } },
-  { projects: ['device', 'package'], env: { VOLBENCH_SERVICE_FORKS: '' } },
+/** Stages run one after the other; the runs of a stage at the same time. */
+const STAGES = [
+  [{ projects: ['unit', 'service'], env: { VOLBENCH_SERVICE_FORKS: SERVICE_FORKS } }],
+  [{ projects: ['device'], env: { VOLBENCH_SERVICE_FORKS: '' } }, { projects: ['package'], env: { VOLBENCH_SERVICE_FORKS: '' } }],
 ];
 
 /** The caller's arguments for one run, its output files named after its projects. */
@@ -39,17 +48,44 @@ function argsFor(projects) {
   });
 }
 
-let code = 0;
-for (const run of RUNS) {
-  const projectArgs = run.projects.flatMap((p) => ['--project', p]);
+/**
+ * One vitest run: its status (0 when it passed). Alone in its stage it has the terminal; beside
+ * another, each of its lines is written whole, after its project's name.
+ */
+function run({ projects, env }, alone) {
+  const tag = projects.join(' and ');
+  const projectArgs = projects.flatMap((p) => ['--project', p]);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [VITEST, 'run', ...projectArgs, ...filtered, ...argsFor(run.projects)], {
+  const child = spawn(process.execPath, [VITEST, 'run', ...projectArgs, ...filtered, ...argsFor(projects)], {
     cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, ...run.env },
+    stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
-  const status = result.status ?? 1;
-  console.log(`test-projects: ${run.projects.join(' and ')} ${status === 0 ? 'passed' : `failed (${result.signal ?? `exit ${status}`})`} in ${Math.round((Date.now() - started) / 1000)} s`);
-  if (code === 0) code = status;
+  if (!alone) {
+    const prefix = `${projects.join('+')} │ `;
+    for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+      createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${prefix}${line}\n`));
+    }
+  }
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      console.error(`test-projects: ${tag}: ${err.message}`);
+      resolve(1);
+    });
+    child.on('close', (status, signal) => {
+      const code = status ?? 1;
+      console.log(`test-projects: ${tag} ${code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+      resolve(code);
+    });
+  });
+}
+
+let code = 0;
+for (const stage of STAGES) {
+  const statuses = await Promise.all(stage.map((r) => run(r, stage.length === 1)));
+  for (const s of statuses) if (code === 0) code = s;
+  if (process.env.VOLBENCH_TEST_STAGES) {
+    appendFileSync(process.env.VOLBENCH_TEST_STAGES, `${stage.map((r) => r.projects.join('-')).join(',')} ${statuses.every((s) => s === 0) ? 'passed' : 'failed'}\n`);
+  }
 }
 process.exit(code);
