@@ -10,7 +10,10 @@
  * on a loop device held to 400 IOPS by the blkio throttle, where latency grows with the depth
  * (at 400 IOPS a queue of n waits about n × 2.5 ms, and the throttle's 20 ms slices add their
  * own): fio and volbench each get their own throttled device and run at the same time, and find
- * the same depth within one step (measured: fio 3, 4, 3 against volbench 4, 4, 4).
+ * the same depth within one step (measured: fio 3, 4, 3 against volbench 4, 4, 4). The windows are
+ * 500 ms: in 300 ms ones (120 I/Os) the throttle's slices let a busy machine's late timers through
+ * as bursts, so a window's p90 and its IOPS (measured: up to 521 against the 400 cap) swing with the
+ * host's load; in 500 ms ones, under two busy cores, 372–417 IOPS and depths within one step.
  *
  * Was refused before ("fio option 'latency_target' is not supported by volbench yet"). With
  * --status-interval each report said the job was at iodepth whatever depth the search was at;
@@ -150,7 +153,7 @@ describe.skipIf(throttleReason !== undefined)(titled('latency_target on throttle
       writeFileSync(join(group, 'blkio.throttle.read_iops_device'), `${run('lsblk', ['-dno', 'MAJ:MIN', device]).trim()} ${CAP}`);
     }
     const job = (device: string): string[] => ['--name=lt', `--filename=${device}`, '--rw=randread', '--bs=4k', '--direct=1',
-      '--ioengine=libaio', '--iodepth=64', '--time_based', '--runtime=30', '--latency_target=25ms', '--latency_window=300ms',
+      '--ioengine=libaio', '--iodepth=64', '--time_based', '--runtime=30', '--latency_target=25ms', '--latency_window=500ms',
       '--latency_percentile=90', '--output-format=json'];
     // At the same time: each device has its own throttle, and the machine's load falls on both.
     const [fio, volbench] = await Promise.all([
@@ -169,7 +172,7 @@ describe.skipIf(throttleReason !== undefined)(titled('latency_target on throttle
     for (const tool of ['fio', 'volbench']) {
       const [depth, ...rest] = keys(jobs[tool]);
       expect(jobs[tool].error, tool).toBe(0);
-      expect(rest, tool).toEqual([25_000_000, 300_000, 90]);
+      expect(rest, tool).toEqual([25_000_000, 500_000, 90]);
       expect(depth, tool).toBeGreaterThanOrEqual(1);
       expect(depth, tool).toBeLessThanOrEqual(64);
     }
