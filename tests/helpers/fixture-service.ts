@@ -2,8 +2,8 @@
  * The service, device and package projects' global setup: the costly fixtures, made at most once per run
  * and handed to every test file that asks (tests/helpers/fixtures.ts), each only when first asked:
  *
- * - `moto`: one moto server for the run (test files reset it before use: they run one at a time,
- *   in the device project);
+ * - `moto`: a moto server for each worker process (`moto/<VITEST_POOL_ID>`), so the two files the
+ *   service project runs at once never share one (each file resets its worker's before use);
  * - `tarball`: npm pack of this checkout (scripts/artefacts.mjs: kept in VOLBENCH_CACHE by its inputs);
  * - `bundle-x64`, `bundle-arm64`: npm run bundle of that tarball (kept the same way);
  * - `lambda-x64`, `lambda-arm64`: npm run package:lambda of that tarball (kept the same way).
@@ -19,7 +19,7 @@ import type { TestProject } from 'vitest/node';
 import { bundle, lambdaZip, tarball } from '../../scripts/artefacts.mjs';
 import { startMoto } from '../harness/moto.js';
 
-export type FixtureName = 'moto' | 'tarball' | 'bundle-x64' | 'bundle-arm64' | 'lambda-x64' | 'lambda-arm64';
+export type FixtureName = `moto/${number}` | 'tarball' | 'bundle-x64' | 'bundle-arm64' | 'lambda-x64' | 'lambda-arm64';
 
 interface Service {
   url: Promise<string>;
@@ -31,12 +31,13 @@ const SHARED = Symbol.for('volbench.fixture-service');
 
 function start(): Service {
   const made = new Map<FixtureName, Promise<{ value: string; reused?: boolean }>>();
-  let moto: { endpoint: string; stop(): Promise<void> } | undefined;
-  const makers: Record<FixtureName, () => Promise<{ value: string; reused?: boolean }>> = {
-    moto: async () => {
-      moto = await startMoto();
-      return { value: moto.endpoint };
-    },
+  const motos: Array<{ endpoint: string; stop(): Promise<void> }> = [];
+  const startOne = async () => {
+    const moto = await startMoto();
+    motos.push(moto);
+    return { value: moto.endpoint };
+  };
+  const makers: Record<Exclude<FixtureName, `moto/${number}`>, () => Promise<{ value: string; reused?: boolean }>> = {
     tarball: async () => {
       const t = await tarball();
       return { value: t.path, reused: t.reused };
@@ -60,11 +61,13 @@ function start(): Service {
   };
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const name = (req.url ?? '').slice(1) as FixtureName;
-    if (req.method !== 'POST' || !Object.hasOwn(makers, name)) {
+    // A worker's moto: vitest numbers its workers from 1 to the pool's size.
+    const worker = /^moto\/([1-9]\d{0,2})$/.test(name);
+    if (req.method !== 'POST' || !(worker || Object.hasOwn(makers, name))) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no fixture ${req.url}` }));
       return;
     }
-    if (!made.has(name)) made.set(name, makers[name]());
+    if (!made.has(name)) made.set(name, worker ? startOne() : makers[name as keyof typeof makers]());
     try {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await made.get(name)));
     } catch (err) {
@@ -83,7 +86,7 @@ function start(): Service {
     async close() {
       // moto first and whatever the server does: a close that outlived vitest's teardown once
       // left moto running after the run.
-      const stopping = moto?.stop();
+      const stopping = Promise.all(motos.map((m) => m.stop()));
       server.closeAllConnections();
       await Promise.race([new Promise((resolve) => server.close(resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       await stopping;

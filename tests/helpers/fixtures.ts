@@ -11,7 +11,7 @@ import type { FixtureName } from './fixture-service.js';
 /** The fixture's value (moto's endpoint, a file's or directory's path); throws with the build's own message when it could not be made. */
 export function fixture(name: FixtureName): Promise<string> {
   const base = inject('volbenchFixtures');
-  if (!base) throw new Error(`fixture ${name}: no fixture service in this project (the device and package projects have one)`);
+  if (!base) throw new Error(`fixture ${name}: no fixture service in this project (the service, device and package projects have one)`);
   return new Promise((resolve, reject) => {
     // node:http rather than fetch: a bundle takes minutes, past fetch's own header timeout.
     const req = request(`${base}/${name}`, { method: 'POST' }, (res) => {

@@ -10,10 +10,10 @@
  *
  * - unit: nothing of the machine (no device, no root, no child process): files run in parallel,
  *   not isolated from each other.
- * - service: child processes, tmpfs, the tools (openssl, cfn-lint, chromium, …): files that wait
+ * - service: child processes, tmpfs, moto, the tools (openssl, cfn-lint, chromium, …): files that wait
  *   on processes, sockets and timers more than on the CPU, two at a time, each in a fresh process;
  *   nothing they assert depends on time or on a device another file could touch.
- * - device: root, loop devices, mounts, fio, the blkio throttle, namespaces, moto, and every file
+ * - device: root, loop devices, mounts, fio, the blkio throttle, namespaces, and every file
  *   that declares `serial` (it measures time, a rate, a latency or a stall bound): one file at a
  *   time, each in a fresh process, after the service files.
  * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal:
@@ -50,7 +50,7 @@ export const REQUIREMENTS = {
   fio: { project: 'device', what: 'fio on PATH (apt-get install fio)' },
   blkio: { project: 'device', what: "the kernel's block throttle: a cgroup v1 blkio hierarchy, root" },
   netns: { project: 'device', what: 'network namespaces of its own with nftables inside (root, iproute2, nftables)' },
-  moto: { project: 'device', what: "moto server, the run's one AWS emulator, reset before each file (so one file at a time)" },
+  moto: { project: 'service', what: 'moto server, the AWS emulator: one per worker process, reset before each file' },
   awscli: { project: 'device', what: "the rehearsal members' AWS CLI (tests/harness/install-awscli.sh)" },
   openssl: { project: 'service', what: 'the openssl command' },
   objdump: { project: 'service', what: 'objdump (binutils), to read symbol versions' },
