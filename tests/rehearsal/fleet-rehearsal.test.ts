@@ -13,6 +13,10 @@
  * at which scale, and holds each test to its scaled entitlement. A member whose bundle is bad
  * fails within a minute with its log's reason, and leaves nothing. A missing prerequisite, or an
  * --out another rehearsal holds, stops it before anything starts.
+ *
+ * The three rehearsals run at once, as three users' would: each has its own --out, moto, fleet,
+ * loop devices, blkio groups and member networks, and mostly waits on its throttled volumes
+ * (under a fifth of the two cores each), so the file takes about as long as its longest.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,7 +50,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('autonomous: two members run the spec on their own, open no port, write their own prefix, shut down; gated tests within 0.85–1.10, the report scaled, nothing left', async () => {
+  it.concurrent('autonomous: two members run the spec on their own, open no port, write their own prefix, shut down; gated tests within 0.85–1.10, the report scaled, nothing left', async () => {
     const out = join(work, 'study');
     // 10 s tests: a test's first second (the queue filling, the throttle's first slice) weighs
     // too much in 5 s for 0.85 to hold on a loaded machine.
@@ -95,7 +99,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(readFileSync(join(out, 'compare.md'), 'utf8')).toMatch(/\| gp3-8g-250mibs \|/);
   }, 420_000);
 
-  it('interactive: the member answers over HTTPS through a port forward, pinned to its own certificate, and nothing is left', async () => {
+  it.concurrent('interactive: the member answers over HTTPS through a port forward, pinned to its own certificate, and nothing is left', async () => {
     const out = join(work, 'interactive');
     const run = await rehearse(['--out', out, '--interactive', '--volumes', 'gp3:8g:throughput=250', '--runtime', '10s', '--package', bundle]);
     const study = readStudy(out);
@@ -106,7 +110,7 @@ describe.skipIf(skip)(`the rehearsed study, shortened${skip ? ` [skipped: ${skip
     expect(study.volumes.map((v) => [v.label, v.inbound_rules])).toEqual([['gp3-8g-250mibs', 1]]);
   }, 420_000);
 
-  it('a member whose bundle is bad fails within a minute with the reason from its log, and nothing is left', async () => {
+  it.concurrent('a member whose bundle is bad fails within a minute with the reason from its log, and nothing is left', async () => {
     const bad = join(work, `volbench-${VERSION}-linux-x64.tar.gz`);
     writeFileSync(bad, 'not a tarball\n');
     const out = join(work, 'bad');
