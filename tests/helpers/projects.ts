@@ -16,8 +16,8 @@
  * - device: root, loop devices, mounts, fio, the blkio throttle, namespaces, and every file
  *   that declares `serial` (it measures time, a rate, a latency or a stall bound): one file at a
  *   time, each in a fresh process, after the service files.
- * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal:
- *   one file at a time, after the others.
+ * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal and
+ *   the members it boots (awscli): one file at a time, beside the device files.
  *
  * This module is plain data and text reading, so vitest.config.ts can import it.
  */
@@ -51,7 +51,7 @@ export const REQUIREMENTS = {
   blkio: { project: 'device', what: "the kernel's block throttle: a cgroup v1 blkio hierarchy, root" },
   netns: { project: 'device', what: 'network namespaces of its own with nftables inside (root, iproute2, nftables)' },
   moto: { project: 'service', what: 'moto server, the AWS emulator: one per worker process, reset before each file' },
-  awscli: { project: 'device', what: "the rehearsal members' AWS CLI (tests/harness/install-awscli.sh)" },
+  awscli: { project: 'package', what: "the rehearsal members' AWS CLI (tests/harness/install-awscli.sh): what boots a member, with the rehearsal" },
   openssl: { project: 'service', what: 'the openssl command' },
   objdump: { project: 'service', what: 'objdump (binutils), to read symbol versions' },
   'cfn-lint': { project: 'service', what: 'cfn-lint, the CloudFormation linter' },
