@@ -62,7 +62,7 @@ function start(): Service {
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const name = (req.url ?? '').slice(1) as FixtureName;
     // A worker's moto: vitest numbers its workers from 1 to the pool's size.
-    const worker = /^moto\/([1-9]\d{0,2})$/.test(name);
+    const worker = /^moto\/[1-9]\d{0,2}$/.test(name);
     if (req.method !== 'POST' || !(worker || Object.hasOwn(makers, name))) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no fixture ${req.url}` }));
       return;

@@ -13,7 +13,6 @@ import { fixture } from './fixtures.js';
 /** The worker's server as a test file sees it: it is stopped by the global setup, never by a file. */
 export type Moto = Omit<MotoServer, 'stop'>;
 
-/** This worker's moto server, emptied of what earlier files made. */
 /** vitest's number for this worker process, from 1 to its pool's size. */
 function workerId(): number {
   const id = Number(process.env.VITEST_POOL_ID);
@@ -21,6 +20,7 @@ function workerId(): number {
   return id;
 }
 
+/** This worker's moto server, emptied of what earlier files made. */
 export async function freshMoto(region = 'us-east-1'): Promise<Moto> {
   const endpoint = await fixture(`moto/${workerId()}`);
   const reset = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
