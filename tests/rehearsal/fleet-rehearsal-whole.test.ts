@@ -47,12 +47,18 @@ describe.skipIf(skip)(`the study rehearsed whole${skip ? ` [skipped: ${skip}]` :
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it.concurrent('--kill-controller: four autonomous members, the controller killed once they run and resumed from S3: the goal met within 15 minutes', async () => {
-    const out = join(work, 'kill-controller');
-    const run = await rehearse(['--out', out, '--kill-controller', '--package', bundle]);
+  /** One whole study rehearsed into work/NAME with ARGS, held to the goal within its 15 minutes. */
+  async function wholeStudy(name: string, args: string[]) {
+    const out = join(work, name);
+    const run = await rehearse(['--out', out, ...args, '--package', bundle]);
     const study = readStudy(out);
     expectGoal(study, run);
     expect(study.wall_s).toBeLessThan(15 * 60);
+    return { out, study };
+  }
+
+  it.concurrent('--kill-controller: four autonomous members, the controller killed once they run and resumed from S3: the goal met within 15 minutes', async () => {
+    const { study } = await wholeStudy('kill-controller', ['--kill-controller']);
     expect(study.mode).toBe('autonomous');
     expect(study.controller).toMatchObject({ killed: true, resumed: true, resumed_from: 's3', killed_exit: 'SIGKILL', resumed_exit: 0 });
     expect(study.volumes.map((v) => [v.label, v.inbound_rules])).toEqual([
@@ -61,11 +67,7 @@ describe.skipIf(skip)(`the study rehearsed whole${skip ? ` [skipped: ${skip}]` :
   }, 20 * 60_000);
 
   it.concurrent('--via-http: one POST starts it, GET and the events follow it, the service killed and restarted mid-study resumes it: the goal met within 15 minutes', async () => {
-    const out = join(work, 'via-http');
-    const run = await rehearse(['--out', out, '--via-http', '--package', bundle]);
-    const study = readStudy(out);
-    expectGoal(study, run);
-    expect(study.wall_s).toBeLessThan(15 * 60);
+    const { out, study } = await wholeStudy('via-http', ['--via-http']);
     expect(study.driver).toBe('http');
     expect(study.study_id).toMatch(/^vb[0-9a-f]{10}$/);
     expect(study.fleet_id).toBe(study.study_id);
