@@ -14,6 +14,7 @@ import { runJobs, stuckTally } from '../../src/index.js';
 import { startServer, type TestServer } from '../api/helpers/server.js';
 import { FaultFs } from '../helpers/faultfs.js';
 import { requires } from '../helpers/requires.js';
+import { detachOwnLoop, loopBacks } from '../helpers/target-fixtures.js';
 import { MiB, ScratchDir, dir, type EngineName } from '../helpers/run-fixtures.js';
 
 const needs = requires('child', 'tmpfs', 'loop', 'fuse', 'dist', 'io_uring', 'libaio');
@@ -63,15 +64,22 @@ function healthyJob(name: string, runtime = '500ms'): Record<string, string | nu
   return { name, filename: scratch.path(`${name}.dat`), size: '8m', rw: 'randread', bs: '4k', direct: 1, time_based: 1, runtime };
 }
 
+/** Each attached loop device's backing file: a device is known by it, not by its name alone. */
+const backingOf = new Map<string, string>();
+
 /** Attaches a loop device over `file`; detach it with detachLoop. */
 function attachLoop(file: string): string {
   const r = spawnSync('losetup', ['--find', '--show', file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`losetup: ${r.stderr}`);
-  return r.stdout.trim();
+  const device = r.stdout.trim();
+  backingOf.set(device, file);
+  return device;
 }
 
+/** Detaches `device` if it is still the one this file attached (another process may hold its number now). */
 function detachLoop(device: string): void {
-  spawnSync('losetup', ['-d', device]);
+  const backing = backingOf.get(device);
+  if (backing !== undefined) detachOwnLoop(device, backing);
 }
 
 describe.skipIf(reason !== undefined)(`faults on a FUSE file${reason ? ` (skipped: ${reason})` : ''}`, () => {
@@ -273,9 +281,9 @@ describe.skipIf(loopReason !== undefined)(`faults on a block device${loopReason 
     const result = await run;
     expect(result.jobs[0].error).toBe(0);
     expect(result.jobs[0].job_runtime).toBeGreaterThanOrEqual(1500);
-    // Gone once the job let go of it.
+    // Gone once the job let go of it (its number may already be another process's device).
     await sleep(200);
-    expect(spawnSync('losetup', [device]).status).not.toBe(0);
+    expect(loopBacks(device, fs.image)).toBe(false);
     device = '';
   });
 });

@@ -4,9 +4,9 @@
  * leaves nothing attached or mounted.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, openSync, closeSync, ftruncateSync, readSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, openSync, closeSync, ftruncateSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 
 /**
  * The ext4 magic (0xEF53) at byte 0x38 of the superblock, which starts at byte 1024, read
@@ -25,6 +25,33 @@ export function superblockMagic(path: string): number {
 
 export function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/**
+ * Whether `device` is still the loop device over `backing`. Once a loop device is let go, the
+ * kernel hands its number to the next `losetup -f`, maybe another process's (the sanitizer run
+ * and the rehearsals attach theirs beside the device files), so a device is known by its backing
+ * file, never by its name alone.
+ */
+export function loopBacks(device: string, backing: string): boolean {
+  let file: string;
+  try {
+    file = readFileSync(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').trim();
+  } catch {
+    return false;
+  }
+  let real = resolve(backing);
+  try {
+    real = realpathSync(backing);
+  } catch {
+    // Removed already: its name is all there is to compare.
+  }
+  return file === real || file === resolve(backing);
+}
+
+/** Detaches `device` if it is still the loop device over `backing` (loopBacks), never another's. */
+export function detachOwnLoop(device: string, backing: string): void {
+  if (loopBacks(device, backing)) run('losetup', ['-d', device]);
 }
 
 export class TargetFixtures {
@@ -56,7 +83,7 @@ export class TargetFixtures {
   attachLoop(backing: string, partscan = false, logicalBlockSize?: number): string {
     const sector = logicalBlockSize === undefined ? [] : ['-b', String(logicalBlockSize)];
     const dev = run('losetup', ['-f', ...(partscan ? ['-P'] : []), ...sector, '--show', backing]);
-    this.undo.push(() => run('losetup', ['-d', dev]));
+    this.undo.push(() => detachOwnLoop(dev, backing));
     return dev;
   }
 
