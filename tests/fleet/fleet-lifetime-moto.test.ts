@@ -24,7 +24,7 @@ import { CLI, ensureBuilt } from '../api/helpers/child.js';
 import { awsDefaultVpc, freshMoto, type Moto } from '../helpers/moto.js';
 import { requires } from '../helpers/requires.js';
 
-const needs = requires('child', 'moto', 'dist');
+const needs = requires('child', 'moto', 'dist', 'serial');
 
 const reason = needs.missing('moto');
 const BUCKET = 'volbench-lifetime-test';
@@ -169,7 +169,7 @@ describe.skipIf(reason !== undefined)(`a fleet's life against moto${reason ? ` [
 
   it('SIGHUP with the terminal gone: the same teardown, no crash on the closed pipes, exit 129', async () => {
     const { out, id, sentAt, stateDir } = await signalled('SIGHUP', true);
-    expect(sentAt).toBeGreaterThan(0);
+    expect(sentAt, out.stderr).toBeGreaterThan(0);
     expect(out.signal).toBeNull();
     expect(out.code).toBe(129);
     const times = await stackTimes(id);
