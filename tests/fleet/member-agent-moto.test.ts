@@ -155,10 +155,15 @@ describe.skipIf(reason !== undefined)(`the member agent against moto${reason ? `
     const done = memberDoneSchema.parse(JSON.parse(await text(`${prefix}done.json`)));
     expect(done).toMatchObject({ label: LABEL, status: 'ok', exit_code: 0, result_sha256: createHash('sha256').update(resultText).digest('hex') });
 
-    // progress.json followed the run: each step in order, each stage as test i of 2, rates once running.
+    // progress.json followed the run: its steps in order, each stage as test i of 2, rates once
+    // running. One write at a time, the newest waiting: a step shorter than a write to S3 (the
+    // upload, the precondition of a small device) can be overtaken by the next, as it was once on
+    // a busy machine; the first step, the run and the end are always written.
     const seen = progressSent.map((p) => memberProgressSchema.parse(p));
     const steps = seen.map((p) => p.step).filter((s, i, all) => s !== all[i - 1]);
-    expect(steps).toEqual(['fetching', 'preconditioning', 'running', 'uploading', 'done']);
+    const ORDER: string[] = ['fetching', 'preconditioning', 'running', 'uploading', 'done'];
+    expect(ORDER.filter((s) => (steps as string[]).includes(s))).toEqual(steps);
+    expect([steps[0], steps.includes('running'), steps.at(-1)]).toEqual(['fetching', true, 'done']);
     const running = seen.filter((p) => p.step === 'running');
     expect(running.filter((p) => p.test_index === 1 && p.tests_total === 2 && p.test === 'rr').length).toBeGreaterThan(0);
     expect(running.filter((p) => p.test_index === 2 && p.test === 'rw').length).toBeGreaterThan(0);
