@@ -36,7 +36,8 @@ export function run(cmd: string, args: string[]): string {
 export function loopBacks(device: string, backing: string): boolean {
   let file: string;
   try {
-    file = readFileSync(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').trim();
+    // The kernel names a backing file unlinked since with " (deleted)" after its path.
+    file = readFileSync(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').trim().replace(/ \(deleted\)$/, '');
   } catch {
     return false;
   }
@@ -46,7 +47,7 @@ export function loopBacks(device: string, backing: string): boolean {
   } catch {
     // Removed already: its name is all there is to compare.
   }
-  return file === real || file === resolve(backing);
+  return file === real;
 }
 
 /** Detaches `device` if it is still the loop device over `backing` (loopBacks), never another's. */
