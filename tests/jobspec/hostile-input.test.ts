@@ -5,8 +5,8 @@
  * every option name), and a job file of unknown names between jobs ran the process out of memory.
  *
  * Expected: every input up to the service's body limit (1 MiB) is parsed or refused, with a
- * VolbenchError naming the field and what is accepted, within PARSE_BUDGET_MS (200 ms, the
- * fastest of three runs) per call. Most take a few milliseconds; the old parsers took seconds.
+ * VolbenchError naming the field and what is accepted, within PARSE_BUDGET_MS (200 ms of CPU
+ * time, the fastest of three runs) per call. Most take a few milliseconds; the old parsers took seconds.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -15,7 +15,7 @@ import { parseFioArgs, parseJobFile, parseSpec } from '../../src/jobspec/index.j
 import { requires } from '../helpers/requires.js';
 import { PARSE_BUDGET_MS, timed } from '../helpers/timing.js';
 
-// Timed: another test file running beside it would take the CPU from the parser it times.
+// Timed in the process's CPU time (tests/helpers/timing.ts), so in a process of its own, alone.
 requires('serial');
 
 const MiB = 1024 * 1024;
