@@ -15,7 +15,7 @@
  *   nothing they assert depends on time or on a device another file could touch.
  * - device: root, loop devices, mounts, fio, the blkio throttle, namespaces, and every file
  *   that declares `serial` (it measures time, a rate, a latency or a stall bound): one file at a
- *   time, each in a fresh process, after the service files.
+ *   time, one after another in one process, after the service files.
  * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal and
  *   the members it boots (awscli): one file at a time, beside the device files.
  *
