@@ -16,16 +16,15 @@ if (problems.length) throw new Error(`test files whose needs cannot be read:\n  
 // processes and threads have it.
 const execArgv = [...FROM_SOURCE_EXEC_ARGV];
 
-// Vitest 3 has one forks pool for every project, sized from the root alone, so a run holds either
-// one file at a time or more in every forks project. By default it is one (the device and package
-// projects need that); `npm test` (scripts/test-projects.mjs) runs unit and service in a vitest of
-// their own with VOLBENCH_SERVICE_FORKS=2, then device and package in another, and a device or
-// package file started with more refuses to run (tests/helpers/requires.ts).
-const forks = serviceForks(process.env.VOLBENCH_SERVICE_FORKS);
+// Vitest 3 has one forks pool for every project, sized from the root alone (VOLBENCH_TEST_FORKS,
+// default 1): `npm test` (scripts/test-projects.mjs) runs unit and service in a vitest of their own
+// with 2, then device with 1 beside package with 2. A device file runs alone in any run: the
+// project has a single fork of its own and a group of its own (sequence.groupOrder).
+const forks = testForks(process.env.VOLBENCH_TEST_FORKS);
 
-function serviceForks(value: string | undefined): number {
+function testForks(value: string | undefined): number {
   if (value === undefined || value === '') return 1;
-  if (!/^[1-9]\d?$/.test(value)) throw new Error(`VOLBENCH_SERVICE_FORKS=${value}: a count of processes from 1 to 99 is accepted`);
+  if (!/^[1-9]\d?$/.test(value)) throw new Error(`VOLBENCH_TEST_FORKS=${value}: a count of processes from 1 to 99 is accepted`);
   return Number(value);
 }
 
@@ -33,7 +32,7 @@ function serviceForks(value: string | undefined): number {
 const project = (name: Project, groupOrder: number) => ({
   name,
   include: files[name],
-  provide: { volbenchProject: name, volbenchForks: forks },
+  provide: { volbenchProject: name },
   sequence: { groupOrder },
 });
 
@@ -44,9 +43,9 @@ export default defineConfig({
     poolOptions: {
       // unit: pure code, every core, modules shared between files.
       threads: { execArgv, isolate: false, maxThreads: Math.max(2, availableParallelism()), minThreads: 1 },
-      // service: two files at a time when asked (above); device and package: real I/O on shared
-      // devices and results that time decides, so one file at a time. Each file in a fresh
-      // process, but for device (below).
+      // service and package: two files at a time when asked (above), each in a fresh process;
+      // device: real I/O on shared devices and results that time decides, one file at a time
+      // (below).
       forks: { execArgv, isolate: true, maxForks: forks, minForks: 1 },
     },
     projects: [

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // npm test: every project (docs/testing.md) in three vitest runs, since vitest 3 sizes its one
 // forks pool for the whole run. First unit and service, the service files two at a time
-// (VOLBENCH_SERVICE_FORKS=2); then device and package side by side, each one file at a time. The
-// package files spend their minutes waiting on throttled member volumes, moto and installs, and
-// nothing they make or count is shared with a device file (docs/testing.md, "Side by side"). The
+// (VOLBENCH_TEST_FORKS=2); then device and package side by side, the device files one at a time,
+// the package files two at a time. The package files spend their minutes waiting on throttled
+// member volumes, moto and installs, and nothing they make or count is shared with a device file
+// or with each other (docs/testing.md, "Side by side"). The
 // later runs go on when the first fails, so one run reports every failure; the exit code is the
 // first non-zero, in the order the projects are listed.
 //
@@ -23,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 /** Two files at a time: the CI machine has two cores, and these files mostly wait on processes and sockets. */
-const SERVICE_FORKS = '2';
+const TWO = '2';
 
 const args = process.argv.slice(2);
 // With a filter of the caller's, one of the runs may well have no file of it.
@@ -31,8 +32,8 @@ const filtered = args.length ? ['--passWithNoTests'] : [];
 
 /** Stages run one after the other; the runs of a stage at the same time. */
 const STAGES = [
-  [{ projects: ['unit', 'service'], env: { VOLBENCH_SERVICE_FORKS: SERVICE_FORKS } }],
-  [{ projects: ['device'], env: { VOLBENCH_SERVICE_FORKS: '' } }, { projects: ['package'], env: { VOLBENCH_SERVICE_FORKS: '' } }],
+  [{ projects: ['unit', 'service'], env: { VOLBENCH_TEST_FORKS: TWO } }],
+  [{ projects: ['device'], env: { VOLBENCH_TEST_FORKS: '' } }, { projects: ['package'], env: { VOLBENCH_TEST_FORKS: TWO } }],
 ];
 
 /** The caller's arguments for one run, its output files named after its projects. */
