@@ -18,8 +18,8 @@ const execArgv = [...FROM_SOURCE_EXEC_ARGV];
 
 // Vitest 3 has one forks pool for every project, sized from the root alone (VOLBENCH_TEST_FORKS,
 // default 1): `npm test` (scripts/test-projects.mjs) runs unit and service in a vitest of their own
-// with 2, then device with 1 beside package with 2. A device file runs alone in any run: the
-// project has a single fork of its own and a group of its own (sequence.groupOrder).
+// with 2, then device and package, each in a vitest of its own with 1. A device file runs alone in
+// any run: the project has a single fork of its own and a group of its own (sequence.groupOrder).
 const forks = testForks(process.env.VOLBENCH_TEST_FORKS);
 
 function testForks(value: string | undefined): number {
@@ -43,9 +43,9 @@ export default defineConfig({
     poolOptions: {
       // unit: pure code, every core, modules shared between files.
       threads: { execArgv, isolate: false, maxThreads: Math.max(2, availableParallelism()), minThreads: 1 },
-      // service and package: two files at a time when asked (above), each in a fresh process;
-      // device: real I/O on shared devices and results that time decides, one file at a time
-      // (below).
+      // service: two files at a time when asked (above); device and package: real I/O on shared
+      // devices and results that time decides, so one file at a time. Each file in a fresh
+      // process, but for device (below).
       forks: { execArgv, isolate: true, maxForks: forks, minForks: 1 },
     },
     projects: [

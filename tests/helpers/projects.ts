@@ -17,8 +17,7 @@
  *   that declares `serial` (it measures time, a rate, a latency or a stall bound): one file at a
  *   time, one after another in one process, after the service files.
  * - package: the packed tarball installed, the bundles, qemu, the Lambda zips, the rehearsal and
- *   the members it boots (awscli): two files at a time, each in a fresh process, beside the
- *   device files; what each makes (moto, loop devices, namespaces, cgroups) is its own.
+ *   the members it boots (awscli): one file at a time, beside the device files.
  *
  * This module is plain data and text reading, so vitest.config.ts can import it.
  */
