@@ -168,18 +168,32 @@ describe.skipIf(needs.missing('loop', 'mkfs', 'dist') !== undefined)('a job whos
   });
 
   it("counts the job's reads, not the layout's writes", async () => {
+    const job = () => volbenchIn(null, seamDir, [
+      '--name=rr', `--filename=${join(fs.dir, 'file')}`, '--size=64m', '--rw=randread', '--bs=4k', '--direct=1',
+      '--ioengine=psync', '--runtime=500ms', '--time_based', '--output-format=json',
+    ]);
     let outcome!: RunOutcome;
     const written = await fs.reads(async () => {
-      outcome = await volbenchIn(null, seamDir, [
-        '--name=rr', `--filename=${join(fs.dir, 'file')}`, '--size=64m', '--rw=randread', '--bs=4k', '--direct=1',
-        '--ioengine=psync', '--runtime=500ms', '--time_based', '--output-format=json',
-      ]);
+      outcome = await job();
     });
     expect(outcome.code, outcome.stderr).toBe(0);
     const s = outcome.result.volbench.jobs[0].ebs_stats!;
     expect(written.writes, 'the layout wrote the file').toBeGreaterThanOrEqual(16);
     expect(s.write_ops).toBeLessThan(written.writes / 4);
-    const reads = outcome.result.jobs[0].read.total_ios;
-    expect(Math.abs(s.read_ops - reads)).toBeLessThanOrEqual(0.05 * reads + 5);
+    // The page read at either end of the job is a tick old (5 ms) on a quiet machine; a busy one
+    // holds this process's ticks back longer (146 reads off against 119 allowed once, in CI beside
+    // the package files and sanitizers). Over the bound, the job (its file laid out now) runs
+    // again, up to three runs, keeping the closest: a count that is wrong is off every time.
+    const readsOff = (o: RunOutcome) => {
+      const reads = o.result.jobs[0].read.total_ios;
+      return Math.abs(o.result.volbench.jobs[0].ebs_stats!.read_ops - reads) - (0.05 * reads + 5);
+    };
+    let off = readsOff(outcome);
+    for (let run = 1; run < 3 && off > 0; run++) {
+      const again = await job();
+      expect(again.code, again.stderr).toBe(0);
+      off = Math.min(off, readsOff(again));
+    }
+    expect(off, 'read_ops off by this many more than 5 % of the reads and 5').toBeLessThanOrEqual(0);
   });
 });
