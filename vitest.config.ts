@@ -19,7 +19,8 @@ const execArgv = [...FROM_SOURCE_EXEC_ARGV];
 // Vitest 3 has one forks pool for every project, sized from the root alone (VOLBENCH_TEST_FORKS,
 // default 1): `npm test` (scripts/test-projects.mjs) runs unit and service in a vitest of their own
 // with 2, then device and package, each in a vitest of its own with 1. A device file runs alone in
-// any run: the project has a single fork of its own and a group of its own (sequence.groupOrder).
+// any run: the project has a single fork of its own and a group of its own (sequence.groupOrder);
+// a package file refuses to start in a run of more (tests/helpers/requires.ts).
 const forks = testForks(process.env.VOLBENCH_TEST_FORKS);
 
 function testForks(value: string | undefined): number {
@@ -32,7 +33,7 @@ function testForks(value: string | undefined): number {
 const project = (name: Project, groupOrder: number) => ({
   name,
   include: files[name],
-  provide: { volbenchProject: name },
+  provide: { volbenchProject: name, volbenchForks: forks },
   sequence: { groupOrder },
 });
 
@@ -62,8 +63,8 @@ export default defineConfig({
         // One process runs the device files one after another, modules loaded once: a fresh
         // process and module graph per file cost 70 s of the device queue's 590 (collect, in CI
         // beside the package files); in one process it is 9 s. Not for service: run that way, its
-        // OpenAPI test generated another document (the names come from zod's global registry,
-        // which the modules other files load add to).
+        // OpenAPI test generated another document (its component names depend on what the
+        // process loaded before).
         test: {
           ...project('device', 2), pool: 'forks', poolOptions: { forks: { singleFork: true, isolate: false } },
           globalSetup: ['tests/helpers/fixture-service.ts'],

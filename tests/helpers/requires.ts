@@ -24,6 +24,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The project this worker runs (each project's config provides it). */
     volbenchProject: Project;
+    /** How many files the forks pool runs at once in this run (vitest.config.ts). */
+    volbenchForks: number;
     /** The global setup's service of shared fixtures (moto, the tarball, the bundles): its URL; absent in unit. */
     volbenchFixtures?: string;
   }
@@ -123,6 +125,12 @@ export function requires(...names: Requirement[]): Needs {
   if (running !== project) {
     throw new Error(`this file declares requires(${names.map((n) => `'${n}'`).join(', ')}), which puts it in the ${project} project, ` +
       `but it runs in ${running ?? 'no project'}: keep the declaration on a line of its own, names as literals, so the config reads it`);
+  }
+  const forks = inject('volbenchForks');
+  if (forks > 1 && project === 'package') {
+    throw new Error(`this package file runs one at a time, but this run starts ${forks} test processes at once ` +
+      '(VOLBENCH_TEST_FORKS): two at a time, the package files took the CPU their timed tests and the device files need; ' +
+      'run the package project without it, as npm test does');
   }
   const declared = new Set(names);
   const needs: Needs = {
