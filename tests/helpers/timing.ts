@@ -60,3 +60,19 @@ export function timed(fn: () => unknown, runs = 3, budgetMs = PARSE_BUDGET_MS): 
   }
   return best;
 }
+
+/**
+ * The suite's rule for a bound that the machine's other work can push one measurement over (a
+ * stall, a settle time, a throttle's burst, a sampled count): `measure` runs again, up to three
+ * measurements in all, while the lowest `score` so far is at or over `bound`, and the lowest is
+ * kept. A real fault is over every time. `first`, when given, is the first measurement, already
+ * taken.
+ */
+export async function lowestWhileOver<T>(measure: () => Promise<T>, score: (m: T) => number, bound: number, first?: T): Promise<T> {
+  let best = first ?? (await measure());
+  for (let run = 1; run < 3 && score(best) >= bound; run++) {
+    const next = await measure();
+    if (score(next) < score(best)) best = next;
+  }
+  return best;
+}
