@@ -39,6 +39,8 @@ const project = (name: Project, groupOrder: number) => ({
 
 export default defineConfig({
   test: {
+    // What failed, one line each, kept for the end of `npm test` and of CI (tests/helpers/failure-list.ts).
+    reporters: ['default', './tests/helpers/failure-list.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     poolOptions: {

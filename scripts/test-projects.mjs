@@ -16,8 +16,13 @@
 //
 // VOLBENCH_TEST_STAGES=FILE: a line `<projects> <status>` is appended to FILE as each stage ends,
 // so a caller can start work of its own beside the later stages (.ci/run does).
+//
+// What failed in any run is listed, one line each, once every run has ended (the reporter
+// tests/helpers/failure-list.ts writes it to VOLBENCH_TEST_FAILURES, a file of the caller's or one
+// made here), so the end of the output names every failure whatever stage it was in.
 import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +87,10 @@ function run({ projects, env }, alone) {
   });
 }
 
+const ownList = !process.env.VOLBENCH_TEST_FAILURES;
+const listDir = ownList ? mkdtempSync(join(tmpdir(), 'volbench-failures-')) : undefined;
+if (ownList) process.env.VOLBENCH_TEST_FAILURES = join(listDir, 'failures');
+
 let code = 0;
 for (const stage of STAGES) {
   const statuses = await Promise.all(stage.map((r) => run(r, stage.length === 1)));
@@ -89,5 +98,15 @@ for (const stage of STAGES) {
   if (process.env.VOLBENCH_TEST_STAGES) {
     appendFileSync(process.env.VOLBENCH_TEST_STAGES, `${stage.map((r) => r.projects.join('-')).join(',')} ${statuses.every((s) => s === 0) ? 'passed' : 'failed'}\n`);
   }
+}
+if (ownList) {
+  let list = '';
+  try {
+    list = readFileSync(process.env.VOLBENCH_TEST_FAILURES, 'utf8');
+  } catch {
+    // No run listed a failure.
+  }
+  rmSync(listDir, { recursive: true, force: true });
+  if (list) process.stdout.write(`test-projects: what failed:\n${list.trimEnd().replace(/^/gm, '  ')}\n`);
 }
 process.exit(code);
