@@ -3,12 +3,13 @@
  * bounds those tests use are far above what the call takes and far below what a quadratic parser
  * took, so they hold on a loaded machine and still catch the regression.
  *
- * In a test process of its own (a `serial` file) the cost is the process's CPU time, not the
- * clock's (as in growth.ts): beside the package files and CI's sanitizers, a 1024-job parse that
- * takes about 70 ms alone was seen at 240 ms of wall time, the best of nine. A unit file runs as a
- * thread beside others in one process, whose CPU time is theirs too, so there it is the clock's,
- * with bounds that leave room for the thread beside it. (A thread's own CPU time,
- * process.threadCpuUsage(), moves in whole scheduler ticks, 4 ms at a time.)
+ * The cost is CPU time, not the clock's: beside the package files and CI's sanitizers, a 1024-job
+ * parse that takes about 70 ms alone was seen at 240 ms of wall time, the best of nine. In a test
+ * process of its own (a `serial` file) it is the process's CPU time (as in growth.ts); in a unit
+ * file, a thread beside others in one process whose CPU time is theirs too, it is the thread's own
+ * (process.threadCpuUsage()). The kernel samples a thread's time at each scheduler tick, 4 ms
+ * here: coarse next to the bounds (50 ms and more), and unmoved by the threads and processes
+ * beside it, where the clock is not.
  */
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
@@ -31,8 +32,17 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** What a cost is counted in: the process's CPU time where the test has the process to itself. */
-const now: () => number = isMainThread ? cpuMs : () => performance.now();
+/** This thread's CPU time so far, user and system, in ms. */
+function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * What a cost is counted in: the process's CPU time where the test has the process to itself, the
+ * thread's in a unit thread (the clock's on an early Node 22, which has no threadCpuUsage).
+ */
+const now: () => number = isMainThread ? cpuMs : typeof process.threadCpuUsage === 'function' ? threadCpuMs : () => performance.now();
 
 function once(fn: () => unknown): Timed {
   const start = now();
@@ -48,9 +58,9 @@ function once(fn: () => unknown): Timed {
 
 /**
  * The fastest of `runs` calls: the first pays for compiling the parser, and any one may lose
- * a garbage collection to the work before it, or (in a unit thread) the core to other work; a
- * quadratic parser is slow every time. While the fastest is over `budgetMs` (the caller's bound)
- * it is measured again, up to twice as many calls more.
+ * a garbage collection to the work before it; a quadratic parser is slow every time. While the
+ * fastest is over `budgetMs` (the caller's bound) it is measured again, up to twice as many calls
+ * more.
  */
 export function timed(fn: () => unknown, runs = 3, budgetMs = PARSE_BUDGET_MS): Timed {
   let best = once(fn);
