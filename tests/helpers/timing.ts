@@ -7,9 +7,9 @@
  * parse that takes about 70 ms alone was seen at 240 ms of wall time, the best of nine. In a test
  * process of its own (a `serial` file) it is the process's CPU time (as in growth.ts); in a unit
  * file, a thread beside others in one process whose CPU time is theirs too, it is the thread's own
- * (process.threadCpuUsage()). The kernel samples a thread's time at each scheduler tick, 4 ms
- * here: coarse next to the bounds (50 ms and more), and unmoved by the threads and processes
- * beside it, where the clock is not.
+ * (process.threadCpuUsage()): busy loops of 30 to 100 ms on a core of their own read within 8 ms of
+ * the clock (fine beside bounds of 50 ms and more), and the threads and processes beside it do not
+ * move it, where they move the clock.
  */
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
